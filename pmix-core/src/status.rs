@@ -1,0 +1,160 @@
+//! PMIx status codes (`pmix_status_t`) and their `PMIx_Error_string` texts.
+//!
+//! The values and texts match OpenPMIx 4.2.2 byte for byte (checked against its
+//! `libpmix` by `tests/status_texts.rs`), including its inconsistent separators
+//! (`NOT-FOUND`, `NOT_AVAILABLE`, `LOST_CONNECTION`). Codes this table does not know,
+//! positive ones included, give [`UNKNOWN_TEXT`].
+
+use core::fmt;
+
+/// The text `PMIx_Error_string` returns for a code it does not know.
+pub const UNKNOWN_TEXT: &str = "ERROR STRING NOT FOUND";
+
+/// A PMIx status code, as `pmix_status_t` (a C `int`) carries it.
+///
+/// Any `i32` is a valid `Status`; the associated constants name the ones this
+/// workspace produces or reports.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct Status(pub i32);
+
+macro_rules! statuses {
+    ($($name:ident = $value:literal, $text:literal;)*) => {
+        impl Status {
+            $(
+                #[doc = concat!("`PMIX_", stringify!($name), "` (", stringify!($value), "), text `", $text, "`.")]
+                pub const $name: Status = Status($value);
+            )*
+        }
+
+        /// Every known status: its value, its C name and its `PMIx_Error_string` text.
+        const TABLE: &[(i32, &str, &str)] = &[
+            $(($value, concat!("PMIX_", stringify!($name)), $text),)*
+        ];
+    };
+}
+
+statuses! {
+    SUCCESS = 0, "SUCCESS";
+    ERROR = -1, "ERROR";
+    ERR_PROC_ABORTED = -7, "PROC-ABORTED";
+    ERR_WOULD_BLOCK = -15, "WOULD-BLOCK";
+    ERR_TIMEOUT = -24, "TIMEOUT";
+    ERR_UNREACH = -25, "UNREACHABLE";
+    ERR_BAD_PARAM = -27, "BAD-PARAM";
+    ERR_INIT = -31, "INIT";
+    ERR_NOMEM = -32, "NO-MEM";
+    ERR_NOT_FOUND = -46, "NOT-FOUND";
+    ERR_NOT_SUPPORTED = -47, "NOT-SUPPORTED";
+    ERR_PARTIAL_SUCCESS = -52, "PARTIAL SUCCESS";
+    ERR_LOST_CONNECTION = -61, "LOST_CONNECTION";
+    ERR_NOT_AVAILABLE = -64, "NOT_AVAILABLE";
+    ERR_NOT_A_MEMBER = -66, "NOT-A-MEMBER";
+    OPERATION_SUCCEEDED = -157, "OPERATION-SUCCEEDED";
+    GROUP_INVITED = -159, "GROUP-INVITED";
+    GROUP_LEFT = -160, "GROUP-LEFT";
+    GROUP_INVITE_ACCEPTED = -161, "GROUP-INVITE-ACCEPTED";
+    GROUP_INVITE_DECLINED = -162, "GROUP-INVITE-DECLINED";
+    GROUP_INVITE_FAILED = -163, "GROUP-INVITE-FAILED";
+    GROUP_MEMBERSHIP_UPDATE = -164, "GROUP-MEMBERSHIP-UPDATE";
+    GROUP_CONSTRUCT_ABORT = -165, "GROUP-CONSTRUCT-ABORT";
+    GROUP_CONSTRUCT_COMPLETE = -166, "GROUP-CONSTRUCT-COMPLETE";
+    GROUP_MEMBER_FAILED = -170, "GROUP-MEMBER-FAILED";
+    ERR_PROC_TERM_WO_SYNC = -200, "PROC TERMINATED WITHOUT SYNC";
+    EVENT_PROC_TERMINATED = -201, "PROC TERMINATED";
+}
+
+impl Status {
+    /// The `PMIx_Error_string` text of this code, or [`UNKNOWN_TEXT`] for a code the
+    /// table does not know.
+    ///
+    /// `PMIX_ERR_NOT_A_MEMBER` (−66) is newer than OpenPMIx 4.2.2, whose
+    /// `PMIx_Error_string` answers [`UNKNOWN_TEXT`] for it; we give it a text in the
+    /// style of its neighbours.
+    pub fn text(self) -> &'static str {
+        self.entry().map_or(UNKNOWN_TEXT, |e| e.2)
+    }
+
+    /// The C name of this code (`"PMIX_ERR_NOT_FOUND"`), or `None` for an unknown code.
+    pub fn name(self) -> Option<&'static str> {
+        self.entry().map(|e| e.1)
+    }
+
+    /// `true` for `PMIX_SUCCESS`.
+    pub fn is_success(self) -> bool {
+        self == Status::SUCCESS
+    }
+
+    /// Every status this module names, in table order (for tests and tools).
+    pub fn all() -> impl Iterator<Item = Status> {
+        TABLE.iter().map(|e| Status(e.0))
+    }
+
+    fn entry(self) -> Option<&'static (i32, &'static str, &'static str)> {
+        TABLE.iter().find(|e| e.0 == self.0)
+    }
+}
+
+impl fmt::Debug for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => write!(f, "{name}({})", self.0),
+            None => write!(f, "Status({})", self.0),
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl From<Status> for i32 {
+    fn from(s: Status) -> i32 {
+        s.0
+    }
+}
+
+/// An error that stands for exactly one PMIx status code.
+///
+/// Every error type of this crate that a PMIx call can return implements it, so the
+/// runtime and the C ABI translate errors without tables of their own.
+pub trait PmixError {
+    /// The status this error is reported as.
+    fn status(&self) -> Status;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_match_openpmix_separators() {
+        assert_eq!(Status::ERR_NOT_FOUND.text(), "NOT-FOUND");
+        assert_eq!(Status::ERR_NOT_AVAILABLE.text(), "NOT_AVAILABLE");
+        assert_eq!(Status::ERR_LOST_CONNECTION.text(), "LOST_CONNECTION");
+        assert_eq!(Status::ERR_PARTIAL_SUCCESS.text(), "PARTIAL SUCCESS");
+        assert_eq!(Status::ERR_UNREACH.text(), "UNREACHABLE");
+    }
+
+    #[test]
+    fn unknown_codes_positive_and_negative_have_the_fallback_text() {
+        for code in [1, 5, -2, -9999, i32::MIN, i32::MAX] {
+            assert_eq!(Status(code).text(), UNKNOWN_TEXT);
+            assert_eq!(Status(code).name(), None);
+        }
+    }
+
+    #[test]
+    fn names_and_values_are_unique() {
+        for (i, a) in TABLE.iter().enumerate() {
+            for b in &TABLE[i + 1..] {
+                assert_ne!(a.0, b.0);
+                assert_ne!(a.1, b.1);
+            }
+        }
+        assert_eq!(Status::ERR_NOT_FOUND.name(), Some("PMIX_ERR_NOT_FOUND"));
+        assert_eq!(Status::ERR_NOT_FOUND.0, -46);
+    }
+}
