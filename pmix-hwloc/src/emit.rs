@@ -1,0 +1,478 @@
+//! The one place where hwloc objects become `pmix_core` objects, shared by the XML
+//! importer and the libhwloc backend so that both normalise a topology the same way.
+//!
+//! A backend walks its objects depth-first and calls [`Emitter::open`] / [`Emitter::close`]
+//! for each, in document order. The emitter checks that every object sits where the
+//! model can hold it, keeps the machine, packages, NUMA nodes and hwloc groups, and
+//! keeps other processor-side objects (caches, cores, dies, PUs, memory-side caches)
+//! only when I/O hangs directly under them, so that an I/O object's locality is the
+//! cpuset of its nearest non-I/O ancestor, as hwloc defines it, without copying every
+//! PU into the topology.
+//!
+//! Every object carries a [`Loc`]: the XML importer passes the byte offset of its start
+//! tag, the native backend the object's position in its walk. Errors carry the `Loc` of
+//! the object at fault (and of the first object, for duplicates) so each backend can say
+//! where, in its own terms.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use pmix_core::{BuildError, CpuSet, DeviceTypes, NodeId, OsDeviceSpec, PciAddr, Topology, TopologyBuilder};
+
+/// Where an object came from, in the backend's terms (XML: byte offset of the tag).
+pub(crate) type Loc = u64;
+
+/// What kind of hwloc object is being opened, as far as the model cares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Class {
+    /// The root: hwloc `Machine`.
+    Machine,
+    /// hwloc `Package` (v1 `Socket`).
+    Package,
+    /// hwloc `NUMANode`.
+    Numa,
+    /// hwloc `Group`.
+    Group,
+    /// Any other processor-side object with a cpuset: caches, cores, dies, PUs,
+    /// memory-side caches.
+    OtherCpu,
+    /// hwloc `Misc`: kept out of the model.
+    Misc,
+    /// A bridge whose upstream side is the host (`bridge_type="0-1"`).
+    HostBridge,
+    /// A PCI-to-PCI bridge (`bridge_type="1-1"`).
+    PciBridge,
+    /// hwloc `PCIDev`.
+    PciFunction,
+    /// hwloc `OSDev`.
+    OsDevice,
+}
+
+impl Class {
+    /// The hwloc name of the class, for messages.
+    pub(crate) fn hwloc_name(self) -> &'static str {
+        match self {
+            Class::Machine => "Machine",
+            Class::Package => "Package",
+            Class::Numa => "NUMANode",
+            Class::Group => "Group",
+            Class::OtherCpu => "processor-side object",
+            Class::Misc => "Misc",
+            Class::HostBridge => "host bridge",
+            Class::PciBridge => "PCI bridge",
+            Class::PciFunction => "PCIDev",
+            Class::OsDevice => "OSDev",
+        }
+    }
+}
+
+/// What a backend knows of an object when it opens it.
+#[derive(Debug, Default)]
+pub(crate) struct ObjInfo {
+    /// The cpuset (processor-side objects; required there).
+    pub(crate) cpus: Option<CpuSet>,
+    /// The PCI address (PCI bridges and functions; required there).
+    pub(crate) pci: Option<PciAddr>,
+    /// The PCI class, when known.
+    pub(crate) class: Option<u16>,
+    /// The OS device's name and type (OS devices; required there). Identity attributes
+    /// may be added later with [`Emitter::info`].
+    pub(crate) spec: Option<OsDeviceSpec>,
+}
+
+/// A problem with the objects a backend handed over, with where it was.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ModelError {
+    #[error("the topology has no Machine object")]
+    NoMachine,
+    #[error("a second root object: a topology holds exactly one Machine")]
+    SecondRoot,
+    #[error("a {child} cannot be placed under a {parent}")]
+    Misplaced { child: &'static str, parent: &'static str },
+    #[error("a {0} needs a {1}")]
+    Missing(&'static str, &'static str),
+    #[error("cpuset {cpus} names cpus outside the machine's {machine}")]
+    CpusOutsideMachine { cpus: String, machine: String },
+    #[error("PCI address {addr} is already used by the object at {first}")]
+    DuplicatePci { addr: PciAddr, first: Loc },
+    #[error("OS device name {name:?} is already used by the object at {first}")]
+    DuplicateName { name: String, first: Loc },
+    #[error("{0}")]
+    Build(BuildError),
+}
+
+/// A [`ModelError`] and the object it is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Located {
+    pub(crate) loc: Loc,
+    pub(crate) error: ModelError,
+}
+
+#[derive(Debug)]
+struct Frame {
+    class: Class,
+    node: Option<NodeId>,
+    cpus: Option<CpuSet>,
+    spec: Option<OsDeviceSpec>,
+    loc: Loc,
+}
+
+/// Turns a depth-first walk of hwloc objects into a [`TopologyBuilder`].
+#[derive(Debug, Default)]
+pub(crate) struct Emitter {
+    b: Option<TopologyBuilder>,
+    stack: Vec<Frame>,
+    /// The `Loc` of every emitted node, by node id.
+    locs: Vec<Loc>,
+    pci_seen: HashMap<PciAddr, Loc>,
+    names_seen: HashMap<String, Loc>,
+    hostname: Option<String>,
+}
+
+fn processorish(c: Class) -> bool {
+    matches!(c, Class::Machine | Class::Package | Class::Numa | Class::Group | Class::OtherCpu)
+}
+
+impl Emitter {
+    pub(crate) fn new() -> Self {
+        Emitter::default()
+    }
+
+    /// Opens an object under the innermost open one.
+    pub(crate) fn open(&mut self, class: Class, info: ObjInfo, loc: Loc) -> Result<(), Located> {
+        let at = |error| Located { loc, error };
+        let parent = self.stack.last().map(|f| f.class);
+        // A Misc with a cpuset among processor objects (hwloc v1) is a plain container.
+        let class = if class == Class::Misc && info.cpus.is_some() && parent.is_some_and(processorish) {
+            Class::OtherCpu
+        } else {
+            class
+        };
+        let allowed = match (parent, class) {
+            (None, Class::Machine) => true,
+            (None, _) => false,
+            (Some(_), Class::Machine) => false,
+            (Some(_), Class::Misc) => true,
+            (Some(p), Class::Package | Class::Numa | Class::Group | Class::OtherCpu | Class::HostBridge) => {
+                processorish(p)
+            }
+            (Some(p), Class::PciBridge | Class::PciFunction) => {
+                processorish(p) || matches!(p, Class::HostBridge | Class::PciBridge)
+            }
+            (Some(p), Class::OsDevice) => processorish(p) || p == Class::PciFunction,
+        };
+        if !allowed {
+            return Err(at(match parent {
+                None => ModelError::Misplaced { child: class.hwloc_name(), parent: "topology root" },
+                Some(_) if class == Class::Machine => ModelError::SecondRoot,
+                Some(p) => ModelError::Misplaced { child: class.hwloc_name(), parent: p.hwloc_name() },
+            }));
+        }
+        if class == Class::Machine && self.b.is_some() {
+            return Err(at(ModelError::SecondRoot));
+        }
+        let needs_cpus = processorish(class);
+        if needs_cpus && info.cpus.is_none() {
+            return Err(at(ModelError::Missing(class.hwloc_name(), "cpuset")));
+        }
+        if let (Some(cpus), Some(b)) = (&info.cpus, &self.b) {
+            if needs_cpus && !cpus.is_subset(b.machine_cpus()) {
+                return Err(at(ModelError::CpusOutsideMachine {
+                    cpus: cpus.to_string(),
+                    machine: b.machine_cpus().to_string(),
+                }));
+            }
+        }
+        if matches!(class, Class::PciBridge | Class::PciFunction) {
+            let Some(addr) = info.pci else {
+                return Err(at(ModelError::Missing(class.hwloc_name(), "PCI address")));
+            };
+            match self.pci_seen.entry(addr) {
+                Entry::Occupied(e) => return Err(at(ModelError::DuplicatePci { addr, first: *e.get() })),
+                Entry::Vacant(e) => {
+                    e.insert(loc);
+                }
+            }
+        }
+        if class == Class::OsDevice {
+            let Some(spec) = &info.spec else {
+                return Err(at(ModelError::Missing("OSDev", "name and type")));
+            };
+            match self.names_seen.entry(spec.name.clone()) {
+                Entry::Occupied(e) => {
+                    return Err(at(ModelError::DuplicateName { name: spec.name.clone(), first: *e.get() }));
+                }
+                Entry::Vacant(e) => {
+                    e.insert(loc);
+                }
+            }
+        }
+
+        // I/O hangs under the nearest processor object: make sure it is in the model.
+        if matches!(class, Class::HostBridge | Class::PciBridge | Class::PciFunction | Class::OsDevice) {
+            self.emit_top_container();
+        }
+        let node = match class {
+            Class::Machine => {
+                let b = TopologyBuilder::new(info.cpus.clone().unwrap_or_default());
+                let id = b.machine();
+                self.b = Some(b);
+                self.locs.push(loc);
+                Some(id)
+            }
+            Class::Package | Class::Numa | Class::Group => {
+                let parent = self.nearest_emitted();
+                let cpus = info.cpus.clone().unwrap_or_default();
+                let b = self.builder();
+                let id = match class {
+                    Class::Package => b.package(parent, cpus),
+                    Class::Numa => b.numa(parent, cpus),
+                    _ => b.group(parent, cpus),
+                };
+                self.locs.push(loc);
+                Some(id)
+            }
+            Class::HostBridge => {
+                let parent = self.nearest_emitted();
+                let id = self.builder().host_bridge(parent);
+                self.locs.push(loc);
+                Some(id)
+            }
+            Class::PciBridge | Class::PciFunction => {
+                let parent = self.nearest_emitted();
+                let addr = info.pci.unwrap_or(PciAddr { domain: 0, bus: 0, device: 0, function: 0 });
+                let b = self.builder();
+                let id = if class == Class::PciBridge {
+                    b.pci_bridge(parent, addr, info.class)
+                } else {
+                    b.pci_function(parent, addr, info.class)
+                };
+                self.locs.push(loc);
+                Some(id)
+            }
+            // Emitted lazily (other processor objects) or on close (OS devices), or never.
+            Class::OtherCpu | Class::Misc | Class::OsDevice => None,
+        };
+        self.stack.push(Frame { class, node, cpus: info.cpus, spec: info.spec, loc });
+        Ok(())
+    }
+
+    /// Records an `<info name=… value=…>` of the innermost open object (or of the
+    /// topology itself when none is open, as hwloc v3 writes them).
+    pub(crate) fn info(&mut self, name: &str, value: &str) {
+        let root_only = self.stack.len() == 1;
+        match self.stack.last_mut() {
+            None => {
+                if name == "HostName" {
+                    self.hostname = Some(value.to_owned());
+                }
+            }
+            Some(f) if f.class == Class::Machine && root_only => {
+                if name == "HostName" {
+                    self.hostname = Some(value.to_owned());
+                }
+            }
+            Some(f) => {
+                let Some(spec) = f.spec.as_mut() else { return };
+                let slot = match name {
+                    "Address" => &mut spec.address,
+                    "NodeGUID" => &mut spec.node_guid,
+                    "SysImageGUID" => &mut spec.sys_image_guid,
+                    "NVIDIAUUID" | "AMDUUID" => &mut spec.vendor_id,
+                    _ => return,
+                };
+                *slot = Some(value.to_owned());
+            }
+        }
+    }
+
+    /// Closes the innermost open object (an OS device is added to the model now, with
+    /// everything its `info`s said).
+    pub(crate) fn close(&mut self) {
+        let Some(frame) = self.stack.pop() else { return };
+        if frame.class == Class::OsDevice {
+            if let Some(spec) = frame.spec {
+                let parent = self.nearest_emitted();
+                self.builder().os_device(parent, spec);
+                self.locs.push(frame.loc);
+            }
+        }
+    }
+
+    /// Freezes the model.
+    pub(crate) fn finish(mut self) -> Result<Topology, Located> {
+        // Objects still open (a truncated walk) are the caller's to report; close them.
+        while !self.stack.is_empty() {
+            self.close();
+        }
+        let Some(mut b) = self.b.take() else {
+            return Err(Located { loc: 0, error: ModelError::NoMachine });
+        };
+        if let Some(h) = self.hostname.take() {
+            b.hostname(h);
+        }
+        let locs = self.locs;
+        b.build().map_err(|e| {
+            let node = match &e {
+                BuildError::DanglingParent { node, .. }
+                | BuildError::Cycle { node }
+                | BuildError::Misplaced { node, .. }
+                | BuildError::CpusOutsideMachine { node }
+                | BuildError::BadName { node, .. }
+                | BuildError::BadDeviceType { node, .. } => Some(*node),
+                BuildError::OverlappingPackages { b, .. } => Some(*b),
+                _ => None,
+            };
+            let loc = node.and_then(|n| locs.get(n as usize).copied()).unwrap_or(0);
+            Located { loc, error: ModelError::Build(e) }
+        })
+    }
+
+    fn builder(&mut self) -> &mut TopologyBuilder {
+        // open() creates the builder with the Machine, which must come first.
+        self.b.get_or_insert_with(|| TopologyBuilder::new(CpuSet::new()))
+    }
+
+    fn nearest_emitted(&self) -> NodeId {
+        self.stack.iter().rev().find_map(|f| f.node).unwrap_or(NodeId(0))
+    }
+
+    /// Makes the innermost open object part of the model if it is a processor-side
+    /// object that was left out so far.
+    fn emit_top_container(&mut self) {
+        let Some(top) = self.stack.len().checked_sub(1) else { return };
+        if self.stack[top].class != Class::OtherCpu || self.stack[top].node.is_some() {
+            return;
+        }
+        let parent = self.stack[..top].iter().rev().find_map(|f| f.node).unwrap_or(NodeId(0));
+        let cpus = self.stack[top].cpus.clone().unwrap_or_default();
+        let id = self.builder().group(parent, cpus);
+        self.locs.push(self.stack[top].loc);
+        self.stack[top].node = Some(id);
+    }
+}
+
+/// The PMIx type of an hwloc v1/v2 `osdev_type` (an enum).
+pub(crate) fn osdev_type_v2(v: u32) -> Option<DeviceTypes> {
+    Some(match v {
+        0 => DeviceTypes::BLOCK,
+        1 => DeviceTypes::GPU,
+        2 => DeviceTypes::NETWORK,
+        3 => DeviceTypes::OPENFABRICS,
+        4 => DeviceTypes::DMA,
+        5 => DeviceTypes::COPROC,
+        _ => return None,
+    })
+}
+
+/// The PMIx type of an hwloc v3 `osdev_type` (a bitmask: 1 storage, 2 memory, 4 gpu,
+/// 8 coproc, 16 network, 32 openfabrics, 64 dma), by DESIGN §2's precedence:
+/// OPENFABRICS, then NETWORK, COPROC, GPU, DMA, and BLOCK for storage or memory.
+pub(crate) fn osdev_type_v3(v: u32) -> Option<DeviceTypes> {
+    if v == 0 || v & !0x7f != 0 {
+        return None;
+    }
+    Some(if v & 32 != 0 {
+        DeviceTypes::OPENFABRICS
+    } else if v & 16 != 0 {
+        DeviceTypes::NETWORK
+    } else if v & 8 != 0 {
+        DeviceTypes::COPROC
+    } else if v & 4 != 0 {
+        DeviceTypes::GPU
+    } else if v & 64 != 0 {
+        DeviceTypes::DMA
+    } else {
+        DeviceTypes::BLOCK
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v3_bitmask_precedence_follows_design() {
+        assert_eq!(osdev_type_v3(1), Some(DeviceTypes::BLOCK));
+        assert_eq!(osdev_type_v3(2), Some(DeviceTypes::BLOCK));
+        assert_eq!(osdev_type_v3(3), Some(DeviceTypes::BLOCK));
+        assert_eq!(osdev_type_v3(4), Some(DeviceTypes::GPU));
+        assert_eq!(osdev_type_v3(4 | 8), Some(DeviceTypes::COPROC));
+        assert_eq!(osdev_type_v3(16 | 32), Some(DeviceTypes::OPENFABRICS));
+        assert_eq!(osdev_type_v3(16 | 1), Some(DeviceTypes::NETWORK));
+        assert_eq!(osdev_type_v3(64), Some(DeviceTypes::DMA));
+        assert_eq!(osdev_type_v3(64 | 4), Some(DeviceTypes::GPU));
+        assert_eq!(osdev_type_v3(0), None);
+        assert_eq!(osdev_type_v3(128), None);
+        assert_eq!(osdev_type_v3(128 | 16), None);
+    }
+
+    #[test]
+    fn v2_enum() {
+        let all: Vec<_> = (0..6).map(|v| osdev_type_v2(v).unwrap()).collect();
+        assert_eq!(
+            all,
+            [
+                DeviceTypes::BLOCK,
+                DeviceTypes::GPU,
+                DeviceTypes::NETWORK,
+                DeviceTypes::OPENFABRICS,
+                DeviceTypes::DMA,
+                DeviceTypes::COPROC
+            ]
+        );
+        assert_eq!(osdev_type_v2(6), None);
+    }
+
+    fn cpus(s: &str) -> Option<CpuSet> {
+        Some(CpuSet::parse_list(s).unwrap())
+    }
+
+    #[test]
+    fn io_under_a_cache_gets_the_cache_as_locality() {
+        let mut e = Emitter::new();
+        e.open(Class::Machine, ObjInfo { cpus: cpus("0-7"), ..Default::default() }, 1).unwrap();
+        e.open(Class::Package, ObjInfo { cpus: cpus("0-7"), ..Default::default() }, 2).unwrap();
+        e.open(Class::OtherCpu, ObjInfo { cpus: cpus("0-3"), ..Default::default() }, 3).unwrap();
+        e.open(Class::OtherCpu, ObjInfo { cpus: cpus("0-1"), ..Default::default() }, 4).unwrap();
+        e.close();
+        e.open(Class::HostBridge, ObjInfo::default(), 5).unwrap();
+        let spec = OsDeviceSpec { name: "eth0".into(), kind: DeviceTypes::NETWORK, ..Default::default() };
+        e.open(
+            Class::PciFunction,
+            ObjInfo { pci: Some("0000:01:00.0".parse().unwrap()), ..Default::default() },
+            6,
+        )
+        .unwrap();
+        e.open(Class::OsDevice, ObjInfo { spec: Some(spec), ..Default::default() }, 7).unwrap();
+        e.info("Address", "00:11:22:33:44:55");
+        for _ in 0..5 {
+            e.close();
+        }
+        let t = e.finish().unwrap();
+        // machine, package, the cache (only the one holding I/O), host bridge, function, device
+        assert_eq!(t.nodes().len(), 6);
+        let d = &t.devices()[0];
+        assert_eq!(d.locality().to_string(), "0-3");
+        assert_eq!(d.uuid(), "ipv4://00:11:22:33:44:55");
+    }
+
+    #[test]
+    fn misplacements_and_duplicates_are_reported_with_their_loc() {
+        let mut e = Emitter::new();
+        let err = e.open(Class::Package, ObjInfo { cpus: cpus("0"), ..Default::default() }, 9).unwrap_err();
+        assert_eq!(err.loc, 9);
+        e.open(Class::Machine, ObjInfo { cpus: cpus("0-3"), ..Default::default() }, 1).unwrap();
+        let err = e.open(Class::Machine, ObjInfo { cpus: cpus("0-3"), ..Default::default() }, 2).unwrap_err();
+        assert_eq!(err.error, ModelError::SecondRoot);
+        let err = e.open(Class::Package, ObjInfo { cpus: cpus("0-4"), ..Default::default() }, 3).unwrap_err();
+        assert!(matches!(err.error, ModelError::CpusOutsideMachine { .. }));
+        let addr: PciAddr = "0000:01:00.0".parse().unwrap();
+        e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 4).unwrap();
+        let err = e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 5).unwrap_err();
+        assert_eq!(err.error, ModelError::Misplaced { child: "PCIDev", parent: "PCIDev" });
+        e.close();
+        let err = e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 6).unwrap_err();
+        assert_eq!(err, Located { loc: 6, error: ModelError::DuplicatePci { addr, first: 4 } });
+    }
+}
