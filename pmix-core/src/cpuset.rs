@@ -108,7 +108,11 @@ impl CpuSet {
             let w = (pu / 64) as usize;
             let lo = pu % 64;
             let hi = if end - (pu - lo) >= 64 { 64 } else { end % 64 };
-            let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << lo };
+            let mask = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
             self.words[w] |= mask;
             pu = pu - lo + 64;
         }
@@ -125,7 +129,9 @@ impl CpuSet {
 
     /// `true` if PU `pu` is in the set.
     pub fn contains(&self, pu: u32) -> bool {
-        self.words.get((pu / 64) as usize).is_some_and(|w| w & (1 << (pu % 64)) != 0)
+        self.words
+            .get((pu / 64) as usize)
+            .is_some_and(|w| w & (1 << (pu % 64)) != 0)
     }
 
     /// `true` if the set has no PU.
@@ -150,7 +156,10 @@ impl CpuSet {
 
     /// `true` if every PU of `self` is in `other`. Never allocates.
     pub fn is_subset(&self, other: &CpuSet) -> bool {
-        self.words.iter().enumerate().all(|(i, a)| a & !other.words.get(i).copied().unwrap_or(0) == 0)
+        self.words
+            .iter()
+            .enumerate()
+            .all(|(i, a)| a & !other.words.get(i).copied().unwrap_or(0) == 0)
     }
 
     /// `true` if `self` has a PU that is in `a` but not in `b`. Never allocates.
@@ -256,7 +265,10 @@ impl CpuSet {
         let mut set = CpuSet::new();
         let mut start = 0;
         for k in 0..nwords {
-            let end = b[start..].iter().position(|&c| c == b',').map_or(b.len(), |p| start + p);
+            let end = b[start..]
+                .iter()
+                .position(|&c| c == b',')
+                .map_or(b.len(), |p| start + p);
             let mut digits = &b[start..end];
             let mut at = start;
             if digits.len() >= 2 && digits[0] == b'0' && (digits[1] == b'x' || digits[1] == b'X') {
@@ -381,7 +393,10 @@ impl fmt::Display for HexMask<'_> {
         if words.is_empty() {
             return f.write_str("0x0");
         }
-        let mut halves = words.iter().rev().flat_map(|w| [(w >> 32) as u32, *w as u32]);
+        let mut halves = words
+            .iter()
+            .rev()
+            .flat_map(|w| [(w >> 32) as u32, *w as u32]);
         // Skip a leading zero half so the mask is as short as hwloc prints it.
         let top = words[words.len() - 1];
         if top >> 32 == 0 {
@@ -420,11 +435,26 @@ mod tests {
             CpuSet::parse_list("0-3,x").unwrap_err(),
             ParseCpusetError::Unexpected { at: 4, found: 'x' }
         );
-        assert_eq!(CpuSet::parse_list("0-3,x").unwrap_err().to_string(), "unexpected 'x' at byte 4");
-        assert_eq!(CpuSet::parse_list("5-3").unwrap_err(), ParseCpusetError::ReversedRange { at: 0 });
-        assert_eq!(CpuSet::parse_list("1,").unwrap_err(), ParseCpusetError::UnexpectedEnd { at: 2 });
-        assert!(matches!(CpuSet::parse_list("99999999999"), Err(ParseCpusetError::TooLarge { at: 0 })));
-        assert!(matches!(CpuSet::parse_list("0-1048576"), Err(ParseCpusetError::TooLarge { at: 2 })));
+        assert_eq!(
+            CpuSet::parse_list("0-3,x").unwrap_err().to_string(),
+            "unexpected 'x' at byte 4"
+        );
+        assert_eq!(
+            CpuSet::parse_list("5-3").unwrap_err(),
+            ParseCpusetError::ReversedRange { at: 0 }
+        );
+        assert_eq!(
+            CpuSet::parse_list("1,").unwrap_err(),
+            ParseCpusetError::UnexpectedEnd { at: 2 }
+        );
+        assert!(matches!(
+            CpuSet::parse_list("99999999999"),
+            Err(ParseCpusetError::TooLarge { at: 0 })
+        ));
+        assert!(matches!(
+            CpuSet::parse_list("0-1048576"),
+            Err(ParseCpusetError::TooLarge { at: 2 })
+        ));
         assert!(CpuSet::parse_list("0-1048575").is_ok());
     }
 
@@ -437,7 +467,10 @@ mod tests {
         assert!(s.contains(64) && s.contains(75) && !s.contains(32));
         assert_eq!(CpuSet::parse_hex_mask("00ff\n").unwrap().to_string(), "0-7");
         assert_eq!(CpuSet::parse_hex_mask("0x0").unwrap(), CpuSet::new());
-        assert_eq!(CpuSet::parse_hex_mask("0xfg").unwrap_err(), ParseCpusetError::Unexpected { at: 3, found: 'g' });
+        assert_eq!(
+            CpuSet::parse_hex_mask("0xfg").unwrap_err(),
+            ParseCpusetError::Unexpected { at: 3, found: 'g' }
+        );
         assert!(CpuSet::parse_hex_mask("").is_err());
         assert!(CpuSet::parse_hex_mask("0x123456789").is_err());
     }
@@ -446,9 +479,15 @@ mod tests {
     fn hex_mask_prints_like_hwloc() {
         let s = CpuSet::parse_list("0-35").unwrap();
         assert_eq!(s.hex_mask().to_string(), "0x0000000f,0xffffffff");
-        assert_eq!(CpuSet::parse_hex_mask(&s.hex_mask().to_string()).unwrap(), s);
+        assert_eq!(
+            CpuSet::parse_hex_mask(&s.hex_mask().to_string()).unwrap(),
+            s
+        );
         assert_eq!(CpuSet::new().hex_mask().to_string(), "0x0");
-        assert_eq!(CpuSet::from_pus([64]).hex_mask().to_string(), "0x00000001,0x00000000,0x00000000");
+        assert_eq!(
+            CpuSet::from_pus([64]).hex_mask().to_string(),
+            "0x00000001,0x00000000,0x00000000"
+        );
     }
 
     #[test]

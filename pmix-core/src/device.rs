@@ -58,12 +58,18 @@ impl DeviceTypes {
 
     /// The name of a single type (`"GPU"`), or `None` for a union or an unknown bit.
     pub fn name(self) -> Option<&'static str> {
-        Self::NAMED.iter().find(|(t, _)| *t == self).map(|(_, n)| *n)
+        Self::NAMED
+            .iter()
+            .find(|(t, _)| *t == self)
+            .map(|(_, n)| *n)
     }
 
     /// Parses a single type name, ASCII case-insensitive (`"gpu"`, `"OpenFabrics"`).
     pub fn from_name(s: &str) -> Option<DeviceTypes> {
-        Self::NAMED.iter().find(|(_, n)| n.eq_ignore_ascii_case(s)).map(|(t, _)| *t)
+        Self::NAMED
+            .iter()
+            .find(|(_, n)| n.eq_ignore_ascii_case(s))
+            .map(|(t, _)| *t)
     }
 }
 
@@ -189,10 +195,12 @@ pub(crate) fn make_uuid(spec: &OsDeviceSpec, host: &str) -> String {
             Some(a) if byte_count(a) == 20 => format!("ipv6://{a}"),
             _ => format!("net://{host}::{name}"),
         },
-        DeviceTypes::OPENFABRICS => match (spec.node_guid.as_deref(), spec.sys_image_guid.as_deref()) {
-            (Some(n), Some(s)) if !all_zero(n) && !all_zero(s) => format!("fab://{n}::{s}"),
-            _ => format!("fab://{host}::{name}"),
-        },
+        DeviceTypes::OPENFABRICS => {
+            match (spec.node_guid.as_deref(), spec.sys_image_guid.as_deref()) {
+                (Some(n), Some(s)) if !all_zero(n) && !all_zero(s) => format!("fab://{n}::{s}"),
+                _ => format!("fab://{host}::{name}"),
+            }
+        }
         DeviceTypes::GPU | DeviceTypes::COPROC => format!("gpu://{host}::{name}"),
         DeviceTypes::BLOCK => format!("blk://{host}::{name}"),
         _ => format!("dma://{host}::{name}"),
@@ -220,7 +228,11 @@ mod tests {
     use super::*;
 
     fn spec(kind: DeviceTypes, name: &str) -> OsDeviceSpec {
-        OsDeviceSpec { name: name.into(), kind, ..Default::default() }
+        OsDeviceSpec {
+            name: name.into(),
+            kind,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -237,11 +249,26 @@ mod tests {
         f.sys_image_guid = Some("0000:0000:0000:0000".into());
         assert_eq!(make_uuid(&f, "h"), "fab://h::mlx5_0");
         f.sys_image_guid = Some("ec0d:9a03:00a4:c4c6".into());
-        assert_eq!(make_uuid(&f, "h"), "fab://ec0d:9a03:00a4:c4c6::ec0d:9a03:00a4:c4c6");
-        assert_eq!(make_uuid(&spec(DeviceTypes::COPROC, "cuda0"), "h"), "gpu://h::cuda0");
-        assert_eq!(make_uuid(&spec(DeviceTypes::GPU, "card0"), "h"), "gpu://h::card0");
-        assert_eq!(make_uuid(&spec(DeviceTypes::BLOCK, "sda"), "h"), "blk://h::sda");
-        assert_eq!(make_uuid(&spec(DeviceTypes::DMA, "dma0chan0"), "h"), "dma://h::dma0chan0");
+        assert_eq!(
+            make_uuid(&f, "h"),
+            "fab://ec0d:9a03:00a4:c4c6::ec0d:9a03:00a4:c4c6"
+        );
+        assert_eq!(
+            make_uuid(&spec(DeviceTypes::COPROC, "cuda0"), "h"),
+            "gpu://h::cuda0"
+        );
+        assert_eq!(
+            make_uuid(&spec(DeviceTypes::GPU, "card0"), "h"),
+            "gpu://h::card0"
+        );
+        assert_eq!(
+            make_uuid(&spec(DeviceTypes::BLOCK, "sda"), "h"),
+            "blk://h::sda"
+        );
+        assert_eq!(
+            make_uuid(&spec(DeviceTypes::DMA, "dma0chan0"), "h"),
+            "dma://h::dma0chan0"
+        );
     }
 
     #[test]
@@ -250,7 +277,10 @@ mod tests {
         assert!(!(DeviceTypes::GPU | DeviceTypes::NETWORK).is_single());
         assert!(!DeviceTypes(0).is_valid_selection());
         assert!(!DeviceTypes(0x40).is_valid_selection());
-        assert_eq!(DeviceTypes::from_name("openfabrics"), Some(DeviceTypes::OPENFABRICS));
+        assert_eq!(
+            DeviceTypes::from_name("openfabrics"),
+            Some(DeviceTypes::OPENFABRICS)
+        );
         assert_eq!(DeviceTypes::DEFAULT.0, 0x2e);
     }
 }

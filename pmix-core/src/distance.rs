@@ -57,12 +57,20 @@ pub struct Query<'a> {
 impl<'a> Query<'a> {
     /// Distances from a process location to the default device types.
     pub fn from_cpuset(cpus: &'a CpuSet) -> Self {
-        Query { types: None, ids: &[], origin: Origin::Cpuset(cpus) }
+        Query {
+            types: None,
+            ids: &[],
+            origin: Origin::Cpuset(cpus),
+        }
     }
 
     /// Distances from the device `name` to the default device types.
     pub fn from_device(name: &'a str) -> Self {
-        Query { types: None, ids: &[], origin: Origin::Device(name) }
+        Query {
+            types: None,
+            ids: &[],
+            origin: Origin::Device(name),
+        }
     }
 
     /// The same query restricted to `types`.
@@ -91,7 +99,11 @@ pub struct DeviceDistance {
 
 impl DeviceDistance {
     /// A placeholder to fill buffers with before a query.
-    pub const EMPTY: DeviceDistance = DeviceDistance { device: DeviceId(u32::MAX), mindist: u16::MAX, maxdist: u16::MAX };
+    pub const EMPTY: DeviceDistance = DeviceDistance {
+        device: DeviceId(u32::MAX),
+        mindist: u16::MAX,
+        maxdist: u16::MAX,
+    };
 }
 
 /// Why a distance query has no answer.
@@ -158,7 +170,10 @@ fn match_name(d: &Device, name: &str, pci: Option<&PciPattern>) -> Match {
     if d.spec.name.eq_ignore_ascii_case(name) || d.uuid.eq_ignore_ascii_case(name) {
         Match::Itself
     } else if pci.is_some_and(|p| d.pci.is_some_and(|a| a.matches(p)))
-        || d.spec.vendor_id.as_deref().is_some_and(|v| v.eq_ignore_ascii_case(name))
+        || d.spec
+            .vendor_id
+            .as_deref()
+            .is_some_and(|v| v.eq_ignore_ascii_case(name))
     {
         Match::Function
     } else {
@@ -184,7 +199,11 @@ impl Topology {
     /// [`DistanceError::BufferTooSmall`] with the length needed, and `out` is left
     /// untouched.
     #[doc(alias = "PMIx_Compute_distances")]
-    pub fn distances(&self, query: &Query<'_>, out: &mut [DeviceDistance]) -> Result<usize, DistanceError> {
+    pub fn distances(
+        &self,
+        query: &Query<'_>,
+        out: &mut [DeviceDistance],
+    ) -> Result<usize, DistanceError> {
         let types = match query.types {
             Some(t) if !t.is_valid_selection() => return Err(DistanceError::BadDeviceTypes(t.0)),
             Some(t) => t,
@@ -207,7 +226,11 @@ impl Topology {
             Origin::Device(name) => Resolved::Device(self.resolve_origin(name)?),
         };
 
-        let needed = self.entries.iter().filter(|e| self.select(e.members.clone(), types, query.ids).is_some()).count();
+        let needed = self
+            .entries
+            .iter()
+            .filter(|e| self.select(e.members.clone(), types, query.ids).is_some())
+            .count();
         if needed == 0 {
             return Err(DistanceError::NoDevices);
         }
@@ -217,7 +240,9 @@ impl Topology {
         let mut n = 0;
         let mut renamed = false;
         for e in &self.entries {
-            let Some(rep) = self.select(e.members.clone(), types, query.ids) else { continue };
+            let Some(rep) = self.select(e.members.clone(), types, query.ids) else {
+                continue;
+            };
             renamed |= rep != self.entry_members[e.members.start as usize];
             let d = &self.devices[rep as usize];
             let (mindist, maxdist) = match origin {
@@ -227,12 +252,21 @@ impl Topology {
                     (v, v)
                 }
             };
-            out[n] = DeviceDistance { device: DeviceId(rep), mindist, maxdist };
+            out[n] = DeviceDistance {
+                device: DeviceId(rep),
+                mindist,
+                maxdist,
+            };
             n += 1;
         }
         if renamed {
             // A caller-named alias may sort differently from the default one.
-            out[..n].sort_unstable_by(|a, b| entry_order(&self.devices[a.device.0 as usize], &self.devices[b.device.0 as usize]));
+            out[..n].sort_unstable_by(|a, b| {
+                entry_order(
+                    &self.devices[a.device.0 as usize],
+                    &self.devices[b.device.0 as usize],
+                )
+            });
         }
         Ok(n)
     }
@@ -250,7 +284,12 @@ impl Topology {
     }
 
     /// If the entry made of `members` is selected, the device to report for it.
-    fn select(&self, members: core::ops::Range<u32>, types: DeviceTypes, ids: &[&str]) -> Option<u32> {
+    fn select(
+        &self,
+        members: core::ops::Range<u32>,
+        types: DeviceTypes,
+        ids: &[&str],
+    ) -> Option<u32> {
         let members = &self.entry_members[members.start as usize..members.end as usize];
         let first = members[0];
         if !self.devices[first as usize].spec.kind.intersects(types) {

@@ -47,7 +47,12 @@ impl PciAddr {
         if device >= 32 || function >= 8 {
             return Err(ParsePciError);
         }
-        Ok(PciAddr { domain, bus, device, function })
+        Ok(PciAddr {
+            domain,
+            bus,
+            device,
+            function,
+        })
     }
 
     /// `true` if this address answers to `p`.
@@ -78,7 +83,12 @@ impl PciPattern {
         if device >= 32 || function >= 8 {
             return Err(ParsePciError);
         }
-        Ok(PciPattern { domain, bus, device, function })
+        Ok(PciPattern {
+            domain,
+            bus,
+            device,
+            function,
+        })
     }
 }
 
@@ -95,13 +105,22 @@ impl FromStr for PciAddr {
     /// Parses the full form `DDDD:BB:DD.F`.
     fn from_str(s: &str) -> Result<Self, ParsePciError> {
         let p = PciPattern::parse(s)?;
-        Ok(PciAddr { domain: p.domain.ok_or(ParsePciError)?, bus: p.bus, device: p.device, function: p.function })
+        Ok(PciAddr {
+            domain: p.domain.ok_or(ParsePciError)?,
+            bus: p.bus,
+            device: p.device,
+            function: p.function,
+        })
     }
 }
 
 impl fmt::Display for PciAddr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04x}:{:02x}:{:02x}.{:x}", self.domain, self.bus, self.device, self.function)
+        write!(
+            f,
+            "{:04x}:{:02x}:{:02x}.{:x}",
+            self.domain, self.bus, self.device, self.function
+        )
     }
 }
 
@@ -120,13 +139,28 @@ mod tests {
     fn parses_full_and_short_forms() {
         let a: PciAddr = "0000:06:00.0".parse().unwrap();
         assert_eq!(a.to_string(), "0000:06:00.0");
-        assert_eq!("0001:AB:1f.7".parse::<PciAddr>().unwrap().to_string(), "0001:ab:1f.7");
-        assert_eq!("10000:00:00.0".parse::<PciAddr>().unwrap().to_string(), "10000:00:00.0");
+        assert_eq!(
+            "0001:AB:1f.7".parse::<PciAddr>().unwrap().to_string(),
+            "0001:ab:1f.7"
+        );
+        assert_eq!(
+            "10000:00:00.0".parse::<PciAddr>().unwrap().to_string(),
+            "10000:00:00.0"
+        );
         let p = PciPattern::parse("06:00.0").unwrap();
         assert_eq!(p.domain, None);
         assert!(a.matches(&p));
         assert!("06:00.0".parse::<PciAddr>().is_err());
-        for bad in ["", "0000:06:00", "0000:06:20.0", "0000:06:00.8", "x:06:00.0", "0000:006:00.0", "eth0", "a:b:c:d.0"] {
+        for bad in [
+            "",
+            "0000:06:00",
+            "0000:06:20.0",
+            "0000:06:00.8",
+            "x:06:00.0",
+            "0000:006:00.0",
+            "eth0",
+            "a:b:c:d.0",
+        ] {
             assert!(PciPattern::parse(bad).is_err(), "{bad}");
         }
     }

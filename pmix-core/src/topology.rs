@@ -56,7 +56,10 @@ pub enum NodeKind {
 impl NodeKind {
     /// `true` for the processor side (machine, package, NUMA, group).
     pub fn is_processor(self) -> bool {
-        matches!(self, NodeKind::Machine | NodeKind::Package | NodeKind::Numa | NodeKind::Group)
+        matches!(
+            self,
+            NodeKind::Machine | NodeKind::Package | NodeKind::Numa | NodeKind::Group
+        )
     }
 }
 
@@ -155,7 +158,9 @@ pub enum BuildError {
         b: u32,
     },
     /// An OS device name, identity or hostname that is empty, too long or holds a NUL.
-    #[error("object {node}: bad {what} (empty, longer than {MAX_NAME_LEN} bytes, or containing NUL)")]
+    #[error(
+        "object {node}: bad {what} (empty, longer than {MAX_NAME_LEN} bytes, or containing NUL)"
+    )]
     BadName {
         /// The object (0 for the hostname).
         node: u32,
@@ -214,7 +219,10 @@ impl TopologyBuilder {
             device: None,
             spec: None,
         };
-        TopologyBuilder { nodes: vec![machine], hostname: None }
+        TopologyBuilder {
+            nodes: vec![machine],
+            hostname: None,
+        }
     }
 
     /// The machine's id (always `NodeId(0)`).
@@ -332,7 +340,10 @@ impl TopologyBuilder {
     /// misplaced objects, duplicate PCI addresses or OS names, cpus outside the
     /// machine, overlapping packages, bad names or device types.
     pub fn build(self) -> Result<Topology, BuildError> {
-        let TopologyBuilder { mut nodes, hostname } = self;
+        let TopologyBuilder {
+            mut nodes,
+            hostname,
+        } = self;
         let n = nodes.len();
         if u32::try_from(n).is_err() {
             return Err(BuildError::TooLarge);
@@ -343,17 +354,24 @@ impl TopologyBuilder {
         check_names(&nodes, hostname.as_deref())?;
 
         // Packages: every Package object, in id order; a machine without any is one.
-        let mut package_nodes: Vec<u32> =
-            (0..n as u32).filter(|&i| nodes[i as usize].kind == NodeKind::Package).collect();
+        let mut package_nodes: Vec<u32> = (0..n as u32)
+            .filter(|&i| nodes[i as usize].kind == NodeKind::Package)
+            .collect();
         let packages: Vec<CpuSet> = if package_nodes.is_empty() {
             vec![machine.clone()]
         } else {
-            package_nodes.iter().map(|&i| nodes[i as usize].cpuset.clone().unwrap_or_default()).collect()
+            package_nodes
+                .iter()
+                .map(|&i| nodes[i as usize].cpuset.clone().unwrap_or_default())
+                .collect()
         };
         for (i, a) in packages.iter().enumerate() {
             for (j, b) in packages.iter().enumerate().skip(i + 1) {
                 if a.intersects(b) {
-                    return Err(BuildError::OverlappingPackages { a: package_nodes[i], b: package_nodes[j] });
+                    return Err(BuildError::OverlappingPackages {
+                        a: package_nodes[i],
+                        b: package_nodes[j],
+                    });
                 }
             }
         }
@@ -387,7 +405,9 @@ impl TopologyBuilder {
             if nodes[i].kind != NodeKind::OsDevice {
                 continue;
             }
-            let Some(spec) = nodes[i].spec.clone() else { continue };
+            let Some(spec) = nodes[i].spec.clone() else {
+                continue;
+            };
             let parent = nodes[i].parent.unwrap_or(0);
             let (function, pci) = if nodes[parent as usize].kind == NodeKind::PciFunction {
                 (Some(parent), nodes[parent as usize].pci)
@@ -416,7 +436,10 @@ impl TopologyBuilder {
             let package = if locality.is_empty() {
                 None
             } else {
-                packages.iter().position(|pk| locality.is_subset(pk)).map(|p| p as u32)
+                packages
+                    .iter()
+                    .position(|pk| locality.is_subset(pk))
+                    .map(|p| p as u32)
             };
             let uuid = make_uuid(&spec, &host);
             nodes[i].device = Some(devices.len() as u32);
@@ -458,7 +481,10 @@ fn check_structure(nodes: &[Node]) -> Result<(), BuildError> {
     for (i, node) in nodes.iter().enumerate() {
         let Some(p) = node.parent else { continue };
         let Some(parent) = nodes.get(p as usize) else {
-            return Err(BuildError::DanglingParent { node: i as u32, parent: p });
+            return Err(BuildError::DanglingParent {
+                node: i as u32,
+                parent: p,
+            });
         };
         let ok = match node.kind {
             NodeKind::Machine => false,
@@ -466,12 +492,19 @@ fn check_structure(nodes: &[Node]) -> Result<(), BuildError> {
                 parent.kind.is_processor()
             }
             NodeKind::PciBridge | NodeKind::PciFunction => {
-                parent.kind.is_processor() || matches!(parent.kind, NodeKind::HostBridge | NodeKind::PciBridge)
+                parent.kind.is_processor()
+                    || matches!(parent.kind, NodeKind::HostBridge | NodeKind::PciBridge)
             }
-            NodeKind::OsDevice => parent.kind.is_processor() || parent.kind == NodeKind::PciFunction,
+            NodeKind::OsDevice => {
+                parent.kind.is_processor() || parent.kind == NodeKind::PciFunction
+            }
         };
         if !ok {
-            return Err(BuildError::Misplaced { node: i as u32, kind: node.kind, parent_kind: parent.kind });
+            return Err(BuildError::Misplaced {
+                node: i as u32,
+                kind: node.kind,
+                parent_kind: parent.kind,
+            });
         }
     }
     // Cycles: every chain of parents must reach the root. 0 = unvisited, 1 = on the
@@ -518,7 +551,10 @@ fn name_ok(s: &str) -> bool {
 
 fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), BuildError> {
     if hostname.is_some_and(|h| !name_ok(h)) {
-        return Err(BuildError::BadName { node: 0, what: "hostname" });
+        return Err(BuildError::BadName {
+            node: 0,
+            what: "hostname",
+        });
     }
     let mut names: Vec<&str> = Vec::new();
     let mut addrs: Vec<PciAddr> = Vec::new();
@@ -529,10 +565,16 @@ fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), BuildError>
         let Some(spec) = &node.spec else { continue };
         let node_id = i as u32;
         if !spec.kind.is_single() {
-            return Err(BuildError::BadDeviceType { node: node_id, mask: spec.kind.0 });
+            return Err(BuildError::BadDeviceType {
+                node: node_id,
+                mask: spec.kind.0,
+            });
         }
         if !name_ok(&spec.name) {
-            return Err(BuildError::BadName { node: node_id, what: "OS name" });
+            return Err(BuildError::BadName {
+                node: node_id,
+                what: "OS name",
+            });
         }
         for (what, v) in [
             ("vendor identity", &spec.vendor_id),
@@ -541,7 +583,10 @@ fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), BuildError>
             ("SysImageGUID", &spec.sys_image_guid),
         ] {
             if v.as_deref().is_some_and(|s| !name_ok(s)) {
-                return Err(BuildError::BadName { node: node_id, what });
+                return Err(BuildError::BadName {
+                    node: node_id,
+                    what,
+                });
             }
         }
         names.push(&spec.name);
@@ -592,11 +637,20 @@ pub(crate) struct Entry {
 fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
     // Group GPU and COPROC devices by (PCI function, type); everything else stands alone.
     let mut order: Vec<u32> = (0..devices.len() as u32).collect();
-    let folds = |d: &Device| d.function.is_some() && matches!(d.spec.kind, DeviceTypes::GPU | DeviceTypes::COPROC);
+    let folds = |d: &Device| {
+        d.function.is_some() && matches!(d.spec.kind, DeviceTypes::GPU | DeviceTypes::COPROC)
+    };
     order.sort_by(|&a, &b| {
         let (da, db) = (&devices[a as usize], &devices[b as usize]);
-        let key = |d: &Device| (folds(d).then_some((d.function, d.spec.kind.0)), alias_rank(d.spec.kind, &d.spec.name));
-        key(da).cmp(&key(db)).then_with(|| da.spec.name.cmp(&db.spec.name))
+        let key = |d: &Device| {
+            (
+                folds(d).then_some((d.function, d.spec.kind.0)),
+                alias_rank(d.spec.kind, &d.spec.name),
+            )
+        };
+        key(da)
+            .cmp(&key(db))
+            .then_with(|| da.spec.name.cmp(&db.spec.name))
     });
     let mut entries = Vec::new();
     let mut i = 0;
@@ -612,7 +666,9 @@ fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
                 j += 1;
             }
         }
-        entries.push(Entry { members: i as u32..j as u32 });
+        entries.push(Entry {
+            members: i as u32..j as u32,
+        });
         i = j;
     }
     entries.sort_by(|a, b| {
@@ -725,7 +781,10 @@ impl Topology {
     /// [`BuildError::BadName`] for an empty, over-long or NUL-holding name.
     pub fn with_hostname(mut self, host: &str) -> Result<Self, BuildError> {
         if !name_ok(host) {
-            return Err(BuildError::BadName { node: 0, what: "hostname" });
+            return Err(BuildError::BadName {
+                node: 0,
+                what: "hostname",
+            });
         }
         self.hostname = String::from(host);
         for d in &mut self.devices {
@@ -742,7 +801,9 @@ impl Topology {
 
     /// The PCI bridges from the top of a device's I/O tree down to its function.
     pub fn pci_path(&self, id: DeviceId) -> &[u32] {
-        self.device(id).map_or(&[], |d| &self.chains[d.chain.start as usize..d.chain.end as usize])
+        self.device(id).map_or(&[], |d| {
+            &self.chains[d.chain.start as usize..d.chain.end as usize]
+        })
     }
 }
 

@@ -1,0 +1,56 @@
+//! A `#![no_std]` static library that links `pmix-core` and answers one query, so the
+//! whole core (topology, cpusets, distances) is proven to build and link without `std`.
+#![no_std]
+
+extern crate alloc;
+
+use core::alloc::{GlobalAlloc, Layout};
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use pmix_core::{CpuSet, DeviceDistance, Query, TopologyBuilder};
+
+/// A bump allocator over a static arena: enough to build a small topology.
+struct Bump;
+
+const ARENA: usize = 1 << 16;
+static mut HEAP: [u8; ARENA] = [0; ARENA];
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: hands out disjoint, aligned slices of a static arena and never reuses them.
+unsafe impl GlobalAlloc for Bump {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let mut start = 0;
+        let claimed = NEXT.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+            start = n.next_multiple_of(layout.align());
+            let end = start.checked_add(layout.size())?;
+            (end <= ARENA).then_some(end)
+        });
+        match claimed {
+            // SAFETY: start + size lies within the arena, and no other call gets it.
+            Ok(_) => unsafe { (&raw mut HEAP).cast::<u8>().add(start) },
+            Err(_) => core::ptr::null_mut(),
+        }
+    }
+    unsafe fn dealloc(&self, _ptr: *mut u8, _layout: Layout) {}
+}
+
+#[global_allocator]
+static GLOBAL: Bump = Bump;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    loop {}
+}
+
+/// Builds a one-package machine and returns the number of default entries from cpu 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn pmix_core_no_std_check() -> usize {
+    let b = TopologyBuilder::new(CpuSet::first_n(4));
+    let Ok(topo) = b.build() else {
+        return usize::MAX;
+    };
+    let cpus = CpuSet::first_n(1);
+    let mut out = [DeviceDistance::EMPTY; 4];
+    topo.distances(&Query::from_cpuset(&cpus), &mut out)
+        .unwrap_or(0)
+}
