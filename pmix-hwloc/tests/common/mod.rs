@@ -1,0 +1,118 @@
+//! Helpers shared by the integration tests: where the data is, and a canonical text
+//! form of everything a topology answers, so two backends can be compared line by line.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, Query, Topology};
+
+/// `shared/data/hwloc-xml/`, next to the repository.
+pub fn xml_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/hwloc-xml"))
+}
+
+/// `shared/data/hwloc-linux/`.
+pub fn linux_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/hwloc-linux"))
+}
+
+/// A file of `shared/data/hwloc-xml/`.
+pub fn xml(name: &str) -> PathBuf {
+    xml_dir().join(name)
+}
+
+/// Every `.xml` file of `shared/data/hwloc-xml/`, sorted.
+pub fn xml_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(xml_dir())
+        .expect("shared/data/hwloc-xml is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs a query and renders its answer as `osname TYPE pci min max` lines, or the error.
+pub fn answer(topo: &Topology, q: &Query<'_>) -> String {
+    let n = match topo.distances_len(q) {
+        Ok(n) => n,
+        Err(e) => return format!("error {e:?}\n"),
+    };
+    let mut out = vec![DeviceDistance::EMPTY; n];
+    let mut s = String::new();
+    match topo.distances(q, &mut out) {
+        Ok(n) => {
+            for d in &out[..n] {
+                let dev = topo.device(d.device).expect("a reported device exists");
+                let pci = dev.pci().map_or_else(|| "-".to_owned(), |p| p.to_string());
+                let ty = dev.kind().name().unwrap_or("?");
+                writeln!(s, "{} {ty} {pci} {} {}", dev.name(), d.mindist, d.maxdist).unwrap();
+            }
+        }
+        Err(e) => writeln!(s, "error {e:?}").unwrap(),
+    }
+    s
+}
+
+/// Everything the model says about a topology's devices, and every distance from each
+/// package's first cpu and from each device, as sorted text.
+pub fn fingerprint(topo: &Topology) -> String {
+    let mut s = String::new();
+    writeln!(s, "host {}", topo.hostname()).unwrap();
+    writeln!(s, "machine {}", topo.machine_cpus()).unwrap();
+    for p in topo.packages() {
+        writeln!(s, "package {p}").unwrap();
+    }
+    let mut devs: Vec<String> = topo
+        .devices()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let path: Vec<String> = topo
+                .pci_path(pmix_core::DeviceId(i as u32))
+                .iter()
+                .map(|&n| topo.nodes()[n as usize].pci().map(|a| a.to_string()).unwrap_or_default())
+                .collect();
+            format!(
+                "device {} {:?} uuid={} vendor={:?} pci={:?} locality={} package={:?} depth={} path=[{}]",
+                d.name(),
+                d.kind(),
+                d.uuid(),
+                d.vendor_id(),
+                d.pci().map(|p| p.to_string()),
+                d.locality(),
+                d.package(),
+                d.depth(),
+                path.join(" ")
+            )
+        })
+        .collect();
+    devs.sort();
+    for d in devs {
+        writeln!(s, "{d}").unwrap();
+    }
+    for p in topo.packages() {
+        let first = p.first().map_or_else(CpuSet::new, |c| CpuSet::from_pus([c]));
+        writeln!(s, "from cpus {first}:").unwrap();
+        s += &answer(topo, &Query::from_cpuset(&first).types(DeviceTypes::ALL));
+    }
+    let mut names: Vec<&str> = topo.devices().iter().map(|d| d.name()).collect();
+    names.sort_unstable();
+    for n in names {
+        writeln!(s, "from device {n}:").unwrap();
+        s += &answer(topo, &Query::from_device(n).types(DeviceTypes::ALL));
+    }
+    s
+}
+
+/// The first line where two texts differ, for assertion messages.
+pub fn first_difference(a: &str, b: &str) -> String {
+    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            return format!("line {}:\n  left:  {x}\n  right: {y}", i + 1);
+        }
+    }
+    format!("one text is a prefix of the other ({} vs {} lines)", a.lines().count(), b.lines().count())
+}
