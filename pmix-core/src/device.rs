@@ -126,6 +126,8 @@ pub struct Device {
     /// the topology's chain pool.
     pub(crate) chain: core::ops::Range<u32>,
     pub(crate) locality: CpuSet,
+    /// Index of the locality in the topology's distinct localities.
+    pub(crate) loc: u32,
     pub(crate) package: Option<u32>,
     pub(crate) node: u32,
 }

@@ -31,7 +31,7 @@ use crate::cpuset::CpuSet;
 use crate::device::{Device, DeviceTypes};
 use crate::pci::PciPattern;
 use crate::status::{PmixError, Status};
-use crate::topology::{DeviceId, Topology, entry_order};
+use crate::topology::{DeviceId, Entry, Place, Topology, entry_order};
 
 /// Where distances are measured from.
 #[derive(Clone, Copy, Debug)]
@@ -184,8 +184,8 @@ fn match_name(d: &Device, name: &str, pci: Option<&PciPattern>) -> Match {
 /// An origin resolved against a topology.
 enum Resolved<'q> {
     Cpus(&'q CpuSet),
-    /// Any OS device of the origin's PCI function (or the non-PCI origin itself).
-    Device(&'q Device),
+    /// Where the origin (its PCI function, or the non-PCI device itself) sits.
+    Device(Place),
 }
 
 impl Topology {
@@ -223,14 +223,21 @@ impl Topology {
                 }
                 Resolved::Cpus(cpus)
             }
-            Origin::Device(name) => Resolved::Device(self.resolve_origin(name)?),
+            Origin::Device(name) => Resolved::Device(self.resolve_origin(name)?.place()),
         };
 
-        let needed = self
-            .entries
-            .iter()
-            .filter(|e| self.select(e.members.clone(), types, query.ids).is_some())
-            .count();
+        let needed = if query.ids.is_empty() {
+            // Without ids an entry is selected by its type alone: count per type.
+            (0..6)
+                .filter(|b| types.0 & (1 << b) != 0)
+                .map(|b| self.type_counts[b] as usize)
+                .sum()
+        } else {
+            self.entries
+                .iter()
+                .filter(|e| self.select(e, types, query.ids).is_some())
+                .count()
+        };
         if needed == 0 {
             return Err(DistanceError::NoDevices);
         }
@@ -239,16 +246,32 @@ impl Topology {
         }
         let mut n = 0;
         let mut renamed = false;
+        // Tiers from a cpuset depend only on the device's locality: remember the last
+        // one (entries in PCI order mostly share it with their neighbours).
+        let mut cached: (u32, u16, u16) = (u32::MAX, 0, 0);
         for e in &self.entries {
-            let Some(rep) = self.select(e.members.clone(), types, query.ids) else {
-                continue;
+            let rep = if query.ids.is_empty() {
+                if e.kind & types.0 == 0 {
+                    continue;
+                }
+                e.rep
+            } else {
+                let Some(rep) = self.select(e, types, query.ids) else {
+                    continue;
+                };
+                renamed |= rep != e.rep;
+                rep
             };
-            renamed |= rep != self.entry_members[e.members.start as usize];
-            let d = &self.devices[rep as usize];
             let (mindist, maxdist) = match origin {
-                Resolved::Cpus(cpus) => self.cpuset_distance(cpus, d),
-                Resolved::Device(o) => {
-                    let v = self.device_distance(o, d);
+                Resolved::Cpus(cpus) => {
+                    if cached.0 != e.loc {
+                        let (lo, hi) = self.cpuset_tiers(cpus, e.loc);
+                        cached = (e.loc, lo, hi);
+                    }
+                    (16 * cached.1 + e.depth, 16 * cached.2 + e.depth)
+                }
+                Resolved::Device(ref o) => {
+                    let v = self.device_distance(o, &e.place);
                     (v, v)
                 }
             };
@@ -283,21 +306,17 @@ impl Topology {
         }
     }
 
-    /// If the entry made of `members` is selected, the device to report for it.
-    fn select(
-        &self,
-        members: core::ops::Range<u32>,
-        types: DeviceTypes,
-        ids: &[&str],
-    ) -> Option<u32> {
-        let members = &self.entry_members[members.start as usize..members.end as usize];
-        let first = members[0];
-        if !self.devices[first as usize].spec.kind.intersects(types) {
+    /// If entry `e` is selected, the device to report for it (a caller-named alias
+    /// wins over the default one).
+    fn select(&self, e: &Entry, types: DeviceTypes, ids: &[&str]) -> Option<u32> {
+        if e.kind & types.0 == 0 {
             return None;
         }
+        let first = e.rep;
         if ids.is_empty() {
             return Some(first);
         }
+        let members = &self.entry_members[e.members.start as usize..e.members.end as usize];
         let mut best: Option<u32> = None;
         for id in ids {
             let pci = PciPattern::parse(id).ok();
@@ -339,16 +358,16 @@ impl Topology {
         found.ok_or(DistanceError::OriginNotFound)
     }
 
-    fn cpuset_distance(&self, cpus: &CpuSet, d: &Device) -> (u16, u16) {
-        let depth = d.depth().min(15) as u16;
-        let machine = self.machine_cpus();
-        let (has0, has1, has2) = match d.package {
+    /// The lowest and highest tier the PUs of `cpus` see a locality at.
+    fn cpuset_tiers(&self, cpus: &CpuSet, loc: u32) -> (u16, u16) {
+        let loc = &self.localities[loc as usize];
+        let (has0, has1, has2) = match loc.package {
             Some(pk) => {
                 let pkset = &self.packages[pk as usize];
                 (
-                    cpus.intersects(&d.locality),
-                    cpus.intersects_difference(pkset, &d.locality),
-                    cpus.intersects_difference(machine, pkset),
+                    cpus.intersects(&loc.cpus),
+                    cpus.intersects_difference(pkset, &loc.cpus),
+                    cpus.intersects_difference(self.machine_cpus(), pkset),
                 )
             }
             None => (false, false, true),
@@ -356,28 +375,23 @@ impl Topology {
         let tiers = [has0, has1, has2];
         let min = tiers.iter().position(|&t| t).unwrap_or(2) as u16;
         let max = tiers.iter().rposition(|&t| t).unwrap_or(2) as u16;
-        (16 * min + depth, 16 * max + depth)
+        (min, max)
     }
 
-    fn device_distance(&self, o: &Device, d: &Device) -> u16 {
-        let same = match (o.function, d.function) {
-            (Some(a), Some(b)) => a == b,
-            (None, None) => core::ptr::eq(o, d),
-            _ => false,
-        };
-        if same {
+    fn device_distance(&self, o: &Place, d: &Place) -> u16 {
+        if o.ident == d.ident && o.pci == d.pci {
             return 0;
         }
-        let oc = &self.chains[o.chain.start as usize..o.chain.end as usize];
-        let dc = &self.chains[d.chain.start as usize..d.chain.end as usize];
+        let oc = &self.chains[o.chain_start as usize..o.chain_end as usize];
+        let dc = &self.chains[d.chain_start as usize..d.chain_end as usize];
         let common = oc.iter().zip(dc).take_while(|(a, b)| a == b).count();
         let (tier, hops) = if common > 0 {
             (1, (oc.len() - common) + (dc.len() - common))
         } else {
             let hops = oc.len() + dc.len();
-            if o.host_bridge.is_some() && o.host_bridge == d.host_bridge {
+            if o.host != u32::MAX && o.host == d.host {
                 (2, hops)
-            } else if o.package.is_some() && o.package == d.package {
+            } else if o.package != u32::MAX && o.package == d.package {
                 (3, hops)
             } else {
                 (4, hops)

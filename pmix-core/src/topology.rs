@@ -401,6 +401,7 @@ impl TopologyBuilder {
         let host = hostname.unwrap_or_else(|| String::from("localhost"));
         let mut devices = Vec::new();
         let mut chains: Vec<u32> = Vec::new();
+        let mut localities: Vec<Locality> = Vec::new();
         for i in 0..n {
             if nodes[i].kind != NodeKind::OsDevice {
                 continue;
@@ -433,14 +434,28 @@ impl TopologyBuilder {
                 chains[start..].reverse();
             }
             let locality = nodes[i].locality.clone().unwrap_or_default();
-            let package = if locality.is_empty() {
-                None
-            } else {
-                packages
-                    .iter()
-                    .position(|pk| locality.is_subset(pk))
-                    .map(|p| p as u32)
+            let loc = match localities
+                .iter()
+                .position(|l: &Locality| l.cpus == locality)
+            {
+                Some(k) => k as u32,
+                None => {
+                    let package = if locality.is_empty() {
+                        None
+                    } else {
+                        packages
+                            .iter()
+                            .position(|pk| locality.is_subset(pk))
+                            .map(|p| p as u32)
+                    };
+                    localities.push(Locality {
+                        cpus: locality.clone(),
+                        package,
+                    });
+                    (localities.len() - 1) as u32
+                }
             };
+            let package = localities[loc as usize].package;
             let uuid = make_uuid(&spec, &host);
             nodes[i].device = Some(devices.len() as u32);
             devices.push(Device {
@@ -451,12 +466,17 @@ impl TopologyBuilder {
                 host_bridge,
                 chain: start as u32..chains.len() as u32,
                 locality,
+                loc,
                 package,
                 node: i as u32,
             });
         }
 
         let (entries, entry_members) = make_entries(&devices);
+        let mut type_counts = [0u32; 6];
+        for e in &entries {
+            type_counts[e.kind.trailing_zeros() as usize] += 1;
+        }
         let (child_start, child_list) = make_children(&nodes);
         let hostname_given = host;
         Ok(Topology {
@@ -467,6 +487,8 @@ impl TopologyBuilder {
             package_nodes,
             entries,
             entry_members,
+            type_counts,
+            localities,
             child_start,
             child_list,
             hostname: hostname_given,
@@ -628,10 +650,52 @@ fn alias_rank(kind: DeviceTypes, name: &str) -> u8 {
     }
 }
 
-/// One reported entry: the devices it stands for, best alias first.
+/// One reported entry: the devices it stands for (best alias first), and the facts of
+/// its default device a query reads, packed together so a query scans one small array.
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
     pub(crate) members: core::ops::Range<u32>,
+    /// The default device reported (`entry_members[members.start]`).
+    pub(crate) rep: u32,
+    /// Its type bit.
+    pub(crate) kind: u64,
+    /// Index of its locality in [`Topology::localities`].
+    pub(crate) loc: u32,
+    /// Its PCIe depth, saturated at 15.
+    pub(crate) depth: u16,
+    /// Where it sits in the I/O tree.
+    pub(crate) place: Place,
+}
+
+/// Where a device sits in the I/O tree: all a from-device distance needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The PCI function's node, or the device's own node when it has no PCI: equal
+    /// identities are tier 0.
+    pub(crate) ident: u32,
+    /// `true` when `ident` is a PCI function.
+    pub(crate) pci: bool,
+    /// The host bridge's node, or `u32::MAX`.
+    pub(crate) host: u32,
+    /// The package of its locality, or `u32::MAX`.
+    pub(crate) package: u32,
+    /// Its PCI bridges, top-down, as a range of the chain pool.
+    pub(crate) chain_start: u32,
+    /// End of that range.
+    pub(crate) chain_end: u32,
+}
+
+impl Device {
+    pub(crate) fn place(&self) -> Place {
+        Place {
+            ident: self.function.unwrap_or(self.node),
+            pci: self.function.is_some(),
+            host: self.host_bridge.unwrap_or(u32::MAX),
+            package: self.package.unwrap_or(u32::MAX),
+            chain_start: self.chain.start,
+            chain_end: self.chain.end,
+        }
+    }
 }
 
 fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
@@ -668,15 +732,23 @@ fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
         }
         entries.push(Entry {
             members: i as u32..j as u32,
+            rep: order[i],
+            kind: d.spec.kind.0,
+            loc: d.loc,
+            depth: d.depth().min(15) as u16,
+            place: d.place(),
         });
         i = j;
     }
-    entries.sort_by(|a, b| {
-        let da = &devices[order[a.members.start as usize] as usize];
-        let db = &devices[order[b.members.start as usize] as usize];
-        entry_order(da, db)
-    });
+    entries.sort_by(|a, b| entry_order(&devices[a.rep as usize], &devices[b.rep as usize]));
     (entries, order)
+}
+
+/// A distinct device locality and the package that contains it.
+#[derive(Clone, Debug)]
+pub(crate) struct Locality {
+    pub(crate) cpus: CpuSet,
+    pub(crate) package: Option<u32>,
 }
 
 /// The total order of reported entries: PCI bus id (devices without PCI last), then
@@ -718,6 +790,10 @@ pub struct Topology {
     package_nodes: Vec<u32>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) entry_members: Vec<u32>,
+    /// Number of entries of each type, by bit position.
+    pub(crate) type_counts: [u32; 6],
+    /// The distinct device localities.
+    pub(crate) localities: Vec<Locality>,
     child_start: Vec<u32>,
     child_list: Vec<u32>,
     hostname: String,
