@@ -49,19 +49,19 @@ pub(crate) enum Class {
 }
 
 impl Class {
-    /// The hwloc name of the class, for messages.
+    /// The hwloc name of the class with its article, for messages.
     pub(crate) fn hwloc_name(self) -> &'static str {
         match self {
-            Class::Machine => "Machine",
-            Class::Package => "Package",
-            Class::Numa => "NUMANode",
-            Class::Group => "Group",
-            Class::OtherCpu => "processor-side object",
-            Class::Misc => "Misc",
-            Class::HostBridge => "host bridge",
-            Class::PciBridge => "PCI bridge",
-            Class::PciFunction => "PCIDev",
-            Class::OsDevice => "OSDev",
+            Class::Machine => "a Machine",
+            Class::Package => "a Package",
+            Class::Numa => "a NUMANode",
+            Class::Group => "a Group",
+            Class::OtherCpu => "a processor-side object",
+            Class::Misc => "a Misc object",
+            Class::HostBridge => "a host bridge",
+            Class::PciBridge => "a PCI bridge",
+            Class::PciFunction => "a PCIDev",
+            Class::OsDevice => "an OSDev",
         }
     }
 }
@@ -87,9 +87,9 @@ pub(crate) enum ModelError {
     NoMachine,
     #[error("a second root object: a topology holds exactly one Machine")]
     SecondRoot,
-    #[error("a {child} cannot be placed under a {parent}")]
+    #[error("{child} cannot be placed under {parent}")]
     Misplaced { child: &'static str, parent: &'static str },
-    #[error("a {0} needs a {1}")]
+    #[error("{0} needs a {1}")]
     Missing(&'static str, &'static str),
     #[error("cpuset {cpus} names cpus outside the machine's {machine}")]
     CpusOutsideMachine { cpus: String, machine: String },
@@ -163,7 +163,7 @@ impl Emitter {
         };
         if !allowed {
             return Err(at(match parent {
-                None => ModelError::Misplaced { child: class.hwloc_name(), parent: "topology root" },
+                None => ModelError::Misplaced { child: class.hwloc_name(), parent: "the topology root" },
                 Some(_) if class == Class::Machine => ModelError::SecondRoot,
                 Some(p) => ModelError::Misplaced { child: class.hwloc_name(), parent: p.hwloc_name() },
             }));
@@ -196,7 +196,7 @@ impl Emitter {
         }
         if class == Class::OsDevice {
             let Some(spec) = &info.spec else {
-                return Err(at(ModelError::Missing("OSDev", "name and type")));
+                return Err(at(ModelError::Missing("an OSDev", "name and type")));
             };
             match self.names_seen.entry(spec.name.clone()) {
                 Entry::Occupied(e) => {
@@ -470,7 +470,7 @@ mod tests {
         let addr: PciAddr = "0000:01:00.0".parse().unwrap();
         e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 4).unwrap();
         let err = e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 5).unwrap_err();
-        assert_eq!(err.error, ModelError::Misplaced { child: "PCIDev", parent: "PCIDev" });
+        assert_eq!(err.error, ModelError::Misplaced { child: "a PCIDev", parent: "a PCIDev" });
         e.close();
         let err = e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 6).unwrap_err();
         assert_eq!(err, Located { loc: 6, error: ModelError::DuplicatePci { addr, first: 4 } });

@@ -554,6 +554,19 @@ impl<'a> Parser<'a> {
                 Event::Empty(e) => self.start(&e, pos, true)?,
                 Event::End(_) => self.end(),
                 Event::Eof => break,
+                Event::GeneralRef(r) => {
+                    // Character references and the five predefined entities are fine
+                    // (and text carries nothing anyway); the DTD declares no others.
+                    let name: &[u8] = &r;
+                    if !name.starts_with(b"#") && !matches!(name, b"lt" | b"gt" | b"amp" | b"apos" | b"quot") {
+                        let name = String::from_utf8_lossy(name).chars().take(64).collect::<String>();
+                        return Err(XmlError::new(
+                            self.line(pos),
+                            "",
+                            XmlErrorKind::Syntax(format!("undeclared entity &{name};")),
+                        ));
+                    }
+                }
                 // Text (hwloc writes only whitespace and user data), comments, the
                 // declaration, the DOCTYPE and processing instructions carry nothing.
                 Event::Text(_)
@@ -561,8 +574,7 @@ impl<'a> Parser<'a> {
                 | Event::Comment(_)
                 | Event::Decl(_)
                 | Event::PI(_)
-                | Event::DocType(_)
-                | Event::GeneralRef(_) => {}
+                | Event::DocType(_) => {}
             }
         }
         if self.depth > 0 {
