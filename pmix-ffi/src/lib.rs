@@ -1,0 +1,3 @@
+//! # pmix-ffi
+//!
+//! The C ABI of pmix-rs (work in progress).

@@ -1,0 +1,146 @@
+//! Distance requests and results (`PMIx_Compute_distances`).
+
+use std::sync::Arc;
+
+use pmix_core::{CpuSet, Device, DeviceDistance, DeviceTypes, Origin, Query, Topology};
+
+use crate::error::Error;
+
+/// What `PMIx_Compute_distances` is asked: where from, to which devices, on which
+/// topology. Borrowed, so the blocking form copies nothing.
+#[derive(Clone, Copy, Debug, Default)]
+#[doc(alias = "PMIx_Compute_distances")]
+pub struct DistanceRequest<'a> {
+    /// The topology to answer on; `None` means the instance's own (loaded on first
+    /// use).
+    pub topology: Option<&'a Arc<Topology>>,
+    /// The process location; `None` means the calling process's own binding. Ignored
+    /// when [`origin`](Self::origin) is given.
+    pub cpuset: Option<&'a CpuSet>,
+    /// `PMIX_DEVICE_TYPE`: the union of the types given, `None` when none was.
+    pub types: Option<DeviceTypes>,
+    /// `PMIX_DEVICE_ID`s.
+    pub ids: &'a [&'a str],
+    /// `PMIX_DEVICE_DIST_ORIGIN`: measure from this device instead of a cpuset.
+    pub origin: Option<&'a str>,
+}
+
+/// The answer to a distance request: the entries in the core's stable order, with the
+/// topology that names their devices.
+#[derive(Clone, Debug)]
+pub struct Distances {
+    topology: Arc<Topology>,
+    entries: Vec<DeviceDistance>,
+}
+
+impl Distances {
+    pub(crate) fn new(topology: Arc<Topology>, entries: Vec<DeviceDistance>) -> Self {
+        Distances { topology, entries }
+    }
+
+    /// The topology the entries' [`DeviceId`](pmix_core::DeviceId)s refer to.
+    pub fn topology(&self) -> &Arc<Topology> {
+        &self.topology
+    }
+
+    /// The raw entries.
+    pub fn entries(&self) -> &[DeviceDistance] {
+        &self.entries
+    }
+
+    /// The number of entries (never 0: an empty answer is `PMIX_ERR_NOT_FOUND`).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `true` if there are no entries (never, for a successful query).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Each entry's device with its `(mindist, maxdist)`.
+    pub fn iter(&self) -> impl Iterator<Item = (&Device, u16, u16)> + '_ {
+        self.entries.iter().filter_map(|e| {
+            self.topology
+                .device(e.device)
+                .map(|d| (d, e.mindist, e.maxdist))
+        })
+    }
+}
+
+/// An owned copy of a request, for the non-blocking form: the caller's arguments may
+/// die as soon as the call returns.
+pub(crate) struct OwnedRequest {
+    pub(crate) topology: Arc<Topology>,
+    pub(crate) cpuset: Option<CpuSet>,
+    pub(crate) types: Option<DeviceTypes>,
+    pub(crate) ids: Vec<String>,
+    pub(crate) origin: Option<String>,
+}
+
+impl OwnedRequest {
+    /// Answers the request on its topology.
+    pub(crate) fn run(self) -> Result<Distances, Error> {
+        let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        let origin = match (&self.origin, &self.cpuset) {
+            (Some(name), _) => Origin::Device(name),
+            (None, Some(c)) => Origin::Cpuset(c),
+            // The runtime resolves the caller's own cpuset before queuing.
+            (None, None) => return Err(Error::BadParam("no cpuset and no origin".into())),
+        };
+        let query = Query {
+            types: self.types,
+            ids: &ids,
+            origin,
+        };
+        let entries = query_vec(&self.topology, &query)?;
+        Ok(Distances::new(self.topology, entries))
+    }
+}
+
+/// The answer to `query` in a vector sized to fit.
+pub(crate) fn query_vec(topo: &Topology, query: &Query<'_>) -> Result<Vec<DeviceDistance>, Error> {
+    let mut out = vec![DeviceDistance::EMPTY; topo.entry_count()];
+    let n = query_into(topo, query, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+/// Runs `query` into `out`, growing it if the core asks for more room (it never should:
+/// a query reports at most one entry per [`Topology::entry_count`]).
+fn query_into(
+    topo: &Topology,
+    query: &Query<'_>,
+    out: &mut Vec<DeviceDistance>,
+) -> Result<usize, Error> {
+    match topo.distances(query, out) {
+        Ok(n) => Ok(n),
+        Err(pmix_core::DistanceError::BufferTooSmall { needed }) => {
+            out.resize(needed, DeviceDistance::EMPTY);
+            Ok(topo.distances(query, out)?)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The number of entries answered from the stack before a heap buffer is used.
+const STACK_ENTRIES: usize = 64;
+
+/// Runs `query` and hands the entries to `f`, from a stack buffer when the topology has
+/// at most [`STACK_ENTRIES`] entries: the blocking path allocates nothing of its own.
+pub(crate) fn with_answer<R>(
+    topo: &Topology,
+    query: &Query<'_>,
+    f: impl FnOnce(&[DeviceDistance]) -> R,
+) -> Result<R, Error> {
+    if topo.entry_count() <= STACK_ENTRIES {
+        let mut buf = [DeviceDistance::EMPTY; STACK_ENTRIES];
+        match topo.distances(query, &mut buf) {
+            Ok(n) => return Ok(f(&buf[..n])),
+            Err(pmix_core::DistanceError::BufferTooSmall { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let v = query_vec(topo, query)?;
+    Ok(f(&v))
+}

@@ -1,0 +1,77 @@
+//! The runtime's error: each variant is exactly one PMIx status.
+
+use std::borrow::Cow;
+
+use pmix_core::{BuildError, DistanceError, PmixError, Status};
+use pmix_hwloc::SourceError;
+
+/// Why a runtime call failed. Each variant maps to exactly one `pmix_status_t`
+/// through [`PmixError::status`]; the C ABI returns that status.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The library is not initialised, or was finalised (`PMIX_ERR_INIT`).
+    #[error("the PMIx library is not initialized (or was finalized)")]
+    Init,
+    /// A blocking call was made on the instance's progress thread, from a callback or
+    /// event handler (`PMIX_ERR_WOULD_BLOCK`). Nothing was done.
+    #[error("{call}: blocking call made on the PMIx progress thread")]
+    WouldBlock {
+        /// The PMIx name of the call (`"PMIx_Compute_distances"`).
+        call: &'static str,
+    },
+    /// The progress engine has been stopped (`PMIX_ERR_NOT_AVAILABLE`).
+    #[error("the PMIx progress engine has been stopped")]
+    NotAvailable,
+    /// The request cannot be answered by this process alone and no server can be
+    /// reached to relay it to (`PMIX_ERR_UNREACH`).
+    #[error("{0}")]
+    Unreach(Cow<'static, str>),
+    /// An argument is invalid (`PMIX_ERR_BAD_PARAM`); the text says which and why.
+    #[error("bad parameter: {0}")]
+    BadParam(Cow<'static, str>),
+    /// A required directive (`PMIX_INFO_REQD`) is not supported
+    /// (`PMIX_ERR_NOT_SUPPORTED`).
+    #[error("not supported: {0}")]
+    NotSupported(Cow<'static, str>),
+    /// The distance query has no answer (its own status: `PMIX_ERR_NOT_FOUND`,
+    /// `PMIX_ERR_BAD_PARAM`, …).
+    #[error(transparent)]
+    Distance(#[from] DistanceError),
+    /// The operating system refused something the runtime needs (a thread)
+    /// (`PMIX_ERROR`).
+    #[error("{0}")]
+    Os(String),
+}
+
+impl PmixError for Error {
+    fn status(&self) -> Status {
+        match self {
+            Error::Init => Status::ERR_INIT,
+            Error::WouldBlock { .. } => Status::ERR_WOULD_BLOCK,
+            Error::NotAvailable => Status::ERR_NOT_AVAILABLE,
+            Error::Unreach(_) => Status::ERR_UNREACH,
+            Error::BadParam(_) => Status::ERR_BAD_PARAM,
+            Error::NotSupported(_) => Status::ERR_NOT_SUPPORTED,
+            Error::Distance(e) => e.status(),
+            Error::Os(_) => Status::ERROR,
+        }
+    }
+}
+
+/// Why the instance's topology could not be loaded.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The source could not be chosen or read.
+    #[error("topology source {name:?}: {error}")]
+    Source {
+        /// The source name (`xml:/path`, `sysfs`).
+        name: String,
+        /// What the backend said.
+        error: Box<SourceError>,
+    },
+    /// The hostname given at init could not be applied to the device uuids.
+    #[error("hostname: {0}")]
+    Hostname(BuildError),
+}

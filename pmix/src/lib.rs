@@ -1,0 +1,73 @@
+//! # pmix
+//!
+//! The std runtime of pmix-rs: a PMIx *library instance* and the rules every call
+//! follows. It decides **where** a request is answered; the core (`pmix-core`) answers
+//! it and the backends (`pmix-hwloc`, later `pmix-sysfs`) build the topology. The C ABI
+//! (`pmix-ffi`) is a thin translator over this crate.
+//!
+//! **What an instance is.** [`Pmix::init`] as [`Role::Client`], [`Role::Tool`] or
+//! [`Role::Server`] gives a handle with:
+//! - an identity ([`ProcId`]); with no server to connect to (the connection is a later
+//!   step) a client is a *singleton* and a tool stands alone: both initialise
+//!   successfully and answer what they can locally (OpenPMIx's `PMIx_Init` returns
+//!   `PMIX_ERR_UNREACH` there instead, and stays usable);
+//! - a topology, loaded **once**, on first use, from the source named by
+//!   [`InitOptions::topology_source`], else `PMIX_TOPOLOGY` (`sysfs` by default,
+//!   `sysfs:DIR`, `xml:FILE`, `hwloc`), else OpenPMIx's
+//!   `PMIX_MCA_pmix_hwloc_topo_file` (an hwloc XML file) — see [`topology`];
+//! - its own cpuset, from `sched_getaffinity` ([`os`]);
+//! - **one progress thread** that runs every callback.
+//!
+//! **The rules (DESIGN §6).** Every call checks, in order ([`Pmix::admit`]):
+//! 1. after [`Pmix::finalize`]: [`Error::Init`] (`PMIX_ERR_INIT`; before init there is
+//!    no handle, and the process-wide instance of [`global`] says `PMIX_ERR_INIT`);
+//! 2. a blocking call (or a non-blocking one given no callback, which behaves as
+//!    blocking) made on the progress thread: [`Error::WouldBlock`], with one line on
+//!    stderr naming the call, and nothing done;
+//! 3. after [`Pmix::stop_progress`]: [`Error::NotAvailable`].
+//!
+//! A blocking query answered locally runs on the caller's thread, with no thread hop
+//! and no allocation beyond what the caller asks for ([`Pmix::compute_distances_with`]).
+//! A non-blocking query is checked and copied on the caller's thread, computed on the
+//! progress thread, and its callback runs exactly once, if and only if the call
+//! returned `Ok(())`. A request that cannot be answered locally (no topology, no
+//! cpuset) would go to the local server; until the relay exists it is
+//! [`Error::Unreach`].
+//!
+//! ```
+//! use pmix::{DistanceRequest, InitOptions, Pmix, Role};
+//! use pmix_core::CpuSet;
+//!
+//! let xml = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/hwloc-xml/24em64t-2n6c2t-pci.xml");
+//! # if !std::path::Path::new(xml).exists() { return Ok(()); }
+//! let opts = InitOptions { topology_source: Some(format!("xml:{xml}")), ..Default::default() };
+//! let pmix = Pmix::init(Role::Tool, opts)?;
+//! let cpu0 = CpuSet::parse_list("0").unwrap();
+//! let d = pmix.compute_distances(&DistanceRequest { cpuset: Some(&cpu0), ..Default::default() })?;
+//! for (dev, min, max) in d.iter() {
+//!     println!("{} {} {min} {max}", dev.name(), dev.uuid());
+//! }
+//! pmix.finalize()?;
+//! # Ok::<(), pmix::Error>(())
+//! ```
+//!
+//! **What it is not (yet).** No server connection, relay, events or groups: those are
+//! later steps (DESIGN §8); the places they slot in are [`Pmix`]'s relay
+//! (`PMIX_ERR_UNREACH` today) and the progress thread. `PMIX_ERR_NOT_SUPPORTED` from a
+//! server that predates `PMIX_DEVICE_DIST_ORIGIN` needs that server and is not
+//! produced yet.
+
+mod distances;
+mod error;
+pub mod global;
+mod instance;
+pub mod os;
+mod progress;
+mod relay;
+pub mod topology;
+
+pub use distances::{DistanceRequest, Distances};
+pub use error::{Error, LoadError};
+pub use instance::{DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
+pub use os::BindEnvelope;
+pub use pmix_core::{PmixError, Status};
