@@ -47,6 +47,8 @@ extern crate std;
 pub mod cpuset;
 pub mod device;
 pub mod distance;
+pub mod ftstate;
+pub mod group;
 pub mod pci;
 pub mod status;
 pub mod topology;
