@@ -28,8 +28,8 @@ use pmix_core::ftstate::{
     Validation, View,
 };
 use pmix_core::group::{
-    Body, CollectiveOp, Completion, ConstructOptions, DepartureCause, GroupId, Groups, Message,
-    Nspace, Output, ProcId, Roster,
+    Body, CollectiveOp, Completion, ConstructOptions, DepartureCause, GroupError, GroupId, Groups,
+    Message, Nspace, Output, ProcId, Roster,
 };
 
 /// A packet on a channel.
@@ -169,6 +169,11 @@ pub struct SimProc {
     pub seen: Vec<Seen>,
     /// Errors the process's state machines returned for delivered packets.
     pub errors: Vec<(String, Status)>,
+    /// Packets that arrived after this process left or finished their group or
+    /// tracker (not errors: they crossed the departure).
+    pub stale: u64,
+    /// Tracker names this process ever held.
+    pub ft_ever: BTreeSet<String>,
     pub ft: BTreeMap<String, FtMember>,
     /// Group names this process ever held (ids are not reused in a simulation).
     pub ever: BTreeSet<String>,
@@ -224,6 +229,8 @@ impl Sim {
                     groups: Groups::new(id),
                     seen: Vec::new(),
                     errors: Vec::new(),
+                    stale: 0,
+                    ft_ever: BTreeSet::new(),
                     ft: BTreeMap::new(),
                     ever: BTreeSet::new(),
                     lost_seen: BTreeSet::new(),
@@ -509,6 +516,11 @@ impl Sim {
                             self.ft_departure(to, &name_of(&msg.group), from, DepartureCause::Left);
                         }
                     }
+                    Err(GroupError::NotFound)
+                        if self.procs[to].ever.contains(&name_of(&msg.group)) =>
+                    {
+                        self.procs[to].stale += 1;
+                    }
                     Err(e) => self.procs[to]
                         .errors
                         .push((format!("{msg:?}: {e}"), e.status())),
@@ -531,7 +543,11 @@ impl Sim {
             }
             Packet::Ft { key, round, value } => {
                 if !self.procs[to].ft.contains_key(&key) {
-                    self.procs[to].early.push((from, key, round, value));
+                    if self.procs[to].ft_ever.contains(&key) {
+                        self.procs[to].stale += 1;
+                    } else {
+                        self.procs[to].early.push((from, key, round, value));
+                    }
                     return;
                 }
                 self.ft_combine(to, &key, round, &value);
@@ -578,6 +594,7 @@ impl Sim {
             }
         }
         self.procs[p].ft.insert(key.to_owned(), m);
+        self.procs[p].ft_ever.insert(key.to_owned());
         let early = std::mem::take(&mut self.procs[p].early);
         for (from, k, round, value) in early {
             if k == key {
