@@ -1,0 +1,359 @@
+//! The PCI tree, from the symbolic links of `sys/bus/pci/devices`: each link points to
+//! `…/pciDDDD:BB/<bridge>/…/<bridge>/<function>`, so the host bridge and every upstream
+//! bridge are read off the path and no `config` file is needed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pmix_core::{CpuSet, NodeId, PciAddr, TopologyBuilder};
+
+use crate::error::ScanError;
+use crate::fs::{FileKind, FsError, SysFs};
+use crate::scan::{Ctx, Placed, resolve_link};
+
+const PCI_DIR: &str = "sys/bus/pci/devices";
+
+/// A PCI object as the tree shows it.
+#[derive(Clone, Debug)]
+pub(crate) struct PciObject {
+    pub(crate) node: NodeId,
+    /// `true` for a bridge (it cannot hold OS devices).
+    pub(crate) bridge: bool,
+    /// The 16-bit class (`0x0302`), when known.
+    pub(crate) class: Option<u16>,
+}
+
+/// Every PCI object placed in the builder, by address.
+pub(crate) type PciMap = BTreeMap<PciAddr, PciObject>;
+
+/// One entry of `sys/bus/pci/devices`.
+struct Entry {
+    addr: PciAddr,
+    /// Host bridge: domain and root bus.
+    host: (u32, u8),
+    /// Upstream bridges, top-down.
+    chain: Vec<PciAddr>,
+    class: Option<u16>,
+    /// Its directory (the resolved link target).
+    dir: String,
+}
+
+/// Parses a component that must be a PCI address in the kernel's canonical form.
+pub(crate) fn pci_component(c: &str) -> Option<PciAddr> {
+    let a: PciAddr = c.parse().ok()?;
+    (a.to_string() == c).then_some(a)
+}
+
+/// Parses a host-bridge component `pciDDDD:BB`.
+fn host_component(c: &str) -> Option<(u32, u8)> {
+    let rest = c.strip_prefix("pci")?;
+    let (dom, bus) = rest.split_once(':')?;
+    let hex = |s: &str, min: usize, max: usize| {
+        (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u32::from_str_radix(s, 16).ok())
+            .flatten()
+    };
+    Some((hex(dom, 4, 8)?, u8::try_from(hex(bus, 2, 2)?).ok()?))
+}
+
+/// Splits a resolved link target into its host bridge and upstream bridges, checking
+/// that it ends at `addr`. The last `pciDDDD:BB` component is the host bridge (a VMD
+/// controller opens a new domain below a function).
+fn parse_path(
+    target: &str,
+    addr: PciAddr,
+    max_depth: usize,
+) -> Result<((u32, u8), Vec<PciAddr>), String> {
+    let comps: Vec<&str> = target.split('/').collect();
+    let Some(h) = comps.iter().rposition(|c| host_component(c).is_some()) else {
+        return Err(format!(
+            "link target {target:?} has no pciDDDD:BB component"
+        ));
+    };
+    let host = host_component(comps[h]).unwrap_or_default();
+    let below = &comps[h + 1..];
+    if below.len() > max_depth + 1 {
+        return Err(format!(
+            "link target {target:?} is more than {max_depth} bridges deep"
+        ));
+    }
+    let mut chain = Vec::with_capacity(below.len());
+    for c in below {
+        match pci_component(c) {
+            Some(a) => chain.push(a),
+            None => {
+                return Err(format!(
+                    "link target {target:?} has {c:?} where a PCI address belongs"
+                ));
+            }
+        }
+    }
+    match chain.pop() {
+        Some(last) if last == addr => Ok((host, chain)),
+        _ => Err(format!("link target {target:?} does not end at {addr}")),
+    }
+}
+
+impl<F: SysFs> Ctx<'_, F> {
+    /// Reads `sys/bus/pci/devices` and adds host bridges, bridges and functions to `b`.
+    pub(crate) fn pci_tree(
+        &mut self,
+        placed: &Placed,
+        b: &mut TopologyBuilder,
+    ) -> Result<PciMap, ScanError> {
+        let mut entries = Vec::new();
+        for name in self.list(PCI_DIR)?.unwrap_or_default() {
+            if let Some(e) = self.pci_entry(&name)? {
+                entries.push(e);
+            }
+        }
+
+        // Bridges: whatever sits above another function, and functions whose class says
+        // PCI-to-PCI bridge (0x0604) or semi-transparent bridge (0x0609).
+        let upstream: BTreeSet<PciAddr> = entries
+            .iter()
+            .flat_map(|e| e.chain.iter().copied())
+            .collect();
+        let is_bridge =
+            |e: &Entry| upstream.contains(&e.addr) || matches!(e.class, Some(0x0604 | 0x0609));
+
+        // Host bridges, with the locality of their first object (the lowest address on
+        // the root bus: hwloc attaches a whole root bus by it too), hung under the
+        // processor object that locality names. Everything below inherits it.
+        let mut hosts: BTreeMap<(u32, u8), NodeId> = BTreeMap::new();
+        let mut host_keys: Vec<(u32, u8)> = entries.iter().map(|e| e.host).collect();
+        host_keys.sort_unstable();
+        host_keys.dedup();
+        for key in host_keys {
+            let first = entries
+                .iter()
+                .filter(|e| e.host == key)
+                .min_by_key(|e| (e.chain.len(), e.addr));
+            let loc = match first {
+                Some(e) => self.locality(&e.dir, placed)?,
+                None => None,
+            };
+            let node = b.host_bridge(placed.attach_point(loc.as_ref()));
+            if let Some(l) = loc {
+                b.set_locality(node, l);
+            }
+            hosts.insert(key, node);
+        }
+
+        // Parents before children: an entry's bridges have shorter chains.
+        entries.sort_by_key(|e| (e.chain.len(), e.addr));
+        let mut map = PciMap::new();
+        for e in &entries {
+            let Some(&host) = hosts.get(&e.host) else {
+                continue;
+            };
+            let mut parent = host;
+            for &up in &e.chain {
+                parent = match map.get(&up) {
+                    Some(o) => o.node,
+                    None => {
+                        // A bridge without its own entry (a partial capture): it
+                        // inherits its parent's locality.
+                        let node = b.pci_bridge(parent, up, None);
+                        map.insert(
+                            up,
+                            PciObject {
+                                node,
+                                bridge: true,
+                                class: None,
+                            },
+                        );
+                        node
+                    }
+                };
+            }
+            if map.contains_key(&e.addr) {
+                let path = format!("{PCI_DIR}/{}", e.addr);
+                self.warn(
+                    &path,
+                    "appears at two places in the PCI tree: kept the first",
+                );
+                continue;
+            }
+            let bridge = is_bridge(e);
+            let node = if bridge {
+                b.pci_bridge(parent, e.addr, e.class)
+            } else {
+                b.pci_function(parent, e.addr, e.class)
+            };
+            map.insert(
+                e.addr,
+                PciObject {
+                    node,
+                    bridge,
+                    class: e.class,
+                },
+            );
+        }
+        Ok(map)
+    }
+
+    /// Reads one entry: its place in the tree and its class. `None` (with a
+    /// warning) when it is not a PCI device we can place.
+    fn pci_entry(&mut self, name: &str) -> Result<Option<Entry>, ScanError> {
+        let path = format!("{PCI_DIR}/{name}");
+        let Some(addr) = pci_component(name) else {
+            self.warn(&path, "not a PCI address: skipped");
+            return Ok(None);
+        };
+        let (dir, host, chain) = match self.fs.read_link(&path) {
+            Ok(t) if t.len() > self.limits.max_link_len => {
+                self.warn(
+                    &path,
+                    format!(
+                        "link target longer than {} bytes: skipped",
+                        self.limits.max_link_len
+                    ),
+                );
+                return Ok(None);
+            }
+            Ok(t) => {
+                let dir = resolve_link(PCI_DIR, &t);
+                match parse_path(&dir, addr, self.limits.max_pci_depth) {
+                    Ok((host, chain)) => (dir, host, chain),
+                    Err(why) => {
+                        self.warn(&path, format!("{why}: skipped"));
+                        return Ok(None);
+                    }
+                }
+            }
+            // Some captured trees hold directories here: the function then sits directly
+            // under the host bridge of its own domain and bus.
+            Err(FsError::NotLink) => (path.clone(), (addr.domain, addr.bus), Vec::new()),
+            // Gone since the listing (hot unplug).
+            Err(FsError::NotFound) => return Ok(None),
+            Err(e) => {
+                self.warn(&path, format!("{e}: skipped"));
+                return Ok(None);
+            }
+        };
+
+        let class_path = format!("{dir}/class");
+        let class = match self.read_opt(&class_path)? {
+            Some(s) => Some(self.parse_class(&class_path, &s)?),
+            None => {
+                if !matches!(self.fs.kind(&dir, true), Ok(FileKind::Dir)) {
+                    self.warn(&path, "the link points to no directory: skipped");
+                    return Ok(None);
+                }
+                None
+            }
+        };
+        Ok(Some(Entry {
+            addr,
+            host,
+            chain,
+            class,
+            dir,
+        }))
+    }
+
+    /// `class` (`0x060400`) → the 16-bit class (`0x0604`).
+    fn parse_class(&self, path: &str, s: &str) -> Result<u16, ScanError> {
+        let t = s.trim();
+        let digits = t.strip_prefix("0x").unwrap_or(t);
+        match u32::from_str_radix(digits, 16) {
+            Ok(v) if !digits.is_empty() && digits.len() <= 6 && !digits.starts_with('+') => {
+                Ok((v >> 8) as u16)
+            }
+            _ => Err(self.malformed(path, s, "is not a PCI class")),
+        }
+    }
+
+    /// The cpus a device directory is local to: `local_cpulist`, else `local_cpus`,
+    /// else the cpus of `numa_node`; `None` means unknown, i.e. the whole machine. A
+    /// set with no cpu of the machine counts as unknown.
+    pub(crate) fn locality(
+        &mut self,
+        dir: &str,
+        placed: &Placed,
+    ) -> Result<Option<CpuSet>, ScanError> {
+        let p = format!("{dir}/local_cpulist");
+        if let Some(s) = self.read_opt(&p)? {
+            let mut set = self.parse_list(&p, &s)?;
+            set.intersect_with(&placed.machine);
+            if !set.is_empty() {
+                return Ok(Some(set));
+            }
+        }
+        let p = format!("{dir}/local_cpus");
+        if let Some(s) = self.read_opt(&p)? {
+            let mut set = self.parse_mask(&p, &s)?;
+            set.intersect_with(&placed.machine);
+            if !set.is_empty() {
+                return Ok(Some(set));
+            }
+        }
+        self.numa_locality(&format!("{dir}/numa_node"), placed)
+    }
+
+    /// The cpus of the NUMA node a `numa_node` file names; `None` for -1, an absent
+    /// file, or a node without cpus.
+    pub(crate) fn numa_locality(
+        &mut self,
+        path: &str,
+        placed: &Placed,
+    ) -> Result<Option<CpuSet>, ScanError> {
+        let Some(s) = self.read_opt(path)? else {
+            return Ok(None);
+        };
+        let n = self.parse_int(path, &s)?;
+        if n < 0 {
+            return Ok(None);
+        }
+        match u32::try_from(n).ok().and_then(|i| placed.numa_cpus(i)) {
+            Some(c) if !c.is_empty() => Ok(Some(c.clone())),
+            Some(_) => Ok(None),
+            None => {
+                self.warn(
+                    path,
+                    format!("names NUMA node {n}, which does not exist: whole machine"),
+                );
+                Ok(None)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_into_host_and_bridges() {
+        let a: PciAddr = "0000:03:00.0".parse().unwrap();
+        let (host, chain) = parse_path(
+            "sys/devices/pci0000:00/0000:00:01.3/0000:01:00.2/0000:03:00.0",
+            a,
+            64,
+        )
+        .unwrap();
+        assert_eq!(host, (0, 0));
+        assert_eq!(
+            chain.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            ["0000:00:01.3", "0000:01:00.2"]
+        );
+        let v: PciAddr = "10000:e1:00.0".parse().unwrap();
+        let (host, chain) = parse_path(
+            "sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:1d.0/10000:e1:00.0",
+            v,
+            64,
+        )
+        .unwrap();
+        assert_eq!(host, (0x10000, 0xe0));
+        assert_eq!(chain.len(), 1);
+        assert!(parse_path("sys/devices/platform/x/0000:03:00.0", a, 64).is_err());
+        assert!(parse_path("sys/devices/pci0000:00/0000:00:01.0", a, 64).is_err());
+        assert!(parse_path("sys/devices/pci0000:00/virtio0/0000:03:00.0", a, 64).is_err());
+        assert!(parse_path("sys/devices/pci0000:00/0000:00:01.0/0000:03:00.0", a, 0).is_err());
+        assert_eq!(host_component("pci0000:0a"), Some((0, 10)));
+        assert_eq!(host_component("pci000:00"), None);
+        assert_eq!(host_component("pci_bus"), None);
+        assert_eq!(pci_component("0000:00:1F.2"), None);
+        assert!(pci_component("0000:00:1f.2").is_some());
+    }
+}

@@ -1,0 +1,317 @@
+//! The scanner: reads the tree through a [`SysFs`] and hands what it finds to a
+//! [`TopologyBuilder`]. The processor side is in `cpu.rs`, the PCI tree in `pci.rs`,
+//! OS devices in `osdev.rs`; this file holds the shared reading helpers and the order
+//! of the passes.
+
+use std::path::Path;
+
+use pmix_core::{CpuSet, NodeId, Topology, TopologyBuilder};
+
+use crate::error::{ScanError, Warning};
+use crate::fs::{FileKind, FsError, RealFs, SysFs};
+
+/// Bounds on what one scan reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest file read, in bytes (64 KiB). sysfs attributes are at most a page;
+    /// a longer file is an error (or a warning) naming it.
+    pub max_file_bytes: usize,
+    /// The most entries read from one directory (65 536); more is an error naming it.
+    pub max_dir_entries: usize,
+    /// The most PCI bridges above one function (64); a deeper link is skipped with a
+    /// warning.
+    pub max_pci_depth: usize,
+    /// The longest symbolic-link target parsed, in bytes (4096, Linux's `PATH_MAX`).
+    pub max_link_len: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: 64 * 1024,
+            max_dir_entries: 65_536,
+            max_pci_depth: 64,
+            max_link_len: 4096,
+        }
+    }
+}
+
+/// A scan's result: the topology and what was skipped on the way.
+#[derive(Clone, Debug)]
+pub struct Scan {
+    /// The topology.
+    pub topology: Topology,
+    /// Everything skipped or worked around, in the order met.
+    pub warnings: Vec<Warning>,
+}
+
+/// Scans a sysfs tree read through any [`SysFs`].
+///
+/// ```
+/// use pmix_sysfs::{MemFs, Scanner};
+/// let mut fs = MemFs::new();
+/// fs.file("sys/devices/system/cpu/online", "0-3\n");
+/// let scan = Scanner::new(&fs).scan().unwrap();
+/// assert_eq!(scan.topology.machine_cpus().len(), 4);
+/// assert!(scan.warnings.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Scanner<F> {
+    fs: F,
+    limits: Limits,
+}
+
+impl<F: SysFs> Scanner<F> {
+    /// A scanner over `fs` with the default [`Limits`].
+    pub fn new(fs: F) -> Self {
+        Scanner {
+            fs,
+            limits: Limits::default(),
+        }
+    }
+
+    /// The same scanner with other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Scans the tree.
+    ///
+    /// # Errors
+    /// A [`ScanError`] naming the file at fault when a file the topology depends on
+    /// cannot be read or makes no sense, or when the tree has no cpus; see the crate
+    /// documentation for which files are errors and which are warnings.
+    pub fn scan(&self) -> Result<Scan, ScanError> {
+        let mut cx = Ctx {
+            fs: &self.fs,
+            limits: self.limits,
+            warnings: Vec::new(),
+        };
+        let procs = cx.processors()?;
+        let mut b = TopologyBuilder::new(procs.machine.clone());
+        let placed = procs.place(&mut b);
+        let pci = cx.pci_tree(&placed, &mut b)?;
+        cx.os_devices(&placed, &pci, &mut b)?;
+        if let Some(h) = cx.hostname() {
+            b.hostname(h);
+        }
+        let topology = b.build()?;
+        Ok(Scan {
+            topology,
+            warnings: cx.warnings,
+        })
+    }
+}
+
+/// Scans the Linux sysfs tree under `root` (`/` for this machine).
+///
+/// # Errors
+/// As [`Scanner::scan`]: a [`ScanError`] naming the file at fault.
+pub fn scan(root: impl AsRef<Path>) -> Result<Topology, ScanError> {
+    scan_with_warnings(root).map(|s| s.topology)
+}
+
+/// Scans the Linux sysfs tree under `root`, returning the warnings too.
+///
+/// # Errors
+/// As [`Scanner::scan`]: a [`ScanError`] naming the file at fault.
+pub fn scan_with_warnings(root: impl AsRef<Path>) -> Result<Scan, ScanError> {
+    Scanner::new(RealFs::new(root.as_ref())).scan()
+}
+
+/// Where the processor objects went in the builder, for attaching I/O.
+pub(crate) struct Placed {
+    pub(crate) machine: CpuSet,
+    pub(crate) machine_node: NodeId,
+    /// (cpus, node) of every package.
+    pub(crate) packages: Vec<(CpuSet, NodeId)>,
+    /// (OS index, cpus, node) of every NUMA node, by index.
+    pub(crate) numa: Vec<(u32, CpuSet, NodeId)>,
+}
+
+impl Placed {
+    /// The deepest processor object an I/O object with locality `cpus` hangs under: a
+    /// NUMA node with exactly those cpus, else the package holding them, else the
+    /// machine.
+    pub(crate) fn attach_point(&self, cpus: Option<&CpuSet>) -> NodeId {
+        let Some(cpus) = cpus else {
+            return self.machine_node;
+        };
+        if let Some((_, _, n)) = self.numa.iter().find(|(_, c, _)| c == cpus) {
+            return *n;
+        }
+        if let Some((_, n)) = self.packages.iter().find(|(c, _)| cpus.is_subset(c)) {
+            return *n;
+        }
+        self.machine_node
+    }
+
+    /// The cpus of NUMA node `index`, if it exists.
+    pub(crate) fn numa_cpus(&self, index: u32) -> Option<&CpuSet> {
+        self.numa
+            .iter()
+            .find(|(i, _, _)| *i == index)
+            .map(|(_, c, _)| c)
+    }
+}
+
+/// One scan in progress.
+pub(crate) struct Ctx<'a, F: SysFs> {
+    pub(crate) fs: &'a F,
+    pub(crate) limits: Limits,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+impl<F: SysFs> Ctx<'_, F> {
+    pub(crate) fn warn(&mut self, path: &str, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            path: self.fs.display(path),
+            message: message.into(),
+        });
+    }
+
+    pub(crate) fn read_error(&self, path: &str, error: FsError) -> ScanError {
+        ScanError::Read {
+            path: self.fs.display(path),
+            error,
+        }
+    }
+
+    pub(crate) fn malformed(
+        &self,
+        path: &str,
+        value: &str,
+        problem: impl Into<String>,
+    ) -> ScanError {
+        ScanError::malformed(self.fs.display(path), value, problem)
+    }
+
+    /// Reads a file the topology depends on: `None` when it is absent (a dangling link
+    /// counts as absent, with a warning), an error when it cannot be read.
+    pub(crate) fn read_opt(&mut self, path: &str) -> Result<Option<String>, ScanError> {
+        match self.fs.read_to_string(path, self.limits.max_file_bytes) {
+            Ok(s) => Ok(Some(s)),
+            Err(FsError::NotFound) => {
+                self.note_dangling(path);
+                Ok(None)
+            }
+            Err(e) => Err(self.read_error(path, e)),
+        }
+    }
+
+    /// Reads an optional attribute: problems become warnings and `None`.
+    pub(crate) fn read_opt_warn(&mut self, path: &str) -> Option<String> {
+        match self.fs.read_to_string(path, self.limits.max_file_bytes) {
+            Ok(s) => Some(s),
+            Err(FsError::NotFound) => {
+                self.note_dangling(path);
+                None
+            }
+            Err(e) => {
+                self.warn(path, format!("{e}: ignored"));
+                None
+            }
+        }
+    }
+
+    fn note_dangling(&mut self, path: &str) {
+        if self.fs.kind(path, false) == Ok(FileKind::Symlink) {
+            self.warn(path, "dangling symbolic link: treated as absent");
+        }
+    }
+
+    /// Lists a directory: `None` when it is absent, an error when it cannot be read.
+    pub(crate) fn list(&mut self, path: &str) -> Result<Option<Vec<String>>, ScanError> {
+        match self.fs.read_dir(path, self.limits.max_dir_entries) {
+            Ok(v) => Ok(Some(v)),
+            Err(FsError::NotFound) => {
+                self.note_dangling(path);
+                Ok(None)
+            }
+            Err(e) => Err(self.read_error(path, e)),
+        }
+    }
+
+    /// Parses a decimal integer file (`numa_node`, `physical_package_id`).
+    pub(crate) fn parse_int(&self, path: &str, s: &str) -> Result<i64, ScanError> {
+        s.trim()
+            .parse::<i64>()
+            .map_err(|_| self.malformed(path, s, "is not an integer"))
+    }
+
+    /// Parses a cpu list file (`cpulist`, `local_cpulist`, `online`).
+    pub(crate) fn parse_list(&self, path: &str, s: &str) -> Result<CpuSet, ScanError> {
+        CpuSet::parse_list(s.trim_end_matches('\n'))
+            .map_err(|e| self.malformed(path, s, format!("is not a cpu list ({e})")))
+    }
+
+    /// Parses a cpu mask file (`local_cpus`).
+    pub(crate) fn parse_mask(&self, path: &str, s: &str) -> Result<CpuSet, ScanError> {
+        CpuSet::parse_hex_mask(s.trim_end_matches('\n'))
+            .map_err(|e| self.malformed(path, s, format!("is not a cpu mask ({e})")))
+    }
+
+    /// The host name, from `proc/sys/kernel/hostname`; problems are warnings.
+    fn hostname(&mut self) -> Option<String> {
+        const PATH: &str = "proc/sys/kernel/hostname";
+        let raw = self.read_opt_warn(PATH)?;
+        let h = raw.trim_end_matches('\n');
+        if h.is_empty()
+            || h.len() > pmix_core::MAX_NAME_LEN
+            || h.chars().any(|c| c.is_control() || c.is_whitespace())
+        {
+            self.warn(
+                PATH,
+                format!(
+                    "{:?} is not a host name: ignored",
+                    crate::error::shorten(&raw)
+                ),
+            );
+            return None;
+        }
+        Some(h.to_owned())
+    }
+}
+
+/// Resolves a symbolic-link target against the directory holding the link, inside the
+/// root: `..` never climbs above it, an absolute target starts at it.
+pub(crate) fn resolve_link(dir: &str, target: &str) -> String {
+    let mut out: Vec<&str> = if target.starts_with('/') {
+        Vec::new()
+    } else {
+        dir.split('/').filter(|c| !c.is_empty()).collect()
+    };
+    for c in target.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_resolve_inside_the_root() {
+        assert_eq!(
+            resolve_link(
+                "sys/bus/pci/devices",
+                "../../../devices/pci0000:00/0000:00:01.0"
+            ),
+            "sys/devices/pci0000:00/0000:00:01.0"
+        );
+        assert_eq!(resolve_link("sys/block", "../../../../../../x"), "x");
+        assert_eq!(
+            resolve_link("sys/class/net", "/sys/devices/virtual/net/lo"),
+            "sys/devices/virtual/net/lo"
+        );
+        assert_eq!(resolve_link("a", "./b//c/"), "a/b/c");
+    }
+}
