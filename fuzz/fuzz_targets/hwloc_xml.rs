@@ -10,7 +10,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(s) = std::str::from_utf8(data) {
         let _ = pmix_hwloc::detect_format(s);
     }
-    let Ok(topo) = pmix_hwloc::Importer::new().import_bytes(data) else { return };
+    let Ok(topo) = pmix_hwloc::Importer::new().import_bytes(data) else {
+        return;
+    };
     let mut out = [DeviceDistance::EMPTY; 64];
     for p in topo.packages() {
         if let Some(first) = p.first() {

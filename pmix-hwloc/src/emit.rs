@@ -17,7 +17,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use pmix_core::{BuildError, CpuSet, DeviceTypes, NodeId, OsDeviceSpec, PciAddr, Topology, TopologyBuilder};
+use pmix_core::{
+    BuildError, CpuSet, DeviceTypes, NodeId, OsDeviceSpec, PciAddr, Topology, TopologyBuilder,
+};
 
 /// Where an object came from, in the backend's terms (XML: byte offset of the tag).
 pub(crate) type Loc = u64;
@@ -88,7 +90,10 @@ pub(crate) enum ModelError {
     #[error("a second root object: a topology holds exactly one Machine")]
     SecondRoot,
     #[error("{child} cannot be placed under {parent}")]
-    Misplaced { child: &'static str, parent: &'static str },
+    Misplaced {
+        child: &'static str,
+        parent: &'static str,
+    },
     #[error("{0} needs a {1}")]
     Missing(&'static str, &'static str),
     #[error("cpuset {cpus} names cpus outside the machine's {machine}")]
@@ -130,7 +135,10 @@ pub(crate) struct Emitter {
 }
 
 fn processorish(c: Class) -> bool {
-    matches!(c, Class::Machine | Class::Package | Class::Numa | Class::Group | Class::OtherCpu)
+    matches!(
+        c,
+        Class::Machine | Class::Package | Class::Numa | Class::Group | Class::OtherCpu
+    )
 }
 
 impl Emitter {
@@ -143,19 +151,21 @@ impl Emitter {
         let at = |error| Located { loc, error };
         let parent = self.stack.last().map(|f| f.class);
         // A Misc with a cpuset among processor objects (hwloc v1) is a plain container.
-        let class = if class == Class::Misc && info.cpus.is_some() && parent.is_some_and(processorish) {
-            Class::OtherCpu
-        } else {
-            class
-        };
+        let class =
+            if class == Class::Misc && info.cpus.is_some() && parent.is_some_and(processorish) {
+                Class::OtherCpu
+            } else {
+                class
+            };
         let allowed = match (parent, class) {
             (None, Class::Machine) => true,
             (None, _) => false,
             (Some(_), Class::Machine) => false,
             (Some(_), Class::Misc) => true,
-            (Some(p), Class::Package | Class::Numa | Class::Group | Class::OtherCpu | Class::HostBridge) => {
-                processorish(p)
-            }
+            (
+                Some(p),
+                Class::Package | Class::Numa | Class::Group | Class::OtherCpu | Class::HostBridge,
+            ) => processorish(p),
             (Some(p), Class::PciBridge | Class::PciFunction) => {
                 processorish(p) || matches!(p, Class::HostBridge | Class::PciBridge)
             }
@@ -163,9 +173,15 @@ impl Emitter {
         };
         if !allowed {
             return Err(at(match parent {
-                None => ModelError::Misplaced { child: class.hwloc_name(), parent: "the topology root" },
+                None => ModelError::Misplaced {
+                    child: class.hwloc_name(),
+                    parent: "the topology root",
+                },
                 Some(_) if class == Class::Machine => ModelError::SecondRoot,
-                Some(p) => ModelError::Misplaced { child: class.hwloc_name(), parent: p.hwloc_name() },
+                Some(p) => ModelError::Misplaced {
+                    child: class.hwloc_name(),
+                    parent: p.hwloc_name(),
+                },
             }));
         }
         if class == Class::Machine && self.b.is_some() {
@@ -188,7 +204,12 @@ impl Emitter {
                 return Err(at(ModelError::Missing(class.hwloc_name(), "PCI address")));
             };
             match self.pci_seen.entry(addr) {
-                Entry::Occupied(e) => return Err(at(ModelError::DuplicatePci { addr, first: *e.get() })),
+                Entry::Occupied(e) => {
+                    return Err(at(ModelError::DuplicatePci {
+                        addr,
+                        first: *e.get(),
+                    }));
+                }
                 Entry::Vacant(e) => {
                     e.insert(loc);
                 }
@@ -200,7 +221,10 @@ impl Emitter {
             };
             match self.names_seen.entry(spec.name.clone()) {
                 Entry::Occupied(e) => {
-                    return Err(at(ModelError::DuplicateName { name: spec.name.clone(), first: *e.get() }));
+                    return Err(at(ModelError::DuplicateName {
+                        name: spec.name.clone(),
+                        first: *e.get(),
+                    }));
                 }
                 Entry::Vacant(e) => {
                     e.insert(loc);
@@ -209,7 +233,10 @@ impl Emitter {
         }
 
         // I/O hangs under the nearest processor object: make sure it is in the model.
-        if matches!(class, Class::HostBridge | Class::PciBridge | Class::PciFunction | Class::OsDevice) {
+        if matches!(
+            class,
+            Class::HostBridge | Class::PciBridge | Class::PciFunction | Class::OsDevice
+        ) {
             self.emit_top_container();
         }
         let node = match class {
@@ -240,7 +267,12 @@ impl Emitter {
             }
             Class::PciBridge | Class::PciFunction => {
                 let parent = self.nearest_emitted();
-                let addr = info.pci.unwrap_or(PciAddr { domain: 0, bus: 0, device: 0, function: 0 });
+                let addr = info.pci.unwrap_or(PciAddr {
+                    domain: 0,
+                    bus: 0,
+                    device: 0,
+                    function: 0,
+                });
                 let b = self.builder();
                 let id = if class == Class::PciBridge {
                     b.pci_bridge(parent, addr, info.class)
@@ -253,7 +285,13 @@ impl Emitter {
             // Emitted lazily (other processor objects) or on close (OS devices), or never.
             Class::OtherCpu | Class::Misc | Class::OsDevice => None,
         };
-        self.stack.push(Frame { class, node, cpus: info.cpus, spec: info.spec, loc });
+        self.stack.push(Frame {
+            class,
+            node,
+            cpus: info.cpus,
+            spec: info.spec,
+            loc,
+        });
         Ok(())
     }
 
@@ -289,7 +327,9 @@ impl Emitter {
     /// Closes the innermost open object (an OS device is added to the model now, with
     /// everything its `info`s said).
     pub(crate) fn close(&mut self) {
-        let Some(frame) = self.stack.pop() else { return };
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
         if frame.class == Class::OsDevice {
             if let Some(spec) = frame.spec {
                 let parent = self.nearest_emitted();
@@ -306,7 +346,10 @@ impl Emitter {
             self.close();
         }
         let Some(mut b) = self.b.take() else {
-            return Err(Located { loc: 0, error: ModelError::NoMachine });
+            return Err(Located {
+                loc: 0,
+                error: ModelError::NoMachine,
+            });
         };
         if let Some(h) = self.hostname.take() {
             b.hostname(h);
@@ -323,28 +366,44 @@ impl Emitter {
                 BuildError::OverlappingPackages { b, .. } => Some(*b),
                 _ => None,
             };
-            let loc = node.and_then(|n| locs.get(n as usize).copied()).unwrap_or(0);
-            Located { loc, error: ModelError::Build(e) }
+            let loc = node
+                .and_then(|n| locs.get(n as usize).copied())
+                .unwrap_or(0);
+            Located {
+                loc,
+                error: ModelError::Build(e),
+            }
         })
     }
 
     fn builder(&mut self) -> &mut TopologyBuilder {
         // open() creates the builder with the Machine, which must come first.
-        self.b.get_or_insert_with(|| TopologyBuilder::new(CpuSet::new()))
+        self.b
+            .get_or_insert_with(|| TopologyBuilder::new(CpuSet::new()))
     }
 
     fn nearest_emitted(&self) -> NodeId {
-        self.stack.iter().rev().find_map(|f| f.node).unwrap_or(NodeId(0))
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|f| f.node)
+            .unwrap_or(NodeId(0))
     }
 
     /// Makes the innermost open object part of the model if it is a processor-side
     /// object that was left out so far.
     fn emit_top_container(&mut self) {
-        let Some(top) = self.stack.len().checked_sub(1) else { return };
+        let Some(top) = self.stack.len().checked_sub(1) else {
+            return;
+        };
         if self.stack[top].class != Class::OtherCpu || self.stack[top].node.is_some() {
             return;
         }
-        let parent = self.stack[..top].iter().rev().find_map(|f| f.node).unwrap_or(NodeId(0));
+        let parent = self.stack[..top]
+            .iter()
+            .rev()
+            .find_map(|f| f.node)
+            .unwrap_or(NodeId(0));
         let cpus = self.stack[top].cpus.clone().unwrap_or_default();
         let id = self.builder().group(parent, cpus);
         self.locs.push(self.stack[top].loc);
@@ -431,20 +490,67 @@ mod tests {
     #[test]
     fn io_under_a_cache_gets_the_cache_as_locality() {
         let mut e = Emitter::new();
-        e.open(Class::Machine, ObjInfo { cpus: cpus("0-7"), ..Default::default() }, 1).unwrap();
-        e.open(Class::Package, ObjInfo { cpus: cpus("0-7"), ..Default::default() }, 2).unwrap();
-        e.open(Class::OtherCpu, ObjInfo { cpus: cpus("0-3"), ..Default::default() }, 3).unwrap();
-        e.open(Class::OtherCpu, ObjInfo { cpus: cpus("0-1"), ..Default::default() }, 4).unwrap();
+        e.open(
+            Class::Machine,
+            ObjInfo {
+                cpus: cpus("0-7"),
+                ..Default::default()
+            },
+            1,
+        )
+        .unwrap();
+        e.open(
+            Class::Package,
+            ObjInfo {
+                cpus: cpus("0-7"),
+                ..Default::default()
+            },
+            2,
+        )
+        .unwrap();
+        e.open(
+            Class::OtherCpu,
+            ObjInfo {
+                cpus: cpus("0-3"),
+                ..Default::default()
+            },
+            3,
+        )
+        .unwrap();
+        e.open(
+            Class::OtherCpu,
+            ObjInfo {
+                cpus: cpus("0-1"),
+                ..Default::default()
+            },
+            4,
+        )
+        .unwrap();
         e.close();
         e.open(Class::HostBridge, ObjInfo::default(), 5).unwrap();
-        let spec = OsDeviceSpec { name: "eth0".into(), kind: DeviceTypes::NETWORK, ..Default::default() };
+        let spec = OsDeviceSpec {
+            name: "eth0".into(),
+            kind: DeviceTypes::NETWORK,
+            ..Default::default()
+        };
         e.open(
             Class::PciFunction,
-            ObjInfo { pci: Some("0000:01:00.0".parse().unwrap()), ..Default::default() },
+            ObjInfo {
+                pci: Some("0000:01:00.0".parse().unwrap()),
+                ..Default::default()
+            },
             6,
         )
         .unwrap();
-        e.open(Class::OsDevice, ObjInfo { spec: Some(spec), ..Default::default() }, 7).unwrap();
+        e.open(
+            Class::OsDevice,
+            ObjInfo {
+                spec: Some(spec),
+                ..Default::default()
+            },
+            7,
+        )
+        .unwrap();
         e.info("Address", "00:11:22:33:44:55");
         for _ in 0..5 {
             e.close();
@@ -460,19 +566,92 @@ mod tests {
     #[test]
     fn misplacements_and_duplicates_are_reported_with_their_loc() {
         let mut e = Emitter::new();
-        let err = e.open(Class::Package, ObjInfo { cpus: cpus("0"), ..Default::default() }, 9).unwrap_err();
+        let err = e
+            .open(
+                Class::Package,
+                ObjInfo {
+                    cpus: cpus("0"),
+                    ..Default::default()
+                },
+                9,
+            )
+            .unwrap_err();
         assert_eq!(err.loc, 9);
-        e.open(Class::Machine, ObjInfo { cpus: cpus("0-3"), ..Default::default() }, 1).unwrap();
-        let err = e.open(Class::Machine, ObjInfo { cpus: cpus("0-3"), ..Default::default() }, 2).unwrap_err();
+        e.open(
+            Class::Machine,
+            ObjInfo {
+                cpus: cpus("0-3"),
+                ..Default::default()
+            },
+            1,
+        )
+        .unwrap();
+        let err = e
+            .open(
+                Class::Machine,
+                ObjInfo {
+                    cpus: cpus("0-3"),
+                    ..Default::default()
+                },
+                2,
+            )
+            .unwrap_err();
         assert_eq!(err.error, ModelError::SecondRoot);
-        let err = e.open(Class::Package, ObjInfo { cpus: cpus("0-4"), ..Default::default() }, 3).unwrap_err();
+        let err = e
+            .open(
+                Class::Package,
+                ObjInfo {
+                    cpus: cpus("0-4"),
+                    ..Default::default()
+                },
+                3,
+            )
+            .unwrap_err();
         assert!(matches!(err.error, ModelError::CpusOutsideMachine { .. }));
         let addr: PciAddr = "0000:01:00.0".parse().unwrap();
-        e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 4).unwrap();
-        let err = e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 5).unwrap_err();
-        assert_eq!(err.error, ModelError::Misplaced { child: "a PCIDev", parent: "a PCIDev" });
+        e.open(
+            Class::PciFunction,
+            ObjInfo {
+                pci: Some(addr),
+                ..Default::default()
+            },
+            4,
+        )
+        .unwrap();
+        let err = e
+            .open(
+                Class::PciFunction,
+                ObjInfo {
+                    pci: Some(addr),
+                    ..Default::default()
+                },
+                5,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.error,
+            ModelError::Misplaced {
+                child: "a PCIDev",
+                parent: "a PCIDev"
+            }
+        );
         e.close();
-        let err = e.open(Class::PciFunction, ObjInfo { pci: Some(addr), ..Default::default() }, 6).unwrap_err();
-        assert_eq!(err, Located { loc: 6, error: ModelError::DuplicatePci { addr, first: 4 } });
+        let err = e
+            .open(
+                Class::PciFunction,
+                ObjInfo {
+                    pci: Some(addr),
+                    ..Default::default()
+                },
+                6,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            Located {
+                loc: 6,
+                error: ModelError::DuplicatePci { addr, first: 4 }
+            }
+        );
     }
 }

@@ -76,4 +76,6 @@ pub mod source;
 pub mod xml;
 
 pub use source::{SourceError, TopologySource, XmlFile, open};
-pub use xml::{FileError, Format, Importer, Limits, XmlError, XmlErrorKind, detect_format, from_path, from_str};
+pub use xml::{
+    FileError, Format, Importer, Limits, XmlError, XmlErrorKind, detect_format, from_path, from_str,
+};

@@ -90,12 +90,18 @@ impl Hwloc {
     /// This machine, as libhwloc discovers it (or the tree `HWLOC_FSROOT` names, or the
     /// file `HWLOC_XMLFILE` names: libhwloc reads both variables itself).
     pub fn this_machine() -> Self {
-        Hwloc { input: Input::ThisMachine, whole_io: false }
+        Hwloc {
+            input: Input::ThisMachine,
+            whole_io: false,
+        }
     }
 
     /// An hwloc XML file, loaded by libhwloc with every I/O object kept.
     pub fn xml_file(path: impl Into<PathBuf>) -> Self {
-        Hwloc { input: Input::XmlFile(path.into()), whole_io: true }
+        Hwloc {
+            input: Input::XmlFile(path.into()),
+            whole_io: true,
+        }
     }
 
     /// Keep every I/O object (`lstopo --whole-io`) instead of hwloc's important ones.
@@ -121,7 +127,9 @@ impl Hwloc {
     /// [`NativeError::Hwloc`] when libhwloc fails to load or export.
     pub fn export_xml(&self) -> Result<String, NativeError> {
         let topo = self.load_hwloc()?;
-        let xml = topo.export_xml(XMLExportFlags::empty()).map_err(|e| NativeError::Hwloc(format!("export: {e}")))?;
+        let xml = topo
+            .export_xml(XMLExportFlags::empty())
+            .map_err(|e| NativeError::Hwloc(format!("export: {e}")))?;
         Ok(xml.as_str().to_owned())
     }
 
@@ -131,18 +139,30 @@ impl Hwloc {
     /// [`NativeError::Hwloc`] when libhwloc fails.
     pub fn load_hwloc(&self) -> Result<HwlocTopology, NativeError> {
         // hwlocality panics on errno values it does not expect; keep that inside.
-        catch_unwind(AssertUnwindSafe(|| self.load_hwloc_inner()))
-            .unwrap_or_else(|_| Err(NativeError::Hwloc("hwlocality panicked while loading".into())))
+        catch_unwind(AssertUnwindSafe(|| self.load_hwloc_inner())).unwrap_or_else(|_| {
+            Err(NativeError::Hwloc(
+                "hwlocality panicked while loading".into(),
+            ))
+        })
     }
 
     fn load_hwloc_inner(&self) -> Result<HwlocTopology, NativeError> {
-        let err = |what: &str, e: &dyn std::fmt::Display| NativeError::Hwloc(format!("{what}: {e}"));
+        let err =
+            |what: &str, e: &dyn std::fmt::Display| NativeError::Hwloc(format!("{what}: {e}"));
         let mut b = HwlocTopology::builder();
         if let Input::XmlFile(path) = &self.input {
-            b = b.from_xml_file(path).map_err(|e| err(&format!("cannot load {}", path.display()), &e))?;
+            b = b
+                .from_xml_file(path)
+                .map_err(|e| err(&format!("cannot load {}", path.display()), &e))?;
         }
-        let filter = if self.whole_io { TypeFilter::KeepAll } else { TypeFilter::KeepImportant };
-        b = b.with_io_type_filter(filter).map_err(|e| err("I/O filter", &e))?;
+        let filter = if self.whole_io {
+            TypeFilter::KeepAll
+        } else {
+            TypeFilter::KeepImportant
+        };
+        b = b
+            .with_io_type_filter(filter)
+            .map_err(|e| err("I/O filter", &e))?;
         b.build().map_err(|e| err("load", &e))
     }
 }
@@ -165,7 +185,10 @@ impl TopologySource for Hwloc {
 /// # Errors
 /// [`NativeError::Model`] when it does not fit the model.
 pub fn convert(topo: &HwlocTopology) -> Result<Topology, NativeError> {
-    let mut walk = Walk { emitter: Emitter::new(), objects: Vec::new() };
+    let mut walk = Walk {
+        emitter: Emitter::new(),
+        objects: Vec::new(),
+    };
     walk.visit(topo.root_object())?;
     // hwloc 2.x keeps the topology's infos on the root object, but be lenient.
     let Walk { emitter, objects } = walk;
@@ -183,7 +206,12 @@ fn cstr(s: &CStr) -> String {
 }
 
 fn walk_error(objects: &[String], l: Located) -> NativeError {
-    let name = |loc: u64| objects.get(usize::try_from(loc).unwrap_or(usize::MAX)).cloned().unwrap_or_default();
+    let name = |loc: u64| {
+        objects
+            .get(usize::try_from(loc).unwrap_or(usize::MAX))
+            .cloned()
+            .unwrap_or_default()
+    };
     let problem = match &l.error {
         ModelError::DuplicatePci { addr, first } => {
             format!("PCI address {addr} is already used by {}", name(*first))
@@ -193,7 +221,10 @@ fn walk_error(objects: &[String], l: Located) -> NativeError {
         }
         other => other.to_string(),
     };
-    NativeError::Model { object: name(l.loc), problem }
+    NativeError::Model {
+        object: name(l.loc),
+        problem,
+    }
 }
 
 impl Walk {
@@ -202,12 +233,18 @@ impl Walk {
         let (class, info, label) = classify(obj)?;
         self.objects.push(format!("{label} (#{loc})"));
         let objects = &self.objects;
-        self.emitter.open(class, info, loc).map_err(|l| walk_error(objects, l))?;
+        self.emitter
+            .open(class, info, loc)
+            .map_err(|l| walk_error(objects, l))?;
         for i in obj.infos() {
             let (k, v) = (cstr(i.name()), cstr(i.value()));
             self.emitter.info(&k, &v);
         }
-        for child in obj.memory_children().chain(obj.normal_children()).chain(obj.io_children()) {
+        for child in obj
+            .memory_children()
+            .chain(obj.normal_children())
+            .chain(obj.io_children())
+        {
             self.visit(child)?;
         }
         for child in obj.misc_children() {
@@ -220,7 +257,10 @@ impl Walk {
 
 fn cpuset_of(obj: &TopologyObject) -> Option<CpuSet> {
     let set = obj.cpuset()?;
-    Some(CpuSet::from_pus(set.iter_set().map(|i| u32::try_from(usize::from(i)).unwrap_or(u32::MAX))))
+    Some(CpuSet::from_pus(
+        set.iter_set()
+            .map(|i| u32::try_from(usize::from(i)).unwrap_or(u32::MAX)),
+    ))
 }
 
 fn pci_of(obj: &TopologyObject) -> Option<(PciAddr, u16)> {
@@ -231,7 +271,13 @@ fn pci_of(obj: &TopologyObject) -> Option<(PciAddr, u16)> {
         },
         _ => return None,
     };
-    let addr = PciAddr::new(u32::from(pci.domain()), pci.bus_id(), pci.bus_device(), pci.function()).ok()?;
+    let addr = PciAddr::new(
+        u32::from(pci.domain()),
+        pci.bus_id(),
+        pci.bus_device(),
+        pci.function(),
+    )
+    .ok()?;
     Some((addr, pci.class_id()))
 }
 
@@ -239,7 +285,10 @@ fn pci_of(obj: &TopologyObject) -> Option<(PciAddr, u16)> {
 fn classify(obj: &TopologyObject) -> Result<(Class, ObjInfo, String), NativeError> {
     let ty = obj.object_type();
     let mut info = ObjInfo::default();
-    let bad = |problem: String| NativeError::Model { object: format!("{ty}"), problem };
+    let bad = |problem: String| NativeError::Model {
+        object: format!("{ty}"),
+        problem,
+    };
     let class = match ty {
         ObjectType::Machine => Class::Machine,
         ObjectType::Package => Class::Package,
@@ -261,13 +310,17 @@ fn classify(obj: &TopologyObject) -> Result<(Class, ObjInfo, String), NativeErro
     let mut label = format!("{ty}");
     match class {
         Class::PciBridge | Class::PciFunction => {
-            let (addr, pci_class) = pci_of(obj).ok_or_else(|| bad("PCI object without a valid PCI address".into()))?;
+            let (addr, pci_class) =
+                pci_of(obj).ok_or_else(|| bad("PCI object without a valid PCI address".into()))?;
             info.pci = Some(addr);
             info.class = Some(pci_class);
             label = format!("{ty} {addr}");
         }
         Class::OsDevice => {
-            let name = obj.name().map(cstr).ok_or_else(|| bad("OS device without a name".into()))?;
+            let name = obj
+                .name()
+                .map(cstr)
+                .ok_or_else(|| bad("OS device without a name".into()))?;
             let kind = match obj.attributes() {
                 Some(ObjectAttributes::OSDevice(o)) => match o.device_type() {
                     OSDeviceType::Storage => DeviceTypes::BLOCK,
@@ -276,12 +329,24 @@ fn classify(obj: &TopologyObject) -> Result<(Class, ObjInfo, String), NativeErro
                     OSDeviceType::OpenFabrics => DeviceTypes::OPENFABRICS,
                     OSDeviceType::DMA => DeviceTypes::DMA,
                     OSDeviceType::CoProcessor => DeviceTypes::COPROC,
-                    other => return Err(bad(format!("OS device {name:?} has unknown type {other:?}"))),
+                    other => {
+                        return Err(bad(format!(
+                            "OS device {name:?} has unknown type {other:?}"
+                        )));
+                    }
                 },
-                _ => return Err(bad(format!("OS device {name:?} without OS device attributes"))),
+                _ => {
+                    return Err(bad(format!(
+                        "OS device {name:?} without OS device attributes"
+                    )));
+                }
             };
             label = format!("{ty} {name}");
-            info.spec = Some(OsDeviceSpec { name, kind, ..Default::default() });
+            info.spec = Some(OsDeviceSpec {
+                name,
+                kind,
+                ..Default::default()
+            });
         }
         Class::HostBridge => {}
         _ => info.cpus = cpuset_of(obj),

@@ -12,7 +12,8 @@ use crate::xml::{FileError, Importer};
 ///
 /// Its error is a [`SourceError`], which maps to exactly one PMIx status
 /// ([`PmixError::status`]), so a caller reports any backend's failure the same way.
-pub trait TopologySource {
+/// Sources are `Send + Sync` so a runtime can keep one and load from any thread.
+pub trait TopologySource: Send + Sync {
     /// What the source is, for messages (`hwloc XML file /tmp/a.xml`).
     fn describe(&self) -> String;
 
@@ -71,7 +72,10 @@ pub struct XmlFile {
 impl XmlFile {
     /// The file at `path`, imported with the default limits.
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        XmlFile { path: path.into(), importer: Importer::new() }
+        XmlFile {
+            path: path.into(),
+            importer: Importer::new(),
+        }
     }
 
     /// The same file imported by `importer` (other limits).
@@ -92,8 +96,7 @@ impl TopologySource for XmlFile {
 }
 
 /// What the sysfs backend's absence says, until it exists.
-const SYSFS_MISSING: &str =
-    "the sysfs backend is not built yet: pass --source xml:FILE (an hwloc XML export, e.g. from `lstopo file.xml`)";
+const SYSFS_MISSING: &str = "the sysfs backend is not built yet: pass --source xml:FILE (an hwloc XML export, e.g. from `lstopo file.xml`)";
 
 /// Chooses a source by name:
 ///
@@ -117,7 +120,10 @@ pub fn open(name: &str) -> Result<Box<dyn TopologySource>, SourceError> {
         return Ok(Box::new(XmlFile::new(path)));
     }
     if name == "sysfs" || name.starts_with("sysfs:") {
-        return Err(SourceError::NotAvailable { source_name: name.to_owned(), reason: SYSFS_MISSING });
+        return Err(SourceError::NotAvailable {
+            source_name: name.to_owned(),
+            reason: SYSFS_MISSING,
+        });
     }
     if name == "hwloc" {
         #[cfg(feature = "native")]
@@ -142,14 +148,20 @@ mod tests {
         let e = open("sysfs").err().unwrap();
         assert_eq!(e.status(), Status::ERR_NOT_SUPPORTED);
         assert!(e.to_string().contains("--source xml:FILE"), "{e}");
-        assert!(matches!(open("sysfs:/tmp"), Err(SourceError::NotAvailable { .. })));
+        assert!(matches!(
+            open("sysfs:/tmp"),
+            Err(SourceError::NotAvailable { .. })
+        ));
         let s = open("xml:/nonexistent/file.xml").unwrap();
         assert_eq!(s.describe(), "hwloc XML file /nonexistent/file.xml");
         let e = s.load().unwrap_err();
         assert_eq!(e.status(), Status::ERR_NOT_FOUND);
         assert!(e.to_string().starts_with("/nonexistent/file.xml: "), "{e}");
         #[cfg(not(feature = "native"))]
-        assert!(matches!(open("hwloc"), Err(SourceError::NotAvailable { .. })));
+        assert!(matches!(
+            open("hwloc"),
+            Err(SourceError::NotAvailable { .. })
+        ));
         #[cfg(feature = "native")]
         assert!(open("hwloc").is_ok());
     }

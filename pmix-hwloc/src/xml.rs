@@ -47,7 +47,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_bytes: 256 << 20, max_depth: 256, max_attr_len: 1 << 20 }
+        Limits {
+            max_bytes: 256 << 20,
+            max_depth: 256,
+            max_attr_len: 1 << 20,
+        }
     }
 }
 
@@ -127,7 +131,9 @@ pub enum XmlErrorKind {
     #[error("unknown object type {0:?}")]
     UnknownObjectType(String),
     /// hwloc v1's multi-machine `System` root.
-    #[error("a System object (hwloc v1 multi-machine topology) is not supported: import one machine at a time")]
+    #[error(
+        "a System object (hwloc v1 multi-machine topology) is not supported: import one machine at a time"
+    )]
     System,
     /// A required attribute is missing.
     #[error("missing attribute {0}")]
@@ -150,7 +156,11 @@ pub enum XmlErrorKind {
 
 impl XmlError {
     fn new(line: u32, element: impl Into<String>, kind: XmlErrorKind) -> Self {
-        XmlError { line, element: element.into(), kind }
+        XmlError {
+            line,
+            element: element.into(),
+            kind,
+        }
     }
 
     /// The 1-based line of the element at fault (0 when the problem is the whole
@@ -239,7 +249,10 @@ impl Importer {
             return Err(XmlError::new(
                 0,
                 "",
-                XmlErrorKind::TooLarge { bytes: xml.len(), limit: self.limits.max_bytes },
+                XmlErrorKind::TooLarge {
+                    bytes: xml.len(),
+                    limit: self.limits.max_bytes,
+                },
             ));
         }
         if let Some(at) = xml.iter().position(|&b| b == 0) {
@@ -247,7 +260,13 @@ impl Importer {
         }
         let text = match std::str::from_utf8(xml) {
             Ok(t) => t,
-            Err(e) => return Err(XmlError::new(line_at(xml, e.valid_up_to()), "", XmlErrorKind::NotUtf8)),
+            Err(e) => {
+                return Err(XmlError::new(
+                    line_at(xml, e.valid_up_to()),
+                    "",
+                    XmlErrorKind::NotUtf8,
+                ));
+            }
         };
         Parser::new(text, self.limits).run()
     }
@@ -260,17 +279,30 @@ impl Importer {
     /// be imported.
     pub fn import_file(&self, path: impl AsRef<Path>) -> Result<Topology, FileError> {
         let path = path.as_ref();
-        let io = |error| FileError::Io { path: path.display().to_string(), error: std::sync::Arc::new(error) };
+        let io = |error| FileError::Io {
+            path: path.display().to_string(),
+            error: std::sync::Arc::new(error),
+        };
         let meta = std::fs::metadata(path).map_err(io)?;
         if meta.len() > self.limits.max_bytes as u64 {
             let bytes = usize::try_from(meta.len()).unwrap_or(usize::MAX);
             return Err(FileError::Xml {
                 path: path.display().to_string(),
-                error: XmlError::new(0, "", XmlErrorKind::TooLarge { bytes, limit: self.limits.max_bytes }),
+                error: XmlError::new(
+                    0,
+                    "",
+                    XmlErrorKind::TooLarge {
+                        bytes,
+                        limit: self.limits.max_bytes,
+                    },
+                ),
             });
         }
         let bytes = std::fs::read(path).map_err(io)?;
-        self.import_bytes(&bytes).map_err(|error| FileError::Xml { path: path.display().to_string(), error })
+        self.import_bytes(&bytes).map_err(|error| FileError::Xml {
+            path: path.display().to_string(),
+            error,
+        })
     }
 }
 
@@ -301,7 +333,9 @@ impl PmixError for FileError {
     /// document `PMIX_ERR_BAD_PARAM`.
     fn status(&self) -> Status {
         match self {
-            FileError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => Status::ERR_NOT_FOUND,
+            FileError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
+                Status::ERR_NOT_FOUND
+            }
             FileError::Io { .. } => Status::ERROR,
             FileError::Xml { error, .. } => error.status(),
         }
@@ -337,13 +371,23 @@ pub fn detect_format(xml: &str) -> Result<Format, XmlError> {
             Ok(Event::Start(e) | Event::Empty(e)) => {
                 let line = line_at(xml.as_bytes(), pos as usize);
                 if e.name().as_ref() != b"topology" {
-                    return Err(XmlError::new(line, describe(&e), XmlErrorKind::NotATopology));
+                    return Err(XmlError::new(
+                        line,
+                        describe(&e),
+                        XmlErrorKind::NotATopology,
+                    ));
                 }
-                return topology_format(&e, line, &Limits::default());
+                return topology_format(&e, xml, pos, &Limits::default());
             }
             Ok(Event::Eof) => return Err(XmlError::new(0, "", XmlErrorKind::NotATopology)),
             Ok(_) => {}
-            Err(e) => return Err(XmlError::new(line_at(xml.as_bytes(), pos as usize), "", syntax(&e))),
+            Err(e) => {
+                return Err(XmlError::new(
+                    line_at(xml.as_bytes(), pos as usize),
+                    "",
+                    syntax(&e),
+                ));
+            }
         }
     }
 }
@@ -372,22 +416,34 @@ fn describe(e: &BytesStart<'_>) -> String {
         .with_checks(false)
         .flatten()
         .find(|a| a.key.as_ref() == key)
-        .map(|a| String::from_utf8_lossy(&a.value).chars().take(64).collect::<String>());
+        .map(|a| {
+            String::from_utf8_lossy(&a.value)
+                .chars()
+                .take(64)
+                .collect::<String>()
+        });
     match val {
         Some(v) => format!("<{name} {}=\"{v}\">", String::from_utf8_lossy(key)),
         None => format!("<{name}>"),
     }
 }
 
-fn topology_format(e: &BytesStart<'_>, line: u32, limits: &Limits) -> Result<Format, XmlError> {
-    let attrs = Attrs::read(e, line, limits)?;
+fn topology_format(
+    e: &BytesStart<'_>,
+    text: &str,
+    pos: u64,
+    limits: &Limits,
+) -> Result<Format, XmlError> {
+    let attrs = Attrs::read(e, text, pos, limits)?;
     match attrs.get("version") {
         None => Ok(Format::V1),
         Some(v) => match v.split('.').next() {
             Some("1") => Ok(Format::V1),
             Some("2") => Ok(Format::V2),
             Some("3") => Ok(Format::V3),
-            _ => Err(XmlError::new(line, describe(e), XmlErrorKind::UnsupportedVersion(v.chars().take(64).collect()))),
+            _ => Err(attrs.err(XmlErrorKind::UnsupportedVersion(
+                v.chars().take(64).collect(),
+            ))),
         },
     }
 }
@@ -409,23 +465,33 @@ const SKIPPED: &[&[u8]] = &[
     b"memtier",
 ];
 
-/// The attributes of one element, unescaped, with the element's description kept for
-/// error messages.
+/// The attributes of one element, unescaped. Where the element is (its line, how it
+/// starts) is worked out only for an error: counting lines per element would make the
+/// import quadratic.
 struct Attrs<'a> {
     pairs: Vec<(&'a [u8], Cow<'a, str>)>,
-    line: u32,
-    element: String,
+    start: &'a BytesStart<'a>,
+    text: &'a str,
+    pos: u64,
 }
 
 impl<'a> Attrs<'a> {
-    fn read(e: &'a BytesStart<'a>, line: u32, limits: &Limits) -> Result<Self, XmlError> {
+    fn read(
+        e: &'a BytesStart<'a>,
+        text: &'a str,
+        pos: u64,
+        limits: &Limits,
+    ) -> Result<Self, XmlError> {
         let mut pairs = Vec::with_capacity(8);
-        let err = |kind| XmlError::new(line, describe(e), kind);
+        let err = |kind| XmlError::new(line_at(text.as_bytes(), pos as usize), describe(e), kind);
         for a in e.attributes().with_checks(true) {
             let a = a.map_err(|x| err(XmlErrorKind::Syntax(x.to_string())))?;
             if a.value.len() > limits.max_attr_len {
                 return Err(err(XmlErrorKind::AttributeTooLong {
-                    name: String::from_utf8_lossy(a.key.as_ref()).chars().take(64).collect(),
+                    name: String::from_utf8_lossy(a.key.as_ref())
+                        .chars()
+                        .take(64)
+                        .collect(),
                     len: a.value.len(),
                     limit: limits.max_attr_len,
                 }));
@@ -437,19 +503,39 @@ impl<'a> Attrs<'a> {
             }
             pairs.push((key, value));
         }
-        Ok(Attrs { pairs, line, element: String::new() })
+        Ok(Attrs {
+            pairs,
+            start: e,
+            text,
+            pos,
+        })
+    }
+
+    fn line(&self) -> u32 {
+        line_at(
+            self.text.as_bytes(),
+            usize::try_from(self.pos).unwrap_or(usize::MAX),
+        )
+    }
+
+    fn element(&self) -> String {
+        describe(self.start)
     }
 
     fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.iter().find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| v.as_ref())
+        self.pairs
+            .iter()
+            .find(|(k, _)| *k == key.as_bytes())
+            .map(|(_, v)| v.as_ref())
     }
 
     fn err(&self, kind: XmlErrorKind) -> XmlError {
-        XmlError::new(self.line, self.element.clone(), kind)
+        XmlError::new(self.line(), self.element(), kind)
     }
 
     fn required(&self, key: &'static str) -> Result<&str, XmlError> {
-        self.get(key).ok_or_else(|| self.err(XmlErrorKind::MissingAttribute(key)))
+        self.get(key)
+            .ok_or_else(|| self.err(XmlErrorKind::MissingAttribute(key)))
     }
 
     fn bad(&self, name: &'static str, value: &str, reason: impl fmt::Display) -> XmlError {
@@ -463,19 +549,30 @@ impl<'a> Attrs<'a> {
     fn cpuset(&self, key: &'static str) -> Result<Option<CpuSet>, XmlError> {
         match self.get(key) {
             None => Ok(None),
-            Some(v) => CpuSet::parse_hex_mask(v).map(Some).map_err(|e| self.bad(key, v, e)),
+            Some(v) => CpuSet::parse_hex_mask(v)
+                .map(Some)
+                .map_err(|e| self.bad(key, v, e)),
         }
     }
 
     fn pci_addr(&self) -> Result<PciAddr, XmlError> {
         let v = self.required("pci_busid")?;
-        v.parse::<PciAddr>().map_err(|e| self.bad("pci_busid", v, e))
+        v.parse::<PciAddr>()
+            .map_err(|e| self.bad("pci_busid", v, e))
     }
 
     /// The class from `pci_type="CCCC [VVVV:DDDD] [SSSS:SSSS] RR"`.
     fn pci_class(&self) -> Result<Option<u16>, XmlError> {
-        let Some(v) = self.get("pci_type") else { return Ok(None) };
-        let bad = || self.bad("pci_type", v, "expected \"CCCC [VVVV:DDDD] …\" (class, vendor and device in hex)");
+        let Some(v) = self.get("pci_type") else {
+            return Ok(None);
+        };
+        let bad = || {
+            self.bad(
+                "pci_type",
+                v,
+                "expected \"CCCC [VVVV:DDDD] …\" (class, vendor and device in hex)",
+            )
+        };
         let mut words = v.split(' ');
         let class = words.next().filter(|c| is_hex(c, 4)).ok_or_else(bad)?;
         let ids = words.next().ok_or_else(bad)?;
@@ -536,7 +633,10 @@ impl<'a> Parser<'a> {
     }
 
     fn line(&self, pos: u64) -> u32 {
-        line_at(self.text.as_bytes(), usize::try_from(pos).unwrap_or(usize::MAX))
+        line_at(
+            self.text.as_bytes(),
+            usize::try_from(pos).unwrap_or(usize::MAX),
+        )
     }
 
     fn run(mut self) -> Result<Topology, XmlError> {
@@ -558,8 +658,13 @@ impl<'a> Parser<'a> {
                     // Character references and the five predefined entities are fine
                     // (and text carries nothing anyway); the DTD declares no others.
                     let name: &[u8] = &r;
-                    if !name.starts_with(b"#") && !matches!(name, b"lt" | b"gt" | b"amp" | b"apos" | b"quot") {
-                        let name = String::from_utf8_lossy(name).chars().take(64).collect::<String>();
+                    if !name.starts_with(b"#")
+                        && !matches!(name, b"lt" | b"gt" | b"amp" | b"apos" | b"quot")
+                    {
+                        let name = String::from_utf8_lossy(name)
+                            .chars()
+                            .take(64)
+                            .collect::<String>();
                         return Err(XmlError::new(
                             self.line(pos),
                             "",
@@ -579,13 +684,19 @@ impl<'a> Parser<'a> {
         }
         if self.depth > 0 {
             let end = self.text.len() as u64;
-            return Err(XmlError::new(self.line(end), "", XmlErrorKind::Truncated { open: self.depth }));
+            return Err(XmlError::new(
+                self.line(end),
+                "",
+                XmlErrorKind::Truncated { open: self.depth },
+            ));
         }
         if !self.seen_root {
             return Err(XmlError::new(0, "", XmlErrorKind::NotATopology));
         }
         let text = self.text;
-        self.emitter.finish().map_err(|l| model_error(text, l, None))
+        self.emitter
+            .finish()
+            .map_err(|l| model_error(text, l, None))
     }
 
     fn start(&mut self, e: &BytesStart<'_>, pos: u64, empty: bool) -> Result<(), XmlError> {
@@ -593,7 +704,9 @@ impl<'a> Parser<'a> {
             return Err(XmlError::new(
                 self.line(pos),
                 describe(e),
-                XmlErrorKind::TooDeep { limit: self.limits.max_depth },
+                XmlErrorKind::TooDeep {
+                    limit: self.limits.max_depth,
+                },
             ));
         }
         self.depth += 1;
@@ -612,18 +725,20 @@ impl<'a> Parser<'a> {
         let name = name.as_ref();
         if self.depth == 1 {
             if name != b"topology" || self.seen_root || self.done {
-                return Err(XmlError::new(self.line(pos), describe(e), XmlErrorKind::NotATopology));
+                return Err(XmlError::new(
+                    self.line(pos),
+                    describe(e),
+                    XmlErrorKind::NotATopology,
+                ));
             }
             self.seen_root = true;
-            self.format = topology_format(e, self.line(pos), &self.limits)?;
+            self.format = topology_format(e, self.text, pos, &self.limits)?;
             return Ok(());
         }
         match name {
             b"object" => self.object(e, pos),
             b"info" => {
-                let line = self.line(pos);
-                let mut a = Attrs::read(e, line, &self.limits)?;
-                a.element = describe(e);
+                let a = Attrs::read(e, self.text, pos, &self.limits)?;
                 let key = a.required("name")?;
                 let value = a.get("value").unwrap_or("");
                 // An info directly under <topology> belongs to the topology (v3); one
@@ -643,7 +758,9 @@ impl<'a> Parser<'a> {
             _ => Err(XmlError::new(
                 self.line(pos),
                 describe(e),
-                XmlErrorKind::UnknownElement(String::from_utf8_lossy(name).chars().take(64).collect()),
+                XmlErrorKind::UnknownElement(
+                    String::from_utf8_lossy(name).chars().take(64).collect(),
+                ),
             )),
         }
     }
@@ -662,9 +779,7 @@ impl<'a> Parser<'a> {
     }
 
     fn object(&mut self, e: &BytesStart<'_>, pos: u64) -> Result<(), XmlError> {
-        let line = self.line(pos);
-        let mut a = Attrs::read(e, line, &self.limits)?;
-        a.element = describe(e);
+        let a = Attrs::read(e, self.text, pos, &self.limits)?;
         let ty = a.required("type")?;
         let mut info = ObjInfo::default();
         let class = match ty {
@@ -672,8 +787,8 @@ impl<'a> Parser<'a> {
             "Package" | "Socket" => Class::Package,
             "NUMANode" => Class::Numa,
             "Group" => Class::Group,
-            "Die" | "Core" | "PU" | "Cache" | "L1Cache" | "L2Cache" | "L3Cache" | "L4Cache" | "L5Cache"
-            | "L1iCache" | "L2iCache" | "L3iCache" | "MemCache" => Class::OtherCpu,
+            "Die" | "Core" | "PU" | "Cache" | "L1Cache" | "L2Cache" | "L3Cache" | "L4Cache"
+            | "L5Cache" | "L1iCache" | "L2iCache" | "L3iCache" | "MemCache" => Class::OtherCpu,
             "Misc" => Class::Misc,
             "Bridge" => {
                 let bt = a.required("bridge_type")?;
@@ -692,7 +807,11 @@ impl<'a> Parser<'a> {
             "PCIDev" => Class::PciFunction,
             "OSDev" => Class::OsDevice,
             "System" => return Err(a.err(XmlErrorKind::System)),
-            other => return Err(a.err(XmlErrorKind::UnknownObjectType(other.chars().take(64).collect()))),
+            other => {
+                return Err(a.err(XmlErrorKind::UnknownObjectType(
+                    other.chars().take(64).collect(),
+                )));
+            }
         };
         match class {
             Class::PciBridge | Class::PciFunction => {
@@ -702,7 +821,9 @@ impl<'a> Parser<'a> {
             Class::OsDevice => {
                 let name = a.required("name")?;
                 let t = a.required("osdev_type")?;
-                let v: u32 = t.parse().map_err(|_| a.bad("osdev_type", t, "not a decimal integer"))?;
+                let v: u32 = t
+                    .parse()
+                    .map_err(|_| a.bad("osdev_type", t, "not a decimal integer"))?;
                 let kind: Option<DeviceTypes> = match self.format {
                     Format::V3 => osdev_type_v3(v),
                     Format::V1 | Format::V2 => osdev_type_v2(v),
@@ -714,13 +835,19 @@ impl<'a> Parser<'a> {
                     };
                     a.bad("osdev_type", t, expected)
                 })?;
-                info.spec = Some(OsDeviceSpec { name: name.to_owned(), kind, ..Default::default() });
+                info.spec = Some(OsDeviceSpec {
+                    name: name.to_owned(),
+                    kind,
+                    ..Default::default()
+                });
             }
             Class::HostBridge => {}
             _ => info.cpus = a.cpuset("cpuset")?,
         }
         let text = self.text;
-        self.emitter.open(class, info, pos).map_err(|l| model_error(text, l, Some(&a.element)))?;
+        self.emitter
+            .open(class, info, pos)
+            .map_err(|l| model_error(text, l, Some(&a.element())))?;
         self.object_depths.push(self.depth);
         Ok(())
     }
@@ -731,12 +858,20 @@ fn model_error(text: &str, l: Located, element: Option<&str>) -> XmlError {
     let line_of = |loc: u64| line_at(bytes, usize::try_from(loc).unwrap_or(usize::MAX));
     let msg = match &l.error {
         ModelError::DuplicatePci { addr, first } => {
-            format!("PCI address {addr} is already used by the object on line {}", line_of(*first))
+            format!(
+                "PCI address {addr} is already used by the object on line {}",
+                line_of(*first)
+            )
         }
         ModelError::DuplicateName { name, first } => {
-            format!("OS device name {name:?} is already used by the object on line {}", line_of(*first))
+            format!(
+                "OS device name {name:?} is already used by the object on line {}",
+                line_of(*first)
+            )
         }
-        ModelError::NoMachine => return XmlError::new(0, "", XmlErrorKind::Model(l.error.to_string())),
+        ModelError::NoMachine => {
+            return XmlError::new(0, "", XmlErrorKind::Model(l.error.to_string()));
+        }
         other => other.to_string(),
     };
     let element = match element {
@@ -749,7 +884,9 @@ fn model_error(text: &str, l: Located, element: Option<&str>) -> XmlError {
 /// The description of the element starting at byte `loc`, for errors found after it
 /// was read.
 fn element_at(text: &str, loc: u64) -> String {
-    let Some(rest) = usize::try_from(loc).ok().and_then(|l| text.get(l..)) else { return String::new() };
+    let Some(rest) = usize::try_from(loc).ok().and_then(|l| text.get(l..)) else {
+        return String::new();
+    };
     let mut r = quick_xml::Reader::from_str(rest);
     match r.read_event() {
         Ok(Event::Start(e) | Event::Empty(e)) => describe(&e),

@@ -7,7 +7,10 @@ mod common;
 use common::xml_files;
 
 /// The two files that repeat PCI address 0000:04:00.0 (see `golden.rs`).
-const DUPLICATE_PCI: [&str; 2] = ["32em64t-2n8c2t-pci-normalio.xml", "32em64t-2n8c2t-pci-wholeio.xml"];
+const DUPLICATE_PCI: [&str; 2] = [
+    "32em64t-2n8c2t-pci-normalio.xml",
+    "32em64t-2n8c2t-pci-wholeio.xml",
+];
 
 #[test]
 fn every_file_imports_with_the_devices_it_lists() {
@@ -18,14 +21,22 @@ fn every_file_imports_with_the_devices_it_lists() {
         let result = pmix_hwloc::from_path(&f);
         if DUPLICATE_PCI.contains(&name.as_str()) {
             let e = result.expect_err(&name).to_string();
-            assert!(e.contains("PCI address 0000:04:00.0 is already used by the object on line 109"), "{e}");
+            assert!(
+                e.contains("PCI address 0000:04:00.0 is already used by the object on line 109"),
+                "{e}"
+            );
             continue;
         }
         let topo = result.unwrap_or_else(|e| panic!("{name}: {e}"));
         let osdevs = text.matches("<object type=\"OSDev\"").count();
-        assert_eq!(topo.devices().len(), osdevs, "{name}: every OSDev element is a device");
-        let packages =
-            (text.matches("<object type=\"Package\"").count() + text.matches("<object type=\"Socket\"").count()).max(1);
+        assert_eq!(
+            topo.devices().len(),
+            osdevs,
+            "{name}: every OSDev element is a device"
+        );
+        let packages = (text.matches("<object type=\"Package\"").count()
+            + text.matches("<object type=\"Socket\"").count())
+        .max(1);
         assert_eq!(topo.packages().len(), packages, "{name}: packages");
         let host = text
             .split("<info name=\"HostName\" value=\"")
@@ -44,8 +55,17 @@ fn every_file_imports_with_the_devices_it_lists() {
 fn formats_are_detected() {
     use pmix_hwloc::{Format, detect_format};
     let read = |n: &str| std::fs::read_to_string(common::xml(n)).unwrap();
-    assert_eq!(detect_format(&read("8em64t-2p2ca2co-nonodesets.v1.xml")).unwrap(), Format::V1);
-    assert_eq!(detect_format(&read("8em64t-2p2ca2co-nonodesets.v1tov2.xml")).unwrap(), Format::V2);
-    assert_eq!(detect_format(&read("cxlmem+dax.v3.xml")).unwrap(), Format::V3);
+    assert_eq!(
+        detect_format(&read("8em64t-2p2ca2co-nonodesets.v1.xml")).unwrap(),
+        Format::V1
+    );
+    assert_eq!(
+        detect_format(&read("8em64t-2p2ca2co-nonodesets.v1tov2.xml")).unwrap(),
+        Format::V2
+    );
+    assert_eq!(
+        detect_format(&read("cxlmem+dax.v3.xml")).unwrap(),
+        Format::V3
+    );
     assert!(detect_format("<html/>").is_err());
 }

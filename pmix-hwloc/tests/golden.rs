@@ -35,9 +35,16 @@ struct Golden {
 }
 
 fn read_golden(name: &str) -> Golden {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.golden"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.golden"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut g = Golden { files: Vec::new(), host: None, uuids: Vec::new(), queries: Vec::new() };
+    let mut g = Golden {
+        files: Vec::new(),
+        host: None,
+        uuids: Vec::new(),
+        queries: Vec::new(),
+    };
     let mut current: Option<(String, String)> = None;
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -67,12 +74,17 @@ fn read_golden(name: &str) -> Golden {
         }
     }
     assert!(current.is_none(), "{name}: a query block is not closed");
-    assert!(!g.files.is_empty() && !g.queries.is_empty(), "{name}: empty golden file");
+    assert!(
+        !g.files.is_empty() && !g.queries.is_empty(),
+        "{name}: empty golden file"
+    );
     g
 }
 
 fn run_query(topo: &Topology, q: &str) -> String {
-    let (kind, arg) = q.split_once(' ').expect("query cpus LIST | query origin NAME");
+    let (kind, arg) = q
+        .split_once(' ')
+        .expect("query cpus LIST | query origin NAME");
     match kind {
         "cpus" => {
             let cpus = CpuSet::parse_list(arg).expect("a cpu list");
@@ -94,18 +106,31 @@ fn check(name: &str) -> usize {
         }
         for (osname, uuid) in &g.uuids {
             let d = topo.devices().iter().find(|d| d.name() == osname);
-            assert_eq!(d.map(|d| d.uuid()), Some(uuid.as_str()), "{file}: uuid of {osname}");
+            assert_eq!(
+                d.map(|d| d.uuid()),
+                Some(uuid.as_str()),
+                "{file}: uuid of {osname}"
+            );
         }
         for (q, expected) in &g.queries {
             let got = run_query(&topo, q);
-            assert!(got == *expected, "{file}: query {q}:\nexpected:\n{expected}got:\n{got}");
+            assert!(
+                got == *expected,
+                "{file}: query {q}:\nexpected:\n{expected}got:\n{got}"
+            );
             ran += 1;
         }
         // Every package's first cpu has a table.
         for p in topo.packages() {
             let first = p.first().expect("a package has cpus");
-            let has = g.queries.iter().any(|(q, _)| q.split_whitespace().nth(1) == Some(&first.to_string()));
-            assert!(has, "{file}: no table from cpu {first}, the first of package {p}");
+            let has = g
+                .queries
+                .iter()
+                .any(|(q, _)| q.split_whitespace().nth(1) == Some(&first.to_string()));
+            assert!(
+                has,
+                "{file}: no table from cpu {first}, the first of package {p}"
+            );
         }
     }
     ran
@@ -166,7 +191,10 @@ fn wholeio_duplicate_pci_address_is_reported_with_both_lines() {
     let err = pmix_hwloc::from_path(xml("32em64t-2n8c2t-pci-wholeio.xml")).unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("hwloc XML line 261"), "{msg}");
-    assert!(msg.contains("PCI address 0000:04:00.0 is already used by the object on line 109"), "{msg}");
+    assert!(
+        msg.contains("PCI address 0000:04:00.0 is already used by the object on line 109"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -49,7 +49,11 @@ fn import_err(xml: &[u8]) -> XmlError {
     let result = Importer::new().import_bytes(xml);
     let peak = PEAK.load(Ordering::Relaxed) - base;
     let bound = 4 * xml.len() + (1 << 20);
-    assert!(peak <= bound, "import of {} bytes peaked at {peak} bytes (bound {bound})", xml.len());
+    assert!(
+        peak <= bound,
+        "import of {} bytes peaked at {peak} bytes (bound {bound})",
+        xml.len()
+    );
     match result {
         Ok(t) => panic!("hostile input imported: {t:?}"),
         Err(e) => e,
@@ -93,7 +97,12 @@ fn truncated_documents_are_errors_at_every_cut() {
         // Cut on a char boundary (the file is ASCII).
         let e = import_err(&text[..cut]);
         assert!(
-            matches!(e.kind(), XmlErrorKind::Truncated { .. } | XmlErrorKind::Syntax(_) | XmlErrorKind::NotATopology),
+            matches!(
+                e.kind(),
+                XmlErrorKind::Truncated { .. }
+                    | XmlErrorKind::Syntax(_)
+                    | XmlErrorKind::NotATopology
+            ),
             "cut at {cut}: {e}"
         );
         cuts += 1;
@@ -117,9 +126,18 @@ fn ten_thousand_deep_nesting_is_refused_without_recursion() {
     }
     s.push_str("</object></topology>");
     // A small stack proves the importer does not recurse per element.
-    let e = std::thread::Builder::new().stack_size(256 << 10).spawn(move || import_err(s.as_bytes())).unwrap().join();
+    let e = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || import_err(s.as_bytes()))
+        .unwrap()
+        .join();
     let e = e.expect("no stack overflow, no panic");
-    assert_eq!(e.kind(), &XmlErrorKind::TooDeep { limit: Limits::default().max_depth });
+    assert_eq!(
+        e.kind(),
+        &XmlErrorKind::TooDeep {
+            limit: Limits::default().max_depth
+        }
+    );
     assert_eq!(e.line(), 3 + 255, "{e}");
     // Deep nesting inside a skipped element counts too.
     let mut s = String::from(HEAD);
@@ -145,17 +163,26 @@ fn a_100_mb_attribute_is_refused_without_copying_it() {
     assert_eq!(e.element(), "<object type=\"Machine\">");
     let doc = machine(&format!("<info name=\"Huge\" value=\"{big}\"/>\n"));
     let e = import_err(doc.as_bytes());
-    assert!(matches!(e.kind(), XmlErrorKind::AttributeTooLong { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), XmlErrorKind::AttributeTooLong { .. }),
+        "{e}"
+    );
     assert_eq!(e.line(), 9);
 }
 
 #[test]
 fn documents_over_the_size_limit_are_refused_up_front() {
     let _serial = serial();
-    let importer = Importer::with_limits(Limits { max_bytes: 1000, ..Limits::default() });
+    let importer = Importer::with_limits(Limits {
+        max_bytes: 1000,
+        ..Limits::default()
+    });
     let doc = machine(&"<!-- padding -->\n".repeat(100));
     let e = importer.import_str(&doc).unwrap_err();
-    assert!(matches!(e.kind(), XmlErrorKind::TooLarge { limit: 1000, .. }), "{e}");
+    assert!(
+        matches!(e.kind(), XmlErrorKind::TooLarge { limit: 1000, .. }),
+        "{e}"
+    );
 }
 
 #[test]
@@ -168,7 +195,10 @@ fn nul_bytes_are_refused_with_their_line() {
     // As a character reference, too.
     let doc = machine("").replacen("eth0", "et&#0;h0", 1);
     let e = import_err(doc.as_bytes());
-    assert!(matches!(e.kind(), XmlErrorKind::NulByte | XmlErrorKind::Syntax(_)), "{e}");
+    assert!(
+        matches!(e.kind(), XmlErrorKind::NulByte | XmlErrorKind::Syntax(_)),
+        "{e}"
+    );
     assert_eq!(e.line(), 7);
 }
 
@@ -208,7 +238,11 @@ fn invalid_cpusets_are_refused_with_the_attribute() {
     let e = import_err(doc.as_bytes());
     assert!(e.to_string().contains("cpuset"), "{e}");
     // Missing altogether.
-    let doc = machine("").replacen(" cpuset=\"0x0000000f\">\n<object type=\"Bridge\"", ">\n<object type=\"Bridge\"", 1);
+    let doc = machine("").replacen(
+        " cpuset=\"0x0000000f\">\n<object type=\"Bridge\"",
+        ">\n<object type=\"Bridge\"",
+        1,
+    );
     let e = import_err(doc.as_bytes());
     assert!(e.to_string().contains("needs a cpuset"), "{e}");
 }
@@ -219,32 +253,100 @@ fn duplicate_pci_addresses_and_names_name_both_lines() {
     let dup = "<object type=\"PCIDev\" pci_busid=\"0000:01:00.0\" pci_type=\"0200 [8086:1521] [0000:0000] 01\"/>\n";
     let e = import_err(machine(dup).as_bytes());
     assert_eq!(e.line(), 9);
-    assert!(e.to_string().ends_with("PCI address 0000:01:00.0 is already used by the object on line 6"), "{e}");
+    assert!(
+        e.to_string()
+            .ends_with("PCI address 0000:01:00.0 is already used by the object on line 6"),
+        "{e}"
+    );
     let dup = "<object type=\"PCIDev\" pci_busid=\"0000:02:00.0\"><object type=\"OSDev\" name=\"eth0\" osdev_type=\"2\"/></object>\n";
     let e = import_err(machine(dup).as_bytes());
-    assert!(e.to_string().contains("OS device name \"eth0\" is already used by the object on line 7"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("OS device name \"eth0\" is already used by the object on line 7"),
+        "{e}"
+    );
 }
 
 #[test]
 fn unknown_or_misplaced_content_is_named() {
     let _serial = serial();
     let cases: &[(&str, &str, u32)] = &[
-        ("<object type=\"Frobnicator\" cpuset=\"0x1\"/>\n", "unknown object type \"Frobnicator\"", 9),
+        (
+            "<object type=\"Frobnicator\" cpuset=\"0x1\"/>\n",
+            "unknown object type \"Frobnicator\"",
+            9,
+        ),
         ("<blob/>\n", "unknown element <blob>", 9),
-        ("<object type=\"Bridge\" bridge_type=\"1-0\"/>\n", "attribute bridge_type=\"1-0\"", 9),
-        ("<object type=\"PCIDev\" pci_busid=\"0000:01:zz.0\"/>\n", "attribute pci_busid=\"0000:01:zz.0\"", 9),
-        ("<object type=\"PCIDev\" pci_busid=\"0000:03:00.0\" pci_type=\"net\"/>\n", "attribute pci_type=\"net\"", 9),
-        ("<object type=\"PCIDev\"/>\n", "missing attribute pci_busid", 9),
-        ("<object type=\"OSDev\" name=\"x\" osdev_type=\"9\"/>\n", "not a known hwloc type", 9),
-        ("<object type=\"OSDev\" name=\"x\" osdev_type=\"-1\"/>\n", "not a decimal integer", 9),
-        ("<object type=\"OSDev\" osdev_type=\"2\"/>\n", "missing attribute name", 9),
-        ("<object type=\"PCIDev\" pci_busid=\"0000:05:00.0\"><object type=\"OSDev\" name=\"\" osdev_type=\"2\"/></object>\n", "bad OS name", 9),
-        ("<object type=\"Package\" cpuset=\"0x1\"/>\n", "a Package cannot be placed under a host bridge", 9),
-        ("<object type=\"Machine\" cpuset=\"0x1\"/>\n", "a second root object", 9),
-        ("<object type=\"System\" cpuset=\"0x1\"/>\n", "System object", 9),
-        ("<object type=\"PCIDev\" pci_busid=\"0000:09:00.0\"><object type=\"PCIDev\" pci_busid=\"0000:09:00.1\"/></object>\n", "a PCIDev cannot be placed under a PCIDev", 9),
-        ("<object type=\"Bridge\" bridge_type=\"1-1\" pci_busid=\"0000:00:02.0\"><object type=\"OSDev\" name=\"y\" osdev_type=\"2\"/></object>\n", "an OSDev cannot be placed under a PCI bridge", 9),
-        ("<object type=\"Machine\" cpuset=\"0x1\" cpuset=\"0x1\"/>\n", "malformed XML", 9),
+        (
+            "<object type=\"Bridge\" bridge_type=\"1-0\"/>\n",
+            "attribute bridge_type=\"1-0\"",
+            9,
+        ),
+        (
+            "<object type=\"PCIDev\" pci_busid=\"0000:01:zz.0\"/>\n",
+            "attribute pci_busid=\"0000:01:zz.0\"",
+            9,
+        ),
+        (
+            "<object type=\"PCIDev\" pci_busid=\"0000:03:00.0\" pci_type=\"net\"/>\n",
+            "attribute pci_type=\"net\"",
+            9,
+        ),
+        (
+            "<object type=\"PCIDev\"/>\n",
+            "missing attribute pci_busid",
+            9,
+        ),
+        (
+            "<object type=\"OSDev\" name=\"x\" osdev_type=\"9\"/>\n",
+            "not a known hwloc type",
+            9,
+        ),
+        (
+            "<object type=\"OSDev\" name=\"x\" osdev_type=\"-1\"/>\n",
+            "not a decimal integer",
+            9,
+        ),
+        (
+            "<object type=\"OSDev\" osdev_type=\"2\"/>\n",
+            "missing attribute name",
+            9,
+        ),
+        (
+            "<object type=\"PCIDev\" pci_busid=\"0000:05:00.0\"><object type=\"OSDev\" name=\"\" osdev_type=\"2\"/></object>\n",
+            "bad OS name",
+            9,
+        ),
+        (
+            "<object type=\"Package\" cpuset=\"0x1\"/>\n",
+            "a Package cannot be placed under a host bridge",
+            9,
+        ),
+        (
+            "<object type=\"Machine\" cpuset=\"0x1\"/>\n",
+            "a second root object",
+            9,
+        ),
+        (
+            "<object type=\"System\" cpuset=\"0x1\"/>\n",
+            "System object",
+            9,
+        ),
+        (
+            "<object type=\"PCIDev\" pci_busid=\"0000:09:00.0\"><object type=\"PCIDev\" pci_busid=\"0000:09:00.1\"/></object>\n",
+            "a PCIDev cannot be placed under a PCIDev",
+            9,
+        ),
+        (
+            "<object type=\"Bridge\" bridge_type=\"1-1\" pci_busid=\"0000:00:02.0\"><object type=\"OSDev\" name=\"y\" osdev_type=\"2\"/></object>\n",
+            "an OSDev cannot be placed under a PCI bridge",
+            9,
+        ),
+        (
+            "<object type=\"Machine\" cpuset=\"0x1\" cpuset=\"0x1\"/>\n",
+            "malformed XML",
+            9,
+        ),
     ];
     for (inner, want, line) in cases {
         let e = import_err(machine(inner).as_bytes());
@@ -260,11 +362,23 @@ fn document_level_problems() {
     for (doc, want) in [
         ("", "the document element must be one <topology>"),
         ("<html/>", "the document element must be one <topology>"),
-        ("<topology version=\"4.0\"/>", "unsupported hwloc XML version \"4.0\""),
+        (
+            "<topology version=\"4.0\"/>",
+            "unsupported hwloc XML version \"4.0\"",
+        ),
         ("<topology version=\"2.0\"></topology>", "no Machine"),
-        ("<topology version=\"2.0\"><object type=\"Machine\" cpuset=\"0x1\"/></topology><topology/>", "one <topology>"),
-        ("<topology><object type=\"Machine\" cpuset=\"0x1\"></topology>", "malformed XML"),
-        ("<topology version=\"2.0\">&bogus;</topology>", "undeclared entity &bogus;"),
+        (
+            "<topology version=\"2.0\"><object type=\"Machine\" cpuset=\"0x1\"/></topology><topology/>",
+            "one <topology>",
+        ),
+        (
+            "<topology><object type=\"Machine\" cpuset=\"0x1\"></topology>",
+            "malformed XML",
+        ),
+        (
+            "<topology version=\"2.0\">&bogus;</topology>",
+            "undeclared entity &bogus;",
+        ),
     ] {
         let e = import_err(doc.as_bytes());
         assert!(e.to_string().contains(want), "{doc:?}: {e}");

@@ -22,20 +22,30 @@ fn native_and_importer_agree_on_every_loadable_xml_file() {
         if name.ends_with(".v3.xml") {
             // libhwloc 2.x refuses the v3 format (crate docs): it must say so, not
             // produce something else.
-            assert!(matches!(native, Err(NativeError::Hwloc(_))), "{name}: libhwloc 2.x loaded a v3 file");
+            assert!(
+                matches!(native, Err(NativeError::Hwloc(_))),
+                "{name}: libhwloc 2.x loaded a v3 file"
+            );
             assert!(ours.is_ok(), "{name}: {:?}", ours.err());
             continue;
         }
         match (ours, native) {
             (Ok(a), Ok(b)) => {
                 let (fa, fb) = (fingerprint(&a), fingerprint(&b));
-                assert!(fa == fb, "{name}: importer and libhwloc differ at {}", first_difference(&fa, &fb));
+                assert!(
+                    fa == fb,
+                    "{name}: importer and libhwloc differ at {}",
+                    first_difference(&fa, &fb)
+                );
                 compared += 1;
             }
             (Err(a), Err(b)) => {
                 // Both refuse the same data (the duplicate PCI address files).
                 let (a, b) = (a.to_string(), b.to_string());
-                assert!(a.contains("0000:04:00.0") && b.contains("0000:04:00.0"), "{name}: {a} / {b}");
+                assert!(
+                    a.contains("0000:04:00.0") && b.contains("0000:04:00.0"),
+                    "{name}: {a} / {b}"
+                );
             }
             (a, b) => panic!("{name}: importer {:?}, libhwloc {:?}", a.err(), b.err()),
         }
@@ -60,22 +70,32 @@ fn native_and_importer_agree_on_this_machine() {
 #[test]
 fn v1_v1tov2_and_a_libhwloc_v2_export_give_identical_answers() {
     let v1 = xml("8em64t-2p2ca2co-nonodesets.v1.xml");
-    let v2_export = Hwloc::xml_file(&v1).export_xml().expect("libhwloc re-exports the v1 file");
-    assert!(v2_export.contains("version=\"2.0\""), "libhwloc 2.x writes the v2 format");
+    let v2_export = Hwloc::xml_file(&v1)
+        .export_xml()
+        .expect("libhwloc re-exports the v1 file");
+    assert!(
+        v2_export.contains("version=\"2.0\""),
+        "libhwloc 2.x writes the v2 format"
+    );
     let from_export = pmix_hwloc::from_str(&v2_export).expect("v2 export imports");
     let from_v1 = pmix_hwloc::from_path(&v1).unwrap();
     let from_v1tov2 = pmix_hwloc::from_path(xml("8em64t-2p2ca2co-nonodesets.v1tov2.xml")).unwrap();
-    let (a, b, c) = (fingerprint(&from_v1), fingerprint(&from_v1tov2), fingerprint(&from_export));
+    let (a, b, c) = (
+        fingerprint(&from_v1),
+        fingerprint(&from_v1tov2),
+        fingerprint(&from_export),
+    );
     assert!(a == b, "{}", first_difference(&a, &b));
     assert!(a == c, "{}", first_difference(&a, &c));
     assert!(a.contains("device eth1 "), "{a}");
 }
 
-
 /// The variables hwloc's own test sets for a captured tree (`NAME.env`: `KEY="value"`
 /// lines and `export KEY` lines).
 fn env_file(path: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
     text.lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().trim_matches('"').to_owned()))
@@ -87,8 +107,14 @@ fn env_file(path: &Path) -> Vec<(String, String)> {
 #[test]
 #[ignore = "helper: run in a child process with HWLOC_FSROOT set"]
 fn child_dump_for_fsroot() {
-    assert!(std::env::var_os("HWLOC_FSROOT").is_some(), "run me with HWLOC_FSROOT set");
-    let t = Hwloc::this_machine().whole_io(true).load_topology().expect("libhwloc reads the tree");
+    assert!(
+        std::env::var_os("HWLOC_FSROOT").is_some(),
+        "run me with HWLOC_FSROOT set"
+    );
+    let t = Hwloc::this_machine()
+        .whole_io(true)
+        .load_topology()
+        .expect("libhwloc reads the tree");
     println!("<<<FP\n{}FP>>>", fingerprint(&t));
 }
 
@@ -98,7 +124,12 @@ fn native_on_captured_sysfs_trees_matches_hwloc_2_9s_export() {
     let tmp = std::env::temp_dir().join(format!("pmix-hwloc-fsroot-{}", std::process::id()));
     for entry in std::fs::read_dir(linux_dir()).unwrap() {
         let tarball = entry.unwrap().path();
-        let Some(name) = tarball.file_name().unwrap().to_str().and_then(|n| n.strip_suffix(".tar.bz2")) else {
+        let Some(name) = tarball
+            .file_name()
+            .unwrap()
+            .to_str()
+            .and_then(|n| n.strip_suffix(".tar.bz2"))
+        else {
             continue;
         };
         let name = name.to_owned();
@@ -108,22 +139,46 @@ fn native_on_captured_sysfs_trees_matches_hwloc_2_9s_export() {
             Err(e) => panic!("{name}: the importer refuses hwloc 2.9's export: {e}"),
         };
         std::fs::create_dir_all(&tmp).unwrap();
-        let ok = Command::new("tar").arg("xjf").arg(&tarball).arg("-C").arg(&tmp).status().unwrap();
+        let ok = Command::new("tar")
+            .arg("xjf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&tmp)
+            .status()
+            .unwrap();
         assert!(ok.success(), "{name}: tar failed");
         let root: PathBuf = tmp.join(&name);
         let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args(["--exact", "child_dump_for_fsroot", "--ignored", "--nocapture", "--test-threads=1"])
-            .env("HWLOC_FSROOT", &root)
-            .env("HWLOC_COMPONENTS", "linux,stop")
-            .env("HWLOC_DONT_ADD_VERSION_INFO", "1");
+        cmd.args([
+            "--exact",
+            "child_dump_for_fsroot",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("HWLOC_FSROOT", &root)
+        .env("HWLOC_COMPONENTS", "linux,stop")
+        .env("HWLOC_DONT_ADD_VERSION_INFO", "1");
         for (k, v) in env_file(&linux_dir().join(format!("{name}.env"))) {
             cmd.env(k, v);
         }
         let out = cmd.output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{name}: child failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
-        let got = stdout.split("<<<FP\n").nth(1).and_then(|r| r.split("FP>>>").next()).expect("a fingerprint");
-        assert!(got == expected, "{name}: {}", first_difference(got, &expected));
+        assert!(
+            out.status.success(),
+            "{name}: child failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = stdout
+            .split("<<<FP\n")
+            .nth(1)
+            .and_then(|r| r.split("FP>>>").next())
+            .expect("a fingerprint");
+        assert!(
+            got == expected,
+            "{name}: {}",
+            first_difference(got, &expected)
+        );
         compared += 1;
         with_devices += usize::from(got.contains("\ndevice "));
     }

@@ -102,7 +102,10 @@ mod tests {
             let mut out = String::new();
             string(&mut out, &ch.to_string());
             assert!(out.starts_with("\"\\"), "{c:#x} gave {out}");
-            assert!(!out[1..out.len() - 1].chars().any(|x| (x as u32) < 0x20), "{c:#x}");
+            assert!(
+                !out[1..out.len() - 1].chars().any(|x| (x as u32) < 0x20),
+                "{c:#x}"
+            );
         }
         let mut out = String::new();
         string(&mut out, "tab\there \"q\" back\\slash ünï");

@@ -14,7 +14,9 @@
 
 use std::fmt::Write as _;
 
-use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, NodeKind, PmixError, Query, Status, Topology};
+use pmix_core::{
+    CpuSet, DeviceDistance, DeviceTypes, NodeKind, PmixError, Query, Status, Topology,
+};
 use pmix_hwloc::SourceError;
 
 use crate::json;
@@ -52,7 +54,10 @@ enum Failure {
 
 impl Failure {
     fn pmix(e: &(impl PmixError + std::fmt::Display)) -> Self {
-        Failure::Pmix { status: e.status(), message: e.to_string() }
+        Failure::Pmix {
+            status: e.status(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -95,7 +100,10 @@ pub struct Outcome {
 /// Runs `pmix-topo` with `args` (without the program name).
 pub fn run(args: &[String]) -> Outcome {
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        return Outcome { stdout: USAGE.to_owned(), ..Outcome::default() };
+        return Outcome {
+            stdout: USAGE.to_owned(),
+            ..Outcome::default()
+        };
     }
     let parsed = match parse(args) {
         Ok(a) => a,
@@ -103,17 +111,26 @@ pub fn run(args: &[String]) -> Outcome {
     };
     let format = parsed.format;
     match execute(&parsed) {
-        Ok(stdout) => Outcome { stdout, ..Outcome::default() },
+        Ok(stdout) => Outcome {
+            stdout,
+            ..Outcome::default()
+        },
         Err(Failure::Usage(msg)) => usage_failure(&msg),
         Err(Failure::Pmix { status, message }) => {
             let name = status.name().unwrap_or("PMIX_ERROR");
             if format == Format::Json {
                 let mut out = String::new();
                 let mut o = json::Object::new(&mut out);
-                o.str("status", name).int("code", i64::from(status.0)).str("message", &message);
+                o.str("status", name)
+                    .int("code", i64::from(status.0))
+                    .str("message", &message);
                 o.end();
                 out.push('\n');
-                Outcome { stdout: out, stderr: String::new(), code: EXIT_PMIX }
+                Outcome {
+                    stdout: out,
+                    stderr: String::new(),
+                    code: EXIT_PMIX,
+                }
             } else {
                 Outcome {
                     stdout: String::new(),
@@ -126,16 +143,26 @@ pub fn run(args: &[String]) -> Outcome {
 }
 
 fn usage_failure(msg: &str) -> Outcome {
-    Outcome { stdout: String::new(), stderr: format!("pmix-topo: {msg}\n{USAGE}"), code: EXIT_USAGE }
+    Outcome {
+        stdout: String::new(),
+        stderr: format!("pmix-topo: {msg}\n{USAGE}"),
+        code: EXIT_USAGE,
+    }
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let Some(cmd) = args.first() else { return Err("missing command (distances, matrix or tree)".into()) };
+    let Some(cmd) = args.first() else {
+        return Err("missing command (distances, matrix or tree)".into());
+    };
     let command = match cmd.as_str() {
         "distances" => Command::Distances,
         "matrix" => Command::Matrix,
         "tree" => Command::Tree,
-        other => return Err(format!("unknown command {other:?} (expected distances, matrix or tree)")),
+        other => {
+            return Err(format!(
+                "unknown command {other:?} (expected distances, matrix or tree)"
+            ));
+        }
     };
     let mut a = Args {
         command,
@@ -156,7 +183,15 @@ fn parse(args: &[String]) -> Result<Args, String> {
             _ => (arg.as_str(), None),
         };
         let allowed: &[&str] = match command {
-            Command::Distances => &["--source", "--cpus", "--origin", "--types", "--id", "--hostname", "--format"],
+            Command::Distances => &[
+                "--source",
+                "--cpus",
+                "--origin",
+                "--types",
+                "--id",
+                "--hostname",
+                "--format",
+            ],
             Command::Matrix => &["--source", "--types", "--format"],
             Command::Tree => &["--source"],
         };
@@ -167,7 +202,9 @@ fn parse(args: &[String]) -> Result<Args, String> {
             Some(v) => v,
             None => {
                 i += 1;
-                args.get(i).cloned().ok_or_else(|| format!("{opt} needs a value"))?
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| format!("{opt} needs a value"))?
             }
         };
         if opt != "--id" {
@@ -187,7 +224,9 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 a.format = match value.as_str() {
                     "table" => Format::Table,
                     "json" => Format::Json,
-                    other => return Err(format!("unknown format {other:?} (expected table or json)")),
+                    other => {
+                        return Err(format!("unknown format {other:?} (expected table or json)"));
+                    }
                 }
             }
         }
@@ -203,21 +242,27 @@ fn parse(args: &[String]) -> Result<Args, String> {
 /// or unknown bits with `PMIX_ERR_BAD_PARAM`); names must be known.
 fn parse_types(s: &str) -> Result<DeviceTypes, String> {
     if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        return u64::from_str_radix(hex, 16).map(DeviceTypes).map_err(|_| format!("bad type mask {s:?}"));
+        return u64::from_str_radix(hex, 16)
+            .map(DeviceTypes)
+            .map_err(|_| format!("bad type mask {s:?}"));
     }
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-        return s.parse().map(DeviceTypes).map_err(|_| format!("bad type mask {s:?}"));
+        return s
+            .parse()
+            .map(DeviceTypes)
+            .map_err(|_| format!("bad type mask {s:?}"));
     }
     let mut t = DeviceTypes(0);
     for name in s.split(',') {
         let name = name.trim();
-        t = t | if name.eq_ignore_ascii_case("all") {
-            DeviceTypes::ALL
-        } else {
-            DeviceTypes::from_name(name).ok_or_else(|| {
+        t = t
+            | if name.eq_ignore_ascii_case("all") {
+                DeviceTypes::ALL
+            } else {
+                DeviceTypes::from_name(name).ok_or_else(|| {
                 format!("unknown device type {name:?} (expected gpu, network, openfabrics, block, dma, coproc or all)")
             })?
-        };
+            };
     }
     Ok(t)
 }
@@ -239,7 +284,10 @@ fn execute(args: &Args) -> Result<String, Failure> {
     // Check what needs no topology first, so a bad list is a usage error whatever the
     // source says.
     let cpus = match &args.cpus {
-        Some(list) => Some(CpuSet::parse_list(list).map_err(|e| Failure::Usage(format!("--cpus {list:?}: {e}")))?),
+        Some(list) => Some(
+            CpuSet::parse_list(list)
+                .map_err(|e| Failure::Usage(format!("--cpus {list:?}: {e}")))?,
+        ),
         None => None,
     };
     let topo = load(args)?;
@@ -257,7 +305,8 @@ fn own_binding() -> Result<CpuSet, Failure> {
         status: Status::ERR_NOT_FOUND,
         message: format!("cannot read this process's binding ({why}): pass --cpus LIST"),
     };
-    let status = std::fs::read_to_string("/proc/self/status").map_err(|e| fail(format!("/proc/self/status: {e}")))?;
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| fail(format!("/proc/self/status: {e}")))?;
     let line = status
         .lines()
         .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
@@ -385,12 +434,18 @@ fn matrix(topo: &Topology, args: &Args) -> Result<String, Failure> {
     let types = args.types.unwrap_or(DeviceTypes::DEFAULT);
     let everything = topo.machine_cpus().clone();
     let entries = run_query(topo, &Query::from_cpuset(&everything).types(types))?;
-    let names: Vec<&str> = entries.iter().filter_map(|e| topo.device(e.device).map(|d| d.name())).collect();
+    let names: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| topo.device(e.device).map(|d| d.name()))
+        .collect();
     let mut dist: Vec<Vec<Option<u16>>> = Vec::with_capacity(names.len());
     for n in &names {
         let row = run_query(topo, &Query::from_device(n).types(types))?;
         dist.push(
-            entries.iter().map(|e| row.iter().find(|r| r.device == e.device).map(|r| r.mindist)).collect(),
+            entries
+                .iter()
+                .map(|e| row.iter().find(|r| r.device == e.device).map(|r| r.mindist))
+                .collect(),
         );
     }
     if args.format == Format::Json {
@@ -403,7 +458,9 @@ fn matrix(topo: &Topology, args: &Args) -> Result<String, Failure> {
             if i > 0 {
                 devs.push_str(", ");
             }
-            let Some(d) = topo.device(e.device) else { continue };
+            let Some(d) = topo.device(e.device) else {
+                continue;
+            };
             let pci = d.pci().map(|p| p.to_string());
             let mut j = json::Object::new(devs);
             j.str("osname", d.name())
@@ -469,10 +526,15 @@ fn tree(topo: &Topology) -> String {
     let mut out = String::new();
     let mut stack = vec![(0u32, 0usize)];
     while let Some((id, depth)) = stack.pop() {
-        let Some(node) = topo.node(pmix_core::NodeId(id)) else { continue };
+        let Some(node) = topo.node(pmix_core::NodeId(id)) else {
+            continue;
+        };
         let pad = "  ".repeat(depth);
         let cpus = node.cpuset().map(ToString::to_string).unwrap_or_default();
-        let class = node.pci_class().map(|c| format!(" class {c:04x}")).unwrap_or_default();
+        let class = node
+            .pci_class()
+            .map(|c| format!(" class {c:04x}"))
+            .unwrap_or_default();
         let pci = node.pci().map(|p| p.to_string()).unwrap_or_default();
         let line = match node.kind() {
             NodeKind::Machine => format!("Machine cpus {cpus} host {}", topo.hostname()),
@@ -483,7 +545,12 @@ fn tree(topo: &Topology) -> String {
             NodeKind::PciBridge => format!("PCIBridge {pci}{class}"),
             NodeKind::PciFunction => format!("PCI {pci}{class}"),
             NodeKind::OsDevice => match node.device().and_then(|d| topo.device(d)) {
-                Some(d) => format!("{} {} {}", d.name(), d.kind().name().unwrap_or("?"), d.uuid()),
+                Some(d) => format!(
+                    "{} {} {}",
+                    d.name(),
+                    d.kind().name().unwrap_or("?"),
+                    d.uuid()
+                ),
                 None => "OS device".to_owned(),
             },
         };
@@ -507,7 +574,10 @@ mod tests {
     fn type_parsing() {
         assert_eq!(parse_types("0x6"), Ok(DeviceTypes(6)));
         assert_eq!(parse_types("12"), Ok(DeviceTypes(12)));
-        assert_eq!(parse_types("gpu,Network"), Ok(DeviceTypes::GPU | DeviceTypes::NETWORK));
+        assert_eq!(
+            parse_types("gpu,Network"),
+            Ok(DeviceTypes::GPU | DeviceTypes::NETWORK)
+        );
         assert_eq!(parse_types("all"), Ok(DeviceTypes::ALL));
         assert!(parse_types("gpu,nic").is_err());
         assert!(parse_types("0xzz").is_err());
@@ -539,7 +609,17 @@ mod tests {
         ] {
             assert_eq!(run(&args(bad)).code, EXIT_USAGE, "{bad:?}");
         }
-        assert_eq!(run(&args(&["distances", "--cpus", "0-x", "--source", "xml:/nonexistent"])).code, EXIT_USAGE);
+        assert_eq!(
+            run(&args(&[
+                "distances",
+                "--cpus",
+                "0-x",
+                "--source",
+                "xml:/nonexistent"
+            ]))
+            .code,
+            EXIT_USAGE
+        );
         assert_eq!(run(&args(&["--help"])).code, 0);
     }
 }

@@ -4,7 +4,10 @@
 use std::process::{Command, Output};
 
 fn data(name: &str) -> String {
-    format!("{}/../../shared/data/hwloc-xml/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/../../shared/data/hwloc-xml/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 fn xml(name: &str) -> String {
@@ -12,7 +15,10 @@ fn xml(name: &str) -> String {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pmix-topo")).args(args).output().expect("pmix-topo runs")
+    Command::new(env!("CARGO_BIN_EXE_pmix-topo"))
+        .args(args)
+        .output()
+        .expect("pmix-topo runs")
 }
 
 fn text(o: &Output) -> (String, String, i32) {
@@ -25,7 +31,15 @@ fn text(o: &Output) -> (String, String, i32) {
 
 #[test]
 fn distances_table_is_aligned_with_a_legend() {
-    let (out, err, code) = text(&run(&["distances", "--source", &xml("24em64t-2n6c2t-pci.xml"), "--cpus", "1", "--types", "all"]));
+    let (out, err, code) = text(&run(&[
+        "distances",
+        "--source",
+        &xml("24em64t-2n6c2t-pci.xml"),
+        "--cpus",
+        "1",
+        "--types",
+        "all",
+    ]));
     assert_eq!((code, err.as_str()), (0, ""));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1 + 6 + 1, "{out}");
@@ -40,11 +54,36 @@ fn distances_table_is_aligned_with_a_legend() {
     let max_end = head.len();
     for row in &lines[1..7] {
         assert_eq!(&row[pci_col..pci_col + 5], "0000:", "{row}");
-        assert!(row[uuid_col..].starts_with("ipv") || row[uuid_col..].starts_with("fab") || row[uuid_col..].starts_with("blk"), "{row}");
+        assert!(
+            row[uuid_col..].starts_with("ipv")
+                || row[uuid_col..].starts_with("fab")
+                || row[uuid_col..].starts_with("blk"),
+            "{row}"
+        );
         assert_eq!(row.len(), max_end, "numbers right-aligned under MAX: {row}");
     }
-    assert_eq!(lines[1].split_whitespace().collect::<Vec<_>>(), ["BLOCK", "0000:00:1f.2", "sda", "blk://mirage004::sda", "32", "32"]);
-    assert_eq!(lines[2].split_whitespace().collect::<Vec<_>>(), ["NETWORK", "0000:04:00.0", "eth0", "ipv4://78:e7:d1:21:55:30", "33", "33"]);
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        [
+            "BLOCK",
+            "0000:00:1f.2",
+            "sda",
+            "blk://mirage004::sda",
+            "32",
+            "32"
+        ]
+    );
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        [
+            "NETWORK",
+            "0000:04:00.0",
+            "eth0",
+            "ipv4://78:e7:d1:21:55:30",
+            "33",
+            "33"
+        ]
+    );
     assert!(lines[7].contains("tier"), "legend: {}", lines[7]);
 }
 
@@ -106,9 +145,22 @@ fn json_pci_is_null_without_pci_and_the_hostname_option_applies() {
 
 #[test]
 fn cpus_spanning_packages_give_min_and_max() {
-    let (out, _, code) = text(&run(&["distances", "--source", &xml("16intel64-manyVFs.xml"), "--cpus", "0,8", "--types", "network"]));
+    let (out, _, code) = text(&run(&[
+        "distances",
+        "--source",
+        &xml("16intel64-manyVFs.xml"),
+        "--cpus",
+        "0,8",
+        "--types",
+        "network",
+    ]));
     assert_eq!(code, 0);
-    let eth0: Vec<&str> = out.lines().find(|l| l.contains(" eth0 ")).unwrap().split_whitespace().collect();
+    let eth0: Vec<&str> = out
+        .lines()
+        .find(|l| l.contains(" eth0 "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
     assert_eq!(&eth0[eth0.len() - 2..], ["1", "33"], "{out}");
 }
 
@@ -116,47 +168,125 @@ fn cpus_spanning_packages_give_min_and_max() {
 fn default_cpus_are_the_process_binding() {
     // This process may run anywhere; the 192-PU machine has every cpu below 384, so the
     // binding of any test machine up to that size names some of them.
-    let (out, err, code) = text(&run(&["distances", "--source", &xml("192em64t-12gr2n8c2t.xml")]));
+    let (out, err, code) = text(&run(&[
+        "distances",
+        "--source",
+        &xml("192em64t-12gr2n8c2t.xml"),
+    ]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("mlx4_0"), "{out}");
     // And a binding this topology lacks is the core's PMIX_ERR_BAD_PARAM.
-    let (out, _, code) = text(&run(&["distances", "--source", &xml("24em64t-2n6c2t-pci.xml"), "--cpus", "100", "--format", "json"]));
+    let (out, _, code) = text(&run(&[
+        "distances",
+        "--source",
+        &xml("24em64t-2n6c2t-pci.xml"),
+        "--cpus",
+        "100",
+        "--format",
+        "json",
+    ]));
     assert_eq!(code, 2);
-    assert!(out.starts_with(r#"{"status": "PMIX_ERR_BAD_PARAM", "code": -27, "message": "#), "{out}");
+    assert!(
+        out.starts_with(r#"{"status": "PMIX_ERR_BAD_PARAM", "code": -27, "message": "#),
+        "{out}"
+    );
 }
 
 #[test]
 fn matrix_uses_nvidia_smi_words_with_a_legend() {
-    let (out, _, code) = text(&run(&["matrix", "--source", &xml("192em64t-12gr2n8c2t.xml"), "--types", "network"]));
+    let (out, _, code) = text(&run(&[
+        "matrix",
+        "--source",
+        &xml("192em64t-12gr2n8c2t.xml"),
+        "--types",
+        "network",
+    ]));
     assert_eq!(code, 0);
     let row = |name: &str| -> Vec<String> {
-        out.lines().find(|l| l.starts_with(name)).unwrap().split_whitespace().map(str::to_owned).collect()
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
     };
     let head: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
-    assert_eq!(head, ["eth0", "eth1", "eth2", "eth3", "eth4", "eth5", "ib0"]);
+    assert_eq!(
+        head,
+        ["eth0", "eth1", "eth2", "eth3", "eth4", "eth5", "ib0"]
+    );
     // eth0-eth1: one root port (PIX); eth0-eth2: another package (SYS); eth2-eth4: the
     // same switch below two common bridges (PIX, 16 + 2); eth2-eth3: same root port.
-    assert_eq!(row("eth0"), ["eth0", "X", "PIX", "SYS", "SYS", "SYS", "SYS", "SYS"]);
-    assert_eq!(row("eth2"), ["eth2", "SYS", "SYS", "X", "PIX", "PIX", "PIX", "SYS"]);
-    assert!(out.lines().last().unwrap().starts_with("Legend: X = same device, PIX"), "{out}");
-    let (out, _, _) = text(&run(&["matrix", "--source", &xml("cxlmem+dax.v2.xml"), "--types", "block"]));
-    assert!(out.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["mem2", "NODE", "NODE", "X", "PIX", "PXB", "PXB", "NODE"]), "{out}");
-    let (out, _, _) = text(&run(&["matrix", "--source", &xml("96em64t-4n4d3ca2co-pci.xml"), "--types", "block,gpu"]));
-    assert!(out.lines().any(|l| l.starts_with("sr0") && l.contains("PHB") && l.contains("SYS")), "{out}");
+    assert_eq!(
+        row("eth0"),
+        ["eth0", "X", "PIX", "SYS", "SYS", "SYS", "SYS", "SYS"]
+    );
+    assert_eq!(
+        row("eth2"),
+        ["eth2", "SYS", "SYS", "X", "PIX", "PIX", "PIX", "SYS"]
+    );
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .starts_with("Legend: X = same device, PIX"),
+        "{out}"
+    );
+    let (out, _, _) = text(&run(&[
+        "matrix",
+        "--source",
+        &xml("cxlmem+dax.v2.xml"),
+        "--types",
+        "block",
+    ]));
+    assert!(
+        out.lines().any(|l| l.split_whitespace().collect::<Vec<_>>()
+            == ["mem2", "NODE", "NODE", "X", "PIX", "PXB", "PXB", "NODE"]),
+        "{out}"
+    );
+    let (out, _, _) = text(&run(&[
+        "matrix",
+        "--source",
+        &xml("96em64t-4n4d3ca2co-pci.xml"),
+        "--types",
+        "block,gpu",
+    ]));
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("sr0") && l.contains("PHB") && l.contains("SYS")),
+        "{out}"
+    );
 }
 
 #[test]
 fn matrix_json() {
-    let (out, _, code) = text(&run(&["matrix", "--source", &xml("24em64t-2n6c2t-pci.xml"), "--format", "json", "--types", "network"]));
+    let (out, _, code) = text(&run(&[
+        "matrix",
+        "--source",
+        &xml("24em64t-2n6c2t-pci.xml"),
+        "--format",
+        "json",
+        "--types",
+        "network",
+    ]));
     assert_eq!(code, 0);
     assert!(out.starts_with(r#"{"status": "SUCCESS", "devices": [{"osname": "eth0", "type": "NETWORK", "pci": "0000:04:00.0", "uuid": "ipv4://78:e7:d1:21:55:30"}"#), "{out}");
     assert!(out.contains(r#""matrix": [["X", "PIX", "PHB", "PHB"], ["PIX", "X", "PHB", "PHB"], ["PHB", "PHB", "X", "X"], ["PHB", "PHB", "X", "X"]]"#), "{out}");
-    assert!(out.contains(r#""distances": [[0, 16, 34, 34], [16, 0, 34, 34], [34, 34, 0, 0], [34, 34, 0, 0]]}"#), "{out}");
+    assert!(
+        out.contains(
+            r#""distances": [[0, 16, 34, 34], [16, 0, 34, 34], [34, 34, 0, 0], [34, 34, 0, 0]]}"#
+        ),
+        "{out}"
+    );
 }
 
 #[test]
 fn tree_shows_the_io_hierarchy() {
-    let (out, _, code) = text(&run(&["tree", "--source", &xml("8em64t-2p2ca2co-nonodesets.v1.xml")]));
+    let (out, _, code) = text(&run(&[
+        "tree",
+        "--source",
+        &xml("8em64t-2p2ca2co-nonodesets.v1.xml"),
+    ]));
     assert_eq!(code, 0);
     let expected_tail = "\
   HostBridge locality 0-7
@@ -167,47 +297,143 @@ fn tree_shows_the_io_hierarchy() {
             PCI 0000:07:00.0 class 0200
               eth1 NETWORK ipv4://00:22:19:4f:ee:09
 ";
-    assert!(out.starts_with("Machine cpus 0-7 host bonobo001\n  Package cpus 0,2,4,6\n  Package cpus 1,3,5,7\n"), "{out}");
+    assert!(
+        out.starts_with(
+            "Machine cpus 0-7 host bonobo001\n  Package cpus 0,2,4,6\n  Package cpus 1,3,5,7\n"
+        ),
+        "{out}"
+    );
     assert!(out.contains(expected_tail), "{out}");
-    assert!(out.contains("      mlx4_0 OPENFABRICS fab://0002:c903:0002:a0ce::0002:c903:0002:a0d1\n"), "{out}");
+    assert!(
+        out.contains("      mlx4_0 OPENFABRICS fab://0002:c903:0002:a0ce::0002:c903:0002:a0d1\n"),
+        "{out}"
+    );
 }
 
 #[test]
 fn pmix_errors_exit_2_with_their_status() {
     let f = xml("24em64t-2n6c2t-pci.xml");
     let cases: &[(&[&str], &str, i32)] = &[
-        (&["distances", "--source", &f, "--origin", "nothing"], "PMIX_ERR_NOT_FOUND", -46),
-        (&["distances", "--source", &f, "--origin", "04:00.0", "--types", "gpu"], "PMIX_ERR_NOT_FOUND", -46),
-        (&["distances", "--source", &f, "--cpus", "0", "--types", "0x40"], "PMIX_ERR_BAD_PARAM", -27),
-        (&["distances", "--source", &f, "--cpus", "0", "--types", "0"], "PMIX_ERR_BAD_PARAM", -27),
-        (&["distances", "--source", &f, "--cpus", ""], "PMIX_ERR_BAD_PARAM", -27),
-        (&["distances", "--source", &f, "--origin", ""], "PMIX_ERR_BAD_PARAM", -27),
-        (&["distances", "--source", &f, "--cpus", "0", "--hostname", ""], "PMIX_ERR_BAD_PARAM", -27),
-        (&["distances", "--source", &f, "--cpus", "0", "--types", "gpu"], "PMIX_ERR_NOT_FOUND", -46),
-        (&["distances", "--source", "xml:/nonexistent/x.xml", "--cpus", "0"], "PMIX_ERR_NOT_FOUND", -46),
+        (
+            &["distances", "--source", &f, "--origin", "nothing"],
+            "PMIX_ERR_NOT_FOUND",
+            -46,
+        ),
+        (
+            &[
+                "distances",
+                "--source",
+                &f,
+                "--origin",
+                "04:00.0",
+                "--types",
+                "gpu",
+            ],
+            "PMIX_ERR_NOT_FOUND",
+            -46,
+        ),
+        (
+            &[
+                "distances",
+                "--source",
+                &f,
+                "--cpus",
+                "0",
+                "--types",
+                "0x40",
+            ],
+            "PMIX_ERR_BAD_PARAM",
+            -27,
+        ),
+        (
+            &["distances", "--source", &f, "--cpus", "0", "--types", "0"],
+            "PMIX_ERR_BAD_PARAM",
+            -27,
+        ),
+        (
+            &["distances", "--source", &f, "--cpus", ""],
+            "PMIX_ERR_BAD_PARAM",
+            -27,
+        ),
+        (
+            &["distances", "--source", &f, "--origin", ""],
+            "PMIX_ERR_BAD_PARAM",
+            -27,
+        ),
+        (
+            &["distances", "--source", &f, "--cpus", "0", "--hostname", ""],
+            "PMIX_ERR_BAD_PARAM",
+            -27,
+        ),
+        (
+            &["distances", "--source", &f, "--cpus", "0", "--types", "gpu"],
+            "PMIX_ERR_NOT_FOUND",
+            -46,
+        ),
+        (
+            &[
+                "distances",
+                "--source",
+                "xml:/nonexistent/x.xml",
+                "--cpus",
+                "0",
+            ],
+            "PMIX_ERR_NOT_FOUND",
+            -46,
+        ),
         (&["distances", "--cpus", "0"], "PMIX_ERR_NOT_SUPPORTED", -47),
-        (&["distances", "--source", "sysfs:/tmp", "--cpus", "0"], "PMIX_ERR_NOT_SUPPORTED", -47),
-        (&["matrix", "--source", &xml("32em64t-2n8c2t-pci-wholeio.xml")], "PMIX_ERR_BAD_PARAM", -27),
-        (&["matrix", "--source", &xml("16amd64-4distances.xml")], "PMIX_ERR_NOT_FOUND", -46),
+        (
+            &["distances", "--source", "sysfs:/tmp", "--cpus", "0"],
+            "PMIX_ERR_NOT_SUPPORTED",
+            -47,
+        ),
+        (
+            &["matrix", "--source", &xml("32em64t-2n8c2t-pci-wholeio.xml")],
+            "PMIX_ERR_BAD_PARAM",
+            -27,
+        ),
+        (
+            &["matrix", "--source", &xml("16amd64-4distances.xml")],
+            "PMIX_ERR_NOT_FOUND",
+            -46,
+        ),
     ];
     #[cfg(not(feature = "native"))]
-    let cases = &[cases, &[(&["distances", "--source", "hwloc", "--cpus", "0"][..], "PMIX_ERR_NOT_SUPPORTED", -47)][..]].concat();
+    let cases = &[
+        cases,
+        &[(
+            &["distances", "--source", "hwloc", "--cpus", "0"][..],
+            "PMIX_ERR_NOT_SUPPORTED",
+            -47,
+        )][..],
+    ]
+    .concat();
     for (args, status, code) in cases {
         let mut json_args = args.to_vec();
         json_args.extend(["--format", "json"]);
         let (out, err, exit) = text(&run(&json_args));
         assert_eq!(exit, 2, "{args:?}: {out}{err}");
         let head = format!(r#"{{"status": "{status}", "code": {code}, "message": ""#);
-        assert!(out.starts_with(&head) && out.ends_with("\"}\n"), "{args:?}: {out}");
+        assert!(
+            out.starts_with(&head) && out.ends_with("\"}\n"),
+            "{args:?}: {out}"
+        );
         let (out, err, exit) = text(&run(args));
         assert_eq!((exit, out.as_str()), (2, ""), "{args:?}");
-        assert!(err.starts_with(&format!("pmix-topo: {status} ({code}): ")), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("pmix-topo: {status} ({code}): ")),
+            "{args:?}: {err}"
+        );
     }
     // The default source says what to do instead.
     let (_, err, _) = text(&run(&["tree"]));
     assert!(err.contains("pass --source xml:FILE"), "{err}");
     // The file's problem is named with its line.
-    let (_, err, _) = text(&run(&["tree", "--source", &xml("32em64t-2n8c2t-pci-wholeio.xml")]));
+    let (_, err, _) = text(&run(&[
+        "tree",
+        "--source",
+        &xml("32em64t-2n8c2t-pci-wholeio.xml"),
+    ]));
     assert!(err.contains("hwloc XML line 261"), "{err}");
 }
 
@@ -220,7 +446,15 @@ fn usage_errors_exit_64() {
         &["distances", "--source"],
         &["distances", "--source", "floppy:/a"],
         &["distances", "--source", &f, "--cpus", "0-x"],
-        &["distances", "--source", &f, "--cpus", "0", "--origin", "eth0"],
+        &[
+            "distances",
+            "--source",
+            &f,
+            "--cpus",
+            "0",
+            "--origin",
+            "eth0",
+        ],
         &["distances", "--source", &f, "--types", "nic"],
         &["distances", "--source", &f, "--format", "xml"],
         &["distances", "--source", &f, "--bogus"],
@@ -230,7 +464,12 @@ fn usage_errors_exit_64() {
     ] {
         let (out, err, code) = text(&run(args));
         assert_eq!(code, 64, "{args:?}: {out}{err}");
-        assert!(out.is_empty() && err.starts_with("pmix-topo: ") && err.contains("usage: pmix-topo distances"), "{args:?}: {err}");
+        assert!(
+            out.is_empty()
+                && err.starts_with("pmix-topo: ")
+                && err.contains("usage: pmix-topo distances"),
+            "{args:?}: {err}"
+        );
     }
     let (out, _, code) = text(&run(&["--help"]));
     assert_eq!(code, 0);
@@ -244,13 +483,33 @@ fn the_hwloc_source_reads_this_machine_and_an_xml_file() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Machine cpus "), "{out}");
     // HWLOC_XMLFILE points libhwloc at a file: the same answers as the importer.
-    let args = ["distances", "--source", "hwloc", "--cpus", "0", "--types", "all", "--format", "json"];
+    let args = [
+        "distances",
+        "--source",
+        "hwloc",
+        "--cpus",
+        "0",
+        "--types",
+        "all",
+        "--format",
+        "json",
+    ];
     let native = Command::new(env!("CARGO_BIN_EXE_pmix-topo"))
         .args(args)
         .env("HWLOC_XMLFILE", data("24em64t-2n6c2t-pci.xml"))
         .output()
         .unwrap();
     let x = xml("24em64t-2n6c2t-pci.xml");
-    let ours = run(&["distances", "--source", &x, "--cpus", "0", "--types", "all", "--format", "json"]);
+    let ours = run(&[
+        "distances",
+        "--source",
+        &x,
+        "--cpus",
+        "0",
+        "--types",
+        "all",
+        "--format",
+        "json",
+    ]);
     assert_eq!(text(&native).0, text(&ours).0);
 }

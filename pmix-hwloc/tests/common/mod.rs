@@ -10,12 +10,18 @@ use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, Query, Topology};
 
 /// `shared/data/hwloc-xml/`, next to the repository.
 pub fn xml_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/hwloc-xml"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/hwloc-xml"
+    ))
 }
 
 /// `shared/data/hwloc-linux/`.
 pub fn linux_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/hwloc-linux"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/hwloc-linux"
+    ))
 }
 
 /// A file of `shared/data/hwloc-xml/`.
@@ -94,7 +100,9 @@ pub fn fingerprint(topo: &Topology) -> String {
         writeln!(s, "{d}").unwrap();
     }
     for p in topo.packages() {
-        let first = p.first().map_or_else(CpuSet::new, |c| CpuSet::from_pus([c]));
+        let first = p
+            .first()
+            .map_or_else(CpuSet::new, |c| CpuSet::from_pus([c]));
         writeln!(s, "from cpus {first}:").unwrap();
         s += &answer(topo, &Query::from_cpuset(&first).types(DeviceTypes::ALL));
     }
@@ -114,5 +122,9 @@ pub fn first_difference(a: &str, b: &str) -> String {
             return format!("line {}:\n  left:  {x}\n  right: {y}", i + 1);
         }
     }
-    format!("one text is a prefix of the other ({} vs {} lines)", a.lines().count(), b.lines().count())
+    format!(
+        "one text is a prefix of the other ({} vs {} lines)",
+        a.lines().count(),
+        b.lines().count()
+    )
 }
