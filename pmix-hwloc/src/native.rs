@@ -13,22 +13,8 @@
 //! with [`Hwloc::whole_io`]) and every I/O object of an XML file, so a file loads as
 //! it was written.
 //!
-//! ## Where libhwloc and the XML importer differ, and why
-//! The tests compare both on every XML file libhwloc 2.x can load and on this machine;
-//! these are the differences hwloc itself causes:
-//! - **v3 files** (`*.v3.xml`) do not load: libhwloc 2.x refuses `version="3.0"`. The
-//!   importer reads them.
-//! - **PCI domains wider than 16 bits** are truncated by libhwloc 2.x, whose PCI domain
-//!   is an `unsigned short` unless it was built with 32-bit domains; the importer keeps
-//!   the domain the XML wrote.
-//! - **Processor-side objects** may be merged or dropped by libhwloc (its default
-//!   filter for groups keeps only those that add structure, and it re-attaches v1 NUMA
-//!   nodes as memory children). This moves no I/O object to another locality, so devices,
-//!   the PCI tree, localities and distances stay equal; the number of group nodes may
-//!   differ.
-//! - **Duplicate PCI addresses** (two functions `0000:04:00.0` in
-//!   `32em64t-2n8c2t-pci-{normal,whole}io.xml`) load in libhwloc, which does not check
-//!   them; both backends then refuse them, as pmix-core does.
+//! Where libhwloc's view differs from the importer's, and why, is listed in the crate
+//! documentation.
 
 use std::ffi::CStr;
 use std::panic::{AssertUnwindSafe, catch_unwind};

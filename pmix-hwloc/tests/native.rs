@@ -88,6 +88,12 @@ fn v1_v1tov2_and_a_libhwloc_v2_export_give_identical_answers() {
     assert!(a == b, "{}", first_difference(&a, &b));
     assert!(a == c, "{}", first_difference(&a, &c));
     assert!(a.contains("device eth1 "), "{a}");
+    assert!(
+        a.contains(
+            "io PciBridge 0000:06:00.0 class=Some(1540) locality=0-7 under PciBridge 0000:05:00.0"
+        ),
+        "{a}"
+    );
 }
 
 /// The variables hwloc's own test sets for a captured tree (`NAME.env`: `KEY="value"`

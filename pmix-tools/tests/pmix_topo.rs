@@ -164,17 +164,47 @@ fn cpus_spanning_packages_give_min_and_max() {
     assert_eq!(&eth0[eth0.len() - 2..], ["1", "33"], "{out}");
 }
 
+/// This test process's binding, as the kernel reports it.
+fn own_cpus() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
 #[test]
 fn default_cpus_are_the_process_binding() {
-    // This process may run anywhere; the 192-PU machine has every cpu below 384, so the
-    // binding of any test machine up to that size names some of them.
-    let (out, err, code) = text(&run(&[
-        "distances",
-        "--source",
-        &xml("192em64t-12gr2n8c2t.xml"),
-    ]));
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("mlx4_0"), "{out}");
+    // Packages of this machine alternate cpus (even, odd): on a test machine bound to
+    // cpus 0-1, cpu 0 alone, cpu 1 alone and both give three different answers.
+    let f = xml("24em64t-2n6c2t-pci.xml");
+    let json = ["--types", "all", "--format", "json"];
+    let unbound = run(&[&["distances", "--source", &f][..], &json].concat());
+    let given = run(&[
+        &["distances", "--source", &f, "--cpus", &own_cpus()][..],
+        &json,
+    ]
+    .concat());
+    assert_eq!(text(&unbound).2, 0, "{}", text(&unbound).1);
+    assert_eq!(text(&unbound).0, text(&given).0);
+    // Pinned with taskset to the last cpu it may use, it reports from that cpu alone.
+    let last = own_cpus().rsplit([',', '-']).next().unwrap().to_owned();
+    let pinned = Command::new("taskset")
+        .args([
+            "-c",
+            &last,
+            env!("CARGO_BIN_EXE_pmix-topo"),
+            "distances",
+            "--source",
+            &f,
+        ])
+        .args(json)
+        .output()
+        .expect("taskset (util-linux) runs");
+    let given = run(&[&["distances", "--source", &f, "--cpus", &last][..], &json].concat());
+    assert_eq!(text(&pinned).0, text(&given).0);
     // And a binding this topology lacks is the core's PMIX_ERR_BAD_PARAM.
     let (out, _, code) = text(&run(&[
         "distances",

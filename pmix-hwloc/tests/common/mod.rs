@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, Query, Topology};
+use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, NodeKind, Query, Topology};
 
 /// `shared/data/hwloc-xml/`, next to the repository.
 pub fn xml_dir() -> PathBuf {
@@ -70,6 +70,47 @@ pub fn fingerprint(topo: &Topology) -> String {
     writeln!(s, "machine {}", topo.machine_cpus()).unwrap();
     for p in topo.packages() {
         writeln!(s, "package {p}").unwrap();
+    }
+    // The whole I/O tree, bridges and functions without OS devices included: each I/O
+    // object with its address, class, parent and locality.
+    let nodes = topo.nodes();
+    let mut io: Vec<String> = nodes
+        .iter()
+        .filter(|n| {
+            matches!(
+                n.kind(),
+                NodeKind::HostBridge | NodeKind::PciBridge | NodeKind::PciFunction
+            )
+        })
+        .map(|n| {
+            let parent = n.parent().and_then(|p| topo.node(p));
+            let up = match parent {
+                Some(p) if p.kind().is_processor() => format!(
+                    "{:?} {}",
+                    p.kind(),
+                    p.cpuset().map(|c| c.to_string()).unwrap_or_default()
+                ),
+                Some(p) => format!(
+                    "{:?} {}",
+                    p.kind(),
+                    p.pci()
+                        .map(|a| a.to_string())
+                        .unwrap_or_else(|| p.cpuset().map(|c| c.to_string()).unwrap_or_default())
+                ),
+                None => "none".to_owned(),
+            };
+            format!(
+                "io {:?} {} class={:?} locality={} under {up}",
+                n.kind(),
+                n.pci().map(|a| a.to_string()).unwrap_or_default(),
+                n.pci_class(),
+                n.cpuset().map(|c| c.to_string()).unwrap_or_default()
+            )
+        })
+        .collect();
+    io.sort();
+    for l in io {
+        writeln!(s, "{l}").unwrap();
     }
     let mut devs: Vec<String> = topo
         .devices()
