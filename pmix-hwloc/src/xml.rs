@@ -576,12 +576,12 @@ impl<'a> Attrs<'a> {
         let mut words = v.split(' ');
         let class = words.next().filter(|c| is_hex(c, 4)).ok_or_else(bad)?;
         let ids = words.next().ok_or_else(bad)?;
-        let ok = ids.len() == 11
-            && ids.starts_with('[')
-            && ids.ends_with(']')
-            && ids.as_bytes()[5] == b':'
-            && is_hex(&ids[1..5], 4)
-            && is_hex(&ids[6..10], 4);
+        let b = ids.as_bytes();
+        let ok = b.len() == 11
+            && b[0] == b'['
+            && b[5] == b':'
+            && b[10] == b']'
+            && b[1..5].iter().chain(&b[6..10]).all(u8::is_ascii_hexdigit);
         if !ok {
             return Err(bad());
         }

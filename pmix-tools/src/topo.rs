@@ -412,7 +412,7 @@ fn distances(topo: &Topology, args: &Args, cpus: Option<CpuSet>) -> Result<Strin
             "distance = 16 x tier + bridges; tiers: 0 same device, 1 same PCIe switch or root port, 2 same host bridge, 3 same package, 4 another package\n"
         }
         None => {
-            "distance = 16 x tier + PCIe depth; tiers: 0 local to the cpus' package, 1 same package, 2 another package\n"
+            "distance = 16 x tier + PCIe depth; tiers: 0 local (the cpu is in the device's locality), 1 same package, 2 another package\n"
         }
     });
     Ok(out)
