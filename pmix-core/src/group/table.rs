@@ -66,6 +66,9 @@ impl Groups {
     /// departures and a leave (declining) work before this process calls construct.
     /// Idempotent for the same roster.
     ///
+    /// Losses reach a record only once it exists: after creating one, the runtime
+    /// reports ([`Groups::on_lost`]) every member it already knows is lost.
+    ///
     /// # Errors
     /// [`GroupError::CallerNotListed`]; [`GroupError::AlreadyExists`] if the process
     /// holds `id` with another roster or past the construct;
@@ -88,7 +91,9 @@ impl Groups {
     }
 
     /// `PMIx_Group_construct` by this process over `roster` (which must list it),
-    /// creating the record unless an invitation did.
+    /// creating the record unless an invitation did. A runtime that knows some
+    /// members are already lost creates the record with [`Groups::invite`], reports
+    /// those losses, then calls this.
     ///
     /// # Errors
     /// [`GroupError::MembershipMismatch`] if it was invited with another roster;

@@ -12,8 +12,18 @@
 //! Transport model (what a PMIx server gives its clients, and what the replicated
 //! state machines assume): each channel (from, to) delivers in order; a process's
 //! loss is announced on each of its channels after the last message it delivers
-//! there; a killed process's in-flight messages are all delivered or all dropped.
-//! Messages to a dead process vanish. Reordering happens across channels.
+//! there; each broadcast of a killed process reaches all its recipients or none
+//! (the server either got it and relays it, or never got it). Messages to a dead
+//! process vanish. Reordering happens across channels. Within that model the
+//! replicas agree; the property tests found both ways to break it (a loss known
+//! before a record exists, a broadcast half dropped), and the runtime must keep to
+//! it: report known losses when it creates a record, relay a broadcast whole.
+//!
+//! The runtime duties the simulator performs: invite every member at the first
+//! construct, report losses a process already knows when its record is created,
+//! feed departures to the trackers too, run tracker exchanges (a process decides
+//! once every member contributed or departed), and buffer tracker packets for a
+//! tracker not created yet (one born of a shrink another member decided first).
 //!
 //! Every process has rank `i` in the namespace "sim"; a group's ranks are its
 //! members' process indexes in ascending order.
@@ -197,7 +207,12 @@ pub struct GroupModel {
 #[derive(Clone, Debug)]
 pub struct Sim {
     pub procs: Vec<SimProc>,
-    chans: Vec<VecDeque<Packet>>,
+    /// Per channel (from * n + to): packets with the id of the broadcast they
+    /// belong to.
+    chans: Vec<VecDeque<(u64, Packet)>>,
+    next_batch: u64,
+    /// Broadcasts at least one copy of which was delivered.
+    started: BTreeSet<u64>,
     held: BTreeSet<(usize, usize)>,
     pub nspace: Nspace,
     pub groups: BTreeMap<String, GroupModel>,
@@ -241,6 +256,8 @@ impl Sim {
         Sim {
             procs,
             chans: vec![VecDeque::new(); n * n],
+            next_batch: 0,
+            started: BTreeSet::new(),
             held: BTreeSet::new(),
             nspace,
             groups: BTreeMap::new(),
@@ -265,9 +282,15 @@ impl Sim {
         Roster::new(&procs).map_err(|e| e.status())
     }
 
-    fn send(&mut self, from: usize, to: usize, p: Packet) {
+    /// Sends one packet to each of `to`, as one broadcast: if the sender dies with
+    /// it in flight, it reaches everyone or no one (a server relays what it got).
+    fn broadcast(&mut self, from: usize, to: Vec<usize>, p: Packet) {
         let n = self.n();
-        self.chans[from * n + to].push_back(p);
+        let batch = self.next_batch;
+        self.next_batch += 1;
+        for q in to {
+            self.chans[from * n + q].push_back((batch, p.clone()));
+        }
     }
 
     // ---------------------------------------------------------------- group calls
@@ -301,13 +324,12 @@ impl Sim {
             );
             for &m in members {
                 if m != p && self.procs[m].alive && !self.procs[m].ever.contains(name) {
-                    self.procs[m]
-                        .groups
-                        .invite(id, roster.clone())
-                        .map_err(|e| e.status())?;
-                    self.procs[m].ever.insert(name.to_owned());
+                    self.create_record(m, id, &roster, members)?;
                 }
             }
+        }
+        if members.contains(&p) && self.procs[p].groups.get(&id).is_none() {
+            self.create_record(p, id, &roster, members)?;
         }
         self.procs[p]
             .groups
@@ -318,6 +340,37 @@ impl Sim {
             g.options.insert(p, opts);
         }
         self.drain(p);
+        Ok(())
+    }
+
+    /// Creates `m`'s record of a group (an invitation), then reports the members
+    /// `m` already knows are lost: a runtime must, since their loss notices came
+    /// before the record existed.
+    fn create_record(
+        &mut self,
+        m: usize,
+        id: GroupId,
+        roster: &Roster,
+        members: &[usize],
+    ) -> Result<(), Status> {
+        self.procs[m]
+            .groups
+            .invite(id, roster.clone())
+            .map_err(|e| e.status())?;
+        self.procs[m].ever.insert(name_of(&id));
+        let known: Vec<ProcId> = members
+            .iter()
+            .filter(|q| self.procs[m].lost_seen.contains(q))
+            .map(|&q| self.proc(q))
+            .collect();
+        for q in known {
+            if let Err(e) = self.procs[m].groups.on_lost(&q) {
+                self.procs[m]
+                    .errors
+                    .push((format!("known loss of {q}: {e}"), e.status()));
+            }
+            self.drain(m);
+        }
         Ok(())
     }
 
@@ -356,9 +409,7 @@ impl Sim {
         let dep = self.procs[p].groups.leave(&id).map_err(|e| e.status())?;
         let msg = dep.message();
         let to: Vec<usize> = dep.recipients().map(|q| q.rank as usize).collect();
-        for q in to {
-            self.send(p, q, Packet::Group(Box::new(msg)));
-        }
+        self.broadcast(p, to, Packet::Group(Box::new(msg)));
         let key = name_of(&id);
         if let Some(g) = self.groups.get_mut(&key) {
             g.left.insert(p);
@@ -383,9 +434,7 @@ impl Sim {
                         Some(g) => g.others().map(|q| q.rank as usize).collect(),
                         None => Vec::new(),
                     };
-                    for q in to {
-                        self.send(p, q, Packet::Group(Box::new(msg)));
-                    }
+                    self.broadcast(p, to, Packet::Group(Box::new(msg)));
                 }
                 Output::Notify(n) => {
                     let still_member = self.procs[p]
@@ -416,7 +465,8 @@ impl Sim {
     // ------------------------------------------------------------ the transport
 
     /// Kills `p`: it stops; its loss is announced on each of its channels after
-    /// what it had in flight there (or instead of it, with `drop_in_flight`).
+    /// what it had in flight there. With `drop_in_flight`, its broadcasts that no
+    /// one received yet are dropped (those someone received reach everyone).
     pub fn kill(&mut self, p: usize, drop_in_flight: bool) {
         if !self.procs[p].alive {
             return;
@@ -430,10 +480,13 @@ impl Sim {
             }
             let ch = &mut self.chans[p * n + q];
             if drop_in_flight {
-                self.dropped += ch.len() as u64;
-                ch.clear();
+                let before = ch.len();
+                ch.retain(|(batch, _)| self.started.contains(batch));
+                self.dropped += (before - ch.len()) as u64;
             }
-            ch.push_back(Packet::Lost);
+            let batch = self.next_batch;
+            self.next_batch += 1;
+            ch.push_back((batch, Packet::Lost));
         }
     }
 
@@ -460,9 +513,10 @@ impl Sim {
     /// Delivers the head of channel (from, to); `false` if it is empty.
     pub fn deliver(&mut self, from: usize, to: usize) -> bool {
         let n = self.n();
-        let Some(p) = self.chans[from * n + to].pop_front() else {
+        let Some((batch, p)) = self.chans[from * n + to].pop_front() else {
             return false;
         };
+        self.started.insert(batch);
         self.delivered += 1;
         if !self.procs[to].alive {
             self.dropped += 1;
@@ -667,17 +721,15 @@ impl Sim {
             .filter(|&(rank, _)| rank as u32 != me && !m.gone.contains_key(&(rank as u32)))
             .map(|(_, &q)| q)
             .collect();
-        for q in to {
-            self.send(
-                p,
-                q,
-                Packet::Ft {
-                    key: key.to_owned(),
-                    round,
-                    value: contrib.clone(),
-                },
-            );
-        }
+        self.broadcast(
+            p,
+            to,
+            Packet::Ft {
+                key: key.to_owned(),
+                round,
+                value: contrib,
+            },
+        );
         self.ft_try_finish(p, key);
         Ok(round)
     }
@@ -698,15 +750,13 @@ impl Sim {
             .filter(|&(r, _)| r != me)
             .map(|(_, &q)| q)
             .collect();
-        for q in to {
-            self.send(
-                p,
-                q,
-                Packet::Revoke {
-                    key: key.to_owned(),
-                },
-            );
-        }
+        self.broadcast(
+            p,
+            to,
+            Packet::Revoke {
+                key: key.to_owned(),
+            },
+        );
         true
     }
 
