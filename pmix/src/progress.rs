@@ -5,13 +5,23 @@
 //! was accepted always gets its callback. After a stop, [`Progress::post`] refuses new
 //! jobs with [`Error::NotAvailable`].
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, PoisonError};
-use std::thread::{self, JoinHandle, ThreadId};
+use std::thread::{self, JoinHandle};
 
 use crate::error::Error;
+
+/// Gives every progress thread its own id (0 is "none").
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// On a progress thread, its id; elsewhere 0. A plain integer, so asking costs no
+    /// allocation on the caller's thread (unlike `thread::current()`).
+    static CURRENT: Cell<u64> = const { Cell::new(0) };
+}
 
 /// A unit of work for the progress thread.
 pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
@@ -20,7 +30,7 @@ pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
 pub(crate) struct Progress {
     sender: Mutex<Option<Sender<Job>>>,
     handle: Mutex<Option<JoinHandle<()>>>,
-    id: ThreadId,
+    id: u64,
     stopped: AtomicBool,
 }
 
@@ -28,9 +38,11 @@ impl Progress {
     /// Starts the thread.
     pub(crate) fn start() -> Result<Progress, Error> {
         let (tx, rx) = channel::<Job>();
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let handle = thread::Builder::new()
             .name("pmix-progress".into())
             .spawn(move || {
+                CURRENT.with(|c| c.set(id));
                 for job in rx {
                     // A panicking job must not take the thread (and every later
                     // callback) with it.
@@ -41,7 +53,7 @@ impl Progress {
             })
             .map_err(|e| Error::Os(format!("cannot start the progress thread: {e}")))?;
         Ok(Progress {
-            id: handle.thread().id(),
+            id,
             sender: Mutex::new(Some(tx)),
             handle: Mutex::new(Some(handle)),
             stopped: AtomicBool::new(false),
@@ -50,7 +62,7 @@ impl Progress {
 
     /// `true` when called on this progress thread.
     pub(crate) fn is_current(&self) -> bool {
-        thread::current().id() == self.id
+        CURRENT.with(|c| c.get()) == self.id
     }
 
     /// `true` once [`Progress::stop`] has begun.

@@ -1,0 +1,135 @@
+/*
+ * pmix-rs: the PMIx client API (the subset pmix-rs offers), compatible with OpenPMIx's
+ * <pmix.h> for every call it declares. Link with -lpmix_ffi.
+ *
+ * Rules every call follows (DESIGN §6 of pmix-rs):
+ *  - Before PMIx_Init / PMIx_tool_init, and after the last finalize, calls that need the
+ *    library return PMIX_ERR_INIT. The memory helpers (PMIx_Device_distance_*,
+ *    PMIx_Cpuset_destruct, PMIx_Topology_destruct, PMIx_Value_*, PMIx_Info_load),
+ *    PMIx_Error_string, PMIx_Get_version and PMIx_Initialized work at any time.
+ *  - Callbacks run on the library's progress thread. A blocking call made there (or a
+ *    _nb call given a NULL cbfunc, which behaves as blocking) returns
+ *    PMIX_ERR_WOULD_BLOCK at once, prints one line naming the call on stderr, and does
+ *    nothing.
+ *  - After PMIx_Progress_thread_stop, distance and topology calls return
+ *    PMIX_ERR_NOT_AVAILABLE.
+ *  - The checks come in that order (INIT, WOULD_BLOCK, NOT_AVAILABLE), before any
+ *    argument is looked at; then NULL or malformed arguments are PMIX_ERR_BAD_PARAM.
+ *  - No call crashes on a NULL pointer; an internal panic becomes PMIX_ERROR.
+ */
+#ifndef PMIX_RS_PMIX_H
+#define PMIX_RS_PMIX_H
+
+#include <pmix_common.h>
+
+#if defined(c_plusplus) || defined(__cplusplus)
+extern "C" {
+#endif
+
+/* Initialises the library as a client. With no PMIx server to connect to (pmix-rs does
+ * not connect yet) the process becomes a singleton: PMIX_SUCCESS, namespace
+ * "pmix-rs.singleton.<pid>", rank 0 (OpenPMIx returns PMIX_ERR_UNREACH there and stays
+ * usable). Reference-counted: each successful init needs a finalize. proc may be NULL.
+ * info: PMIX_HOSTNAME (char*) names the host in device uuids. The topology is read on
+ * first use from $PMIX_TOPOLOGY (sysfs | sysfs:DIR | xml:FILE | hwloc; default sysfs),
+ * else from OpenPMIx's $PMIX_MCA_pmix_hwloc_topo_file (an hwloc XML file).
+ * Errors: PMIX_ERR_BAD_PARAM (ninfo > 0 with NULL info, a malformed info, a bad
+ * hostname), PMIX_ERR_NOT_SUPPORTED (an unknown key flagged PMIX_INFO_REQD),
+ * PMIX_ERR_WOULD_BLOCK (from a callback). */
+PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
+
+/* Drops one init reference; the last one runs every accepted callback, stops the
+ * progress thread and ends the instance. info is checked as PMIx_Init's, otherwise
+ * unused. Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK (from a callback). */
+PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo);
+
+/* 1 between init and the last finalize, else 0. */
+PMIX_EXPORT int PMIx_Initialized(void);
+
+/* Distances from a process location (cpuset; NULL = the caller's own binding) or from
+ * the device named by PMIX_DEVICE_DIST_ORIGIN, to the devices selected by info
+ * (PMIX_DEVICE_TYPE as DEVTYPE/UINT64/UINT32/UINT, PMIX_DEVICE_ID repeatable,
+ * PMIX_DEVICE_DIST_ORIGIN once). topo NULL = the library's topology, else one filled by
+ * PMIx_Load_topology. Sets *distances = NULL, *ndist = 0 on entry; on success
+ * *distances is a malloc'ed array of *ndist entries (free with
+ * PMIx_Device_distance_free or PMIX_DEVICE_DIST_FREE).
+ * Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE; PMIX_ERR_BAD_PARAM
+ * (NULL distances/ndist, ninfo > 0 with NULL info, a key without NUL in its 512 bytes,
+ * a known key with a wrong value type, an empty or unterminated string, a zero or
+ * unknown type mask, ORIGIN twice or ambiguous, a foreign or stale topo/cpuset, an
+ * empty cpuset or one outside the topology); PMIX_ERR_NOT_SUPPORTED (an unknown key
+ * flagged PMIX_INFO_REQD); PMIX_ERR_NOT_FOUND (no such ORIGIN, no device selected);
+ * PMIX_ERR_UNREACH (no local topology or cpuset, and no server to relay to);
+ * PMIX_ERR_NOMEM. */
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
+                                                 pmix_info_t info[], size_t ninfo,
+                                                 pmix_device_distance_t *distances[],
+                                                 size_t *ndist);
+
+/* The non-blocking form: arguments are checked and copied before it returns (they need
+ * not outlive the call); PMIX_SUCCESS means accepted, and then cbfunc runs exactly once,
+ * on the progress thread, with the final status. On success dist belongs to the
+ * library: call release_fn(release_cbdata) when done with it (release_fn is NULL when
+ * dist is NULL). A NULL cbfunc behaves as the blocking form and discards the result.
+ * Immediate errors: as PMIx_Compute_distances, except NOT_FOUND and the query's own
+ * BAD_PARAMs (ambiguous ORIGIN, cpuset outside the topology, bad type mask), which
+ * reach cbfunc. */
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
+                                                    pmix_info_t info[], size_t ninfo,
+                                                    pmix_device_dist_cbfunc_t cbfunc,
+                                                    void *cbdata);
+
+/* Fills topo with the library's topology (loaded once). topo->source must be NULL or
+ * the library's. Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE,
+ * PMIX_ERR_BAD_PARAM (NULL or foreign topo), PMIX_ERR_UNREACH (cannot be loaded and no
+ * server to ask). */
+PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
+
+/* Clears a topology filled by PMIx_Load_topology (the library keeps the topology
+ * itself). NULL or foreign: nothing happens. */
+PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
+
+/* Parses "hwloc:<list>" (PU OS indexes, "0-3,8") or "hwloc:0x<mask>" (hwloc hex mask)
+ * into cpuset (release it with PMIx_Cpuset_destruct). Errors: PMIX_ERR_INIT,
+ * PMIX_ERR_BAD_PARAM (NULL argument, no NUL within 1 MiB, another prefix, garbage). */
+PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string,
+                                                   pmix_cpuset_t *cpuset);
+
+/* The PUs the process (PMIX_CPUBIND_PROCESS: every thread) or the calling thread
+ * (PMIX_CPUBIND_THREAD) is bound to. Errors: PMIX_ERR_INIT, PMIX_ERR_BAD_PARAM (NULL
+ * cpuset, unknown ref), PMIX_ERR_UNREACH (the OS does not tell). */
+PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref);
+
+/* Releases a cpuset of the library's and clears the struct. NULL or foreign: nothing
+ * happens. */
+PMIX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset);
+
+/* An array of n constructed entries (malloc'ed; NULL for n == 0 or no memory). Newer
+ * OpenPMIx only (4.2.2 has the PMIX_DEVICE_DIST_CREATE macro). */
+PMIX_EXPORT pmix_device_distance_t *PMIx_Device_distance_create(size_t n);
+/* Frees each entry's uuid and osname, then the array. NULL: nothing happens. */
+PMIX_EXPORT void PMIx_Device_distance_free(pmix_device_distance_t *d, size_t n);
+/* Zeroes one entry and sets mindist = maxdist = UINT16_MAX. */
+PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t *d);
+/* Frees one entry's uuid and osname and clears them. */
+PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
+
+/* Stops the progress thread after it has run every callback already accepted (always,
+ * as with PMIX_PROGRESS_THREAD_FLUSH true in newer OpenPMIx); afterwards distance and
+ * topology calls return PMIX_ERR_NOT_AVAILABLE. info is ignored. Called from a callback
+ * it prints the PMIX_ERR_WOULD_BLOCK diagnostic and does nothing; before init it does
+ * nothing. Newer OpenPMIx only. */
+PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
+
+/* The text of a status ("NOT-FOUND"), as OpenPMIx 4.2.2's; "ERROR STRING NOT FOUND" for
+ * codes it does not know. Static: never free it. */
+PMIX_EXPORT const char *PMIx_Error_string(pmix_status_t status);
+
+/* "pmix-rs <version> (OpenPMIx 4.2.2 API subset)". Static. */
+PMIX_EXPORT const char *PMIx_Get_version(void);
+
+#if defined(c_plusplus) || defined(__cplusplus)
+}
+#endif
+
+#endif /* PMIX_RS_PMIX_H */

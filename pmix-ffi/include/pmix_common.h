@@ -1,0 +1,498 @@
+/*
+ * pmix-rs: types, constants and macros of the PMIx C API (the subset pmix-rs offers).
+ *
+ * Every type declared here has the size, alignment and field offsets OpenPMIx 4.2.2
+ * gives it on x86_64, and every constant its value, so code written for OpenPMIx's
+ * <pmix.h> compiles unchanged against this header set and the objects it builds can be
+ * handed to either library. pmix-ffi/tests/abi.rs checks that against both headers.
+ *
+ * Where pmix-rs differs from OpenPMIx it says so next to the declaration.
+ */
+#ifndef PMIX_RS_PMIX_COMMON_H
+#define PMIX_RS_PMIX_COMMON_H
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix_version.h>
+
+#if defined(c_plusplus) || defined(__cplusplus)
+extern "C" {
+#endif
+
+/* This header set is pmix-rs's, not OpenPMIx's. */
+#define PMIX_RS_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#    define PMIX_EXPORT __attribute__((__visibility__("default")))
+#else
+#    define PMIX_EXPORT
+#endif
+
+/****    LIMITS AND SCALAR TYPES    ****/
+#define PMIX_MAX_NSLEN  255
+#define PMIX_MAX_KEYLEN 511
+
+typedef char pmix_nspace_t[PMIX_MAX_NSLEN + 1];
+typedef char pmix_key_t[PMIX_MAX_KEYLEN + 1];
+
+typedef uint32_t pmix_rank_t;
+#define PMIX_RANK_UNDEF      UINT32_MAX
+#define PMIX_RANK_WILDCARD   (UINT32_MAX - 1)
+#define PMIX_RANK_LOCAL_NODE (UINT32_MAX - 2)
+#define PMIX_RANK_INVALID    (UINT32_MAX - 3)
+
+typedef int pmix_status_t;
+typedef uint16_t pmix_data_type_t;
+
+/* Directives carried in pmix_info_t.flags. */
+typedef uint32_t pmix_info_directives_t;
+#define PMIX_INFO_REQD           0x00000001 /* unknown key: PMIX_ERR_NOT_SUPPORTED */
+#define PMIX_INFO_ARRAY_END      0x00000002 /* set by PMIX_INFO_CREATE on the last element */
+#define PMIX_INFO_REQD_PROCESSED 0x00000004
+#define PMIX_INFO_QUALIFIER      0x00000008
+#define PMIX_INFO_PERSISTENT     0x00000010 /* PMIX_INFO_DESTRUCT leaves the value alone */
+
+/* Device types: a bitmask. */
+typedef uint64_t pmix_device_type_t;
+#define PMIX_DEVTYPE_UNKNOWN     0x00
+#define PMIX_DEVTYPE_BLOCK       0x01
+#define PMIX_DEVTYPE_GPU         0x02
+#define PMIX_DEVTYPE_NETWORK     0x04
+#define PMIX_DEVTYPE_OPENFABRICS 0x08
+#define PMIX_DEVTYPE_DMA         0x10
+#define PMIX_DEVTYPE_COPROC      0x20
+
+/* Whose binding PMIx_Get_cpuset reports. */
+typedef uint8_t pmix_bind_envelope_t;
+#define PMIX_CPUBIND_PROCESS 0
+#define PMIX_CPUBIND_THREAD  1
+
+/****    STATUS CODES (PMIx_Error_string gives their texts)    ****/
+#define PMIX_SUCCESS                 0
+#define PMIX_ERROR                   -1
+#define PMIX_ERR_PROC_ABORTED        -7
+#define PMIX_ERR_WOULD_BLOCK         -15
+#define PMIX_ERR_TIMEOUT             -24
+#define PMIX_ERR_UNREACH             -25
+#define PMIX_ERR_BAD_PARAM           -27
+#define PMIX_ERR_INIT                -31
+#define PMIX_ERR_NOMEM               -32
+#define PMIX_ERR_NOT_FOUND           -46
+#define PMIX_ERR_NOT_SUPPORTED       -47
+#define PMIX_ERR_PARTIAL_SUCCESS     -52
+#define PMIX_ERR_LOST_CONNECTION     -61
+#define PMIX_ERR_NOT_AVAILABLE       -64 /* OpenPMIx 4.2.2: in pmix_deprecated.h */
+#define PMIX_ERR_NOT_A_MEMBER        -66 /* newer OpenPMIx only */
+#define PMIX_OPERATION_SUCCEEDED     -157
+#define PMIX_GROUP_INVITED           -159
+#define PMIX_GROUP_LEFT              -160
+#define PMIX_GROUP_INVITE_ACCEPTED   -161
+#define PMIX_GROUP_INVITE_DECLINED   -162
+#define PMIX_GROUP_INVITE_FAILED     -163
+#define PMIX_GROUP_MEMBERSHIP_UPDATE -164
+#define PMIX_GROUP_CONSTRUCT_ABORT   -165
+#define PMIX_GROUP_CONSTRUCT_COMPLETE -166
+#define PMIX_GROUP_MEMBER_FAILED     -170
+#define PMIX_ERR_PROC_TERM_WO_SYNC   -200
+#define PMIX_EVENT_PROC_TERMINATED   -201
+
+/****    DATA TYPE TAGS (pmix_value_t.type)    ****/
+#define PMIX_UNDEF            0
+#define PMIX_BOOL             1
+#define PMIX_BYTE             2
+#define PMIX_STRING           3
+#define PMIX_SIZE             4
+#define PMIX_PID              5
+#define PMIX_INT              6
+#define PMIX_INT8             7
+#define PMIX_INT16            8
+#define PMIX_INT32            9
+#define PMIX_INT64            10
+#define PMIX_UINT             11
+#define PMIX_UINT8            12
+#define PMIX_UINT16           13
+#define PMIX_UINT32           14
+#define PMIX_UINT64           15
+#define PMIX_FLOAT            16
+#define PMIX_DOUBLE           17
+#define PMIX_TIMEVAL          18
+#define PMIX_TIME             19
+#define PMIX_STATUS           20
+#define PMIX_VALUE            21
+#define PMIX_PROC             22
+#define PMIX_APP              23
+#define PMIX_INFO             24
+#define PMIX_PDATA            25
+#define PMIX_BYTE_OBJECT      27
+#define PMIX_KVAL             28
+#define PMIX_PERSIST          30
+#define PMIX_POINTER          31
+#define PMIX_SCOPE            32
+#define PMIX_DATA_RANGE       33
+#define PMIX_COMMAND          34
+#define PMIX_INFO_DIRECTIVES  35
+#define PMIX_DATA_TYPE        36
+#define PMIX_PROC_STATE       37
+#define PMIX_PROC_INFO        38
+#define PMIX_DATA_ARRAY       39
+#define PMIX_PROC_RANK        40
+#define PMIX_QUERY            41
+#define PMIX_ALLOC_DIRECTIVE  43
+#define PMIX_IOF_CHANNEL      45
+#define PMIX_ENVAR            46
+#define PMIX_COORD            47
+#define PMIX_REGATTR          48
+#define PMIX_REGEX            49
+#define PMIX_JOB_STATE        50
+#define PMIX_LINK_STATE       51
+#define PMIX_PROC_CPUSET      52
+#define PMIX_GEOMETRY         53
+#define PMIX_DEVICE_DIST      54
+#define PMIX_ENDPOINT         55
+#define PMIX_TOPO             56
+#define PMIX_DEVTYPE          57
+#define PMIX_LOCTYPE          58
+#define PMIX_PROC_NSPACE      60
+
+/****    ATTRIBUTE KEYS    ****/
+#define PMIX_DEVICE_DISTANCES         "pmix.dev.dist"        /* accepted, changes nothing */
+#define PMIX_DEVICE_TYPE              "pmix.dev.type"        /* DEVTYPE, UINT64, UINT32 or UINT */
+#define PMIX_DEVICE_ID                "pmix.dev.id"          /* char*, repeatable */
+#define PMIX_DEVICE_DIST_ORIGIN       "pmix.dev.dist.origin" /* char*; newer OpenPMIx only */
+#define PMIX_HOSTNAME                 "pmix.hname"           /* char*, at init: host in uuids */
+#define PMIX_TOOL_DO_NOT_CONNECT      "pmix.tool.nocon"      /* bool; pmix-rs never connects yet */
+#define PMIX_TIMEOUT                  "pmix.timeout"
+#define PMIX_GROUP_ID                 "pmix.grp.id"
+#define PMIX_GROUP_LEADER             "pmix.grp.ldr"
+#define PMIX_GROUP_OPTIONAL           "pmix.grp.opt"
+#define PMIX_GROUP_NOTIFY_TERMINATION "pmix.grp.notterm"
+#define PMIX_GROUP_FT_COLLECTIVE      "pmix.grp.ftcoll"
+#define PMIX_GROUP_MEMBERSHIP         "pmix.grp.mbrs"
+#define PMIX_GROUP_ASSIGN_CONTEXT_ID  "pmix.grp.actxid"
+#define PMIX_GROUP_CONTEXT_ID         "pmix.grp.ctxid"
+#define PMIX_GROUP_LOCAL_ONLY         "pmix.grp.lcl"
+#define PMIX_EVENT_AFFECTED_PROC      "pmix.evproc"
+#define PMIX_EVENT_CUSTOM_RANGE       "pmix.evrange"
+
+/****    MEMORY HELPERS (the C library's allocator: free what these return with free) ****/
+static inline void *pmix_malloc(size_t n) { return malloc(n); }
+static inline void *pmix_calloc(size_t n, size_t m) { return calloc(n, m); }
+static inline void pmix_free(void *m) { free(m); }
+
+/* Copies at most len bytes of src and always NUL-terminates dest (dest holds len+1). */
+static inline void pmix_strncpy(char *dest, const char *src, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len && '\0' != src[i]; i++) {
+        dest[i] = src[i];
+    }
+    dest[i] = '\0';
+}
+
+#define PMIX_LOAD_KEY(a, b)                                              \
+    do {                                                                 \
+        memset((a), 0, PMIX_MAX_KEYLEN + 1);                             \
+        if (NULL != (b)) {                                               \
+            pmix_strncpy((char *) (a), (const char *) (b), PMIX_MAX_KEYLEN); \
+        }                                                                \
+    } while (0)
+
+#define PMIX_CHECK_KEY(a, b) (0 == strncmp((a)->key, (b), PMIX_MAX_KEYLEN))
+
+#define PMIX_LOAD_NSPACE(a, b)                                           \
+    do {                                                                 \
+        memset((a), 0, PMIX_MAX_NSLEN + 1);                              \
+        if (NULL != (b)) {                                               \
+            pmix_strncpy((char *) (a), (const char *) (b), PMIX_MAX_NSLEN); \
+        }                                                                \
+    } while (0)
+
+/****    PROCESS NAME    ****/
+typedef struct pmix_proc {
+    pmix_nspace_t nspace;
+    pmix_rank_t rank;
+} pmix_proc_t;
+
+#define PMIX_PROC_STATIC_INIT { .nspace = {0}, .rank = PMIX_RANK_UNDEF }
+#define PMIX_PROC_CONSTRUCT(m)                 \
+    do {                                       \
+        memset((m), 0, sizeof(pmix_proc_t));   \
+    } while (0)
+#define PMIX_PROC_LOAD(m, n, r)                 \
+    do {                                        \
+        PMIX_PROC_CONSTRUCT((m));               \
+        PMIX_LOAD_NSPACE((m)->nspace, (n));     \
+        (m)->rank = (r);                        \
+    } while (0)
+
+/****    BYTE OBJECT, DATA ARRAY    ****/
+typedef struct pmix_byte_object {
+    char *bytes;
+    size_t size;
+} pmix_byte_object_t;
+
+typedef struct pmix_data_array {
+    pmix_data_type_t type;
+    size_t size;
+    void *array;
+} pmix_data_array_t;
+
+/****    CPUSET    ****/
+/* pmix-rs's cpusets come from PMIx_Parse_cpuset_string or PMIx_Get_cpuset: source
+ * points to a string of the library's and bitmap to an object of its own (not an hwloc
+ * bitmap). Release them with PMIx_Cpuset_destruct, never with free. A cpuset whose
+ * source is not the library's pointer is PMIX_ERR_BAD_PARAM. */
+typedef struct {
+    char *source;
+    void *bitmap;
+} pmix_cpuset_t;
+
+#define PMIX_CPUSET_STATIC_INIT { .source = NULL, .bitmap = NULL }
+#define PMIX_CPUSET_CONSTRUCT(m) memset((m), 0, sizeof(pmix_cpuset_t))
+
+/****    TOPOLOGY    ****/
+/* Filled by PMIx_Load_topology: source points to a string of the library's, topology
+ * to the library's own topology (owned by the library; PMIx_Topology_destruct only
+ * clears the struct). */
+typedef struct {
+    char *source;
+    void *topology;
+} pmix_topology_t;
+
+#define PMIX_TOPOLOGY_STATIC_INIT { .source = NULL, .topology = NULL }
+#define PMIX_TOPOLOGY_CONSTRUCT(m) memset((m), 0, sizeof(pmix_topology_t))
+#define PMIX_TOPOLOGY_DESTRUCT(x) PMIx_Topology_destruct(x)
+
+/****    DEVICE DISTANCE    ****/
+/* uuid and osname are allocated with malloc: free them (and the array) with
+ * PMIx_Device_distance_free or PMIX_DEVICE_DIST_FREE. */
+typedef struct pmix_device_distance {
+    char *uuid;
+    char *osname;
+    pmix_device_type_t type;
+    uint16_t mindist;
+    uint16_t maxdist;
+} pmix_device_distance_t;
+
+#define PMIX_DEVICE_DIST_STATIC_INIT \
+    { .uuid = NULL, .osname = NULL, .type = PMIX_DEVTYPE_UNKNOWN, .mindist = 0, .maxdist = 0 }
+
+#define PMIX_DEVICE_DIST_CONSTRUCT(m)                       \
+    do {                                                    \
+        memset((m), 0, sizeof(pmix_device_distance_t));     \
+        (m)->mindist = UINT16_MAX;                          \
+        (m)->maxdist = UINT16_MAX;                          \
+    } while (0)
+
+#define PMIX_DEVICE_DIST_DESTRUCT(m)        \
+    do {                                    \
+        if (NULL != (m)->uuid) {            \
+            pmix_free((m)->uuid);           \
+            (m)->uuid = NULL;               \
+        }                                   \
+        if (NULL != (m)->osname) {          \
+            pmix_free((m)->osname);         \
+            (m)->osname = NULL;             \
+        }                                   \
+    } while (0)
+
+/* Deprecated by the standard in favour of PMIx_Device_distance_create/free. */
+#define PMIX_DEVICE_DIST_CREATE(m, n)                                               \
+    do {                                                                            \
+        size_t _pmix_i;                                                             \
+        pmix_device_distance_t *_pmix_m = NULL;                                     \
+        if (0 != (n)) {                                                             \
+            _pmix_m = (pmix_device_distance_t *) pmix_calloc((n), sizeof(pmix_device_distance_t)); \
+            if (NULL != _pmix_m) {                                                  \
+                for (_pmix_i = 0; _pmix_i < (n); _pmix_i++) {                       \
+                    _pmix_m[_pmix_i].mindist = UINT16_MAX;                          \
+                    _pmix_m[_pmix_i].maxdist = UINT16_MAX;                          \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+        (m) = _pmix_m;                                                              \
+    } while (0)
+
+#define PMIX_DEVICE_DIST_FREE(m, n)                         \
+    do {                                                    \
+        size_t _pmix_i;                                     \
+        if (NULL != (m)) {                                  \
+            for (_pmix_i = 0; _pmix_i < (n); _pmix_i++) {   \
+                PMIX_DEVICE_DIST_DESTRUCT(&(m)[_pmix_i]);   \
+            }                                               \
+            pmix_free((m));                                 \
+            (m) = NULL;                                     \
+        }                                                   \
+    } while (0)
+
+/****    VALUE    ****/
+/* The union has OpenPMIx's size (24 bytes) and offset (8); it names the members
+ * pmix-rs reads or writes, and reserves the rest. */
+typedef struct pmix_value {
+    pmix_data_type_t type;
+    union {
+        bool flag;
+        uint8_t byte;
+        char *string;
+        size_t size;
+        pid_t pid;
+        int integer;
+        int8_t int8;
+        int16_t int16;
+        int32_t int32;
+        int64_t int64;
+        unsigned int uint;
+        uint8_t uint8;
+        uint16_t uint16;
+        uint32_t uint32;
+        uint64_t uint64;
+        float fval;
+        double dval;
+        struct timeval tv;
+        time_t time;
+        pmix_status_t status;
+        pmix_rank_t rank;
+        pmix_nspace_t *nspace;
+        pmix_proc_t *proc;
+        pmix_byte_object_t bo;
+        pmix_data_array_t *darray;
+        void *ptr;
+        pmix_topology_t *topo;
+        pmix_cpuset_t *cpuset;
+        pmix_device_type_t devtype;
+        pmix_device_distance_t *devdist;
+        uint64_t pmix_rs_reserved[3];
+    } data;
+} pmix_value_t;
+
+#define PMIX_VALUE_STATIC_INIT { .type = PMIX_UNDEF, .data.ptr = NULL }
+
+/* Copies data of type into val. PMIX_STRING copies the string data points to (data is
+ * the char*), PMIX_POINTER stores data itself, other scalar types copy *data; NULL data
+ * leaves the value zero (true for PMIX_BOOL). pmix-rs supports the scalar types,
+ * PMIX_STRING, PMIX_POINTER and PMIX_UNDEF; any other type is PMIX_ERR_NOT_SUPPORTED
+ * and leaves val PMIX_UNDEF. */
+PMIX_EXPORT pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data,
+                                          pmix_data_type_t type);
+/* Releases what the value owns (a PMIX_STRING's string) and makes it PMIX_UNDEF. */
+PMIX_EXPORT void PMIx_Value_destruct(pmix_value_t *val);
+
+#define PMIX_VALUE_LOAD(v, d, t) PMIx_Value_load((v), (d), (t))
+#define PMIX_VALUE_DESTRUCT(m) PMIx_Value_destruct(m)
+
+/****    INFO    ****/
+typedef struct pmix_info {
+    pmix_key_t key;
+    pmix_info_directives_t flags;
+    pmix_value_t value;
+} pmix_info_t;
+
+#define PMIX_INFO_STATIC_INIT { .key = {0}, .flags = 0, .value = PMIX_VALUE_STATIC_INIT }
+
+/* Copies key (at most PMIX_MAX_KEYLEN bytes) and the value (as PMIx_Value_load); flags
+ * are left alone. */
+PMIX_EXPORT pmix_status_t PMIx_Info_load(pmix_info_t *info, const char *key,
+                                         const void *data, pmix_data_type_t type);
+
+#define PMIX_INFO_CONSTRUCT(m)                  \
+    do {                                        \
+        memset((m), 0, sizeof(pmix_info_t));    \
+        (m)->value.type = PMIX_UNDEF;           \
+    } while (0)
+
+#define PMIX_INFO_CREATE(m, n)                                              \
+    do {                                                                    \
+        if (0 == (n)) {                                                     \
+            (m) = NULL;                                                     \
+        } else {                                                            \
+            (m) = (pmix_info_t *) pmix_calloc((n), sizeof(pmix_info_t));    \
+            if (NULL != (m)) {                                              \
+                (m)[(n) - 1].flags = PMIX_INFO_ARRAY_END;                   \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+
+#define PMIX_INFO_LOAD(i, k, d, t) (void) PMIx_Info_load((i), (k), (d), (t))
+
+#define PMIX_INFO_REQUIRED(m)      ((m)->flags |= PMIX_INFO_REQD)
+#define PMIX_INFO_OPTIONAL(m)      ((m)->flags &= ~PMIX_INFO_REQD)
+#define PMIX_INFO_IS_REQUIRED(m)   ((m)->flags & PMIX_INFO_REQD)
+#define PMIX_INFO_IS_OPTIONAL(m)   !((m)->flags & PMIX_INFO_REQD)
+#define PMIX_INFO_SET_PERSISTENT(m) ((m)->flags |= PMIX_INFO_PERSISTENT)
+#define PMIX_INFO_IS_PERSISTENT(m) ((m)->flags & PMIX_INFO_PERSISTENT)
+
+#define PMIX_INFO_DESTRUCT(m)                       \
+    do {                                            \
+        if (!PMIX_INFO_IS_PERSISTENT((m))) {        \
+            PMIX_VALUE_DESTRUCT(&(m)->value);       \
+        }                                           \
+    } while (0)
+
+#define PMIX_INFO_FREE(m, n)                                \
+    do {                                                    \
+        size_t _pmix_is;                                    \
+        if (NULL != (m)) {                                  \
+            for (_pmix_is = 0; _pmix_is < (n); _pmix_is++) { \
+                PMIX_INFO_DESTRUCT(&((m)[_pmix_is]));       \
+            }                                               \
+            pmix_free((m));                                 \
+            (m) = NULL;                                     \
+        }                                                   \
+    } while (0)
+
+/* Whether a value reads as boolean true: PMIX_UNDEF (a key given alone) is true; a
+ * PMIX_BOOL is its flag; a string is true when empty, a non-zero number, or begins with
+ * "yes"/"true" (any case), false for zero, "no" or "false"; anything else is false. */
+static inline bool pmix_rs_value_true(const pmix_value_t *v)
+{
+    const char *p;
+    if (PMIX_UNDEF == v->type) {
+        return true;
+    }
+    if (PMIX_BOOL == v->type) {
+        return v->data.flag;
+    }
+    if (PMIX_STRING != v->type) {
+        return false;
+    }
+    if (NULL == v->data.string) {
+        return true;
+    }
+    for (p = v->data.string; isspace((unsigned char) *p); p++) {
+    }
+    if ('\0' == *p) {
+        return true;
+    }
+    if (isdigit((unsigned char) *p)) {
+        return 0 != atoi(p);
+    }
+    return 0 == strncasecmp(p, "yes", 3) || 0 == strncasecmp(p, "true", 4);
+}
+
+#define PMIX_CHECK_TRUE(a) pmix_rs_value_true(a)
+#define PMIX_INFO_TRUE(m) pmix_rs_value_true(&(m)->value)
+
+/****    CALLBACKS    ****/
+typedef void (*pmix_release_cbfunc_t)(void *cbdata);
+typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
+typedef void (*pmix_device_dist_cbfunc_t)(pmix_status_t status, pmix_device_distance_t *dist,
+                                          size_t ndist, void *cbdata,
+                                          pmix_release_cbfunc_t release_fn,
+                                          void *release_cbdata);
+
+#if defined(c_plusplus) || defined(__cplusplus)
+}
+#endif
+
+#endif /* PMIX_RS_PMIX_COMMON_H */

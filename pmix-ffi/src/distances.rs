@@ -1,0 +1,381 @@
+//! `PMIx_Compute_distances`, `PMIx_Compute_distances_nb` and the device-distance memory
+//! calls.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use pmix::{DistanceRequest, Distances, DistancesCallback, Mode, Pmix, PmixError, global};
+use pmix_core::{CpuSet, DeviceDistance, Status, Topology};
+
+use crate::boundary::{BAD_PARAM, Res, c_strdup, status_boundary, value_boundary};
+use crate::info::{Directives, directives, info_slice};
+use crate::objects::{check_topology, lookup_cpuset};
+use crate::types::{
+    pmix_cpuset_t, pmix_device_dist_cbfunc_t, pmix_device_distance_t, pmix_info_t, pmix_status_t,
+    pmix_topology_t,
+};
+
+const CALL: &str = "PMIx_Compute_distances";
+const CALL_NB: &str = "PMIx_Compute_distances_nb";
+
+/// The decoded arguments of a distance call.
+struct Args<'a> {
+    cpuset: Option<Arc<CpuSet>>,
+    dirs: Directives<'a>,
+}
+
+impl Args<'_> {
+    fn request(&self) -> DistanceRequest<'_> {
+        DistanceRequest {
+            // `decode` checked that a given topology is the instance's own.
+            topology: None,
+            cpuset: self.cpuset.as_deref(),
+            types: self.dirs.types,
+            ids: &self.dirs.ids,
+            origin: self.dirs.origin,
+        }
+    }
+}
+
+/// Decodes the arguments: the directives first, then the topology, then the cpuset
+/// (ignored, even if foreign, when an origin is given).
+///
+/// # Safety
+/// As [`PMIx_Compute_distances`].
+unsafe fn decode<'a>(
+    inst: &Pmix,
+    topo: *const pmix_topology_t,
+    cpuset: *const pmix_cpuset_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Result<Args<'a>, Status> {
+    // SAFETY: forwarded from the caller.
+    let infos = unsafe { info_slice(info, ninfo) }?;
+    // SAFETY: forwarded from the caller.
+    let dirs = unsafe { directives(infos) }?;
+    // SAFETY: a non-NULL `topo` points to a readable struct (caller's contract).
+    if let Some(t) = unsafe { topo.as_ref() } {
+        check_topology(inst, t)?;
+    }
+    let cpuset = match dirs.origin {
+        Some(_) => None,
+        // SAFETY: a non-NULL `cpuset` points to a readable struct (caller's contract).
+        None => match unsafe { cpuset.as_ref() } {
+            Some(c) => Some(lookup_cpuset(c)?),
+            None => None,
+        },
+    };
+    Ok(Args { cpuset, dirs })
+}
+
+/// Frees `n` entries' strings and the array (NULL-safe).
+///
+/// # Safety
+/// `d` is NULL or a `malloc`ed array of at least `n` entries whose strings are NULL or
+/// `malloc`ed.
+unsafe fn free_array(d: *mut pmix_device_distance_t, n: usize) {
+    if d.is_null() {
+        return;
+    }
+    for k in 0..n {
+        // SAFETY: `k < n`, within the array (caller's contract).
+        unsafe { destruct(d.add(k)) };
+    }
+    // SAFETY: `d` was returned by malloc (caller's contract).
+    unsafe { libc::free(d.cast()) };
+}
+
+/// Frees one entry's strings and clears them.
+///
+/// # Safety
+/// `d` points to a writable entry whose strings are NULL or `malloc`ed.
+unsafe fn destruct(d: *mut pmix_device_distance_t) {
+    // SAFETY: caller's contract.
+    let e = unsafe { &mut *d };
+    // SAFETY: both strings are NULL or malloc'ed (caller's contract); free(NULL) is a
+    // no-op.
+    unsafe {
+        libc::free(e.uuid.cast());
+        libc::free(e.osname.cast());
+    }
+    e.uuid = std::ptr::null_mut();
+    e.osname = std::ptr::null_mut();
+}
+
+/// The entries as a `malloc`ed C array with `malloc`ed strings, which C frees with
+/// `PMIx_Device_distance_free` or `PMIX_DEVICE_DIST_FREE`.
+///
+/// # Errors
+/// `PMIX_ERR_NOMEM` (nothing is left allocated); `PMIX_ERROR` for an entry naming no
+/// device (never).
+fn to_c_array(
+    topo: &Topology,
+    entries: &[DeviceDistance],
+) -> Result<(*mut pmix_device_distance_t, usize), Status> {
+    let n = entries.len();
+    let bytes = n
+        .checked_mul(size_of::<pmix_device_distance_t>())
+        .ok_or(Status::ERR_NOMEM)?;
+    // SAFETY: malloc may be called with any size; the result is checked for NULL.
+    let arr = unsafe { libc::malloc(bytes.max(1)) }.cast::<pmix_device_distance_t>();
+    if arr.is_null() {
+        return Err(Status::ERR_NOMEM);
+    }
+    for (k, e) in entries.iter().enumerate() {
+        let Some(dev) = topo.device(e.device) else {
+            // SAFETY: entries 0..k are initialised, with malloc'ed strings.
+            unsafe { free_array(arr, k) };
+            return Err(Status::ERROR);
+        };
+        let entry = pmix_device_distance_t {
+            uuid: c_strdup(dev.uuid()),
+            osname: c_strdup(dev.name()),
+            type_: dev.kind().0,
+            mindist: e.mindist,
+            maxdist: e.maxdist,
+        };
+        let short = entry.uuid.is_null() || entry.osname.is_null();
+        // SAFETY: `k < n`: within the allocation of `n` entries.
+        unsafe { arr.add(k).write(entry) };
+        if short {
+            // SAFETY: entries 0..=k are initialised, strings NULL or malloc'ed.
+            unsafe { free_array(arr, k + 1) };
+            return Err(Status::ERR_NOMEM);
+        }
+    }
+    Ok((arr, n))
+}
+
+/// `PMIx_Compute_distances`: the blocking form, answered on the calling thread.
+/// See `include/pmix.h` for every status it returns.
+///
+/// # Safety
+/// Every non-NULL pointer must be valid for its C type: `topo` and `cpuset` readable
+/// structs, `info` an array of `ninfo` readable elements whose string values are NULL or
+/// readable up to their NUL (or 4097 bytes), `distances` and `ndist` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Compute_distances(
+    topo: *mut pmix_topology_t,
+    cpuset: *mut pmix_cpuset_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    distances: *mut *mut pmix_device_distance_t,
+    ndist: *mut usize,
+) -> pmix_status_t {
+    status_boundary(|| {
+        // SAFETY: non-NULL outputs are writable (caller's contract).
+        unsafe {
+            if let Some(d) = distances.as_mut() {
+                *d = std::ptr::null_mut();
+            }
+            if let Some(n) = ndist.as_mut() {
+                *n = 0;
+            }
+        }
+        let inst = global::get().map_err(|e| e.status())?;
+        inst.admit(CALL, Mode::Blocking).map_err(|e| e.status())?;
+        if distances.is_null() || ndist.is_null() {
+            return Err(BAD_PARAM);
+        }
+        // SAFETY: forwarded from the caller.
+        let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
+        let (arr, n) = inst
+            .compute_distances_with(&args.request(), |t, e| to_c_array(t, e))
+            .map_err(|e| e.status())??;
+        // SAFETY: both outputs were checked non-NULL and are writable.
+        unsafe {
+            *distances = arr;
+            *ndist = n;
+        }
+        Ok(())
+    })
+}
+
+/// The caller's opaque `cbdata`, carried to the progress thread.
+struct CbData(*mut c_void);
+
+// SAFETY: the pointer is never dereferenced by the library; it is handed back, unchanged,
+// to the caller's own callback. The C API contract (the callback runs on the library's
+// progress thread) makes whatever it points to the caller's responsibility.
+unsafe impl Send for CbData {}
+
+/// What `release_fn` frees.
+struct Release {
+    arr: *mut pmix_device_distance_t,
+    n: usize,
+}
+
+/// The `release_fn` handed to a distance callback: frees the array it was given.
+///
+/// # Safety
+/// `cbdata` is the `release_cbdata` of the same callback (or NULL), passed once.
+unsafe extern "C" fn release_distances(cbdata: *mut c_void) {
+    value_boundary((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: `cbdata` came from `Box::into_raw` in `deliver` and is released once
+        // (caller's contract).
+        let r = unsafe { Box::from_raw(cbdata.cast::<Release>()) };
+        // SAFETY: `r.arr` is the malloc'ed array of `r.n` entries built by `to_c_array`.
+        unsafe { free_array(r.arr, r.n) };
+    })
+}
+
+/// Calls the C callback with a result, on the progress thread.
+fn deliver(
+    cb: unsafe extern "C" fn(
+        pmix_status_t,
+        *mut pmix_device_distance_t,
+        usize,
+        *mut c_void,
+        crate::types::pmix_release_cbfunc_t,
+        *mut c_void,
+    ),
+    cbdata: CbData,
+    result: Result<Distances, pmix::Error>,
+) {
+    let outcome = result
+        .map_err(|e| e.status())
+        .and_then(|d| to_c_array(d.topology(), d.entries()));
+    match outcome {
+        Ok((arr, n)) => {
+            let rel = Box::into_raw(Box::new(Release { arr, n }));
+            // SAFETY: the caller's callback, called once with the arguments its type
+            // describes; `arr` stays valid until it calls `release_fn(rel)`.
+            unsafe {
+                cb(
+                    Status::SUCCESS.0,
+                    arr,
+                    n,
+                    cbdata.0,
+                    Some(release_distances),
+                    rel.cast(),
+                )
+            };
+        }
+        Err(s) => {
+            // SAFETY: the caller's callback, called once; no array, no release_fn.
+            unsafe {
+                cb(
+                    s.0,
+                    std::ptr::null_mut(),
+                    0,
+                    cbdata.0,
+                    None,
+                    std::ptr::null_mut(),
+                )
+            };
+        }
+    }
+}
+
+/// `PMIx_Compute_distances_nb`: arguments are checked and copied before it returns;
+/// `PMIX_SUCCESS` means accepted, and `cbfunc` then runs exactly once on the progress
+/// thread. A NULL `cbfunc` behaves as the blocking form (results discarded).
+///
+/// # Safety
+/// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info` (only during the call);
+/// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Compute_distances_nb(
+    topo: *mut pmix_topology_t,
+    cpuset: *mut pmix_cpuset_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_device_dist_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status_boundary(|| -> Res {
+        let inst = global::get().map_err(|e| e.status())?;
+        let mode = if cbfunc.is_some() {
+            Mode::NonBlocking
+        } else {
+            Mode::Blocking
+        };
+        inst.admit(CALL_NB, mode).map_err(|e| e.status())?;
+        // SAFETY: forwarded from the caller.
+        let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
+        let req = args.request();
+        let Some(cb) = cbfunc else {
+            return inst
+                .compute_distances_nb(&req, None)
+                .map_err(|e| e.status());
+        };
+        let cbdata = CbData(cbdata);
+        let callback: DistancesCallback = Box::new(move |result| deliver(cb, cbdata, result));
+        inst.compute_distances_nb(&req, Some(callback))
+            .map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Device_distance_create`: `n` constructed entries, `malloc`ed (NULL for `n == 0`
+/// or when memory is short).
+#[unsafe(no_mangle)]
+pub extern "C" fn PMIx_Device_distance_create(n: usize) -> *mut pmix_device_distance_t {
+    value_boundary(std::ptr::null_mut(), || {
+        if n == 0 {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: calloc checks `n * size` for overflow; the result is checked for NULL.
+        let arr = unsafe { libc::calloc(n, size_of::<pmix_device_distance_t>()) }
+            .cast::<pmix_device_distance_t>();
+        if !arr.is_null() {
+            for k in 0..n {
+                // SAFETY: `k < n`, within the zeroed allocation.
+                let e = unsafe { &mut *arr.add(k) };
+                e.mindist = u16::MAX;
+                e.maxdist = u16::MAX;
+            }
+        }
+        arr
+    })
+}
+
+/// `PMIx_Device_distance_free`: frees each entry's `uuid` and `osname`, then the array.
+///
+/// # Safety
+/// `d` is NULL or a `malloc`ed array (from this library, `PMIx_Device_distance_create`
+/// or `PMIX_DEVICE_DIST_CREATE`) of at least `n` entries whose strings are NULL or
+/// `malloc`ed; it is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Device_distance_free(d: *mut pmix_device_distance_t, n: usize) {
+    // SAFETY: forwarded from the caller.
+    value_boundary((), || unsafe { free_array(d, n) })
+}
+
+/// `PMIx_Device_distance_construct`: zeroes the entry and sets `mindist = maxdist =
+/// UINT16_MAX`. NULL: nothing happens.
+///
+/// # Safety
+/// `d` is NULL or points to a writable entry (whose strings, if any, are abandoned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Device_distance_construct(d: *mut pmix_device_distance_t) {
+    value_boundary((), || {
+        // SAFETY: a non-NULL `d` is writable (caller's contract).
+        if let Some(e) = unsafe { d.as_mut() } {
+            *e = pmix_device_distance_t {
+                uuid: std::ptr::null_mut(),
+                osname: std::ptr::null_mut(),
+                type_: 0,
+                mindist: u16::MAX,
+                maxdist: u16::MAX,
+            };
+        }
+    })
+}
+
+/// `PMIx_Device_distance_destruct`: frees the entry's strings and clears them. NULL:
+/// nothing happens.
+///
+/// # Safety
+/// `d` is NULL or points to a writable entry whose strings are NULL or `malloc`ed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Device_distance_destruct(d: *mut pmix_device_distance_t) {
+    value_boundary((), || {
+        if !d.is_null() {
+            // SAFETY: forwarded from the caller.
+            unsafe { destruct(d) };
+        }
+    })
+}

@@ -1,0 +1,133 @@
+//! `PMIx_Init`, `PMIx_tool_init`, their finalizes, `PMIx_Initialized` and
+//! `PMIx_Progress_thread_stop`.
+
+use std::ffi::{c_char, c_int};
+
+use pmix::{InitOptions, Mode, Pmix, PmixError, Role, global};
+
+use crate::boundary::{Res, status_boundary, value_boundary};
+use crate::info::{info_slice, init_options};
+use crate::types::{PMIX_MAX_NSLEN, pmix_info_t, pmix_proc_t, pmix_status_t};
+
+/// `PMIX_ERR_WOULD_BLOCK` (with its diagnostic) for a blocking call made on `inst`'s
+/// progress thread; otherwise nothing.
+fn refuse_on_progress_thread(inst: &Pmix, call: &'static str) -> Res {
+    if inst.on_progress_thread() {
+        inst.admit(call, Mode::Blocking).map_err(|e| e.status())?;
+    }
+    Ok(())
+}
+
+/// Shared body of the two inits.
+///
+/// # Safety
+/// As [`PMIx_Init`].
+unsafe fn init(
+    role: Role,
+    call: &'static str,
+    proc_: *mut pmix_proc_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Res {
+    if let Ok(inst) = global::get() {
+        refuse_on_progress_thread(&inst, call)?;
+    }
+    // SAFETY: forwarded from the caller.
+    let infos = unsafe { info_slice(info, ninfo) }?;
+    // SAFETY: forwarded from the caller.
+    let hostname = unsafe { init_options(infos) }?;
+    let options = InitOptions {
+        hostname,
+        ..Default::default()
+    };
+    let inst = global::init(role, options, call).map_err(|e| e.status())?;
+    // SAFETY: a non-NULL `proc_` points to a writable `pmix_proc_t` (caller's contract).
+    if let Some(p) = unsafe { proc_.as_mut() } {
+        let id = inst.proc_id();
+        p.nspace = [0; PMIX_MAX_NSLEN + 1];
+        for (dst, src) in p
+            .nspace
+            .iter_mut()
+            .zip(id.nspace.bytes().take(PMIX_MAX_NSLEN))
+        {
+            *dst = src as c_char;
+        }
+        p.rank = id.rank;
+    }
+    Ok(())
+}
+
+/// `PMIx_Init`: initialises the library as a client (a singleton: there is no server
+/// connection yet). See `include/pmix.h`.
+///
+/// # Safety
+/// `proc_` is NULL or writable; `info` is NULL or points to `ninfo` readable elements
+/// whose string values are NULL or readable up to their NUL (or 4097 bytes).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Init(
+    proc_: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    // SAFETY: forwarded from the caller.
+    status_boundary(|| unsafe { init(Role::Client, "PMIx_Init", proc_, info, ninfo) })
+}
+
+/// `PMIx_tool_init`: initialises the library as a tool (never connecting yet).
+///
+/// # Safety
+/// As [`PMIx_Init`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_tool_init(
+    proc_: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    // SAFETY: forwarded from the caller.
+    status_boundary(|| unsafe { init(Role::Tool, "PMIx_tool_init", proc_, info, ninfo) })
+}
+
+/// `PMIx_Finalize`: drops one init reference; the last stops the progress thread.
+///
+/// # Safety
+/// `info` is NULL or points to `ninfo` readable elements (string values as for
+/// [`PMIx_Init`]).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
+    status_boundary(|| {
+        // INIT first: before init, a malformed info does not matter.
+        let inst = global::get().map_err(|e| e.status())?;
+        refuse_on_progress_thread(&inst, "PMIx_Finalize")?;
+        // SAFETY: forwarded from the caller.
+        let infos = unsafe { info_slice(info, ninfo) }?;
+        // SAFETY: forwarded from the caller.
+        unsafe { init_options(infos) }?;
+        global::finalize("PMIx_Finalize").map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_tool_finalize`: as [`PMIx_Finalize`].
+#[unsafe(no_mangle)]
+pub extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
+    status_boundary(|| global::finalize("PMIx_tool_finalize").map_err(|e| e.status()))
+}
+
+/// `PMIx_Initialized`: 1 between init and the last finalize, else 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn PMIx_Initialized() -> c_int {
+    value_boundary(0, || c_int::from(global::is_initialized()))
+}
+
+/// `PMIx_Progress_thread_stop`: stops the progress thread once it has run every
+/// accepted callback. `info` is ignored. Before init: nothing happens; from a callback:
+/// the `PMIX_ERR_WOULD_BLOCK` diagnostic, and nothing happens.
+#[unsafe(no_mangle)]
+pub extern "C" fn PMIx_Progress_thread_stop(_info: *const pmix_info_t, _ninfo: usize) {
+    value_boundary((), || {
+        if let Ok(inst) = global::get() {
+            // The void signature has no way to report WOULD_BLOCK beyond the
+            // diagnostic the runtime prints.
+            let _ = inst.stop_progress();
+        }
+    })
+}

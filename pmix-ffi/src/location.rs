@@ -1,0 +1,120 @@
+//! Topologies and cpusets: `PMIx_Load_topology`, `PMIx_Topology_destruct`,
+//! `PMIx_Parse_cpuset_string`, `PMIx_Get_cpuset`, `PMIx_Cpuset_destruct`.
+
+use std::ffi::c_char;
+
+use pmix::{BindEnvelope, Mode, PmixError, global};
+use pmix_core::CpuSet;
+
+use crate::boundary::{BAD_PARAM, bounded_str, status_boundary, value_boundary};
+use crate::objects::{
+    check_fillable_topology, destruct_cpuset, destruct_topology, store_cpuset, store_topology,
+};
+use crate::types::{pmix_bind_envelope_t, pmix_cpuset_t, pmix_status_t, pmix_topology_t};
+
+/// The longest cpuset string accepted: an hwloc mask of every PU a set can name
+/// (2^20 bits, 360 KiB) fits.
+const MAX_CPUSET_STRING: usize = 1 << 20;
+
+/// `PMIx_Load_topology`: fills `topo` with the library's topology, loaded once.
+///
+/// # Safety
+/// `topo` is NULL or points to a readable, writable struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = global::get().map_err(|e| e.status())?;
+        inst.admit("PMIx_Load_topology", Mode::Blocking)
+            .map_err(|e| e.status())?;
+        // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
+        let t = unsafe { topo.as_mut() }.ok_or(BAD_PARAM)?;
+        check_fillable_topology(t)?;
+        let loaded = inst.topology().map_err(|e| e.status())?;
+        store_topology(t, &loaded);
+        Ok(())
+    })
+}
+
+/// `PMIx_Topology_destruct`: clears a topology filled by [`PMIx_Load_topology`] (the
+/// library keeps the topology). NULL or foreign: nothing happens.
+///
+/// # Safety
+/// `topo` is NULL or points to a readable, writable struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
+    value_boundary((), || {
+        // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
+        if let Some(t) = unsafe { topo.as_mut() } {
+            destruct_topology(t);
+        }
+    })
+}
+
+/// `PMIx_Parse_cpuset_string`: `"hwloc:<list>"` or `"hwloc:0x<mask>"` (prefix in any
+/// case) into a cpuset of the library's.
+///
+/// # Safety
+/// `cpuset_string` is NULL or readable up to its NUL (or 1 MiB + 1 bytes); `cpuset` is
+/// NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
+    cpuset_string: *const c_char,
+    cpuset: *mut pmix_cpuset_t,
+) -> pmix_status_t {
+    status_boundary(|| {
+        global::get().map_err(|e| e.status())?;
+        // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
+        let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
+        // SAFETY: forwarded from the caller.
+        let s = unsafe { bounded_str(cpuset_string, MAX_CPUSET_STRING) }?;
+        let body = s
+            .get(..6)
+            .filter(|p| p.eq_ignore_ascii_case("hwloc:"))
+            .map(|_| &s[6..])
+            .ok_or(BAD_PARAM)?;
+        let set = if body.starts_with("0x") || body.starts_with("0X") {
+            CpuSet::parse_hex_mask(body)
+        } else {
+            CpuSet::parse_list(body)
+        }
+        .map_err(|_| BAD_PARAM)?;
+        store_cpuset(out, set);
+        Ok(())
+    })
+}
+
+/// `PMIx_Get_cpuset`: the process's (`PMIX_CPUBIND_PROCESS`) or calling thread's
+/// (`PMIX_CPUBIND_THREAD`) binding, as a cpuset of the library's.
+///
+/// # Safety
+/// `cpuset` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Get_cpuset(
+    cpuset: *mut pmix_cpuset_t,
+    reference: pmix_bind_envelope_t,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = global::get().map_err(|e| e.status())?;
+        // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
+        let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
+        let envelope = BindEnvelope::from_raw(reference).ok_or(BAD_PARAM)?;
+        let set = inst.cpuset(envelope).map_err(|e| e.status())?;
+        store_cpuset(out, set);
+        Ok(())
+    })
+}
+
+/// `PMIx_Cpuset_destruct`: releases a cpuset of the library's and clears the struct.
+/// NULL, foreign or already destructed: nothing happens.
+///
+/// # Safety
+/// `cpuset` is NULL or points to a readable, writable struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
+    value_boundary((), || {
+        // SAFETY: a non-NULL `cpuset` is readable and writable (caller's contract).
+        if let Some(c) = unsafe { cpuset.as_mut() } {
+            destruct_cpuset(c);
+        }
+    })
+}

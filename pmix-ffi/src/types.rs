@@ -1,0 +1,236 @@
+//! The C types of `include/pmix_common.h`, laid out as OpenPMIx 4.2.2 lays them out on
+//! x86_64 (checked by the unit tests below and, against both C headers, by
+//! `tests/abi.rs`).
+
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+
+/// `pmix_status_t`.
+pub type pmix_status_t = c_int;
+/// `pmix_data_type_t`.
+pub type pmix_data_type_t = u16;
+/// `pmix_rank_t`.
+pub type pmix_rank_t = u32;
+/// `pmix_info_directives_t`.
+pub type pmix_info_directives_t = u32;
+/// `pmix_device_type_t`.
+pub type pmix_device_type_t = u64;
+/// `pmix_bind_envelope_t`.
+pub type pmix_bind_envelope_t = u8;
+
+/// `PMIX_MAX_NSLEN`.
+pub const PMIX_MAX_NSLEN: usize = 255;
+/// `PMIX_MAX_KEYLEN`.
+pub const PMIX_MAX_KEYLEN: usize = 511;
+
+/// `PMIX_INFO_REQD`: an unknown key so flagged is `PMIX_ERR_NOT_SUPPORTED`.
+pub const PMIX_INFO_REQD: pmix_info_directives_t = 0x1;
+
+/// `PMIX_UNDEF`.
+pub const PMIX_UNDEF: pmix_data_type_t = 0;
+/// `PMIX_BOOL`.
+pub const PMIX_BOOL: pmix_data_type_t = 1;
+/// `PMIX_BYTE`.
+pub const PMIX_BYTE: pmix_data_type_t = 2;
+/// `PMIX_STRING`.
+pub const PMIX_STRING: pmix_data_type_t = 3;
+/// `PMIX_SIZE`.
+pub const PMIX_SIZE: pmix_data_type_t = 4;
+/// `PMIX_PID`.
+pub const PMIX_PID: pmix_data_type_t = 5;
+/// `PMIX_INT`.
+pub const PMIX_INT: pmix_data_type_t = 6;
+/// `PMIX_INT8`.
+pub const PMIX_INT8: pmix_data_type_t = 7;
+/// `PMIX_INT16`.
+pub const PMIX_INT16: pmix_data_type_t = 8;
+/// `PMIX_INT32`.
+pub const PMIX_INT32: pmix_data_type_t = 9;
+/// `PMIX_INT64`.
+pub const PMIX_INT64: pmix_data_type_t = 10;
+/// `PMIX_UINT`.
+pub const PMIX_UINT: pmix_data_type_t = 11;
+/// `PMIX_UINT8`.
+pub const PMIX_UINT8: pmix_data_type_t = 12;
+/// `PMIX_UINT16`.
+pub const PMIX_UINT16: pmix_data_type_t = 13;
+/// `PMIX_UINT32`.
+pub const PMIX_UINT32: pmix_data_type_t = 14;
+/// `PMIX_UINT64`.
+pub const PMIX_UINT64: pmix_data_type_t = 15;
+/// `PMIX_FLOAT`.
+pub const PMIX_FLOAT: pmix_data_type_t = 16;
+/// `PMIX_DOUBLE`.
+pub const PMIX_DOUBLE: pmix_data_type_t = 17;
+/// `PMIX_STATUS`.
+pub const PMIX_STATUS: pmix_data_type_t = 20;
+/// `PMIX_POINTER`.
+pub const PMIX_POINTER: pmix_data_type_t = 31;
+/// `PMIX_PROC_RANK`.
+pub const PMIX_PROC_RANK: pmix_data_type_t = 40;
+/// `PMIX_DEVTYPE`.
+pub const PMIX_DEVTYPE: pmix_data_type_t = 57;
+
+/// `pmix_proc_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pmix_proc_t {
+    /// The namespace, NUL-terminated.
+    pub nspace: [c_char; PMIX_MAX_NSLEN + 1],
+    /// The rank.
+    pub rank: pmix_rank_t,
+}
+
+/// `pmix_cpuset_t`: `source` is the library's [`SOURCE`](crate::objects::SOURCE)
+/// pointer and `bitmap` a key of its cpuset registry.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pmix_cpuset_t {
+    /// Who made the bitmap.
+    pub source: *mut c_char,
+    /// The library's cpuset object.
+    pub bitmap: *mut c_void,
+}
+
+/// `pmix_topology_t`: `source` is the library's pointer, `topology` the library's
+/// topology.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pmix_topology_t {
+    /// Who made the topology.
+    pub source: *mut c_char,
+    /// The library's topology object.
+    pub topology: *mut c_void,
+}
+
+/// `pmix_device_distance_t`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pmix_device_distance_t {
+    /// The system-wide uuid (malloc'ed).
+    pub uuid: *mut c_char,
+    /// The OS name (malloc'ed).
+    pub osname: *mut c_char,
+    /// The device type (one bit).
+    pub type_: pmix_device_type_t,
+    /// The minimum distance.
+    pub mindist: u16,
+    /// The maximum distance.
+    pub maxdist: u16,
+}
+
+/// The union of `pmix_value_t`: the members the library reads or writes, and room for
+/// the others (24 bytes, 8-aligned, as OpenPMIx's). `flag` is read as a byte so that a
+/// C `bool` holding neither 0 nor 1 cannot be an invalid Rust `bool`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union pmix_value_data {
+    /// `bool flag`.
+    pub flag: u8,
+    /// `uint8_t byte`.
+    pub byte: u8,
+    /// `char *string`.
+    pub string: *mut c_char,
+    /// `size_t size`.
+    pub size: usize,
+    /// `pid_t pid`.
+    pub pid: libc::pid_t,
+    /// `int integer`.
+    pub integer: c_int,
+    /// `int8_t int8`.
+    pub int8: i8,
+    /// `int16_t int16`.
+    pub int16: i16,
+    /// `int32_t int32`.
+    pub int32: i32,
+    /// `int64_t int64`.
+    pub int64: i64,
+    /// `unsigned int uint`.
+    pub uint: c_uint,
+    /// `uint8_t uint8`.
+    pub uint8: u8,
+    /// `uint16_t uint16`.
+    pub uint16: u16,
+    /// `uint32_t uint32`.
+    pub uint32: u32,
+    /// `uint64_t uint64`.
+    pub uint64: u64,
+    /// `float fval`.
+    pub fval: f32,
+    /// `double dval`.
+    pub dval: f64,
+    /// `pmix_status_t status`.
+    pub status: pmix_status_t,
+    /// `pmix_rank_t rank`.
+    pub rank: pmix_rank_t,
+    /// `void *ptr`.
+    pub ptr: *mut c_void,
+    /// `pmix_device_type_t devtype`.
+    pub devtype: pmix_device_type_t,
+    /// The whole union, as bytes.
+    pub raw: [u64; 3],
+}
+
+/// `pmix_value_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct pmix_value_t {
+    /// The data type tag.
+    pub type_: pmix_data_type_t,
+    /// The data.
+    pub data: pmix_value_data,
+}
+
+/// `pmix_info_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct pmix_info_t {
+    /// The key, NUL-terminated within its 512 bytes.
+    pub key: [c_char; PMIX_MAX_KEYLEN + 1],
+    /// `PMIX_INFO_REQD` and friends.
+    pub flags: pmix_info_directives_t,
+    /// The value.
+    pub value: pmix_value_t,
+}
+
+/// `pmix_release_cbfunc_t`.
+pub type pmix_release_cbfunc_t = Option<unsafe extern "C" fn(cbdata: *mut c_void)>;
+
+/// `pmix_device_dist_cbfunc_t`.
+pub type pmix_device_dist_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        dist: *mut pmix_device_distance_t,
+        ndist: usize,
+        cbdata: *mut c_void,
+        release_fn: pmix_release_cbfunc_t,
+        release_cbdata: *mut c_void,
+    ),
+>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn layouts_match_abi_md() {
+        assert_eq!(size_of::<pmix_proc_t>(), 260);
+        assert_eq!(offset_of!(pmix_proc_t, rank), 256);
+        assert_eq!(size_of::<pmix_cpuset_t>(), 16);
+        assert_eq!(size_of::<pmix_topology_t>(), 16);
+        assert_eq!(size_of::<pmix_device_distance_t>(), 32);
+        assert_eq!(offset_of!(pmix_device_distance_t, osname), 8);
+        assert_eq!(offset_of!(pmix_device_distance_t, type_), 16);
+        assert_eq!(offset_of!(pmix_device_distance_t, mindist), 24);
+        assert_eq!(offset_of!(pmix_device_distance_t, maxdist), 26);
+        assert_eq!(size_of::<pmix_value_data>(), 24);
+        assert_eq!(align_of::<pmix_value_data>(), 8);
+        assert_eq!(size_of::<pmix_value_t>(), 32);
+        assert_eq!(offset_of!(pmix_value_t, data), 8);
+        assert_eq!(size_of::<pmix_info_t>(), 552);
+        assert_eq!(offset_of!(pmix_info_t, flags), 512);
+        assert_eq!(offset_of!(pmix_info_t, value), 520);
+    }
+}

@@ -1,0 +1,225 @@
+//! C programs compiled with `cc` against `include/pmix.h` and linked with
+//! `libpmix_ffi`: every call and every return code of the `PMIx_Compute_distances`
+//! page (`tests/c/api.c`), hostile input (`tests/c/hostile.c`, also under valgrind),
+//! and a program written only against OpenPMIx's documented API
+//! (`tests/c/openpmix_user.c`).
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+
+/// Builds `tests/c/<name>.c` against our library, once per test.
+fn build(name: &str) -> std::path::PathBuf {
+    let dir = scratch(name);
+    let exe = dir.join(name);
+    build_ours(&c_dir().join(format!("{name}.c")), &exe);
+    exe
+}
+
+fn xml_source(name: &str) -> String {
+    format!("xml:{}", xml(name).display())
+}
+
+/// Runs the program and checks it ran its checks and all passed; returns stderr.
+fn run_checks(what: &str, mut cmd: Command) -> String {
+    let out = output(&mut cmd);
+    assert_ok(what, &out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("checks=") && last.ends_with(" failures=0"),
+        "{what}: {stdout}"
+    );
+    let n: usize = last["checks=".len()..last.find(' ').unwrap()]
+        .parse()
+        .unwrap();
+    assert!(n > 10, "{what}: only {n} checks ran");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The diagnostic lines of blocking calls refused on the progress thread.
+fn would_block_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("PMIX_ERR_WOULD_BLOCK"))
+        .collect()
+}
+
+#[test]
+fn api_every_call_and_return_code_on_a_two_package_machine() {
+    let exe = build("api");
+    let mut cmd = run_cmd(&exe, Some(&xml_source("24em64t-2n6c2t-pci.xml")));
+    cmd.arg("main");
+    let stderr = run_checks("api main", cmd);
+    // One diagnostic per blocking call made from the callback, each naming its call,
+    // in the order made, and nothing else.
+    let lines = would_block_lines(&stderr);
+    let calls = [
+        "PMIx_Compute_distances:",
+        "PMIx_Compute_distances_nb:",
+        "PMIx_Load_topology:",
+        "PMIx_Finalize:",
+        "PMIx_tool_finalize:",
+        "PMIx_Init:",
+        "PMIx_Progress_thread_stop:",
+    ];
+    assert_eq!(lines.len(), calls.len(), "stderr:\n{stderr}");
+    for (line, call) in lines.iter().zip(calls) {
+        assert!(
+            line.starts_with(&format!(
+                "pmix-rs: {call} blocking call made on the PMIx progress thread"
+            )),
+            "{line:?} should name {call}"
+        );
+    }
+    assert_eq!(
+        stderr.lines().count(),
+        calls.len(),
+        "unexpected stderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn api_origin_ambiguous_and_given_twice_on_a_multi_domain_machine() {
+    let exe = build("api");
+    let mut cmd = run_cmd(&exe, Some(&xml_source("192em64t-12gr2n8c2t.xml")));
+    cmd.arg("big");
+    let stderr = run_checks("api big", cmd);
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+#[test]
+fn api_unreachable_without_a_local_topology() {
+    // `sysfs` (the default) is not built yet: no local topology, no server.
+    let exe = build("api");
+    let mut cmd = run_cmd(&exe, Some("sysfs"));
+    cmd.arg("unreach");
+    run_checks("api unreach", cmd);
+    // The default source behaves the same.
+    let mut cmd = run_cmd(&exe, None);
+    cmd.arg("unreach");
+    run_checks("api unreach (default source)", cmd);
+}
+
+#[test]
+fn api_topology_from_openpmix_mca_variable() {
+    let exe = build("api");
+    let mut cmd = run_cmd(&exe, None);
+    cmd.env(
+        "PMIX_MCA_pmix_hwloc_topo_file",
+        xml("24em64t-2n6c2t-pci.xml"),
+    )
+    .arg("mca");
+    run_checks("api mca", cmd);
+}
+
+#[test]
+fn hostile_inputs_get_documented_codes_and_never_crash() {
+    let exe = build("hostile");
+    let cmd = run_cmd(&exe, Some(&xml_source("24em64t-2n6c2t-pci.xml")));
+    let stderr = run_checks("hostile", cmd);
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// Runs a program under valgrind: no memory error, no leak.
+fn under_valgrind(name: &str, mode: Option<&str>) {
+    let Some(vg) = valgrind() else {
+        println!(
+            "NOTICE: valgrind is not installed: skipping the valgrind run of {name} (apt-get install valgrind)"
+        );
+        return;
+    };
+    let exe = build(name);
+    let mut cmd = run_cmd(&vg, Some(&xml_source("24em64t-2n6c2t-pci.xml")));
+    cmd.args([
+        "--error-exitcode=1",
+        "--leak-check=full",
+        "--errors-for-leak-kinds=definite,indirect,possible",
+        "--quiet",
+    ])
+    .arg(&exe);
+    if let Some(m) = mode {
+        cmd.arg(m);
+    }
+    run_checks(&format!("valgrind {name}"), cmd);
+}
+
+#[test]
+fn hostile_inputs_are_clean_under_valgrind() {
+    under_valgrind("hostile", None);
+}
+
+#[test]
+fn api_is_clean_under_valgrind_release_fn_frees() {
+    under_valgrind("api", Some("main"));
+}
+
+#[test]
+fn a_program_written_for_openpmix_compiles_unchanged_and_runs() {
+    let src = c_dir().join("openpmix_user.c");
+    let dir = scratch("openpmix-user");
+    let topo = xml("24em64t-2n6c2t-pci.xml");
+
+    // Against our headers and shared library.
+    let exe = dir.join("user-ours");
+    build_ours(&src, &exe);
+    let mut cmd = run_cmd(&exe, None);
+    cmd.env("PMIX_MCA_pmix_hwloc_topo_file", &topo);
+    let out = output(&mut cmd);
+    assert_ok("openpmix_user (ours)", &out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("eth0 ipv4://78:e7:d1:21:55:30"), "{stdout}");
+    assert!(stdout.ends_with("done\n"), "{stdout}");
+
+    // Against our static library: the same program, the same output.
+    let exe_static = dir.join("user-static");
+    let lib = lib_dir();
+    let o = output(
+        Command::new("cc")
+            .args(cflags())
+            .arg("-I")
+            .arg(include_dir())
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe_static)
+            .arg(lib.join("libpmix_ffi.a"))
+            .args(["-lpthread", "-ldl", "-lm"]),
+    );
+    assert_ok("cc openpmix_user.c libpmix_ffi.a", &o);
+    let mut cmd = run_cmd(&exe_static, None);
+    cmd.env("PMIX_MCA_pmix_hwloc_topo_file", &topo);
+    let out_static = output(&mut cmd);
+    assert_ok("openpmix_user (static)", &out_static);
+    assert_eq!(out_static.stdout, out.stdout);
+
+    // Against OpenPMIx's own headers and library: it compiles unchanged and runs.
+    if !have_openpmix() {
+        println!(
+            "NOTICE: OpenPMIx headers absent ({OPENPMIX_INCLUDE}): skipping the OpenPMIx build (apt-get install libpmix-dev)"
+        );
+        return;
+    }
+    let exe_openpmix = dir.join("user-openpmix");
+    let o = output(
+        Command::new("cc")
+            .args(cflags())
+            .arg("-I")
+            .arg(OPENPMIX_INCLUDE)
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe_openpmix)
+            .arg("-lpmix"),
+    );
+    assert_ok("cc openpmix_user.c -lpmix (OpenPMIx)", &o);
+    let mut cmd = run_cmd(&exe_openpmix, None);
+    cmd.env("PMIX_MCA_pmix_hwloc_topo_file", &topo);
+    let out = output(&mut cmd);
+    assert_ok("openpmix_user (OpenPMIx)", &out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("done\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

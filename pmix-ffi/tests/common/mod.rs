@@ -1,0 +1,147 @@
+//! Shared by the C-program tests: where the library, the headers and the data are, and
+//! how to compile and run C against them.
+//!
+//! The library is the `libpmix_ffi.so` cargo built for this test run: cargo builds the
+//! package's library with all its crate types (cdylib and staticlib included) before the
+//! integration tests, into the `deps/` directory this test executable runs from (only
+//! `cargo build` copies them up to the profile directory, so a copy there may be stale:
+//! `deps/` is searched first). That holds for any `CARGO_TARGET_DIR` and for the
+//! default `target/`.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `pmix-ffi/`.
+pub fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `pmix-ffi/include/`: our headers.
+pub fn include_dir() -> PathBuf {
+    crate_dir().join("include")
+}
+
+/// `pmix-ffi/tests/c/`: the C programs.
+pub fn c_dir() -> PathBuf {
+    crate_dir().join("tests/c")
+}
+
+/// OpenPMIx's headers (Debian's `libpmix-dev`).
+pub const OPENPMIX_INCLUDE: &str = "/usr/lib/x86_64-linux-gnu/pmix2/include";
+
+/// `true` when OpenPMIx's headers are installed.
+pub fn have_openpmix() -> bool {
+    Path::new(OPENPMIX_INCLUDE).join("pmix.h").exists()
+}
+
+/// A file of `shared/data/hwloc-xml/`, next to the repository.
+pub fn xml(name: &str) -> PathBuf {
+    let p = crate_dir().join("../../shared/data/hwloc-xml").join(name);
+    assert!(p.exists(), "test data {} is missing", p.display());
+    p
+}
+
+/// The directory holding the `libpmix_ffi.so` and `.a` of this build.
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let deps = exe.parent().expect("deps dir");
+    let profile = deps.parent().expect("profile dir");
+    for dir in [deps, profile] {
+        if dir.join("libpmix_ffi.so").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    panic!(
+        "libpmix_ffi.so not found next to {} (build it with `cargo build -p pmix-ffi`)",
+        exe.display()
+    );
+}
+
+/// A fresh scratch directory, unique to this call (tests run in parallel).
+pub fn scratch(name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pmix-ffi-{name}-{}-{k}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `cmd`, panicking with its output if it fails to start.
+pub fn output(cmd: &mut Command) -> Output {
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// Panics with the command's output unless it succeeded.
+pub fn assert_ok(what: &str, out: &Output) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The flags every C compile gets.
+pub fn cflags() -> Vec<String> {
+    ["-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Compiles `src` (in `tests/c/` or absolute) into `exe`, against our headers, linked
+/// with our shared library (rpath set, so it runs in place).
+pub fn build_ours(src: &Path, exe: &Path) {
+    let lib = lib_dir();
+    let out = output(
+        Command::new("cc")
+            .args(cflags())
+            .arg("-I")
+            .arg(include_dir())
+            .arg("-I")
+            .arg(c_dir())
+            .arg(src)
+            .arg("-o")
+            .arg(exe)
+            .arg("-L")
+            .arg(&lib)
+            .arg("-lpmix_ffi")
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-Wl,--disable-new-dtags")
+            .arg("-lpthread"),
+    );
+    assert_ok(&format!("cc {} (ours)", src.display()), &out);
+}
+
+/// A command running `exe` with the PMIx variables of the caller's environment removed
+/// and `PMIX_TOPOLOGY` set to `topology` (when given). `LD_LIBRARY_PATH` is removed too:
+/// cargo sets it for tests (the profile directory included, where a stale copy of the
+/// library may lie), and it would override the rpath the programs are linked with.
+pub fn run_cmd(exe: &Path, topology: Option<&str>) -> Command {
+    let mut c = Command::new(exe);
+    c.env_remove("LD_LIBRARY_PATH");
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PMIX_") {
+            c.env_remove(k);
+        }
+    }
+    if let Some(t) = topology {
+        c.env("PMIX_TOPOLOGY", t);
+    }
+    c
+}
+
+/// `valgrind`, if installed.
+pub fn valgrind() -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("valgrind"))
+            .find(|p| p.is_file())
+    })
+}
