@@ -1,0 +1,151 @@
+//! DESIGN §5: a tracker is sized at creation and allocates nothing afterwards. A
+//! counting global allocator (its own test binary) counts every allocation made on
+//! the test's thread while armed, through every tracker operation and a whole
+//! exchange (contribute, combine, decide, apply) at 1,048,576 members.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use pmix_core::ftstate::{AgreeValue, FtError, Mask, Operation, RankInfo, Tracker, View};
+
+struct Counting;
+
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    if ARMED.try_with(Cell::get).unwrap_or(false) {
+        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    COUNT.with(|c| c.set(0));
+    ARMED.with(|a| a.set(true));
+    f();
+    ARMED.with(|a| a.set(false));
+    COUNT.with(Cell::get)
+}
+
+const N: u32 = 1 << 20;
+
+#[test]
+fn the_counter_sees_allocations() {
+    assert!(allocations_during(|| drop(std::hint::black_box(vec![1u8; 10]))) >= 1);
+}
+
+#[test]
+fn every_tracker_operation_at_a_million_members_runs_without_allocating() {
+    // Creation: everything allocated here.
+    let mut t = Tracker::new(N, 0).unwrap();
+    let mut peer = Tracker::new(N, 1).unwrap();
+    let mut acc = AgreeValue::new(N).unwrap();
+    let mut part = AgreeValue::new(N).unwrap();
+    let mut out = vec![RankInfo::default(); N as usize];
+    let mut checks = 0usize;
+    let n = allocations_during(|| {
+        for r in (2..N).step_by(4099) {
+            t.report_failure(r).unwrap();
+        }
+        t.report_left(3).unwrap();
+        assert_eq!(
+            t.report_failure(N),
+            Err(FtError::RankOutOfRange { rank: N, size: N })
+        );
+        let v = t.validate_local();
+        assert_eq!(v.num_failed as usize, t.get_failed().len());
+        for r in [7, 11, 13] {
+            t.report_failure(r).unwrap();
+        }
+        assert_eq!(t.validate_local().new_failures, 3);
+        for view in [View::Local, View::Global] {
+            for bits in 0..32 {
+                let mask = Mask::from_bits(bits).unwrap();
+                let k = t.get_num_state(view, mask) as usize;
+                assert_eq!(t.get_state(view, mask, &mut out).unwrap(), k);
+                assert_eq!(t.get_state(view, mask, &mut []).unwrap(), k);
+                if k > 0 {
+                    assert_eq!(
+                        t.get_state(view, mask, &mut out[..k - 1]),
+                        Err(FtError::Size { needed: k })
+                    );
+                }
+            }
+        }
+        t.ack_failed(2);
+        let _ = t.get_acked().len() + t.get_failed().len();
+        for op in [
+            Operation::Send { to: 7 },
+            Operation::Recv { from: 1 },
+            Operation::RecvAny { nonblocking: true },
+            Operation::Collective,
+            Operation::Agree,
+        ] {
+            checks += usize::from(t.check(op).is_err());
+        }
+        // One exchange: both contribute, combine, decide, apply three ways.
+        peer.report_failure(99).unwrap();
+        t.contribute(0b11, &mut acc).unwrap();
+        peer.contribute(0b01, &mut part).unwrap();
+        acc.combine(&part).unwrap();
+        let d = acc.decide();
+        assert!(d.failed_count() > 0);
+        assert!(t.validate_global(&d).unwrap().num_failed > 0);
+        assert_eq!(
+            t.validate_global_count(&d, Mask::NULL | Mask::NEW).unwrap(),
+            0
+        );
+        assert_eq!(t.agree(&d).unwrap().flag, 0b01);
+        let map = t.shrink(&d).unwrap();
+        assert_eq!(map.new_rank(0), Some(0));
+        // Only ranks 0 and 1 contributed; 3 left: every other member is failed.
+        assert_eq!(map.new_size(), 2);
+        assert_eq!(map.iter().count(), 2);
+        assert_eq!(d.failed_count(), N - 3);
+        assert!(t.revoke());
+        assert_eq!(
+            t.check(Operation::Send { to: 1 }),
+            Err(pmix_core::ftstate::OpError::Revoked)
+        );
+        acc.reset();
+        part.reset();
+    });
+    assert_eq!(n, 0, "allocations after the tracker was created");
+    assert_eq!(
+        checks, 3,
+        "p2p to a failure, wildcard with unacked, collective"
+    );
+    assert!(
+        t.heap_bytes() <= 16 * N as usize,
+        "{} bytes for {N} members",
+        t.heap_bytes()
+    );
+}
