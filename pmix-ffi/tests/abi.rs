@@ -1,0 +1,226 @@
+//! The header is part of the contract (CONVENTIONS 16):
+//!
+//! - `tests/c/abi_structs.c`, a file of `_Static_assert`s on the size, alignment and
+//!   field offsets of every type our headers declare (and the type of every call),
+//!   compiles once against our headers and once against OpenPMIx 4.2.2's;
+//! - every constant our headers define (read from the headers themselves, so a new
+//!   one is checked without editing this test) has the same value in OpenPMIx's
+//!   headers, except the few that are newer than 4.2.2, listed here.
+//!
+//! The OpenPMIx half is skipped, with a notice, only where its headers are absent
+//! (CI installs `libpmix-dev`).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+/// Constants of ours that OpenPMIx 4.2.2 does not define (it has them in newer
+/// releases).
+const NEWER_THAN_4_2_2: &[&str] = &["PMIX_ERR_NOT_A_MEMBER", "PMIX_DEVICE_DIST_ORIGIN"];
+
+fn our_headers() -> Vec<std::path::PathBuf> {
+    ["pmix_common.h", "pmix_version.h", "pmix.h", "pmix_tool.h"]
+        .iter()
+        .map(|h| include_dir().join(h))
+        .collect()
+}
+
+/// Compiles `src` against the headers in `include` (syntax and static assertions only).
+fn compiles_against(src: &Path, include: &str) -> std::process::Output {
+    output(
+        Command::new("cc")
+            .args(cflags())
+            .arg("-fsyntax-only")
+            .arg("-I")
+            .arg(include)
+            .arg(src),
+    )
+}
+
+#[test]
+fn layouts_hold_against_our_header_and_openpmix() {
+    let src = c_dir().join("abi_structs.c");
+    let ours = compiles_against(&src, include_dir().to_str().unwrap());
+    assert_ok("abi_structs.c against our headers", &ours);
+    if !have_openpmix() {
+        println!(
+            "NOTICE: OpenPMIx headers absent ({OPENPMIX_INCLUDE}): skipping their half (apt-get install libpmix-dev)"
+        );
+        return;
+    }
+    let theirs = compiles_against(&src, OPENPMIX_INCLUDE);
+    assert_ok("abi_structs.c against OpenPMIx's headers", &theirs);
+}
+
+#[test]
+fn every_type_we_declare_is_checked() {
+    let checks = std::fs::read_to_string(c_dir().join("abi_structs.c")).unwrap();
+    let mut names = Vec::new();
+    for h in our_headers() {
+        let text = std::fs::read_to_string(&h).unwrap();
+        for line in text.lines() {
+            let line = line.trim();
+            // `} name;` closing a typedef struct, or `typedef <scalar> name;` /
+            // `typedef char name[...]`, or a callback `typedef void (*name)(`.
+            let name = if let Some(rest) = line.strip_prefix("} ") {
+                rest.strip_suffix(';').map(str::to_owned)
+            } else if let Some(rest) = line.strip_prefix("typedef ") {
+                if let Some(i) = rest.find("(*") {
+                    rest[i + 2..].split(')').next().map(str::to_owned)
+                } else if !rest.starts_with("struct") {
+                    rest.split([' ', '[', ';'])
+                        .filter(|w| w.starts_with("pmix_"))
+                        .next()
+                        .map(str::to_owned)
+                } else {
+                    None
+                }
+            } else {
+                None
+            };
+            if let Some(n) = name.filter(|n| n.starts_with("pmix_") && n.ends_with("_t")) {
+                names.push(n);
+            }
+        }
+    }
+    assert!(names.len() >= 17, "found only {names:?}");
+    for n in &names {
+        assert!(
+            checks.contains(&format!("({n})")) || checks.contains(&format!("({n}) 0")),
+            "{n} is declared in our headers but abi_structs.c does not check it"
+        );
+    }
+}
+
+/// A `#define` of an object-like constant: name and value.
+fn constants() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for h in our_headers() {
+        let text = std::fs::read_to_string(&h).unwrap();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("#define ") else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            let name_len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let (name, tail) = rest.split_at(name_len);
+            // Function-like macros have '(' right after the name.
+            if !name.starts_with("PMIX_") || name.starts_with("PMIX_RS_") || tail.starts_with('(') {
+                continue;
+            }
+            let value = tail.split("/*").next().unwrap().trim();
+            let is_string = value.starts_with('"');
+            let is_number = !value.is_empty()
+                && value.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, '_' | '(' | ')' | '-' | '+' | ' ')
+                })
+                && !value.contains("__attribute__");
+            if is_string || (is_number && !value.starts_with('{') && name != "PMIX_EXPORT") {
+                out.push((name.to_owned(), value.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// A C program printing `NAME=value` for every constant, or `NAME=<absent>`.
+fn constants_program(consts: &[(String, String)]) -> String {
+    let mut c = String::from(
+        "#include <pmix.h>\n#include <pmix_tool.h>\n#include <stdio.h>\nint main(void)\n{\n",
+    );
+    for (name, value) in consts {
+        let print = if value.starts_with('"') {
+            format!("    printf(\"{name}=%s\\n\", {name});\n")
+        } else {
+            format!("    printf(\"{name}=%lld\\n\", (long long) ({name}));\n")
+        };
+        c.push_str(&format!(
+            "#ifdef {name}\n{print}#else\n    printf(\"{name}=<absent>\\n\");\n#endif\n"
+        ));
+    }
+    c.push_str("    return 0;\n}\n");
+    c
+}
+
+fn run_constants(src: &Path, include: &str, exe: &Path) -> BTreeMap<String, String> {
+    let o = output(
+        Command::new("cc")
+            .args(cflags())
+            .arg("-I")
+            .arg(include)
+            .arg(src)
+            .arg("-o")
+            .arg(exe),
+    );
+    assert_ok(&format!("constants program against {include}"), &o);
+    let o = output(&mut Command::new(exe));
+    assert_ok("constants program", &o);
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+#[test]
+fn every_constant_we_define_has_openpmix_value() {
+    let consts = constants();
+    // The ones the issue and ABI.md list must be among them.
+    for must in [
+        "PMIX_SUCCESS",
+        "PMIX_ERR_NOT_AVAILABLE",
+        "PMIX_ERR_WOULD_BLOCK",
+        "PMIX_DEVICE_TYPE",
+        "PMIX_DEVICE_DIST_ORIGIN",
+        "PMIX_DEVTYPE",
+        "PMIX_UINT64",
+        "PMIX_INFO_REQD",
+        "PMIX_DEVTYPE_COPROC",
+        "PMIX_RANK_WILDCARD",
+        "PMIX_MAX_KEYLEN",
+        "PMIX_CPUBIND_THREAD",
+        "PMIX_GROUP_MEMBER_FAILED",
+    ] {
+        assert!(
+            consts.iter().any(|(n, _)| n == must),
+            "{must} not found in our headers"
+        );
+    }
+    assert!(consts.len() > 120, "only {} constants found", consts.len());
+
+    let dir = scratch("abi-constants");
+    let src = dir.join("constants.c");
+    std::fs::write(&src, constants_program(&consts)).unwrap();
+    let ours = run_constants(&src, include_dir().to_str().unwrap(), &dir.join("ours"));
+    assert_eq!(ours.len(), consts.len());
+    assert!(ours.values().all(|v| v != "<absent>"));
+
+    if !have_openpmix() {
+        println!(
+            "NOTICE: OpenPMIx headers absent ({OPENPMIX_INCLUDE}): skipping the comparison (apt-get install libpmix-dev)"
+        );
+        return;
+    }
+    let theirs = run_constants(&src, OPENPMIX_INCLUDE, &dir.join("theirs"));
+    let mut differences = Vec::new();
+    for (name, value) in &ours {
+        let other = &theirs[name];
+        if other == "<absent>" && NEWER_THAN_4_2_2.contains(&name.as_str()) {
+            continue;
+        }
+        if other != value {
+            differences.push(format!("{name}: ours {value}, OpenPMIx {other}"));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    // The allowance is not stale: OpenPMIx 4.2.2 really lacks these.
+    for name in NEWER_THAN_4_2_2 {
+        assert_eq!(theirs[*name], "<absent>", "{name} now exists in OpenPMIx");
+    }
+}

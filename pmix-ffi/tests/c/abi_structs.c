@@ -1,0 +1,204 @@
+/* Layout facts (ABI.md: OpenPMIx 4.2.2 on x86_64) for every type pmix-rs's headers
+ * declare. pmix-ffi/tests/abi.rs compiles this file once against our headers and once
+ * against OpenPMIx's: both must compile. It also checks that every type our header
+ * declares is named here. */
+#include <pmix.h>
+#include <pmix_tool.h>
+
+#include <stddef.h>
+
+#define SA(c) _Static_assert(c, #c)
+#define LAYOUT(type, field, off) SA(offsetof(type, field) == (off))
+#define SAME_TYPE(expr, type) SA(_Generic((expr), type: 1, default: 0))
+/* the field's type (arrays compared through their decayed pointer) */
+#define FIELD_TYPE(s, field, type) SAME_TYPE(((s *) 0)->field, type)
+
+/* scalar types */
+SA(sizeof(pmix_status_t) == 4);
+SA(sizeof(pmix_rank_t) == 4);
+SA(sizeof(pmix_data_type_t) == 2);
+SA(sizeof(pmix_info_directives_t) == 4);
+SA(sizeof(pmix_device_type_t) == 8);
+SA(sizeof(pmix_bind_envelope_t) == 1);
+SA(sizeof(pmix_nspace_t) == 256);
+SA(sizeof(pmix_key_t) == 512);
+SAME_TYPE((pmix_status_t) 0, int);
+SAME_TYPE((pmix_rank_t) 0, uint32_t);
+SAME_TYPE((pmix_data_type_t) 0, uint16_t);
+SAME_TYPE((pmix_info_directives_t) 0, uint32_t);
+SAME_TYPE((pmix_device_type_t) 0, uint64_t);
+SAME_TYPE((pmix_bind_envelope_t) 0, uint8_t);
+
+/* pmix_proc_t */
+SA(sizeof(pmix_proc_t) == 260);
+LAYOUT(pmix_proc_t, nspace, 0);
+LAYOUT(pmix_proc_t, rank, 256);
+FIELD_TYPE(pmix_proc_t, nspace, char *);
+FIELD_TYPE(pmix_proc_t, rank, pmix_rank_t);
+SA(sizeof(((pmix_proc_t *) 0)->nspace) == 256);
+
+/* pmix_byte_object_t */
+SA(sizeof(pmix_byte_object_t) == 16);
+LAYOUT(pmix_byte_object_t, bytes, 0);
+LAYOUT(pmix_byte_object_t, size, 8);
+FIELD_TYPE(pmix_byte_object_t, bytes, char *);
+FIELD_TYPE(pmix_byte_object_t, size, size_t);
+
+/* pmix_data_array_t */
+SA(sizeof(pmix_data_array_t) == 24);
+LAYOUT(pmix_data_array_t, type, 0);
+LAYOUT(pmix_data_array_t, size, 8);
+LAYOUT(pmix_data_array_t, array, 16);
+FIELD_TYPE(pmix_data_array_t, type, pmix_data_type_t);
+FIELD_TYPE(pmix_data_array_t, size, size_t);
+FIELD_TYPE(pmix_data_array_t, array, void *);
+
+/* pmix_cpuset_t */
+SA(sizeof(pmix_cpuset_t) == 16);
+LAYOUT(pmix_cpuset_t, source, 0);
+LAYOUT(pmix_cpuset_t, bitmap, 8);
+FIELD_TYPE(pmix_cpuset_t, source, char *);
+FIELD_TYPE(pmix_cpuset_t, bitmap, void *);
+
+/* pmix_topology_t */
+SA(sizeof(pmix_topology_t) == 16);
+LAYOUT(pmix_topology_t, source, 0);
+LAYOUT(pmix_topology_t, topology, 8);
+FIELD_TYPE(pmix_topology_t, source, char *);
+FIELD_TYPE(pmix_topology_t, topology, void *);
+
+/* pmix_device_distance_t */
+SA(sizeof(pmix_device_distance_t) == 32);
+LAYOUT(pmix_device_distance_t, uuid, 0);
+LAYOUT(pmix_device_distance_t, osname, 8);
+LAYOUT(pmix_device_distance_t, type, 16);
+LAYOUT(pmix_device_distance_t, mindist, 24);
+LAYOUT(pmix_device_distance_t, maxdist, 26);
+FIELD_TYPE(pmix_device_distance_t, uuid, char *);
+FIELD_TYPE(pmix_device_distance_t, osname, char *);
+FIELD_TYPE(pmix_device_distance_t, type, pmix_device_type_t);
+FIELD_TYPE(pmix_device_distance_t, mindist, uint16_t);
+FIELD_TYPE(pmix_device_distance_t, maxdist, uint16_t);
+
+/* pmix_value_t: every union member we name sits at 8, in a 24-byte union */
+SA(sizeof(pmix_value_t) == 32);
+SA(_Alignof(pmix_value_t) == 8);
+SA(sizeof(((pmix_value_t *) 0)->data) == 24);
+LAYOUT(pmix_value_t, type, 0);
+LAYOUT(pmix_value_t, data, 8);
+FIELD_TYPE(pmix_value_t, type, pmix_data_type_t);
+LAYOUT(pmix_value_t, data.flag, 8);
+LAYOUT(pmix_value_t, data.byte, 8);
+LAYOUT(pmix_value_t, data.string, 8);
+LAYOUT(pmix_value_t, data.size, 8);
+LAYOUT(pmix_value_t, data.pid, 8);
+LAYOUT(pmix_value_t, data.integer, 8);
+LAYOUT(pmix_value_t, data.int8, 8);
+LAYOUT(pmix_value_t, data.int16, 8);
+LAYOUT(pmix_value_t, data.int32, 8);
+LAYOUT(pmix_value_t, data.int64, 8);
+LAYOUT(pmix_value_t, data.uint, 8);
+LAYOUT(pmix_value_t, data.uint8, 8);
+LAYOUT(pmix_value_t, data.uint16, 8);
+LAYOUT(pmix_value_t, data.uint32, 8);
+LAYOUT(pmix_value_t, data.uint64, 8);
+LAYOUT(pmix_value_t, data.fval, 8);
+LAYOUT(pmix_value_t, data.dval, 8);
+LAYOUT(pmix_value_t, data.tv, 8);
+LAYOUT(pmix_value_t, data.time, 8);
+LAYOUT(pmix_value_t, data.status, 8);
+LAYOUT(pmix_value_t, data.rank, 8);
+LAYOUT(pmix_value_t, data.nspace, 8);
+LAYOUT(pmix_value_t, data.proc, 8);
+LAYOUT(pmix_value_t, data.bo, 8);
+LAYOUT(pmix_value_t, data.darray, 8);
+LAYOUT(pmix_value_t, data.ptr, 8);
+LAYOUT(pmix_value_t, data.topo, 8);
+LAYOUT(pmix_value_t, data.cpuset, 8);
+LAYOUT(pmix_value_t, data.devtype, 8);
+LAYOUT(pmix_value_t, data.devdist, 8);
+SAME_TYPE(((pmix_value_t *) 0)->data.flag, bool);
+SAME_TYPE(((pmix_value_t *) 0)->data.byte, uint8_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.size, size_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.pid, pid_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.integer, int);
+SAME_TYPE(((pmix_value_t *) 0)->data.int8, int8_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.int16, int16_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.int32, int32_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.int64, int64_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.uint8, uint8_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.uint16, uint16_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.fval, float);
+SAME_TYPE(((pmix_value_t *) 0)->data.dval, double);
+SAME_TYPE(((pmix_value_t *) 0)->data.tv, struct timeval);
+SAME_TYPE(((pmix_value_t *) 0)->data.time, time_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.status, pmix_status_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.rank, pmix_rank_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.nspace, pmix_nspace_t *);
+SAME_TYPE(((pmix_value_t *) 0)->data.proc, pmix_proc_t *);
+SAME_TYPE(((pmix_value_t *) 0)->data.bo, pmix_byte_object_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.darray, pmix_data_array_t *);
+SAME_TYPE(((pmix_value_t *) 0)->data.ptr, void *);
+SAME_TYPE(((pmix_value_t *) 0)->data.string, char *);
+SAME_TYPE(((pmix_value_t *) 0)->data.uint, unsigned int);
+SAME_TYPE(((pmix_value_t *) 0)->data.uint32, uint32_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.uint64, uint64_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.devtype, pmix_device_type_t);
+SAME_TYPE(((pmix_value_t *) 0)->data.topo, pmix_topology_t *);
+SAME_TYPE(((pmix_value_t *) 0)->data.cpuset, pmix_cpuset_t *);
+SAME_TYPE(((pmix_value_t *) 0)->data.devdist, pmix_device_distance_t *);
+
+/* pmix_info_t */
+SA(sizeof(pmix_info_t) == 552);
+LAYOUT(pmix_info_t, key, 0);
+LAYOUT(pmix_info_t, flags, 512);
+LAYOUT(pmix_info_t, value, 520);
+FIELD_TYPE(pmix_info_t, key, char *);
+SA(sizeof(((pmix_info_t *) 0)->key) == 512);
+FIELD_TYPE(pmix_info_t, flags, pmix_info_directives_t);
+FIELD_TYPE(pmix_info_t, value, pmix_value_t);
+
+/* callback types */
+SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
+SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
+SAME_TYPE((pmix_device_dist_cbfunc_t) 0,
+          void (*)(pmix_status_t, pmix_device_distance_t *, size_t, void *,
+                   pmix_release_cbfunc_t, void *));
+
+/* function signatures: each call has exactly the type ABI.md gives it */
+#define SIG(fn, type) SA(_Generic(&(fn), type: 1, default: 0))
+SIG(PMIx_Init, pmix_status_t (*)(pmix_proc_t *, pmix_info_t[], size_t));
+SIG(PMIx_Finalize, pmix_status_t (*)(const pmix_info_t[], size_t));
+SIG(PMIx_Initialized, int (*)(void));
+SIG(PMIx_tool_init, pmix_status_t (*)(pmix_proc_t *, pmix_info_t[], size_t));
+SIG(PMIx_tool_finalize, pmix_status_t (*)(void));
+SIG(PMIx_Compute_distances,
+    pmix_status_t (*)(pmix_topology_t *, pmix_cpuset_t *, pmix_info_t[], size_t,
+                      pmix_device_distance_t *[], size_t *));
+SIG(PMIx_Compute_distances_nb,
+    pmix_status_t (*)(pmix_topology_t *, pmix_cpuset_t *, pmix_info_t[], size_t,
+                      pmix_device_dist_cbfunc_t, void *));
+SIG(PMIx_Load_topology, pmix_status_t (*)(pmix_topology_t *));
+SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
+SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));
+SIG(PMIx_Get_cpuset, pmix_status_t (*)(pmix_cpuset_t *, pmix_bind_envelope_t));
+SIG(PMIx_Cpuset_destruct, void (*)(pmix_cpuset_t *));
+SIG(PMIx_Error_string, const char *(*)(pmix_status_t));
+SIG(PMIx_Get_version, const char *(*)(void));
+SIG(PMIx_Value_load, pmix_status_t (*)(pmix_value_t *, const void *, pmix_data_type_t));
+SIG(PMIx_Value_destruct, void (*)(pmix_value_t *));
+SIG(PMIx_Info_load, pmix_status_t (*)(pmix_info_t *, const char *, const void *,
+                                      pmix_data_type_t));
+#ifdef PMIX_RS_VERSION
+/* newer than OpenPMIx 4.2.2: checked against our header only */
+SIG(PMIx_Device_distance_create, pmix_device_distance_t *(*)(size_t));
+SIG(PMIx_Device_distance_free, void (*)(pmix_device_distance_t *, size_t));
+SIG(PMIx_Device_distance_construct, void (*)(pmix_device_distance_t *));
+SIG(PMIx_Device_distance_destruct, void (*)(pmix_device_distance_t *));
+SIG(PMIx_Progress_thread_stop, void (*)(const pmix_info_t *, size_t));
+#endif
+
+int main(void)
+{
+    return 0;
+}
