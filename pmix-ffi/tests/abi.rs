@@ -73,8 +73,7 @@ fn every_type_we_declare_is_checked() {
                     rest[i + 2..].split(')').next().map(str::to_owned)
                 } else if !rest.starts_with("struct") {
                     rest.split([' ', '[', ';'])
-                        .filter(|w| w.starts_with("pmix_"))
-                        .next()
+                        .find(|w| w.starts_with("pmix_"))
                         .map(str::to_owned)
                 } else {
                     None
