@@ -269,6 +269,48 @@ impl MemFs {
         self
     }
 
+    /// The canonical path of `path` (every symbolic link followed, the final one
+    /// too), or `None` when it does not resolve.
+    pub fn canonical(&self, path: &str) -> Option<String> {
+        self.resolve(path, true).ok().map(|(c, _)| c.join("/"))
+    }
+
+    /// Copies the real directory tree under `root/sub` for each of `subs` into a new
+    /// tree (files, directories and links as they are; files above `max_file` bytes
+    /// are truncated to it), for tests that corrupt captured trees.
+    ///
+    /// # Errors
+    /// The first I/O error met, other than a missing `sub`.
+    pub fn load_dir(root: &Path, subs: &[&str], max_file: usize) -> io::Result<MemFs> {
+        let mut fs = MemFs::new();
+        let mut stack: Vec<String> = subs.iter().map(|s| (*s).to_owned()).collect();
+        while let Some(rel) = stack.pop() {
+            let full = root.join(&rel);
+            let md = match std::fs::symlink_metadata(&full) {
+                Ok(m) => m,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            if md.file_type().is_symlink() {
+                let t = std::fs::read_link(&full)?;
+                fs.symlink(&rel, &t.to_string_lossy());
+            } else if md.is_dir() {
+                fs.dir(&rel);
+                for e in std::fs::read_dir(&full)? {
+                    let name = e?.file_name().to_string_lossy().into_owned();
+                    stack.push(format!("{rel}/{name}"));
+                }
+            } else {
+                let mut buf = Vec::new();
+                std::fs::File::open(&full)?
+                    .take(max_file as u64)
+                    .read_to_end(&mut buf)?;
+                fs.file(&rel, buf);
+            }
+        }
+        Ok(fs)
+    }
+
     /// Removes whatever is at `path` (without following a final link); `true` if
     /// something was there.
     pub fn remove(&mut self, path: &str) -> bool {

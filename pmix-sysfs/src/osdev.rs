@@ -180,9 +180,18 @@ impl<F: SysFs> Ctx<'_, F> {
             Err(FsError::NotLink) => match self.fs.kind(&path, false) {
                 Ok(FileKind::Dir) => match self.fs.read_link(&format!("{path}/device")) {
                     Ok(t) => resolve_link(&path, &t),
-                    Err(_) => return Ok(None),
+                    Err(e) => {
+                        self.warn(
+                            &path,
+                            format!("a directory without a device link ({e}): skipped"),
+                        );
+                        return Ok(None);
+                    }
                 },
-                _ => return Ok(None),
+                _ => {
+                    self.warn(&path, "neither a link nor a directory: skipped");
+                    return Ok(None);
+                }
             },
             Err(FsError::NotFound) => return Ok(None),
             Err(e) => {
@@ -272,6 +281,12 @@ impl<F: SysFs> Ctx<'_, F> {
                 return Ok(None);
             }
             None => {
+                // Without a PCI function in the path nothing vouches for the link:
+                // check that it leads somewhere.
+                if let Err(e) = self.fs.kind(&target, true) {
+                    self.warn(&path, format!("link target {target:?}: {e}: skipped"));
+                    return Ok(None);
+                }
                 locality = self.numa_locality(&format!("{path}/device/numa_node"), placed)?;
                 if locality.is_none() {
                     let p = format!("{path}/device/local_cpus");

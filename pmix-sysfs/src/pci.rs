@@ -33,7 +33,7 @@ struct Entry {
     /// Upstream bridges, top-down.
     chain: Vec<PciAddr>,
     class: Option<u16>,
-    /// Its directory (the resolved link target).
+    /// The directory its attributes are read from (`sys/bus/pci/devices/<bdf>`).
     dir: String,
 }
 
@@ -212,9 +212,11 @@ impl<F: SysFs> Ctx<'_, F> {
                 return Ok(None);
             }
             Ok(t) => {
-                let dir = resolve_link(PCI_DIR, &t);
-                match parse_path(&dir, addr, self.limits.max_pci_depth) {
-                    Ok((host, chain)) => (dir, host, chain),
+                let target = resolve_link(PCI_DIR, &t);
+                match parse_path(&target, addr, self.limits.max_pci_depth) {
+                    // Attributes are read through the link, so messages name
+                    // `sys/bus/pci/devices/<bdf>/…`.
+                    Ok((host, chain)) => (path.clone(), host, chain),
                     Err(why) => {
                         self.warn(&path, format!("{why}: skipped"));
                         return Ok(None);
@@ -223,7 +225,13 @@ impl<F: SysFs> Ctx<'_, F> {
             }
             // Some captured trees hold directories here: the function then sits directly
             // under the host bridge of its own domain and bus.
-            Err(FsError::NotLink) => (path.clone(), (addr.domain, addr.bus), Vec::new()),
+            Err(FsError::NotLink) => {
+                if self.fs.kind(&path, false) != Ok(FileKind::Dir) {
+                    self.warn(&path, "neither a link nor a directory: skipped");
+                    return Ok(None);
+                }
+                (path.clone(), (addr.domain, addr.bus), Vec::new())
+            }
             // Gone since the listing (hot unplug).
             Err(FsError::NotFound) => return Ok(None),
             Err(e) => {
