@@ -223,3 +223,23 @@ fn a_program_written_for_openpmix_compiles_unchanged_and_runs() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn the_readme_example_compiles_and_runs() {
+    let readme = std::fs::read_to_string(crate_dir().join("README.md")).unwrap();
+    let start = readme.find("```c\n").expect("a C block in README.md") + 5;
+    let len = readme[start..].find("```").unwrap();
+    let dir = scratch("readme");
+    let src = dir.join("example.c");
+    std::fs::write(&src, &readme[start..start + len]).unwrap();
+    let exe = dir.join("example");
+    build_ours(&src, &exe);
+    let out = output(&mut run_cmd(
+        &exe,
+        Some(&xml_source("24em64t-2n6c2t-pci.xml")),
+    ));
+    assert_ok("README example", &out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("mlx4_0"), "{stdout}");
+    assert!(stdout.lines().all(|l| l.contains("..")), "{stdout}");
+}
