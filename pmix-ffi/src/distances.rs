@@ -146,8 +146,18 @@ fn to_c_array(
     Ok((arr, n))
 }
 
-/// `PMIx_Compute_distances`: the blocking form, answered on the calling thread.
-/// See `include/pmix.h` for every status it returns.
+/// `PMIx_Compute_distances`: the blocking form, answered on the calling thread. Sets
+/// `*distances = NULL`, `*ndist = 0` on entry; on success a `malloc`ed array.
+///
+/// # Errors
+/// In this order: `PMIX_ERR_INIT` (not initialised), `PMIX_ERR_WOULD_BLOCK` (on the
+/// progress thread, with its diagnostic), `PMIX_ERR_NOT_AVAILABLE` (progress stopped);
+/// `PMIX_ERR_BAD_PARAM` (NULL `distances`/`ndist`, `ninfo > 0` with NULL `info`, a
+/// malformed directive, a foreign or stale `topo`/`cpuset`, an ambiguous origin, an
+/// empty cpuset or one outside the topology, a bad type mask);
+/// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`);
+/// `PMIX_ERR_NOT_FOUND` (no such origin, nothing selected); `PMIX_ERR_UNREACH` (no local
+/// topology or cpuset, no server); `PMIX_ERR_NOMEM`; `PMIX_ERROR` (an internal panic).
 ///
 /// # Safety
 /// Every non-NULL pointer must be valid for its C type: `topo` and `cpuset` readable
@@ -272,7 +282,14 @@ fn deliver(
 
 /// `PMIx_Compute_distances_nb`: arguments are checked and copied before it returns;
 /// `PMIX_SUCCESS` means accepted, and `cbfunc` then runs exactly once on the progress
-/// thread. A NULL `cbfunc` behaves as the blocking form (results discarded).
+/// thread with the final status. A NULL `cbfunc` behaves as the blocking form (results
+/// discarded).
+///
+/// # Errors
+/// Returned at once (no callback): as [`PMIx_Compute_distances`] up to the argument
+/// checks, and `PMIX_ERR_UNREACH`. The query's own errors (`PMIX_ERR_NOT_FOUND`, an
+/// ambiguous origin, a cpuset outside the topology, …) reach `cbfunc` instead; with a
+/// NULL `cbfunc` they are returned.
 ///
 /// # Safety
 /// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info` (only during the call);

@@ -58,7 +58,13 @@ unsafe fn init(
 }
 
 /// `PMIx_Init`: initialises the library as a client (a singleton: there is no server
-/// connection yet). See `include/pmix.h`.
+/// connection yet), or adds a reference; fills `proc_` when not NULL.
+///
+/// # Errors
+/// `PMIX_ERR_WOULD_BLOCK` on the progress thread; `PMIX_ERR_BAD_PARAM` (`ninfo > 0`
+/// with NULL `info`, a malformed info, a bad `PMIX_HOSTNAME`);
+/// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`); `PMIX_ERROR`
+/// (no progress thread could be started, or an internal panic).
 ///
 /// # Safety
 /// `proc_` is NULL or writable; `info` is NULL or points to `ninfo` readable elements
@@ -75,6 +81,9 @@ pub unsafe extern "C" fn PMIx_Init(
 
 /// `PMIx_tool_init`: initialises the library as a tool (never connecting yet).
 ///
+/// # Errors
+/// As [`PMIx_Init`].
+///
 /// # Safety
 /// As [`PMIx_Init`].
 #[unsafe(no_mangle)]
@@ -88,6 +97,10 @@ pub unsafe extern "C" fn PMIx_tool_init(
 }
 
 /// `PMIx_Finalize`: drops one init reference; the last stops the progress thread.
+///
+/// # Errors
+/// `PMIX_ERR_INIT` (not initialised), `PMIX_ERR_WOULD_BLOCK` (on the progress thread),
+/// then `PMIX_ERR_BAD_PARAM` / `PMIX_ERR_NOT_SUPPORTED` for `info` as [`PMIx_Init`].
 ///
 /// # Safety
 /// `info` is NULL or points to `ninfo` readable elements (string values as for
@@ -107,6 +120,9 @@ pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -
 }
 
 /// `PMIx_tool_finalize`: as [`PMIx_Finalize`].
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`.
 #[unsafe(no_mangle)]
 pub extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
     status_boundary(|| global::finalize("PMIx_tool_finalize").map_err(|e| e.status()))

@@ -18,6 +18,11 @@ const MAX_CPUSET_STRING: usize = 1 << 20;
 
 /// `PMIx_Load_topology`: fills `topo` with the library's topology, loaded once.
 ///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+/// `PMIX_ERR_BAD_PARAM` (NULL `topo`, or a `source` that is neither NULL nor ours);
+/// `PMIX_ERR_UNREACH` (the topology cannot be loaded and there is no server).
+///
 /// # Safety
 /// `topo` is NULL or points to a readable, writable struct.
 #[unsafe(no_mangle)]
@@ -53,6 +58,10 @@ pub unsafe extern "C" fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
 /// `PMIx_Parse_cpuset_string`: `"hwloc:<list>"` or `"hwloc:0x<mask>"` (prefix in any
 /// case) into a cpuset of the library's.
 ///
+/// # Errors
+/// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a NULL argument, no NUL within 1 MiB,
+/// another prefix, a list or mask that does not parse).
+///
 /// # Safety
 /// `cpuset_string` is NULL or readable up to its NUL (or 1 MiB + 1 bytes); `cpuset` is
 /// NULL or writable.
@@ -85,6 +94,10 @@ pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
 
 /// `PMIx_Get_cpuset`: the process's (`PMIX_CPUBIND_PROCESS`) or calling thread's
 /// (`PMIX_CPUBIND_THREAD`) binding, as a cpuset of the library's.
+///
+/// # Errors
+/// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `cpuset`, unknown `reference`);
+/// `PMIX_ERR_UNREACH` (the OS does not tell).
 ///
 /// # Safety
 /// `cpuset` is NULL or writable.

@@ -79,6 +79,11 @@ unsafe fn load(val: &mut pmix_value_t, data: *const c_void, ty: pmix_data_type_t
 
 /// `PMIx_Value_load`: copies `data` of type `ty` into `val` (see `pmix_common.h`).
 ///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (NULL `val`); `PMIX_ERR_NOT_SUPPORTED` (a type other than the
+/// scalars, `PMIX_STRING`, `PMIX_POINTER`, `PMIX_UNDEF`: `val` is left `PMIX_UNDEF`);
+/// `PMIX_ERR_NOMEM`.
+///
 /// # Safety
 /// `val` is NULL or writable; `data` is NULL or points to a readable value of the C type
 /// `ty` names (for `PMIX_STRING`, a NUL-terminated string; for `PMIX_POINTER`, any
@@ -120,6 +125,9 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
 
 /// `PMIx_Info_load`: copies `key` (at most 511 bytes, NUL-padded) and loads the value
 /// as [`PMIx_Value_load`]; `flags` are left alone.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` (NULL `info` or `key`), then as [`PMIx_Value_load`].
 ///
 /// # Safety
 /// `info` is NULL or writable; `key` is NULL or a NUL-terminated string; `data` as for
