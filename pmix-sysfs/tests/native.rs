@@ -1,0 +1,166 @@
+//! With the `native` feature: the sysfs scan equals libhwloc (through pmix-hwloc's
+//! native backend, every I/O object kept) on this machine and on every captured tree of
+//! `shared/data/hwloc-linux/` (`HWLOC_FSROOT`, with the tree's `.env` variables), the
+//! differences being those the crate docs list (`common::cases` for the trees).
+//!
+//! `cargo test -p pmix-sysfs --features native` (needs Debian's `libhwloc-dev`,
+//! `libudev-dev`, `pkg-config`).
+
+#![cfg(feature = "native")]
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use common::cases::{CASES, case, check};
+use common::{
+    assert_same, devices, from_cpus, from_devices, localities, packages, pci_objects, unpack,
+};
+use pmix_core::{DeviceTypes, NodeKind, PciAddr, Topology};
+use pmix_hwloc::native::Hwloc;
+
+/// The variables hwloc's own test sets for a captured tree (`NAME.env`).
+fn env_file(path: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().trim_matches('"').to_owned()))
+        .collect()
+}
+
+/// Run by [`libhwloc_on_captured_trees`] in a child process with `HWLOC_FSROOT` set:
+/// prints libhwloc's XML export of the tree.
+#[test]
+#[ignore = "helper: run in a child process with HWLOC_FSROOT set"]
+fn child_export_for_fsroot() {
+    assert!(
+        std::env::var_os("HWLOC_FSROOT").is_some(),
+        "run me with HWLOC_FSROOT set"
+    );
+    let xml = Hwloc::this_machine()
+        .whole_io(true)
+        .export_xml()
+        .expect("libhwloc reads the tree");
+    println!("<<<XML\n{xml}XML>>>");
+}
+
+#[test]
+fn libhwloc_on_captured_trees() {
+    let dir = common::data_dir().join("hwloc-linux");
+    for c in CASES {
+        let name = c.name;
+        let tree = unpack(&dir.join(format!("{name}.tar.bz2")));
+        let root = tree.0.join(name);
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--exact",
+            "child_export_for_fsroot",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("HWLOC_FSROOT", &root)
+        .env("HWLOC_COMPONENTS", "linux,stop")
+        .env("HWLOC_DONT_ADD_VERSION_INFO", "1");
+        for (k, v) in env_file(&dir.join(format!("{name}.env"))) {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{name}: child failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let xml = stdout
+            .split("<<<XML\n")
+            .nth(1)
+            .and_then(|r| r.split("XML>>>").next())
+            .expect("an XML export");
+        let native = pmix_hwloc::from_str(xml).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ours = pmix_sysfs::scan(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check(
+            case(name),
+            &ours.with_hostname("fixture").unwrap(),
+            &native.with_hostname("fixture").unwrap(),
+        );
+    }
+}
+
+/// hwloc's devices on this machine that we do not report, by documented difference:
+/// drm devices of VGA functions without a render node, DAX devices.
+fn only_in_hwloc(hwloc: &Topology) -> Vec<String> {
+    let vga: BTreeSet<PciAddr> = hwloc
+        .nodes()
+        .iter()
+        .filter(|n| n.kind() == NodeKind::PciFunction && n.pci_class() == Some(0x0300))
+        .filter_map(|n| n.pci())
+        .collect();
+    let with_render: BTreeSet<PciAddr> = hwloc
+        .devices()
+        .iter()
+        .filter(|d| d.name().starts_with("renderD"))
+        .filter_map(|d| d.pci())
+        .collect();
+    hwloc
+        .devices()
+        .iter()
+        .filter(|d| {
+            let vga_no_render = d.kind() == DeviceTypes::GPU
+                && d.pci()
+                    .is_some_and(|a| vga.contains(&a) && !with_render.contains(&a));
+            vga_no_render || d.name().starts_with("dax")
+        })
+        .map(|d| d.name().to_owned())
+        .collect()
+}
+
+#[test]
+fn libhwloc_on_this_machine() {
+    let native = Hwloc::this_machine()
+        .whole_io(true)
+        .load_topology()
+        .expect("libhwloc loads this machine");
+    let ours = pmix_sysfs::scan_with_warnings("/").expect("this machine scans");
+    for w in &ours.warnings {
+        eprintln!("{w}");
+    }
+    let ours = ours.topology;
+    // Both read the kernel's host name.
+    assert_eq!(ours.hostname(), native.hostname());
+    let only = only_in_hwloc(&native);
+    let skip: Vec<&str> = only.iter().map(String::as_str).collect();
+    for n in &skip {
+        assert!(
+            ours.devices().iter().all(|d| d.name() != *n),
+            "we report {n}"
+        );
+    }
+    assert_same("devices", &devices(&ours, &skip), &devices(&native, &skip));
+    assert_same(
+        "PCI objects",
+        &pci_objects(&ours, true, |a| a.domain <= 0xffff),
+        &pci_objects(&native, true, |_| true),
+    );
+    assert_eq!(packages(&ours), packages(&native));
+    assert_same(
+        "localities",
+        &localities(&ours, &skip),
+        &localities(&native, &skip),
+    );
+    let firsts: Vec<u32> = packages(&ours).iter().filter_map(|p| p.first()).collect();
+    assert_same(
+        "from cpus",
+        &from_cpus(&ours, &firsts, &skip),
+        &from_cpus(&native, &firsts, &skip),
+    );
+    assert_same(
+        "from devices",
+        &from_devices(&ours, &skip),
+        &from_devices(&native, &skip),
+    );
+}
