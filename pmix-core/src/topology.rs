@@ -12,6 +12,13 @@
 //! Node ids are handed out in insertion order and parents are given by id, so a
 //! backend (or a fuzzer) can name any id: dangling parents, cycles and misplaced
 //! objects are found by `build()` and reported as [`BuildError`]s, never panics.
+//!
+//! PCI addresses must be unique under each host bridge (and among PCI objects that hang
+//! under processor objects directly), not across the whole machine: real hwloc exports
+//! exist that list one address under two host bridges (hwloc's own
+//! `32em64t-2n8c2t-pci-wholeio.xml` has `0000:04:00.0` twice), and hwloc loads them. A
+//! device id naming such an address selects both functions; as a distance origin it is
+//! ambiguous (`PMIX_ERR_BAD_PARAM`).
 
 use alloc::string::String;
 use alloc::vec;
@@ -137,12 +144,28 @@ pub enum BuildError {
         /// Its parent's kind.
         parent_kind: NodeKind,
     },
-    /// Two PCI objects share an address.
-    #[error("PCI address {0} appears twice")]
-    DuplicatePciAddress(PciAddr),
+    /// Two PCI objects under one host bridge (or two without any) share an address.
+    #[error(
+        "PCI address {addr} appears twice under one host bridge (objects {first} and {second})"
+    )]
+    DuplicatePciAddress {
+        /// The address.
+        addr: PciAddr,
+        /// The object that had it first.
+        first: u32,
+        /// The object that has it again.
+        second: u32,
+    },
     /// Two OS devices share a name.
-    #[error("OS device name {0:?} appears twice")]
-    DuplicateOsName(String),
+    #[error("OS device name {name:?} appears twice (objects {first} and {second})")]
+    DuplicateOsName {
+        /// The name.
+        name: String,
+        /// The object that had it first.
+        first: u32,
+        /// The object that has it again.
+        second: u32,
+    },
     /// A cpuset or locality names PUs the machine does not have.
     #[error("object {node} names cpus outside the machine")]
     CpusOutsideMachine {
@@ -578,11 +601,12 @@ fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), BuildError>
             what: "hostname",
         });
     }
-    let mut names: Vec<&str> = Vec::new();
-    let mut addrs: Vec<PciAddr> = Vec::new();
+    let mut names: Vec<(&str, u32)> = Vec::new();
+    // (address, host bridge or u32::MAX, node)
+    let mut addrs: Vec<(PciAddr, u32, u32)> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
         if let Some(a) = node.pci {
-            addrs.push(a);
+            addrs.push((a, host_bridge_of(nodes, i), i as u32));
         }
         let Some(spec) = &node.spec else { continue };
         let node_id = i as u32;
@@ -611,17 +635,42 @@ fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), BuildError>
                 });
             }
         }
-        names.push(&spec.name);
+        names.push((&spec.name, node_id));
     }
     names.sort_unstable();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(BuildError::DuplicateOsName(String::from(w[0])));
+    if let Some(w) = names.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(BuildError::DuplicateOsName {
+            name: String::from(w[0].0),
+            first: w[0].1,
+            second: w[1].1,
+        });
     }
     addrs.sort_unstable();
-    if let Some(w) = addrs.windows(2).find(|w| w[0] == w[1]) {
-        return Err(BuildError::DuplicatePciAddress(w[0]));
+    if let Some(w) = addrs
+        .windows(2)
+        .find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+    {
+        return Err(BuildError::DuplicatePciAddress {
+            addr: w[0].0,
+            first: w[0].2,
+            second: w[1].2,
+        });
     }
     Ok(())
+}
+
+/// The host bridge above PCI object `i`, or `u32::MAX` when it hangs under a processor
+/// object directly. The tree is known to be acyclic.
+fn host_bridge_of(nodes: &[Node], i: usize) -> u32 {
+    let mut p = nodes[i].parent;
+    while let Some(pi) = p {
+        match nodes[pi as usize].kind {
+            NodeKind::HostBridge => return pi,
+            NodeKind::PciBridge => p = nodes[pi as usize].parent,
+            _ => break,
+        }
+    }
+    u32::MAX
 }
 
 /// Preference rank of an alias name within a GPU or COPROC entry (lower wins).

@@ -14,9 +14,6 @@
 //! the object at fault (and of the first object, for duplicates) so each backend can say
 //! where, in its own terms.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-
 use pmix_core::{
     BuildError, CpuSet, DeviceTypes, NodeId, OsDeviceSpec, PciAddr, Topology, TopologyBuilder,
 };
@@ -129,8 +126,6 @@ pub(crate) struct Emitter {
     stack: Vec<Frame>,
     /// The `Loc` of every emitted node, by node id.
     locs: Vec<Loc>,
-    pci_seen: HashMap<PciAddr, Loc>,
-    names_seen: HashMap<String, Loc>,
     hostname: Option<String>,
 }
 
@@ -200,35 +195,13 @@ impl Emitter {
             }
         }
         if matches!(class, Class::PciBridge | Class::PciFunction) {
-            let Some(addr) = info.pci else {
+            if info.pci.is_none() {
                 return Err(at(ModelError::Missing(class.hwloc_name(), "PCI address")));
-            };
-            match self.pci_seen.entry(addr) {
-                Entry::Occupied(e) => {
-                    return Err(at(ModelError::DuplicatePci {
-                        addr,
-                        first: *e.get(),
-                    }));
-                }
-                Entry::Vacant(e) => {
-                    e.insert(loc);
-                }
             }
         }
         if class == Class::OsDevice {
-            let Some(spec) = &info.spec else {
+            if info.spec.is_none() {
                 return Err(at(ModelError::Missing("an OSDev", "name and type")));
-            };
-            match self.names_seen.entry(spec.name.clone()) {
-                Entry::Occupied(e) => {
-                    return Err(at(ModelError::DuplicateName {
-                        name: spec.name.clone(),
-                        first: *e.get(),
-                    }));
-                }
-                Entry::Vacant(e) => {
-                    e.insert(loc);
-                }
             }
         }
 
@@ -356,6 +329,36 @@ impl Emitter {
         }
         let locs = self.locs;
         b.build().map_err(|e| {
+            let loc_of = |n: u32| locs.get(n as usize).copied().unwrap_or(0);
+            match &e {
+                BuildError::DuplicatePciAddress {
+                    addr,
+                    first,
+                    second,
+                } => {
+                    return Located {
+                        loc: loc_of(*second),
+                        error: ModelError::DuplicatePci {
+                            addr: *addr,
+                            first: loc_of(*first),
+                        },
+                    };
+                }
+                BuildError::DuplicateOsName {
+                    name,
+                    first,
+                    second,
+                } => {
+                    return Located {
+                        loc: loc_of(*second),
+                        error: ModelError::DuplicateName {
+                            name: name.clone(),
+                            first: loc_of(*first),
+                        },
+                    };
+                }
+                _ => {}
+            }
             let node = match &e {
                 BuildError::DanglingParent { node, .. }
                 | BuildError::Cycle { node }
@@ -636,16 +639,19 @@ mod tests {
             }
         );
         e.close();
-        let err = e
-            .open(
-                Class::PciFunction,
-                ObjInfo {
-                    pci: Some(addr),
-                    ..Default::default()
-                },
-                6,
-            )
-            .unwrap_err();
+        // Duplicates are the core's to find (per host bridge); reported with both places.
+        e.open(
+            Class::PciFunction,
+            ObjInfo {
+                pci: Some(addr),
+                ..Default::default()
+            },
+            6,
+        )
+        .unwrap();
+        e.close();
+        e.close();
+        let err = e.finish().unwrap_err();
         assert_eq!(
             err,
             Located {

@@ -55,12 +55,14 @@
 //!   of the model and are skipped.
 //! - Anything else is an error that names the element and its line: an unknown element
 //!   or object type, an unparsable attribute the model uses, an object where the model
-//!   cannot hold it, a duplicate PCI address or OS device name.
+//!   cannot hold it, a PCI address repeated under one host bridge, a repeated OS device
+//!   name.
 //!
 //! ## Limits
 //! [`Limits`] bound the document size (256 MiB), element nesting (256) and attribute
 //! length (1 MiB); the importer streams, so memory is the document plus the model. A
-//! PCI address may appear once per topology (pmix-core refuses duplicates).
+//! PCI address may appear once per host bridge (pmix-core's rule: real exports repeat
+//! one under two host bridges, see below).
 //!
 //! ## libhwloc (feature `native`)
 //! `native::Hwloc` loads a topology with libhwloc (this machine, the sysfs tree
@@ -81,9 +83,10 @@
 //!   leaves out the functions of wider domains (the captured tree `2pa-pcidomain32bits`
 //!   has `10000:00:04.0`, which its export lacks); the importer keeps the domain an XML
 //!   file writes, and pmix-sysfs sees such functions.
-//! - **Duplicate PCI addresses** load in libhwloc, which does not check them
-//!   (`32em64t-2n8c2t-pci-{normal,whole}io.xml` list `0000:04:00.0` twice); both
-//!   backends then refuse them, as pmix-core does.
+//! - **Repeated PCI addresses**: libhwloc does not check them at all;
+//!   `32em64t-2n8c2t-pci-{normal,whole}io.xml` list `0000:04:00.0` under two host
+//!   bridges, which both backends accept (pmix-core refuses a repeat under one host
+//!   bridge only).
 
 #![deny(missing_docs)]
 

@@ -182,23 +182,9 @@ fn golden_cxlmem_dax_v2_and_v3() {
 
 /// `32em64t-2n8c2t-pci-wholeio.xml` lists PCI address 0000:04:00.0 twice (a RAID
 /// function under package 0, a ConnectX-4 under package 1's root port 80:03.0, whose
-/// bus range is [84-84]). pmix-core refuses duplicate PCI addresses (DESIGN §2), so the
-/// importer reports it, naming both lines. Its golden table is ready for the day the
-/// core accepts duplicates across host bridges: then this test fails, and the ignored
-/// one below takes over.
+/// bus range is [84-84]). pmix-core accepts an address repeated under another host
+/// bridge (hwloc loads such files too), so the file imports and answers its table.
 #[test]
-fn wholeio_duplicate_pci_address_is_reported_with_both_lines() {
-    let err = pmix_hwloc::from_path(xml("32em64t-2n8c2t-pci-wholeio.xml")).unwrap_err();
-    let msg = err.to_string();
-    assert!(msg.contains("hwloc XML line 261"), "{msg}");
-    assert!(
-        msg.contains("PCI address 0000:04:00.0 is already used by the object on line 109"),
-        "{msg}"
-    );
-}
-
-#[test]
-#[ignore = "needs pmix-core to accept a PCI address repeated under another host bridge"]
 fn golden_32em64t_2n8c2t_pci_wholeio() {
     assert_eq!(check("32em64t-2n8c2t-pci-wholeio"), 4);
 }
