@@ -298,12 +298,12 @@ fn init_rules_after_finalize_and_after_stop() {
 
 #[test]
 fn without_a_topology_requests_are_unreachable() {
-    // `sysfs` is the default source and is not built yet: no local topology.
+    // A source that cannot be loaded (a missing file): no local topology.
     for role in [Role::Client, Role::Tool, Role::Server] {
         let p = Pmix::init(
             role,
             InitOptions {
-                topology_source: Some("sysfs".into()),
+                topology_source: Some("xml:/nonexistent/pmix-rs-test/topology.xml".into()),
                 ..Default::default()
             },
         )

@@ -3,7 +3,7 @@
  *
  *   api main     PMIX_TOPOLOGY=xml:24em64t-2n6c2t-pci.xml: the whole life cycle
  *   api big      PMIX_TOPOLOGY=xml:192em64t-12gr2n8c2t.xml: origin ambiguity, domains
- *   api unreach  PMIX_TOPOLOGY=sysfs (not built yet): no local topology
+ *   api unreach  PMIX_TOPOLOGY=xml:<a missing file>: no local topology
  *   api mca      PMIX_MCA_pmix_hwloc_topo_file=24em64t-2n6c2t-pci.xml (OpenPMIx's knob)
  *
  * Expected distances are derived by hand from DESIGN §3 for 24em64t-2n6c2t-pci.xml:
