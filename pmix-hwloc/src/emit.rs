@@ -194,15 +194,11 @@ impl Emitter {
                 }));
             }
         }
-        if matches!(class, Class::PciBridge | Class::PciFunction) {
-            if info.pci.is_none() {
-                return Err(at(ModelError::Missing(class.hwloc_name(), "PCI address")));
-            }
+        if matches!(class, Class::PciBridge | Class::PciFunction) && info.pci.is_none() {
+            return Err(at(ModelError::Missing(class.hwloc_name(), "PCI address")));
         }
-        if class == Class::OsDevice {
-            if info.spec.is_none() {
-                return Err(at(ModelError::Missing("an OSDev", "name and type")));
-            }
+        if class == Class::OsDevice && info.spec.is_none() {
+            return Err(at(ModelError::Missing("an OSDev", "name and type")));
         }
 
         // I/O hangs under the nearest processor object: make sure it is in the model.
