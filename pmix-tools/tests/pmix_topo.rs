@@ -418,13 +418,13 @@ fn pmix_errors_exit_2_with_their_status() {
             -47,
         ),
         (
-            // 0000:04:00.0 is a function under two host bridges there: ambiguous.
+            // The machine has 32 PUs: a cpuset naming none of them.
             &[
                 "distances",
                 "--source",
                 &xml("32em64t-2n8c2t-pci-wholeio.xml"),
-                "--origin",
-                "0000:04:00.0",
+                "--cpus",
+                "999",
             ],
             "PMIX_ERR_BAD_PARAM",
             -27,
@@ -466,12 +466,17 @@ fn pmix_errors_exit_2_with_their_status() {
     let (_, err, _) = text(&run(&["tree"]));
     assert!(err.contains("pass --source xml:FILE"), "{err}");
     // The file's problem is named with its line.
-    let (_, err, _) = text(&run(&[
-        "tree",
-        "--source",
-        &xml("32em64t-2n8c2t-pci-wholeio.xml"),
-    ]));
-    assert!(err.contains("hwloc XML line 261"), "{err}");
+    let bad = std::env::temp_dir().join(format!("pmix-topo-bad-{}.xml", std::process::id()));
+    std::fs::write(
+        &bad,
+        "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\">\n<object type=\"Bogus\"/>\n</object>\n</topology>\n",
+    )
+    .unwrap();
+    let source = format!("xml:{}", bad.display());
+    let (_, err, exit) = text(&run(&["tree", "--source", &source]));
+    std::fs::remove_file(&bad).ok();
+    assert_eq!(exit, 2);
+    assert!(err.contains("hwloc XML line 4"), "{err}");
 }
 
 #[test]
