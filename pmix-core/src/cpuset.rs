@@ -274,6 +274,10 @@ impl CpuSet {
             if digits.len() >= 2 && digits[0] == b'0' && (digits[1] == b'x' || digits[1] == b'X') {
                 digits = &digits[2..];
                 at += 2;
+                // `0x` promises digits; only a word with no prefix at all may be empty.
+                if digits.is_empty() {
+                    return Err(unexpected(s, at));
+                }
             }
             if digits.len() > 8 {
                 return Err(unexpected(s, at + 8));
@@ -472,6 +476,14 @@ mod tests {
             ParseCpusetError::Unexpected { at: 3, found: 'g' }
         );
         assert!(CpuSet::parse_hex_mask("").is_err());
+        assert_eq!(
+            CpuSet::parse_hex_mask("0x").unwrap_err(),
+            ParseCpusetError::UnexpectedEnd { at: 2 }
+        );
+        assert_eq!(
+            CpuSet::parse_hex_mask("0xf,0x,0x1").unwrap_err(),
+            ParseCpusetError::Unexpected { at: 6, found: ',' }
+        );
         assert!(CpuSet::parse_hex_mask("0x123456789").is_err());
     }
 
