@@ -377,3 +377,43 @@ fn bad_masks_ranks_sizes_and_contributions_are_refused() {
     assert_eq!(t.get_failed(), [2]);
     assert_eq!(t.get_num_state(View::Global, Mask::ANY_FAILED), 0);
 }
+
+#[test]
+fn every_mask_on_a_thousand_members_answers_as_the_plain_model() {
+    use std::collections::BTreeSet;
+    use support::sim::{TrackerModel, compare};
+    let n = 1000;
+    let mut t = Tracker::new(n, 0).unwrap();
+    let mut m = TrackerModel::new(n, 0);
+    // Whole words of OK members, words with one failure, a word full of failures.
+    let first: Vec<u32> = (1..200).step_by(37).chain(640..704).collect();
+    for &r in &first {
+        assert_eq!(t.report_failure(r).ok(), m.report_failure(r));
+    }
+    assert_eq!(t.report_left(900).ok(), m.report_left(900));
+    assert_eq!(t.validate_local(), m.validate_local());
+    compare(&t, &m).unwrap();
+    // A global validate recognizing some of them (and learning 999 from a peer).
+    let mut v = AgreeValue::new(n).unwrap();
+    t.contribute(0, &mut v).unwrap();
+    let mut peer = Tracker::new(n, 1).unwrap();
+    peer.report_failure(999).unwrap();
+    peer.contribute(0, &mut v).unwrap();
+    for r in 2..n {
+        if !first.contains(&r) && r != 999 && r != 900 {
+            Tracker::new(n, r).unwrap().contribute(0, &mut v).unwrap();
+        }
+    }
+    v.mark_left(900).unwrap();
+    let agreed: BTreeSet<u32> = v.decide().failed().collect();
+    assert_eq!(
+        t.validate_global(&v.decide()).unwrap(),
+        m.validate_global(&agreed)
+    );
+    compare(&t, &m).unwrap();
+    for r in 704..768 {
+        assert_eq!(t.report_failure(r).ok(), m.report_failure(r));
+    }
+    assert_eq!(t.validate_local(), m.validate_local());
+    compare(&t, &m).unwrap();
+}

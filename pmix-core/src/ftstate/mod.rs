@@ -729,51 +729,92 @@ impl Tracker {
         let has = |bit: Mask, set: u8| set & bit.0 != 0;
         let tail = tail_mask(self.size);
         let last = v.len() - 1;
+        let (want_ok, want_null, want_failed) = (
+            has(Mask::OK, states) && has(Mask::OLD, mods),
+            has(Mask::NULL, states),
+            has(Mask::FAILED, states),
+        );
+        let (want_new, want_old) = (has(Mask::NEW, mods), has(Mask::OLD, mods));
         let mut k = 0;
         for i in 0..v.len() {
             let valid = if i == last { tail } else { u64::MAX };
-            let modsel = (if has(Mask::NEW, mods) { nv[i] } else { 0 })
-                | if has(Mask::OLD, mods) { !nv[i] } else { 0 };
-            let ok = if has(Mask::OK, states) && has(Mask::OLD, mods) {
-                !v[i] & !left[i]
-            } else {
-                0
-            };
-            let null = if has(Mask::NULL, states) {
-                v[i] & g[i]
-            } else {
-                0
-            };
-            let failed = if has(Mask::FAILED, states) {
-                v[i] & !g[i]
-            } else {
-                0
-            };
-            let mut bits = (ok | ((null | failed) & modsel)) & valid;
-            while bits != 0 {
-                let b = bits.trailing_zeros();
-                bits &= bits - 1;
-                let bit = 1u64 << b;
-                let state = if v[i] & bit == 0 {
-                    RankState::Ok
-                } else if g[i] & bit != 0 {
-                    RankState::Null
-                } else {
-                    RankState::Failed
-                };
-                let modifier = if nv[i] & bit != 0 {
-                    Modifier::New
-                } else {
-                    Modifier::Old
-                };
-                if let Some(slot) = out.get_mut(k) {
-                    *slot = RankInfo {
-                        rank: i as u32 * 64 + b,
-                        state,
-                        modifier,
-                    };
+            let new = nv[i];
+            let modsel = (if want_new { new } else { 0 }) | if want_old { !new } else { 0 };
+            let ok = if want_ok { !v[i] & !left[i] } else { 0 };
+            let null = if want_null { v[i] & g[i] } else { 0 };
+            let failed = if want_failed { v[i] & !g[i] } else { 0 };
+            let bits = (ok | ((null | failed) & modsel)) & valid;
+            if bits == 0 {
+                continue;
+            }
+            let base = i as u32 * 64;
+            // Most words hold members of one (state, modifier) only: write those
+            // with a constant entry, and a full word without bit scanning.
+            let uniform = [
+                (ok, RankState::Ok, Modifier::Old),
+                (null & new, RankState::Null, Modifier::New),
+                (null & !new, RankState::Null, Modifier::Old),
+                (failed & new, RankState::Failed, Modifier::New),
+                (failed & !new, RankState::Failed, Modifier::Old),
+            ]
+            .into_iter()
+            .find(|&(class, _, _)| bits & !class == 0);
+            match uniform {
+                Some((_, state, modifier)) if bits == u64::MAX => {
+                    if let Some(dst) = out.get_mut(k..k + 64) {
+                        for (b, slot) in dst.iter_mut().enumerate() {
+                            *slot = RankInfo {
+                                rank: base + b as u32,
+                                state,
+                                modifier,
+                            };
+                        }
+                    }
+                    k += 64;
                 }
-                k += 1;
+                Some((_, state, modifier)) => {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        let b = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        if let Some(slot) = out.get_mut(k) {
+                            *slot = RankInfo {
+                                rank: base + b,
+                                state,
+                                modifier,
+                            };
+                        }
+                        k += 1;
+                    }
+                }
+                None => {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        let b = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        let bit = 1u64 << b;
+                        let state = if v[i] & bit == 0 {
+                            RankState::Ok
+                        } else if g[i] & bit != 0 {
+                            RankState::Null
+                        } else {
+                            RankState::Failed
+                        };
+                        let modifier = if new & bit != 0 {
+                            Modifier::New
+                        } else {
+                            Modifier::Old
+                        };
+                        if let Some(slot) = out.get_mut(k) {
+                            *slot = RankInfo {
+                                rank: base + b,
+                                state,
+                                modifier,
+                            };
+                        }
+                        k += 1;
+                    }
+                }
             }
         }
         Ok(k)
