@@ -1,0 +1,160 @@
+//! The sysfs scanner over arbitrary in-memory trees: a small valid tree (cpus, NUMA
+//! nodes, a PCI tree, devices of every class) edited by arbitrary operations whose
+//! paths and contents are drawn from sysfs' own vocabulary or are raw bytes, so
+//! dangling and looping links, directories in place of files, huge or garbage files
+//! and half-built trees all happen.
+//!
+//! Invariants: no panic; an error says `sysfs: ` and names a path; on success every
+//! device's locality lies within the machine, every warning names a path, and a
+//! second scan of the same tree gives the same devices and warnings.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use pmix_sysfs::{Limits, MemFs, Scanner};
+
+/// Path components and contents sysfs uses.
+const PARTS: &[&str] = &[
+    "sys", "devices", "system", "cpu", "node", "cpu0", "cpu1", "cpu2", "node0", "node1", "online",
+    "topology", "physical_package_id", "cpulist", "bus", "pci", "class", "net", "block",
+    "infiniband", "drm", "dma", "ve", "pci0000:00", "pci0000:40", "pci10000:00", "0000:00:01.0",
+    "0000:01:00.0", "0000:00:02.0", "0000:40:00.0", "10000:00:04.0", "local_cpulist", "local_cpus",
+    "numa_node", "address", "node_guid", "sys_image_guid", "device", "partition", "eth0", "ib0",
+    "mlx5_0", "sda", "sda1", "card0", "renderD128", "dma0chan0", "ve0", "virtual", "proc",
+    "driver", "nvidia", "gpus", "information", "kernel", "hostname", "..", ".", "",
+];
+
+const VALUES: &[&str] = &[
+    "0-3\n", "0\n", "1\n", "-1\n", "2\n", "", "0x060400\n", "0x020000\n", "0x030200\n",
+    "0x030000\n", "0x120000\n", "0x010802\n", "f\n", "00000000,0000000f\n", "0-1\n", "3\n",
+    "00:11:22:33:44:55\n", "0002:c903:000a:8bc0\n", "node7\n", "Device Minor: 1\nGPU UUID: GPU-x\n",
+    "abc", "0-1048575", "\u{0}", "1-0", ",,,",
+];
+
+#[derive(Arbitrary, Debug)]
+enum Part {
+    Known(u8),
+    Raw(String),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Content {
+    Known(u8),
+    Raw(Vec<u8>),
+    Huge(u8),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    File { path: Vec<Part>, content: Content },
+    Link { path: Vec<Part>, target: Vec<Part>, absolute: bool },
+    Dir { path: Vec<Part> },
+    Remove { path: Vec<Part> },
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    base: bool,
+    ops: Vec<Op>,
+    small_limits: bool,
+}
+
+fn path(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .take(12)
+        .map(|p| match p {
+            Part::Known(i) => PARTS[*i as usize % PARTS.len()].to_owned(),
+            Part::Raw(s) => s.chars().take(40).collect(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn base() -> MemFs {
+    let mut fs = MemFs::new();
+    fs.file("sys/devices/system/cpu/online", "0-3\n");
+    for c in 0..4 {
+        fs.file(&format!("sys/devices/system/cpu/cpu{c}/topology/physical_package_id"), format!("{}\n", c / 2));
+    }
+    fs.file("sys/devices/system/node/node0/cpulist", "0-1\n");
+    fs.file("sys/devices/system/node/node1/cpulist", "2-3\n");
+    for (p, class) in [
+        ("pci0000:00/0000:00:01.0", "0x060400"),
+        ("pci0000:00/0000:00:01.0/0000:01:00.0", "0x020000"),
+        ("pci0000:00/0000:00:02.0", "0x030200"),
+        ("pci0000:40/0000:40:00.0", "0x030000"),
+        ("pci10000:00/10000:00:04.0", "0x010802"),
+    ] {
+        let bdf = p.rsplit('/').next().unwrap_or_default();
+        fs.file(&format!("sys/devices/{p}/class"), class);
+        fs.symlink(&format!("sys/bus/pci/devices/{bdf}"), &format!("../../../devices/{p}"));
+    }
+    fs.file("sys/devices/pci0000:00/0000:00:01.0/local_cpulist", "0-1\n");
+    fs.file("sys/devices/pci0000:40/0000:40:00.0/numa_node", "1\n");
+    let nic = "devices/pci0000:00/0000:00:01.0/0000:01:00.0";
+    fs.symlink("sys/class/net/eth0", &format!("../../{nic}/net/eth0"));
+    fs.file(&format!("sys/{nic}/net/eth0/address"), "00:11:22:33:44:55\n");
+    fs.symlink("sys/class/infiniband/mlx5_0", &format!("../../{nic}/infiniband/mlx5_0"));
+    fs.file(&format!("sys/{nic}/infiniband/mlx5_0/node_guid"), "0002:c903:000a:8bc0\n");
+    fs.symlink("sys/class/block/nvme0n1", "../../devices/pci10000:00/10000:00:04.0/nvme/nvme0/nvme0n1");
+    fs.symlink("sys/class/drm/card0", "../../devices/pci0000:40/0000:40:00.0/drm/card0");
+    fs.symlink("sys/class/drm/renderD128", "../../devices/pci0000:40/0000:40:00.0/drm/renderD128");
+    fs.symlink("sys/class/block/pmem0", "../../devices/platform/nd/block/pmem0");
+    fs.file("proc/driver/nvidia/gpus/0000:00:02.0/information", "Device Minor: 0\nGPU UUID: GPU-1\n");
+    fs.file("proc/sys/kernel/hostname", "node7\n");
+    fs
+}
+
+fuzz_target!(|input: Input| {
+    let mut fs = if input.base { base() } else { MemFs::new() };
+    for op in input.ops.iter().take(64) {
+        match op {
+            Op::File { path: p, content } => {
+                let bytes: Vec<u8> = match content {
+                    Content::Known(i) => VALUES[*i as usize % VALUES.len()].as_bytes().to_vec(),
+                    Content::Raw(b) => b.iter().copied().take(256).collect(),
+                    Content::Huge(n) => vec![b'1'; 1024 * (*n as usize + 1)],
+                };
+                fs.file(&path(p), bytes);
+            }
+            Op::Link { path: p, target, absolute } => {
+                let t = path(target);
+                let t = if *absolute { format!("/{t}") } else { t };
+                fs.symlink(&path(p), &t);
+            }
+            Op::Dir { path: p } => {
+                fs.dir(&path(p));
+            }
+            Op::Remove { path: p } => {
+                fs.remove(&path(p));
+            }
+        }
+    }
+    let limits = if input.small_limits {
+        Limits { max_file_bytes: 64, max_dir_entries: 8, max_pci_depth: 2, max_link_len: 64 }
+    } else {
+        Limits::default()
+    };
+    let scanner = Scanner::new(&fs).with_limits(limits);
+    match scanner.scan() {
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(msg.starts_with("sysfs: "), "{msg}");
+            let _ = pmix_core::PmixError::status(&e);
+        }
+        Ok(scan) => {
+            let t = &scan.topology;
+            for d in t.devices() {
+                assert!(d.locality().is_subset(t.machine_cpus()), "{}", d.name());
+            }
+            for w in &scan.warnings {
+                assert!(w.path.starts_with('/'), "{w}");
+            }
+            let again = scanner.scan().expect("a second scan of the same tree succeeds too");
+            let names = |t: &pmix_core::Topology| t.devices().iter().map(|d| d.uuid().to_owned()).collect::<Vec<_>>();
+            assert_eq!(names(t), names(&again.topology));
+            assert_eq!(scan.warnings, again.warnings);
+        }
+    }
+});
