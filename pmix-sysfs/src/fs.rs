@@ -132,7 +132,9 @@ impl<T: SysFs + ?Sized> SysFs for &T {
 /// The real filesystem under a root directory (`/` for the live machine).
 ///
 /// Symbolic links are followed by the OS, which reports loops (`ELOOP`); the scanner
-/// itself resolves the links it parses (PCI and class entries) inside the root.
+/// itself resolves the links it parses (PCI and class entries) inside the root. An
+/// absolute link inside a captured tree is followed by the OS to the live system's
+/// path (captured sysfs trees use relative links, as the kernel does).
 #[derive(Clone, Debug)]
 pub struct RealFs {
     root: PathBuf,
