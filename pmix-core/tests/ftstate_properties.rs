@@ -273,6 +273,7 @@ proptest! {
         }
         for p in (0..n).filter(|&p| sim.procs[p].alive) {
             prop_assert!(sim.procs[p].errors.is_empty(), "{:?}", sim.procs[p].errors);
+            compare(sim.tracker(p, "w"), &sim.model_of(p, "w")).map_err(TestCaseError::fail)?;
             prop_assert!(!sim.member(p, "w").unwrap().exchange_pending(), "every exchange of a survivor completes");
         }
     }

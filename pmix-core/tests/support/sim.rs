@@ -154,6 +154,23 @@ pub struct FtMember {
     pub results: Vec<ExchangeResult>,
     /// How many times `revoke` reported a transition here.
     pub revoke_transitions: u32,
+    /// Everything the simulator applied to the tracker, in order (see
+    /// [`Sim::model_of`]); changes made through [`Sim::tracker_mut`] are not in it.
+    pub journal: Vec<Applied>,
+}
+
+/// A change the simulator applied to a tracker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    Report(u32),
+    Left(u32),
+    ValidateLocal,
+    Ack(u32),
+    Revoke,
+    /// `validate_global` with this agreed failed set.
+    ValidateGlobal(Vec<u32>),
+    /// An agreement or shrink: the agreed failed set is learned, views untouched.
+    Learn(Vec<u32>),
 }
 
 impl FtMember {
@@ -611,6 +628,7 @@ impl Sim {
                     if m.tracker.revoke() {
                         m.revoke_transitions += 1;
                     }
+                    m.journal.push(Applied::Revoke);
                 }
             }
         }
@@ -640,10 +658,13 @@ impl Sim {
             gone: BTreeMap::new(),
             results: Vec::new(),
             revoke_transitions: 0,
+            journal: Vec::new(),
         };
         for (r, q) in m.members.clone().into_iter().enumerate() {
             if self.procs[p].lost_seen.contains(&q) {
-                let _ = m.tracker.report_failure(r as u32);
+                if m.tracker.report_failure(r as u32).is_ok() {
+                    m.journal.push(Applied::Report(r as u32));
+                }
                 m.gone.insert(r as u32, DepartureCause::Lost);
             }
         }
@@ -683,7 +704,53 @@ impl Sim {
             rank: u32::MAX,
             size: m.tracker.size(),
         })?;
-        m.tracker.report_failure(r)
+        let res = m.tracker.report_failure(r);
+        if res.is_ok() {
+            m.journal.push(Applied::Report(r));
+        }
+        res
+    }
+
+    /// `validate_local` at `p` on tracker `key`.
+    pub fn validate_local(&mut self, p: usize, key: &str) -> Validation {
+        let m = self.procs[p].ft.get_mut(key).expect("tracker exists");
+        m.journal.push(Applied::ValidateLocal);
+        m.tracker.validate_local()
+    }
+
+    /// `ack_failed(n)` at `p` on tracker `key`.
+    pub fn ack(&mut self, p: usize, key: &str, n: u32) -> u32 {
+        let m = self.procs[p].ft.get_mut(key).expect("tracker exists");
+        m.journal.push(Applied::Ack(n));
+        m.tracker.ack_failed(n)
+    }
+
+    /// The plain model of `p`'s tracker `key`, replaying its journal.
+    pub fn model_of(&self, p: usize, key: &str) -> TrackerModel {
+        let m = &self.procs[p].ft[key];
+        let mut t = TrackerModel::new(m.tracker.size(), m.tracker.my_rank());
+        for a in &m.journal {
+            match a {
+                Applied::Report(r) => {
+                    t.report_failure(*r);
+                }
+                Applied::Left(r) => {
+                    t.report_left(*r);
+                }
+                Applied::ValidateLocal => {
+                    t.validate_local();
+                }
+                Applied::Ack(n) => {
+                    t.ack_failed(*n);
+                }
+                Applied::Revoke => t.revoked = true,
+                Applied::ValidateGlobal(f) => {
+                    t.validate_global(&f.iter().copied().collect());
+                }
+                Applied::Learn(f) => t.learn(&f.iter().copied().collect()),
+            }
+        }
+        t
     }
 
     /// `p` starts an exchange on tracker `key`. Returns its round number.
@@ -738,6 +805,7 @@ impl Sim {
     /// first transition. Returns what `revoke` returned.
     pub fn revoke(&mut self, p: usize, key: &str) -> bool {
         let m = self.procs[p].ft.get_mut(key).expect("tracker exists");
+        m.journal.push(Applied::Revoke);
         if !m.tracker.revoke() {
             return false;
         }
@@ -769,12 +837,18 @@ impl Sim {
             DepartureCause::Lost => m.tracker.report_failure(r),
             DepartureCause::Left => m.tracker.report_left(r),
         };
-        if let Err(e) = res {
-            self.procs[p].errors.push((
-                format!("tracker {key}: {cause:?} of rank {r}: {e}"),
-                e.status(),
-            ));
-            return;
+        match res {
+            Err(e) => {
+                self.procs[p].errors.push((
+                    format!("tracker {key}: {cause:?} of rank {r}: {e}"),
+                    e.status(),
+                ));
+                return;
+            }
+            Ok(_) => m.journal.push(match cause {
+                DepartureCause::Lost => Applied::Report(r),
+                DepartureCause::Left => Applied::Left(r),
+            }),
         }
         m.gone.entry(r).or_insert(cause);
         self.ft_try_finish(p, key);
@@ -840,6 +914,13 @@ impl Sim {
             }),
         }
         .unwrap_or_else(Outcome::Refused);
+        match (&kind, &outcome) {
+            (_, Outcome::Refused(_)) => {}
+            (Exchange::ValidateGlobal, _) => m
+                .journal
+                .push(Applied::ValidateGlobal(decision.failed.clone())),
+            _ => m.journal.push(Applied::Learn(decision.failed.clone())),
+        }
         m.results.push(ExchangeResult {
             round,
             kind,
