@@ -23,18 +23,51 @@ use sim::{Exchange, Sim, compare};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Report { p: u8, q: u8 },
-    Kill { p: u8, drop: bool },
-    Deliver { k: u8 },
-    ValidateLocal { p: u8 },
-    Ack { p: u8, n: u8 },
-    Agree { p: u8, flag: u32 },
-    ValidateGlobal { p: u8 },
-    Shrink { p: u8 },
-    Revoke { p: u8 },
-    Query { p: u8, global: bool, mask: u8, cap: u8 },
-    Check { p: u8, op: u8, rank: u8 },
-    Run { seed: u16 },
+    Report {
+        p: u8,
+        q: u8,
+    },
+    Kill {
+        p: u8,
+        drop: bool,
+    },
+    Deliver {
+        k: u8,
+    },
+    ValidateLocal {
+        p: u8,
+    },
+    Ack {
+        p: u8,
+        n: u8,
+    },
+    Agree {
+        p: u8,
+        flag: u32,
+    },
+    ValidateGlobal {
+        p: u8,
+    },
+    Shrink {
+        p: u8,
+    },
+    Revoke {
+        p: u8,
+    },
+    Query {
+        p: u8,
+        global: bool,
+        mask: u8,
+        cap: u8,
+    },
+    Check {
+        p: u8,
+        op: u8,
+        rank: u8,
+    },
+    Run {
+        seed: u16,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -45,7 +78,10 @@ struct Input {
 
 /// The newest tracker `p` holds ("w0", then "w1" after a shrink, …).
 fn current(sim: &Sim, p: usize) -> Option<(usize, String)> {
-    (0..8).rev().map(|g| (g, format!("w{g}"))).find(|(_, k)| sim.member(p, k).is_some())
+    (0..8)
+        .rev()
+        .map(|g| (g, format!("w{g}")))
+        .find(|(_, k)| sim.member(p, k).is_some())
 }
 
 fuzz_target!(|input: Input| {
@@ -91,7 +127,8 @@ fuzz_target!(|input: Input| {
             Op::Shrink { p } => {
                 if let Some((g, key)) = current(&sim, pick(p)) {
                     if g < 7 {
-                        let _ = sim.exchange(pick(p), &key, Exchange::Shrink(format!("w{}", g + 1)));
+                        let _ =
+                            sim.exchange(pick(p), &key, Exchange::Shrink(format!("w{}", g + 1)));
                     }
                 }
             }
@@ -102,8 +139,15 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
-            Op::Query { p, global, mask, cap } => {
-                let Some((_, key)) = current(&sim, pick(p)) else { continue };
+            Op::Query {
+                p,
+                global,
+                mask,
+                cap,
+            } => {
+                let Some((_, key)) = current(&sim, pick(p)) else {
+                    continue;
+                };
                 let t = sim.tracker(pick(p), &key);
                 let view = if global { View::Global } else { View::Local };
                 match Mask::from_bits(mask) {
@@ -113,7 +157,11 @@ fuzz_target!(|input: Input| {
                     }
                     Ok(mask) => {
                         let count = t.get_num_state(view, mask) as usize;
-                        let marker = RankInfo { rank: u32::MAX, state: RankState::Null, modifier: Modifier::New };
+                        let marker = RankInfo {
+                            rank: u32::MAX,
+                            state: RankState::Null,
+                            modifier: Modifier::New,
+                        };
                         let mut out = vec![marker; cap as usize % 12];
                         match t.get_state(view, mask, &mut out) {
                             Ok(k) => assert_eq!(k, count),
@@ -128,13 +176,17 @@ fuzz_target!(|input: Input| {
                 }
             }
             Op::Check { p, op, rank } => {
-                let Some((_, key)) = current(&sim, pick(p)) else { continue };
+                let Some((_, key)) = current(&sim, pick(p)) else {
+                    continue;
+                };
                 let t = sim.tracker(pick(p), &key);
                 let rank = u32::from(rank) % (t.size() + 2);
                 let operation = match op % 6 {
                     0 => Operation::Send { to: rank },
                     1 => Operation::Recv { from: rank },
-                    2 => Operation::RecvAny { nonblocking: rank % 2 == 0 },
+                    2 => Operation::RecvAny {
+                        nonblocking: rank % 2 == 0,
+                    },
                     3 => Operation::Collective,
                     4 => Operation::Agree,
                     _ => Operation::Shrink,
@@ -145,7 +197,10 @@ fuzz_target!(|input: Input| {
                     _ if t.is_revoked() => assert_eq!(r, Err(OpError::Revoked)),
                     Operation::Send { .. } | Operation::Recv { .. } => {
                         let want = if rank >= t.size() {
-                            Err(OpError::RankOutOfRange { rank, size: t.size() })
+                            Err(OpError::RankOutOfRange {
+                                rank,
+                                size: t.size(),
+                            })
                         } else if t.has_left(rank) {
                             Err(OpError::Departed { rank })
                         } else if t.is_failed(rank) {
@@ -169,7 +224,11 @@ fuzz_target!(|input: Input| {
             for key in keys {
                 let t = sim.tracker(p, &key);
                 compare(t, &sim.model_of(p, &key)).unwrap();
-                let now = (t.get_failed().to_vec(), t.get_acked().to_vec(), t.is_revoked());
+                let now = (
+                    t.get_failed().to_vec(),
+                    t.get_acked().to_vec(),
+                    t.is_revoked(),
+                );
                 if let Some((failed, acked, revoked)) = seen.get(&(p, key.clone())) {
                     assert!(now.0.starts_with(failed), "get_failed lost its prefix");
                     assert!(now.1.starts_with(acked), "get_acked went back");

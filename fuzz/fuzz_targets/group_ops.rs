@@ -28,17 +28,51 @@ enum Forged {
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Construct { p: u8, g: u8 },
-    Fence { p: u8, g: u8, ft: bool },
-    Destruct { p: u8, g: u8 },
-    Leave { p: u8, g: u8 },
-    LeaveByName { p: u8, name: Vec<u8> },
-    Kill { p: u8, drop: bool },
-    Deliver { k: u8 },
-    Hold { from: u8, to: u8 },
-    Release { from: u8, to: u8 },
-    Forge { p: u8, g: u8, from: u16, what: Forged },
-    Run { seed: u16 },
+    Construct {
+        p: u8,
+        g: u8,
+    },
+    Fence {
+        p: u8,
+        g: u8,
+        ft: bool,
+    },
+    Destruct {
+        p: u8,
+        g: u8,
+    },
+    Leave {
+        p: u8,
+        g: u8,
+    },
+    LeaveByName {
+        p: u8,
+        name: Vec<u8>,
+    },
+    Kill {
+        p: u8,
+        drop: bool,
+    },
+    Deliver {
+        k: u8,
+    },
+    Hold {
+        from: u8,
+        to: u8,
+    },
+    Release {
+        from: u8,
+        to: u8,
+    },
+    Forge {
+        p: u8,
+        g: u8,
+        from: u16,
+        what: Forged,
+    },
+    Run {
+        seed: u16,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -73,7 +107,10 @@ fuzz_target!(|input: Input| {
             Op::Construct { p, g } => {
                 let k = g as usize % GROUPS;
                 // One directive per group, so its construct outcomes must agree.
-                let opts = ConstructOptions { ft_collective: k != 1, notify_termination: k == 2 };
+                let opts = ConstructOptions {
+                    ft_collective: k != 1,
+                    notify_termination: k == 2,
+                };
                 let _ = sim.construct(p as usize % n, &name(g), &lists[k], opts);
             }
             Op::Fence { p, g, ft } => {
@@ -109,22 +146,42 @@ fuzz_target!(|input: Input| {
             Op::Forge { p, g, from, what } => {
                 let p = p as usize % n;
                 let id = sim::gid(&name(g));
-                let Ok(from) = ProcId::new(sim.nspace, u32::from(from) % 16) else { continue };
+                let Ok(from) = ProcId::new(sim.nspace, u32::from(from) % 16) else {
+                    continue;
+                };
                 let before = snapshot(&sim, p, &id);
                 let mut copy = sim.procs[p].groups.clone();
                 let r = match what {
                     Forged::Lost => copy.on_lost(&from).map(|_| ()),
-                    Forged::Left => copy.on_message(&Message { group: id, from, body: Body::Left }),
+                    Forged::Left => copy.on_message(&Message {
+                        group: id,
+                        from,
+                        body: Body::Left,
+                    }),
                     Forged::Contribute { op, seq } => {
-                        let op = [CollectiveOp::Construct, CollectiveOp::Fence, CollectiveOp::Destruct][op as usize % 3];
-                        copy.on_message(&Message { group: id, from, body: Body::Contribute { op, seq } })
+                        let op = [
+                            CollectiveOp::Construct,
+                            CollectiveOp::Fence,
+                            CollectiveOp::Destruct,
+                        ][op as usize % 3];
+                        copy.on_message(&Message {
+                            group: id,
+                            from,
+                            body: Body::Contribute { op, seq },
+                        })
                     }
                 };
                 match r {
                     Err(e) => {
                         let _ = e.status();
                         let g = copy.get(&id);
-                        let after = g.map(|g| (g.phase(), g.members().collect::<Vec<_>>(), g.completed_collectives()));
+                        let after = g.map(|g| {
+                            (
+                                g.phase(),
+                                g.members().collect::<Vec<_>>(),
+                                g.completed_collectives(),
+                            )
+                        });
                         assert_eq!(before, after, "a refused input changed the group: {e}");
                     }
                     Ok(()) => while copy.poll_output().is_some() {},
@@ -146,7 +203,10 @@ fuzz_target!(|input: Input| {
     sim.check_groups(true).unwrap();
     for p in sim.procs.iter().filter(|p| p.alive) {
         for (what, status) in &p.errors {
-            assert!(*status == Status::ERR_BAD_PARAM && what.contains("collective #"), "{what}");
+            assert!(
+                *status == Status::ERR_BAD_PARAM && what.contains("collective #"),
+                "{what}"
+            );
         }
     }
 });
