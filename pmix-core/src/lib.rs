@@ -50,6 +50,7 @@ pub mod distance;
 pub mod ftstate;
 pub mod group;
 pub mod pci;
+pub mod source;
 pub mod status;
 pub mod topology;
 
@@ -57,5 +58,6 @@ pub use cpuset::{CpuSet, ParseCpusetError};
 pub use device::{Device, DeviceTypes, MAX_NAME_LEN, OsDeviceSpec};
 pub use distance::{DeviceDistance, DistanceError, Origin, Query};
 pub use pci::{ParsePciError, PciAddr, PciPattern};
+pub use source::{SourceError, TopologySource};
 pub use status::{PmixError, Status};
 pub use topology::{BuildError, DeviceId, Node, NodeId, NodeKind, Topology, TopologyBuilder};

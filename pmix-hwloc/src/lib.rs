@@ -6,10 +6,11 @@
 //! both build the same [`pmix_core::Topology`] for the same machine; the core then
 //! answers distance queries on it.
 //!
-//! **What it is.** Backends behind one small trait, [`TopologySource`], and a chooser,
-//! [`open`], that picks one by name (`xml:FILE`, `hwloc`), as `pmix-topo --source` and
-//! the runtime do. **What it is not.** It computes no distances (the core does) and
-//! does not scan sysfs (`pmix-sysfs` will; [`open`] says so for `sysfs`).
+//! **What it is.** Two backends behind pmix-core's small trait,
+//! [`pmix_core::TopologySource`]: [`XmlFile`] and, with `native`, `native::Hwloc`. The
+//! runtime's chooser (`pmix::topology::open_source`) picks one by name (`xml:FILE`,
+//! `hwloc`), as `pmix-topo --source` does. **What it is not.** It computes no distances
+//! (the core does) and does not scan sysfs (`pmix-sysfs` does).
 //!
 //! ```
 //! use pmix_core::{CpuSet, DeviceDistance, Query};
@@ -96,7 +97,7 @@ pub mod native;
 pub mod source;
 pub mod xml;
 
-pub use source::{SourceError, TopologySource, XmlFile, open};
+pub use source::XmlFile;
 pub use xml::{
     FileError, Format, Importer, Limits, XmlError, XmlErrorKind, detect_format, from_path, from_str,
 };

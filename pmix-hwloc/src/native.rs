@@ -29,7 +29,7 @@ use hwlocality::topology::export::xml::XMLExportFlags;
 use pmix_core::{CpuSet, DeviceTypes, OsDeviceSpec, PciAddr, PmixError, Status, Topology};
 
 use crate::emit::{Class, Emitter, Located, ModelError, ObjInfo};
-use crate::source::{SourceError, TopologySource};
+use pmix_core::{SourceError, TopologySource};
 
 /// Why libhwloc could not produce a topology.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -162,7 +162,8 @@ impl TopologySource for Hwloc {
     }
 
     fn load(&self) -> Result<Topology, SourceError> {
-        Ok(self.load_topology()?)
+        self.load_topology()
+            .map_err(|e| SourceError::from_error(&e))
     }
 }
 

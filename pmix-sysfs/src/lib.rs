@@ -10,7 +10,8 @@
 //! [`Scanner`] over any [`SysFs`] (the real one under a root, [`RealFs`], or an
 //! in-memory tree, [`MemFs`], which tests and the fuzzer use). **What it is not.** It
 //! computes no distances (the core does), reads no hwloc variables (`HWLOC_*`), and
-//! does not choose backends (the runtime and `pmix-topo` do).
+//! does not choose backends (the runtime's chooser maps `sysfs` and `sysfs:DIR` to a
+//! [`SysfsRoot`]).
 //!
 //! ```
 //! use pmix_core::{CpuSet, DeviceDistance, Query};
@@ -145,7 +146,9 @@ pub mod fs;
 mod osdev;
 mod pci;
 mod scan;
+mod source;
 
 pub use error::{ScanError, Warning};
 pub use fs::{FileKind, FsError, MemFs, RealFs, SysFs};
 pub use scan::{Limits, Scan, Scanner, scan, scan_with_warnings};
+pub use source::SysfsRoot;

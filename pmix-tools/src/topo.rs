@@ -14,10 +14,10 @@
 
 use std::fmt::Write as _;
 
+use pmix::topology::OpenError;
 use pmix_core::{
     CpuSet, DeviceDistance, DeviceTypes, NodeKind, PmixError, Query, Status, Topology,
 };
-use pmix_hwloc::SourceError;
 
 use crate::json;
 
@@ -33,7 +33,7 @@ usage: pmix-topo distances [--source SRC] [--cpus LIST | --origin NAME] [--types
        pmix-topo matrix    [--source SRC] [--types T] [--format table|json]
        pmix-topo tree      [--source SRC]
 
-  --source SRC    sysfs (this machine, default; not built yet), sysfs:DIR, xml:FILE (hwloc XML),
+  --source SRC    sysfs (this machine, default), sysfs:DIR (a captured tree), xml:FILE (hwloc XML),
                   hwloc (libhwloc, in builds with the `native` feature)
   --cpus LIST     the process location, a cpu list (0-3,8); default: this process's binding
   --origin NAME   measure from a device (osname, uuid, vendor id or PCI bus id) instead
@@ -268,9 +268,9 @@ fn parse_types(s: &str) -> Result<DeviceTypes, String> {
 }
 
 fn load(args: &Args) -> Result<Topology, Failure> {
-    let source = match pmix_hwloc::open(&args.source) {
+    let source = match pmix::topology::open_source(&args.source) {
         Ok(s) => s,
-        Err(e @ SourceError::UnknownSource(_)) => return Err(Failure::Usage(e.to_string())),
+        Err(e @ OpenError::UnknownSource(_)) => return Err(Failure::Usage(e.to_string())),
         Err(e) => return Err(Failure::pmix(&e)),
     };
     let topo = source.load().map_err(|e| Failure::pmix(&e))?;

@@ -343,6 +343,9 @@ fn tree_shows_the_io_hierarchy() {
 #[test]
 fn pmix_errors_exit_2_with_their_status() {
     let f = xml("24em64t-2n6c2t-pci.xml");
+    let empty_dir = std::env::temp_dir().join(format!("pmix-topo-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty_dir).unwrap();
+    let empty_tree = format!("sysfs:{}", empty_dir.display());
     let cases: &[(&[&str], &str, i32)] = &[
         (
             &["distances", "--source", &f, "--origin", "nothing"],
@@ -411,11 +414,11 @@ fn pmix_errors_exit_2_with_their_status() {
             "PMIX_ERR_NOT_FOUND",
             -46,
         ),
-        (&["distances", "--cpus", "0"], "PMIX_ERR_NOT_SUPPORTED", -47),
         (
-            &["distances", "--source", "sysfs:/tmp", "--cpus", "0"],
-            "PMIX_ERR_NOT_SUPPORTED",
-            -47,
+            // A directory with no sys/devices/system/cpu: no cpus to build a machine from.
+            &["distances", "--source", &empty_tree, "--cpus", "0"],
+            "PMIX_ERR_NOT_FOUND",
+            -46,
         ),
         (
             // The machine has 32 PUs: a cpuset naming none of them.
@@ -462,9 +465,7 @@ fn pmix_errors_exit_2_with_their_status() {
             "{args:?}: {err}"
         );
     }
-    // The default source says what to do instead.
-    let (_, err, _) = text(&run(&["tree"]));
-    assert!(err.contains("pass --source xml:FILE"), "{err}");
+    std::fs::remove_dir_all(&empty_dir).ok();
     // The file's problem is named with its line.
     let bad = std::env::temp_dir().join(format!("pmix-topo-bad-{}.xml", std::process::id()));
     std::fs::write(
@@ -554,4 +555,110 @@ fn the_hwloc_source_reads_this_machine_and_an_xml_file() {
         "json",
     ]);
     assert_eq!(text(&native).0, text(&ours).0);
+}
+
+/// The default source is this machine's sysfs: `pmix-topo distances` and `matrix` work
+/// out of the box (a machine without network, OpenFabrics, GPU or coprocessor devices
+/// answers PMIX_ERR_NOT_FOUND, which is still a scan that worked).
+#[test]
+fn default_source_scans_this_machine() {
+    for cmd in ["distances", "matrix"] {
+        let (out, err, exit) = text(&run(&[cmd, "--types", "all", "--format", "json"]));
+        assert!(
+            (exit == 0 && out.starts_with(r#"{"status": "SUCCESS""#))
+                || (exit == 2 && out.starts_with(r#"{"status": "PMIX_ERR_NOT_FOUND""#)),
+            "{cmd}: {exit} {out}{err}"
+        );
+    }
+    let (out, _, exit) = text(&run(&["tree"]));
+    assert_eq!(exit, 0);
+    assert!(out.starts_with("Machine cpus "), "{out}");
+}
+
+/// Every captured sysfs tree of `shared/data` answers `distances` (from each package's
+/// first cpu, all types) and `matrix` through `--source sysfs:DIR`.
+#[test]
+fn every_fixture_tree_answers_through_sysfs_dir() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/");
+    let mut trees = 0;
+    for folder in ["hwloc-linux", "ghw-snapshots"] {
+        let mut tarballs: Vec<_> = std::fs::read_dir(format!("{data}{folder}"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".tar."))
+            .collect();
+        tarballs.sort();
+        for tarball in tarballs {
+            let tmp =
+                std::env::temp_dir().join(format!("pmix-topo-tree-{}-{trees}", std::process::id()));
+            std::fs::create_dir_all(&tmp).unwrap();
+            let ok = Command::new("tar")
+                .arg("xf")
+                .arg(&tarball)
+                .arg("-C")
+                .arg(&tmp)
+                .status();
+            assert!(ok.unwrap().success(), "{}", tarball.display());
+            // hwloc's tarballs hold one top directory; ghw's hold the tree itself.
+            let root = if tmp.join("sys").exists() {
+                tmp.clone()
+            } else {
+                std::fs::read_dir(&tmp)
+                    .unwrap()
+                    .next()
+                    .unwrap()
+                    .unwrap()
+                    .path()
+            };
+            let source = format!("sysfs:{}", root.display());
+            let (tree, _, exit) = text(&run(&["tree", "--source", &source]));
+            assert_eq!(exit, 0, "{}: tree", tarball.display());
+            let first_cpus: Vec<String> = tree
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("Package cpus "))
+                .map(|c| c.split([',', '-', ' ']).next().unwrap().to_owned())
+                .collect();
+            let types = ["BLOCK", "GPU", "NETWORK", "OPENFABRICS", "DMA", "COPROC"];
+            let has_devices = tree.lines().any(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .is_some_and(|t| types.contains(&t))
+            });
+            // A tree without OS devices (nvidiagpunumanodes) answers NOT_FOUND.
+            let expect = if has_devices {
+                r#"{"status": "SUCCESS""#
+            } else {
+                r#"{"status": "PMIX_ERR_NOT_FOUND""#
+            };
+            for cpu in first_cpus.iter().take(4) {
+                let (out, err, exit) = text(&run(&[
+                    "distances",
+                    "--source",
+                    &source,
+                    "--cpus",
+                    cpu,
+                    "--types",
+                    "all",
+                    "--format",
+                    "json",
+                ]));
+                assert!(
+                    exit == if has_devices { 0 } else { 2 } && out.starts_with(expect),
+                    "{} cpu {cpu}: {out}{err}",
+                    tarball.display()
+                );
+            }
+            assert!(!first_cpus.is_empty(), "{}: packages", tarball.display());
+            let (out, err, exit) = text(&run(&["matrix", "--source", &source, "--types", "all"]));
+            assert_eq!(
+                exit,
+                if has_devices { 0 } else { 2 },
+                "{}: {out}{err}",
+                tarball.display()
+            );
+            std::fs::remove_dir_all(&tmp).ok();
+            trees += 1;
+        }
+    }
+    assert_eq!(trees, 9, "every tarball was tried");
 }

@@ -2,8 +2,7 @@
 
 use std::borrow::Cow;
 
-use pmix_core::{BuildError, DistanceError, PmixError, Status};
-use pmix_hwloc::SourceError;
+use pmix_core::{BuildError, DistanceError, PmixError, SourceError, Status};
 
 /// Why a runtime call failed. Each variant maps to exactly one `pmix_status_t`
 /// through [`PmixError::status`]; the C ABI returns that status.
@@ -68,8 +67,8 @@ pub enum LoadError {
     Source {
         /// The source name (`xml:/path`, `sysfs`).
         name: String,
-        /// What the backend said.
-        error: Box<SourceError>,
+        /// What the chooser or the backend said.
+        error: SourceError,
     },
     /// The hostname given at init could not be applied to the device uuids.
     #[error("hostname: {0}")]
