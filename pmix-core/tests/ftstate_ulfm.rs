@@ -88,14 +88,26 @@ fn without_failures_counts_are_zero_acks_are_zero_agree_is_an_and_and_shrink_is_
     }
 }
 
+/// `n` processes with tracker "w"; `victims` die and p0 learns of them in that order.
+fn detected_at_p0(n: usize, victims: &[usize]) -> Sim {
+    let mut sim = world(n);
+    for &v in victims {
+        sim.kill(v, false);
+        assert!(sim.deliver(v, 0), "p0 hears of {v}");
+    }
+    sim
+}
+
 #[test]
 fn a_reported_rank_fails_point_to_point_collectives_and_wildcard_receives() {
-    let mut t = Tracker::new(4, 0).unwrap();
-    assert!(t.report_failure(2).unwrap());
-    assert!(
-        !t.report_failure(2).unwrap(),
+    let mut sim = detected_at_p0(4, &[2]);
+    assert_eq!(
+        sim.report(0, "w", 2),
+        Ok(false),
         "a second report changes nothing"
     );
+    let t = sim.tracker(0, "w");
+    assert_eq!(t.get_failed(), [2]);
     assert_eq!(
         t.check(Operation::Send { to: 2 }),
         Err(OpError::ProcFailed { rank: 2 })
@@ -127,14 +139,15 @@ fn a_reported_rank_fails_point_to_point_collectives_and_wildcard_receives() {
         t.check(Operation::Send { to: 9 }).unwrap_err().status(),
         Status::ERR_BAD_PARAM
     );
+    // p1 has not heard yet: nothing fails there.
+    assert_eq!(sim.tracker(1, "w").check(Operation::Collective), Ok(()));
 }
 
 #[test]
 fn acknowledging_every_failure_clears_wildcard_receives_but_not_collectives() {
-    let mut t = Tracker::new(4, 0).unwrap();
-    t.report_failure(3).unwrap();
-    t.report_failure(1).unwrap();
-    assert_eq!(t.ack_failed(u32::MAX), 2);
+    let mut sim = detected_at_p0(4, &[3, 1]);
+    assert_eq!(sim.ack(0, "w", u32::MAX), 2);
+    let t = sim.tracker(0, "w");
     assert_eq!(t.check(Operation::RecvAny { nonblocking: false }), Ok(()));
     assert_eq!(t.check(Operation::RecvAny { nonblocking: true }), Ok(()));
     assert_eq!(
@@ -149,21 +162,24 @@ fn acknowledging_every_failure_clears_wildcard_receives_but_not_collectives() {
 
 #[test]
 fn partial_acknowledgement_follows_detection_order_and_never_moves_back() {
-    let mut t = Tracker::new(8, 0).unwrap();
-    for r in [5, 1, 3] {
-        t.report_failure(r).unwrap();
-    }
-    assert_eq!(t.ack_failed(2), 2);
-    assert_eq!(t.get_acked(), [5, 1]);
+    let mut sim = detected_at_p0(8, &[5, 1, 3]);
+    assert_eq!(sim.tracker(0, "w").get_failed(), [5, 1, 3]);
+    assert_eq!(sim.ack(0, "w", 2), 2);
+    assert_eq!(sim.tracker(0, "w").get_acked(), [5, 1]);
     assert_eq!(
-        t.check(Operation::RecvAny { nonblocking: false }),
+        sim.tracker(0, "w")
+            .check(Operation::RecvAny { nonblocking: false }),
         Err(OpError::ProcFailed { rank: 3 })
     );
-    assert_eq!(t.ack_failed(1), 2, "monotone");
-    assert_eq!(t.get_acked(), [5, 1]);
-    assert_eq!(t.ack_failed(0), 2);
-    assert_eq!(t.ack_failed(10), 3);
-    assert_eq!(t.get_acked(), [5, 1, 3]);
+    assert_eq!(sim.ack(0, "w", 1), 2, "monotone");
+    assert_eq!(sim.tracker(0, "w").get_acked(), [5, 1]);
+    assert_eq!(sim.ack(0, "w", 0), 2);
+    assert_eq!(sim.ack(0, "w", 10), 3);
+    assert_eq!(sim.tracker(0, "w").get_acked(), [5, 1, 3]);
+    // Another process heard of them in another order and acknowledges in its own.
+    sim.run();
+    assert_eq!(sim.ack(2, "w", 1), 1);
+    assert_eq!(sim.tracker(2, "w").get_acked().len(), 1);
 }
 
 #[test]

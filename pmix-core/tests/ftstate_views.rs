@@ -34,39 +34,57 @@ fn validate_global(sim: &mut Sim, live: &[usize], seed: u64) -> Vec<Validation> 
         .collect()
 }
 
+/// Ten processes with tracker "w"; p0's detector reports `ranks`, in that order.
+fn reported_at_p0(sim: &mut Sim, ranks: &[usize]) {
+    for &r in ranks {
+        assert_eq!(sim.report(0, "w", r), Ok(true));
+    }
+}
+
+fn ten() -> Sim {
+    let mut sim = Sim::new(10);
+    sim.make_tracker("w", &(0..10).collect::<Vec<_>>());
+    sim
+}
+
 #[test]
 fn validate_local_counts_every_known_failure_and_the_new_ones() {
-    let mut t = Tracker::new(10, 0).unwrap();
+    let mut sim = ten();
+    let none = Validation {
+        num_failed: 0,
+        new_failures: 0,
+    };
+    assert_eq!(sim.validate_local(0, "w"), none);
+    reported_at_p0(&mut sim, &[7, 3]);
+    // Reports do not change L until a validate.
     assert_eq!(
-        t.validate_local(),
+        sim.tracker(0, "w")
+            .get_num_state(View::Local, Mask::ANY_FAILED),
+        0
+    );
+    let two = Validation {
+        num_failed: 2,
+        new_failures: 2,
+    };
+    assert_eq!(sim.validate_local(0, "w"), two);
+    // A loss notice is a report too.
+    sim.kill(1, false);
+    assert!(sim.deliver(1, 0));
+    let three = Validation {
+        num_failed: 3,
+        new_failures: 1,
+    };
+    assert_eq!(sim.validate_local(0, "w"), three);
+    let same = Validation {
+        num_failed: 3,
+        new_failures: 0,
+    };
+    assert_eq!(sim.validate_local(0, "w"), same);
+    // Local: nothing changed at p2, which validated nothing.
+    assert_eq!(
+        sim.validate_local(2, "w"),
         Validation {
             num_failed: 0,
-            new_failures: 0
-        }
-    );
-    t.report_failure(7).unwrap();
-    t.report_failure(3).unwrap();
-    // Reports do not change L until a validate.
-    assert_eq!(t.get_num_state(View::Local, Mask::ANY_FAILED), 0);
-    assert_eq!(
-        t.validate_local(),
-        Validation {
-            num_failed: 2,
-            new_failures: 2
-        }
-    );
-    t.report_failure(1).unwrap();
-    assert_eq!(
-        t.validate_local(),
-        Validation {
-            num_failed: 3,
-            new_failures: 1
-        }
-    );
-    assert_eq!(
-        t.validate_local(),
-        Validation {
-            num_failed: 3,
             new_failures: 0
         }
     );
@@ -74,26 +92,28 @@ fn validate_local_counts_every_known_failure_and_the_new_ones() {
 
 #[test]
 fn new_and_old_follow_the_most_recent_update_across_several_validates() {
-    let mut t = Tracker::new(10, 0).unwrap();
-    t.report_failure(7).unwrap();
-    t.report_failure(3).unwrap();
-    t.validate_local();
-    assert_eq!(ranks(&t, View::Local, Mask::FAILED | Mask::NEW), [3, 7]);
+    let mut sim = ten();
+    reported_at_p0(&mut sim, &[7, 3]);
+    sim.validate_local(0, "w");
+    let t = sim.tracker(0, "w");
+    assert_eq!(ranks(t, View::Local, Mask::FAILED | Mask::NEW), [3, 7]);
     assert_eq!(
-        ranks(&t, View::Local, Mask::FAILED | Mask::OLD),
+        ranks(t, View::Local, Mask::FAILED | Mask::OLD),
         [] as [u32; 0]
     );
-    t.report_failure(1).unwrap();
-    t.validate_local();
-    assert_eq!(ranks(&t, View::Local, Mask::FAILED | Mask::NEW), [1]);
-    assert_eq!(ranks(&t, View::Local, Mask::FAILED | Mask::OLD), [3, 7]);
-    t.validate_local();
+    reported_at_p0(&mut sim, &[1]);
+    sim.validate_local(0, "w");
+    let t = sim.tracker(0, "w");
+    assert_eq!(ranks(t, View::Local, Mask::FAILED | Mask::NEW), [1]);
+    assert_eq!(ranks(t, View::Local, Mask::FAILED | Mask::OLD), [3, 7]);
+    sim.validate_local(0, "w");
+    let t = sim.tracker(0, "w");
     assert_eq!(
-        ranks(&t, View::Local, Mask::NEW),
+        ranks(t, View::Local, Mask::NEW),
         [] as [u32; 0],
         "nothing added"
     );
-    assert_eq!(ranks(&t, View::Local, Mask::OLD | Mask::FAILED), [1, 3, 7]);
+    assert_eq!(ranks(t, View::Local, Mask::OLD | Mask::FAILED), [1, 3, 7]);
     // No NULL before a global validate: nothing is recognized.
     assert_eq!(t.get_num_state(View::Local, Mask::NULL), 0);
     assert_eq!(t.get_num_state(View::Global, Mask::ANY_FAILED), 0);

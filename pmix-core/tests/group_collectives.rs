@@ -127,10 +127,10 @@ fn leave_during_construct_before_contributing_counts_as_departed_with_ft() {
 }
 
 #[test]
-fn leave_during_construct_after_contributing_keeps_the_contribution() {
-    for seed in 0..16 {
+fn leave_during_construct_after_contributing_keeps_the_contribution_with_and_without_ft() {
+    for (seed, opts) in (0..16).flat_map(|s| [(s, PLAIN), (s, FT)]) {
         let mut sim = Sim::new(3);
-        sim.construct(2, "g", &[0, 1, 2], PLAIN).unwrap();
+        sim.construct(2, "g", &[0, 1, 2], opts).unwrap();
         // The leaver's own construct is cancelled; its contribution stands elsewhere.
         assert_eq!(
             sim.leave(2, b"g").unwrap(),
@@ -140,15 +140,16 @@ fn leave_during_construct_after_contributing_keeps_the_contribution() {
                 status: Status::ERR_NOT_A_MEMBER
             })
         );
-        sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
-        sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
+        sim.construct(0, "g", &[0, 1, 2], opts).unwrap();
+        sim.construct(1, "g", &[0, 1, 2], opts).unwrap();
         sim.run_shuffled(seed);
         for p in [0, 1] {
             assert_eq!(
                 done(&sim, p, "g"),
                 [(CollectiveOp::Construct, Status::SUCCESS)],
-                "p{p} seed {seed}"
+                "p{p} seed {seed} {opts:?}"
             );
+            // Not departed (it contributed): no member-failed event even with FT.
             assert_eq!(
                 events(&sim, p, "g"),
                 [(Status::GROUP_LEFT, 2, DepartureCause::Left)]
@@ -189,32 +190,38 @@ fn loss_during_construct_before_contributing_aborts_without_ft_and_completes_wit
 
 #[test]
 fn loss_during_construct_after_contributing_keeps_the_contribution_unless_it_was_dropped() {
-    // Delivered before the loss notice: it stands, the construct succeeds.
-    let mut sim = Sim::new(3);
-    sim.construct(2, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.kill(2, false);
-    sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.run_shuffled(3);
-    for p in [0, 1] {
-        assert_eq!(
-            done(&sim, p, "g"),
-            [(CollectiveOp::Construct, Status::SUCCESS)]
-        );
-        assert_eq!(members(&sim, p, "g"), Some(vec![0, 1]));
-    }
-    // Dropped with the process: it never contributed as far as anyone knows.
-    let mut sim = Sim::new(3);
-    sim.construct(2, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.kill(2, true);
-    sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.run_shuffled(3);
-    for p in [0, 1] {
-        assert_eq!(
-            done(&sim, p, "g"),
-            [(CollectiveOp::Construct, Status::GROUP_CONSTRUCT_ABORT)]
-        );
+    for opts in [PLAIN, FT] {
+        // Delivered before the loss notice: it stands, the construct succeeds.
+        let mut sim = Sim::new(3);
+        sim.construct(2, "g", &[0, 1, 2], opts).unwrap();
+        sim.kill(2, false);
+        sim.construct(0, "g", &[0, 1, 2], opts).unwrap();
+        sim.construct(1, "g", &[0, 1, 2], opts).unwrap();
+        sim.run_shuffled(3);
+        for p in [0, 1] {
+            assert_eq!(
+                done(&sim, p, "g"),
+                [(CollectiveOp::Construct, Status::SUCCESS)],
+                "{opts:?}"
+            );
+            assert_eq!(events(&sim, p, "g"), [], "not departed: no event");
+            assert_eq!(members(&sim, p, "g"), Some(vec![0, 1]));
+        }
+        // Dropped with the process: it never contributed as far as anyone knows.
+        let mut sim = Sim::new(3);
+        sim.construct(2, "g", &[0, 1, 2], opts).unwrap();
+        sim.kill(2, true);
+        sim.construct(0, "g", &[0, 1, 2], opts).unwrap();
+        sim.construct(1, "g", &[0, 1, 2], opts).unwrap();
+        sim.run_shuffled(3);
+        let want = if opts.ft_collective {
+            Status::SUCCESS
+        } else {
+            Status::GROUP_CONSTRUCT_ABORT
+        };
+        for p in [0, 1] {
+            assert_eq!(done(&sim, p, "g"), [(CollectiveOp::Construct, want)]);
+        }
     }
 }
 
@@ -310,39 +317,41 @@ fn leave_during_destruct_before_contributing_completes_on_the_survivors() {
 
 #[test]
 fn leave_during_destruct_after_contributing_keeps_the_contribution() {
-    let mut sim = constructed(3, PLAIN);
-    sim.destruct(2, "g").unwrap();
-    assert_eq!(
-        sim.leave(2, b"g").unwrap(),
-        Some(Completion {
-            op: CollectiveOp::Destruct,
-            seq: 1,
-            status: Status::ERR_NOT_A_MEMBER
-        })
-    );
-    sim.destruct(0, "g").unwrap();
-    sim.run();
-    // p2's contribution counts, but p1 (current, not contributed) is still awaited.
-    assert_eq!(done(&sim, 0, "g").len(), 1, "waits for p1");
-    sim.destruct(1, "g").unwrap();
-    sim.run();
-    for p in [0, 1] {
+    for opts in [PLAIN, FT] {
+        let mut sim = constructed(3, opts);
+        sim.destruct(2, "g").unwrap();
         assert_eq!(
-            done(&sim, p, "g")[1],
-            (CollectiveOp::Destruct, Status::SUCCESS)
+            sim.leave(2, b"g").unwrap(),
+            Some(Completion {
+                op: CollectiveOp::Destruct,
+                seq: 1,
+                status: Status::ERR_NOT_A_MEMBER
+            })
+        );
+        sim.destruct(0, "g").unwrap();
+        sim.run();
+        // p2's contribution counts, but p1 (current, not contributed) is still awaited.
+        assert_eq!(done(&sim, 0, "g").len(), 1, "waits for p1");
+        sim.destruct(1, "g").unwrap();
+        sim.run();
+        for p in [0, 1] {
+            assert_eq!(
+                done(&sim, p, "g")[1],
+                (CollectiveOp::Destruct, Status::SUCCESS)
+            );
+        }
+        assert!(
+            sim.procs.iter().all(|p| p.errors.is_empty()),
+            "{:?}",
+            sim.procs.iter().map(|p| &p.errors).collect::<Vec<_>>()
         );
     }
-    assert!(
-        sim.procs.iter().all(|p| p.errors.is_empty()),
-        "{:?}",
-        sim.procs.iter().map(|p| &p.errors).collect::<Vec<_>>()
-    );
 }
 
 #[test]
 fn loss_during_destruct_completes_on_the_survivors_before_and_after_contributing() {
-    for contributed in [false, true] {
-        let mut sim = constructed(3, PLAIN);
+    for (contributed, opts) in [(false, PLAIN), (true, PLAIN), (false, FT), (true, FT)] {
+        let mut sim = constructed(3, opts);
         if contributed {
             sim.destruct(2, "g").unwrap();
         }
