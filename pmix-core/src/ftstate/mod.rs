@@ -539,6 +539,7 @@ impl Tracker {
     }
 
     /// `MPI_Comm_validate_local`: `L :=` every known failure. O(new failures).
+    #[doc(alias = "MPI_Comm_validate_local")]
     pub fn validate_local(&mut self) -> Validation {
         match self.last_local {
             LastUpdate::Local => {
@@ -620,6 +621,7 @@ impl Tracker {
     ///
     /// # Errors
     /// [`FtError::SizeMismatch`]; [`FtError::NotContributed`].
+    #[doc(alias = "MPI_Comm_validate_global")]
     pub fn validate_global(&mut self, d: &Decision<'_>) -> Result<Validation, FtError> {
         self.check_decision(d)?;
         let (g, l, left) = (self.global.words(), self.local.words(), self.left.words());
@@ -649,6 +651,7 @@ impl Tracker {
     }
 
     /// The number of members of `view` that match `mask`, in O(1).
+    #[doc(alias = "MPI_Comm_get_num_state_local")]
     pub fn get_num_state(&self, view: View, mask: Mask) -> u32 {
         let c = self.counts(view);
         let (states, mods) = (mask.states(), mask.mods());
@@ -707,6 +710,7 @@ impl Tracker {
     /// # Errors
     /// [`FtError::Size`] if `out` is non-empty and shorter than the count; nothing
     /// is written then.
+    #[doc(alias = "MPI_Comm_get_state_local")]
     pub fn get_state(
         &self,
         view: View,
@@ -822,6 +826,7 @@ impl Tracker {
 
     /// `MPI_Comm_get_failed`: every known failure in detection order. Each answer is
     /// a prefix of every later one.
+    #[doc(alias = "MPIX_Comm_get_failed")]
     pub fn get_failed(&self) -> &[u32] {
         &self.log[..self.log_len as usize]
     }
@@ -829,6 +834,7 @@ impl Tracker {
     /// `MPI_Comm_ack_failed(n)`: acknowledge the first `n` failures of
     /// [`Tracker::get_failed`] (all of them if fewer). The watermark never moves
     /// back. Returns the number acknowledged.
+    #[doc(alias = "MPIX_Comm_ack_failed")]
     pub fn ack_failed(&mut self, n: u32) -> u32 {
         let target = n.min(self.log_len);
         while self.acked < target {
@@ -840,6 +846,7 @@ impl Tracker {
 
     /// `MPI_Comm_get_acked`: the acknowledged failures, in detection order. Frozen
     /// until the next [`Tracker::ack_failed`], whatever is detected meanwhile.
+    #[doc(alias = "MPIX_Comm_failure_get_acked")]
     pub fn get_acked(&self) -> &[u32] {
         &self.log[..self.acked as usize]
     }
@@ -847,6 +854,7 @@ impl Tracker {
     /// `MPI_Comm_revoke`, or a revoke notice received: returns `true` if this call
     /// revoked the group (the first transition; propagate the notice then), `false`
     /// if it already was. Revocation is permanent.
+    #[doc(alias = "MPIX_Comm_revoke")]
     pub fn revoke(&mut self) -> bool {
         !core::mem::replace(&mut self.revoked, true)
     }
@@ -905,6 +913,7 @@ impl Tracker {
     ///
     /// # Errors
     /// [`FtError::SizeMismatch`]; [`FtError::NotContributed`].
+    #[doc(alias = "MPIX_Comm_agree")]
     pub fn agree(&mut self, d: &Decision<'_>) -> Result<Agreement, FtError> {
         self.check_decision(d)?;
         self.learn(d);
@@ -925,6 +934,7 @@ impl Tracker {
     ///
     /// # Errors
     /// [`FtError::SizeMismatch`]; [`FtError::NotContributed`].
+    #[doc(alias = "MPIX_Comm_shrink")]
     pub fn shrink<'d>(&mut self, d: &Decision<'d>) -> Result<ShrinkMap<'d>, FtError> {
         self.check_decision(d)?;
         self.learn(d);

@@ -868,3 +868,73 @@ impl Departure {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::group::id::Nspace;
+    use std::vec::Vec;
+
+    fn proc(r: u32) -> ProcId {
+        ProcId::new(Nspace::new("t").unwrap(), r).unwrap()
+    }
+
+    fn group(n: u32) -> Group {
+        let roster = Roster::from_ranks(proc(0).nspace, 0..n).unwrap();
+        Group::new(GroupId::new("g").unwrap(), &proc(0), roster).unwrap()
+    }
+
+    fn drain(g: &mut Group) -> Vec<Output> {
+        core::iter::from_fn(|| g.poll_output()).collect()
+    }
+
+    /// The inputs that queue the most items: each output must come out.
+    #[test]
+    fn outputs_per_input_fit_the_queue() {
+        // A leave that completes an aborting construct: event, abort event, completion.
+        let mut g = group(3);
+        g.construct(ConstructOptions::default()).unwrap();
+        drain(&mut g);
+        let c0 = Body::Contribute {
+            op: CollectiveOp::Construct,
+            seq: 0,
+        };
+        g.on_message(&proc(1), c0).unwrap();
+        g.on_message(&proc(2), Body::Left).unwrap();
+        assert_eq!(g.queue.len, 3);
+        let out = drain(&mut g);
+        let codes: Vec<Status> = out
+            .iter()
+            .map(|o| match o {
+                Output::Notify(n) => n.code,
+                Output::Complete(c) => c.status,
+                Output::Send(_) => Status::SUCCESS,
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                Status::GROUP_LEFT,
+                Status::GROUP_CONSTRUCT_ABORT,
+                Status::GROUP_CONSTRUCT_ABORT
+            ]
+        );
+        // A construct call completing an FT construct with departures: send, the
+        // lazy member-failed reports, completion.
+        let mut g = group(4);
+        g.on_message(&proc(1), c0).unwrap();
+        g.on_lost(&proc(2)).unwrap();
+        g.on_lost(&proc(3)).unwrap();
+        g.construct(ConstructOptions {
+            ft_collective: true,
+            notify_termination: true,
+        })
+        .unwrap();
+        assert_eq!(g.queue.len, 3);
+        let out = drain(&mut g);
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert!(matches!(out[0], Output::Send(_)));
+        assert!(matches!(out[3], Output::Complete(c) if c.status == Status::SUCCESS));
+        assert!(g.queue.is_empty());
+    }
+}
