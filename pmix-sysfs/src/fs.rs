@@ -90,8 +90,9 @@ pub trait SysFs {
     ///
     /// # Errors
     /// [`FsError::NotLink`] when `path` is not a symbolic link, [`FsError::NotFound`]
-    /// when nothing is there, or another [`FsError`].
-    fn read_link(&self, path: &str) -> Result<String, FsError>;
+    /// when nothing is there, [`FsError::TooLarge`] when the target is longer than
+    /// `cap` bytes, or another [`FsError`].
+    fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError>;
 
     /// The names in the directory at `path` (following symbolic links), sorted.
     ///
@@ -115,8 +116,8 @@ impl<T: SysFs + ?Sized> SysFs for &T {
     fn read_to_string(&self, path: &str, cap: usize) -> Result<String, FsError> {
         (**self).read_to_string(path, cap)
     }
-    fn read_link(&self, path: &str) -> Result<String, FsError> {
-        (**self).read_link(path)
+    fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError> {
+        (**self).read_link(path, cap)
     }
     fn read_dir(&self, path: &str, max_entries: usize) -> Result<Vec<String>, FsError> {
         (**self).read_dir(path, max_entries)
@@ -168,8 +169,9 @@ impl SysFs for RealFs {
         String::from_utf8(buf).map_err(|_| FsError::NotUtf8)
     }
 
-    fn read_link(&self, path: &str) -> Result<String, FsError> {
+    fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError> {
         match std::fs::read_link(self.full(path)) {
+            Ok(t) if t.as_os_str().len() > cap => Err(FsError::TooLarge { limit: cap }),
             Ok(t) => t
                 .into_os_string()
                 .into_string()
@@ -439,8 +441,9 @@ impl SysFs for MemFs {
         }
     }
 
-    fn read_link(&self, path: &str) -> Result<String, FsError> {
+    fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError> {
         match self.resolve(path, false)?.1 {
+            Entry::Link(t) if t.len() > cap => Err(FsError::TooLarge { limit: cap }),
             Entry::Link(t) => Ok(t.clone()),
             _ => Err(FsError::NotLink),
         }
@@ -504,8 +507,9 @@ mod tests {
         assert_eq!(fs.kind("dangling", false), Ok(FileKind::Symlink));
         assert_eq!(fs.read_to_string("a", 8), Err(FsError::IsDir));
         assert_eq!(fs.read_to_string("a/b/f/g", 8), Err(FsError::NotDir));
-        assert_eq!(fs.read_link("l").unwrap(), "a/b");
-        assert_eq!(fs.read_link("a"), Err(FsError::NotLink));
+        assert_eq!(fs.read_link("l", 8).unwrap(), "a/b");
+        assert_eq!(fs.read_link("l", 2), Err(FsError::TooLarge { limit: 2 }));
+        assert_eq!(fs.read_link("a", 8), Err(FsError::NotLink));
         assert_eq!(fs.read_dir("l", 8).unwrap(), vec!["f".to_owned()]);
         assert_eq!(fs.read_dir("", 10).unwrap().len(), 7);
         assert_eq!(
@@ -538,8 +542,9 @@ mod tests {
         assert_eq!(fs.read_to_string("d", 4), Err(FsError::IsDir));
         assert_eq!(fs.read_to_string("self", 4), Err(FsError::Loop));
         assert_eq!(fs.read_to_string("none", 4), Err(FsError::NotFound));
-        assert_eq!(fs.read_link("l").unwrap(), "d/f");
-        assert_eq!(fs.read_link("d"), Err(FsError::NotLink));
+        assert_eq!(fs.read_link("l", 8).unwrap(), "d/f");
+        assert_eq!(fs.read_link("l", 2), Err(FsError::TooLarge { limit: 2 }));
+        assert_eq!(fs.read_link("d", 8), Err(FsError::NotLink));
         assert_eq!(fs.read_dir("", 10).unwrap(), vec!["d", "l", "self"]);
         assert_eq!(
             fs.read_dir("", 2),

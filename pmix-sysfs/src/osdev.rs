@@ -174,11 +174,12 @@ impl<F: SysFs> Ctx<'_, F> {
             );
             return Ok(None);
         }
-        let target = match self.fs.read_link(&path) {
+        let cap = self.limits.max_link_len;
+        let target = match self.fs.read_link(&path, cap) {
             Ok(t) => resolve_link(dir, &t),
             // Old kernels: a directory whose `device` link names the parent device.
             Err(FsError::NotLink) => match self.fs.kind(&path, false) {
-                Ok(FileKind::Dir) => match self.fs.read_link(&format!("{path}/device")) {
+                Ok(FileKind::Dir) => match self.fs.read_link(&format!("{path}/device"), cap) {
                     Ok(t) => resolve_link(&path, &t),
                     Err(e) => {
                         self.warn(
@@ -199,16 +200,6 @@ impl<F: SysFs> Ctx<'_, F> {
                 return Ok(None);
             }
         };
-        if target.len() > self.limits.max_link_len {
-            self.warn(
-                &path,
-                format!(
-                    "link target longer than {} bytes: skipped",
-                    self.limits.max_link_len
-                ),
-            );
-            return Ok(None);
-        }
         let comps: Vec<&str> = target.split('/').collect();
         if comps.contains(&"virtual") {
             return Ok(None);

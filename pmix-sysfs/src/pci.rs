@@ -200,17 +200,7 @@ impl<F: SysFs> Ctx<'_, F> {
             self.warn(&path, "not a PCI address: skipped");
             return Ok(None);
         };
-        let (dir, host, chain) = match self.fs.read_link(&path) {
-            Ok(t) if t.len() > self.limits.max_link_len => {
-                self.warn(
-                    &path,
-                    format!(
-                        "link target longer than {} bytes: skipped",
-                        self.limits.max_link_len
-                    ),
-                );
-                return Ok(None);
-            }
+        let (dir, host, chain) = match self.fs.read_link(&path, self.limits.max_link_len) {
             Ok(t) => {
                 let target = resolve_link(PCI_DIR, &t);
                 match parse_path(&target, addr, self.limits.max_pci_depth) {

@@ -29,8 +29,8 @@ impl SysFs for Recorder<'_> {
         }
         r
     }
-    fn read_link(&self, path: &str) -> Result<String, FsError> {
-        let r = self.fs.read_link(path);
+    fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError> {
+        let r = self.fs.read_link(path, cap);
         if r.is_ok() {
             self.links.borrow_mut().insert(path.to_owned());
         }
@@ -309,6 +309,26 @@ fn limits_are_enforced() {
         s.warnings
             .iter()
             .any(|w| w.path.ends_with("0000:01:00.0") && w.message.contains("bridges deep"))
+    );
+    // Link targets longer than the cap: the PCI entries and the OS devices they hold are
+    // skipped with a warning naming the link.
+    let short_links = Limits {
+        max_link_len: 8,
+        ..Limits::default()
+    };
+    let s = Scanner::new(&fs).with_limits(short_links).scan().unwrap();
+    assert!(s.topology.devices().is_empty());
+    assert!(
+        s.warnings.iter().any(|w| w.path.contains("sys/bus/pci/devices/")
+            && w.message == "larger than 8 bytes: skipped"),
+        "{:?}",
+        s.warnings
+    );
+    assert!(
+        s.warnings.iter().any(|w| w.path.contains("sys/class/")
+            && w.message == "larger than 8 bytes: skipped"),
+        "{:?}",
+        s.warnings
     );
 }
 
