@@ -449,6 +449,27 @@ pub(crate) fn osdev_type_v3(v: u32) -> Option<DeviceTypes> {
 mod tests {
     use super::*;
 
+    fn cpus_info(cpus: Option<CpuSet>) -> ObjInfo {
+        ObjInfo {
+            cpus,
+            ..Default::default()
+        }
+    }
+
+    fn pci_info(addr: PciAddr) -> ObjInfo {
+        ObjInfo {
+            pci: Some(addr),
+            ..Default::default()
+        }
+    }
+
+    fn spec_info(spec: OsDeviceSpec) -> ObjInfo {
+        ObjInfo {
+            spec: Some(spec),
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn v3_bitmask_precedence_follows_design() {
         assert_eq!(osdev_type_v3(1), Some(DeviceTypes::BLOCK));
@@ -489,42 +510,10 @@ mod tests {
     #[test]
     fn io_under_a_cache_gets_the_cache_as_locality() {
         let mut e = Emitter::new();
-        e.open(
-            Class::Machine,
-            ObjInfo {
-                cpus: cpus("0-7"),
-                ..Default::default()
-            },
-            1,
-        )
-        .unwrap();
-        e.open(
-            Class::Package,
-            ObjInfo {
-                cpus: cpus("0-7"),
-                ..Default::default()
-            },
-            2,
-        )
-        .unwrap();
-        e.open(
-            Class::OtherCpu,
-            ObjInfo {
-                cpus: cpus("0-3"),
-                ..Default::default()
-            },
-            3,
-        )
-        .unwrap();
-        e.open(
-            Class::OtherCpu,
-            ObjInfo {
-                cpus: cpus("0-1"),
-                ..Default::default()
-            },
-            4,
-        )
-        .unwrap();
+        e.open(Class::Machine, cpus_info(cpus("0-7")), 1).unwrap();
+        e.open(Class::Package, cpus_info(cpus("0-7")), 2).unwrap();
+        e.open(Class::OtherCpu, cpus_info(cpus("0-3")), 3).unwrap();
+        e.open(Class::OtherCpu, cpus_info(cpus("0-1")), 4).unwrap();
         e.close();
         e.open(Class::HostBridge, ObjInfo::default(), 5).unwrap();
         let spec = OsDeviceSpec {
@@ -541,15 +530,7 @@ mod tests {
             6,
         )
         .unwrap();
-        e.open(
-            Class::OsDevice,
-            ObjInfo {
-                spec: Some(spec),
-                ..Default::default()
-            },
-            7,
-        )
-        .unwrap();
+        e.open(Class::OsDevice, spec_info(spec), 7).unwrap();
         e.info("Address", "00:11:22:33:44:55");
         for _ in 0..5 {
             e.close();
@@ -565,68 +546,20 @@ mod tests {
     #[test]
     fn misplacements_and_duplicates_are_reported_with_their_loc() {
         let mut e = Emitter::new();
-        let err = e
-            .open(
-                Class::Package,
-                ObjInfo {
-                    cpus: cpus("0"),
-                    ..Default::default()
-                },
-                9,
-            )
-            .unwrap_err();
+        let err = e.open(Class::Package, cpus_info(cpus("0")), 9).unwrap_err();
         assert_eq!(err.loc, 9);
-        e.open(
-            Class::Machine,
-            ObjInfo {
-                cpus: cpus("0-3"),
-                ..Default::default()
-            },
-            1,
-        )
-        .unwrap();
+        e.open(Class::Machine, cpus_info(cpus("0-3")), 1).unwrap();
         let err = e
-            .open(
-                Class::Machine,
-                ObjInfo {
-                    cpus: cpus("0-3"),
-                    ..Default::default()
-                },
-                2,
-            )
+            .open(Class::Machine, cpus_info(cpus("0-3")), 2)
             .unwrap_err();
         assert_eq!(err.error, ModelError::SecondRoot);
         let err = e
-            .open(
-                Class::Package,
-                ObjInfo {
-                    cpus: cpus("0-4"),
-                    ..Default::default()
-                },
-                3,
-            )
+            .open(Class::Package, cpus_info(cpus("0-4")), 3)
             .unwrap_err();
         assert!(matches!(err.error, ModelError::CpusOutsideMachine { .. }));
         let addr: PciAddr = "0000:01:00.0".parse().unwrap();
-        e.open(
-            Class::PciFunction,
-            ObjInfo {
-                pci: Some(addr),
-                ..Default::default()
-            },
-            4,
-        )
-        .unwrap();
-        let err = e
-            .open(
-                Class::PciFunction,
-                ObjInfo {
-                    pci: Some(addr),
-                    ..Default::default()
-                },
-                5,
-            )
-            .unwrap_err();
+        e.open(Class::PciFunction, pci_info(addr), 4).unwrap();
+        let err = e.open(Class::PciFunction, pci_info(addr), 5).unwrap_err();
         assert_eq!(
             err.error,
             ModelError::Misplaced {
@@ -636,15 +569,7 @@ mod tests {
         );
         e.close();
         // Duplicates are the core's to find (per host bridge); reported with both places.
-        e.open(
-            Class::PciFunction,
-            ObjInfo {
-                pci: Some(addr),
-                ..Default::default()
-            },
-            6,
-        )
-        .unwrap();
+        e.open(Class::PciFunction, pci_info(addr), 6).unwrap();
         e.close();
         e.close();
         let err = e.finish().unwrap_err();
