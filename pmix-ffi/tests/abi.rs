@@ -148,16 +148,7 @@ fn constants_program(consts: &[(String, String)]) -> String {
 }
 
 fn run_constants(src: &Path, include: &str, exe: &Path) -> BTreeMap<String, String> {
-    let o = output(
-        Command::new("cc")
-            .args(cflags())
-            .arg("-I")
-            .arg(include)
-            .arg(src)
-            .arg("-o")
-            .arg(exe),
-    );
-    assert_ok(&format!("constants program against {include}"), &o);
+    compile(src, exe, &[Path::new(include)], &[]);
     let o = output(&mut Command::new(exe));
     assert_ok("constants program", &o);
     String::from_utf8_lossy(&o.stdout)
@@ -260,17 +251,7 @@ fn error_strings_match_openpmix() {
         return;
     }
     let theirs_exe = dir.join("errstr-openpmix");
-    let built = output(
-        Command::new("cc")
-            .args(cflags())
-            .arg("-I")
-            .arg(OPENPMIX_INCLUDE)
-            .arg(&src)
-            .arg("-o")
-            .arg(&theirs_exe)
-            .arg("-lpmix"),
-    );
-    assert_ok("errstr against OpenPMIx", &built);
+    build_openpmix(&src, &theirs_exe);
     let theirs = output(&mut run_cmd(&theirs_exe, None));
     assert_ok("errstr (OpenPMIx)", &theirs);
     let theirs = String::from_utf8(theirs.stdout).unwrap();

@@ -95,28 +95,53 @@ pub fn cflags() -> Vec<String> {
         .collect()
 }
 
+/// Compiles `src` into `exe` with [`cflags`], the header directories `includes` (and
+/// `tests/c/`), then `link` (libraries and linker flags); panics with cc's output on
+/// failure.
+pub fn compile(src: &Path, exe: &Path, includes: &[&Path], link: &[String]) {
+    let mut cmd = Command::new("cc");
+    cmd.args(cflags());
+    for dir in includes.iter().copied().chain([c_dir().as_path()]) {
+        cmd.arg("-I").arg(dir);
+    }
+    let out = output(cmd.arg(src).arg("-o").arg(exe).args(link));
+    assert_ok(&format!("cc {} -o {}", src.display(), exe.display()), &out);
+}
+
 /// Compiles `src` (in `tests/c/` or absolute) into `exe`, against our headers, linked
 /// with our shared library (rpath set, so it runs in place).
 pub fn build_ours(src: &Path, exe: &Path) {
     let lib = lib_dir();
-    let out = output(
-        Command::new("cc")
-            .args(cflags())
-            .arg("-I")
-            .arg(include_dir())
-            .arg("-I")
-            .arg(c_dir())
-            .arg(src)
-            .arg("-o")
-            .arg(exe)
-            .arg("-L")
-            .arg(&lib)
-            .arg("-lpmix_ffi")
-            .arg(format!("-Wl,-rpath,{}", lib.display()))
-            .arg("-Wl,--disable-new-dtags")
-            .arg("-lpthread"),
+    let link = [
+        format!("-L{}", lib.display()),
+        "-lpmix_ffi".to_owned(),
+        format!("-Wl,-rpath,{}", lib.display()),
+        "-Wl,--disable-new-dtags".to_owned(),
+        "-lpthread".to_owned(),
+    ];
+    compile(src, exe, &[&include_dir()], &link);
+}
+
+/// Compiles `src` into `exe` against our headers and our static library.
+pub fn build_ours_static(src: &Path, exe: &Path) {
+    let archive = lib_dir().join("libpmix_ffi.a");
+    let link = [
+        archive.display().to_string(),
+        "-lpthread".into(),
+        "-ldl".into(),
+        "-lm".into(),
+    ];
+    compile(src, exe, &[&include_dir()], &link);
+}
+
+/// Compiles `src` into `exe` against OpenPMIx's headers and `libpmix`.
+pub fn build_openpmix(src: &Path, exe: &Path) {
+    compile(
+        src,
+        exe,
+        &[Path::new(OPENPMIX_INCLUDE)],
+        &["-lpmix".to_owned()],
     );
-    assert_ok(&format!("cc {} (ours)", src.display()), &out);
 }
 
 /// A command running `exe` with the PMIx variables of the caller's environment removed
