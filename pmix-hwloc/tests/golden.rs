@@ -88,9 +88,13 @@ fn run_query(topo: &Topology, q: &str) -> String {
     match kind {
         "cpus" => {
             let cpus = CpuSet::parse_list(arg).expect("a cpu list");
-            answer(topo, &Query::from_cpuset(&cpus).types(DeviceTypes::ALL))
+            answer(
+                topo,
+                &Query::from_cpuset(&cpus).types(DeviceTypes::ALL),
+                &[],
+            )
         }
-        "origin" => answer(topo, &Query::from_device(arg).types(DeviceTypes::ALL)),
+        "origin" => answer(topo, &Query::from_device(arg).types(DeviceTypes::ALL), &[]),
         other => panic!("unknown query kind {other}"),
     }
 }

@@ -6,11 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use common::{fingerprint, first_difference, linux_dir, xml, xml_files};
+use common::{fingerprint, linux_dir, xml, xml_files};
 use pmix_hwloc::native::{Hwloc, NativeError, convert};
+use pmix_testkit::first_difference;
 
 #[test]
 fn native_and_importer_agree_on_every_loadable_xml_file() {
@@ -88,18 +86,6 @@ fn v1_v1tov2_and_a_libhwloc_v2_export_give_identical_answers() {
     );
 }
 
-/// The variables hwloc's own test sets for a captured tree (`NAME.env`: `KEY="value"`
-/// lines and `export KEY` lines).
-fn env_file(path: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().trim_matches('"').to_owned()))
-        .collect()
-}
-
 /// Run by [`native_on_captured_sysfs_trees_matches_hwloc_2_9s_export`] in a child
 /// process, with `HWLOC_FSROOT` set: prints the fingerprint of what libhwloc sees.
 #[test]
@@ -113,74 +99,30 @@ fn child_dump_for_fsroot() {
         .whole_io(true)
         .load_topology()
         .expect("libhwloc reads the tree");
-    println!("<<<FP\n{}FP>>>", fingerprint(&t));
+    pmix_testkit::print_framed("FP", &fingerprint(&t));
 }
 
 #[test]
 fn native_on_captured_sysfs_trees_matches_hwloc_2_9s_export() {
     let (mut compared, mut with_devices) = (0, 0);
-    let tmp = std::env::temp_dir().join(format!("pmix-hwloc-fsroot-{}", std::process::id()));
-    for entry in std::fs::read_dir(linux_dir()).unwrap() {
-        let tarball = entry.unwrap().path();
-        let Some(name) = tarball
-            .file_name()
-            .unwrap()
-            .to_str()
-            .and_then(|n| n.strip_suffix(".tar.bz2"))
-        else {
-            continue;
-        };
-        let name = name.to_owned();
+    for (name, tarball) in pmix_testkit::tarballs("hwloc-linux", ".tar.bz2") {
         let expected_xml = linux_dir().join(format!("{name}.hwloc-2.9-wholeio.xml"));
         let expected = match pmix_hwloc::from_path(&expected_xml) {
             Ok(t) => fingerprint(&t),
             Err(e) => panic!("{name}: the importer refuses hwloc 2.9's export: {e}"),
         };
-        std::fs::create_dir_all(&tmp).unwrap();
-        let ok = Command::new("tar")
-            .arg("xjf")
-            .arg(&tarball)
-            .arg("-C")
-            .arg(&tmp)
-            .status()
-            .unwrap();
-        assert!(ok.success(), "{name}: tar failed");
-        let root: PathBuf = tmp.join(&name);
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args([
-            "--exact",
-            "child_dump_for_fsroot",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("HWLOC_FSROOT", &root)
-        .env("HWLOC_COMPONENTS", "linux,stop")
-        .env("HWLOC_DONT_ADD_VERSION_INFO", "1");
-        for (k, v) in env_file(&linux_dir().join(format!("{name}.env"))) {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{name}: child failed: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got = stdout
-            .split("<<<FP\n")
-            .nth(1)
-            .and_then(|r| r.split("FP>>>").next())
-            .expect("a fingerprint");
+        let tree = pmix_testkit::unpack(&tarball);
+        let env = pmix_testkit::hwloc_env_file(&linux_dir().join(format!("{name}.env")));
+        let got =
+            pmix_testkit::run_child_test("child_dump_for_fsroot", &tree.tree_root(), &env, "FP");
         assert!(
             got == expected,
             "{name}: {}",
-            first_difference(got, &expected)
+            first_difference(&got, &expected)
         );
         compared += 1;
         with_devices += usize::from(got.contains("\ndevice "));
     }
-    let _ = std::fs::remove_dir_all(&tmp);
     assert!(compared >= 5, "only {compared} trees compared");
     assert!(with_devices >= 3, "only {with_devices} trees had devices");
 }

@@ -10,8 +10,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{tarballs, unpack};
 use pmix_core::{NodeId, NodeKind, Topology};
+use pmix_testkit::{tarballs, unpack};
 
 /// The scan in the expected files' line format.
 fn render(topo: &Topology) -> Vec<String> {

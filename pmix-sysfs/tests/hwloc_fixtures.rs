@@ -9,11 +9,11 @@
 mod common;
 
 use common::cases::{CASES, case, check};
-use common::{tarballs, unpack};
 use pmix_core::Topology;
+use pmix_testkit::{tarballs, unpack};
 
 fn load(name: &str) -> (Topology, Topology) {
-    let dir = common::data_dir().join("hwloc-linux");
+    let dir = pmix_testkit::data_dir().join("hwloc-linux");
     let tree = unpack(&dir.join(format!("{name}.tar.bz2")));
     let scan =
         pmix_sysfs::scan_with_warnings(tree.0.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -319,14 +319,17 @@ fn limits_are_enforced() {
     let s = Scanner::new(&fs).with_limits(short_links).scan().unwrap();
     assert!(s.topology.devices().is_empty());
     assert!(
-        s.warnings.iter().any(|w| w.path.contains("sys/bus/pci/devices/")
-            && w.message == "larger than 8 bytes: skipped"),
+        s.warnings
+            .iter()
+            .any(|w| w.path.contains("sys/bus/pci/devices/")
+                && w.message == "larger than 8 bytes: skipped"),
         "{:?}",
         s.warnings
     );
     assert!(
-        s.warnings.iter().any(|w| w.path.contains("sys/class/")
-            && w.message == "larger than 8 bytes: skipped"),
+        s.warnings
+            .iter()
+            .any(|w| w.path.contains("sys/class/") && w.message == "larger than 8 bytes: skipped"),
         "{:?}",
         s.warnings
     );
@@ -464,13 +467,11 @@ fn every_corruption_of_captured_trees_is_named() {
         ("ghw-snapshots", ".tar.gz", "linux-amd64-accel"),
         ("hwloc-linux", ".tar.bz2", "32em64t-2n8c+1mic"),
     ] {
-        let tarball = common::data_dir().join(folder).join(format!("{name}{ext}"));
-        let tree = common::unpack(&tarball);
-        let root = if folder == "hwloc-linux" {
-            tree.0.join(name)
-        } else {
-            tree.0.clone()
-        };
+        let tarball = pmix_testkit::data_dir()
+            .join(folder)
+            .join(format!("{name}{ext}"));
+        let tree = pmix_testkit::unpack(&tarball);
+        let root = tree.tree_root();
         // Only what the scanner can reach (memory blocks and the like are not needed).
         let subs = [
             "sys/devices/system/cpu",

@@ -11,26 +11,12 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
-use std::process::Command;
 
 use common::cases::{CASES, case, check};
-use common::{
-    assert_same, devices, from_cpus, from_devices, localities, packages, pci_objects, unpack,
-};
+use common::{assert_same, devices, from_cpus, from_devices, localities, packages, pci_objects};
 use pmix_core::{DeviceTypes, NodeKind, PciAddr, Topology};
 use pmix_hwloc::native::Hwloc;
-
-/// The variables hwloc's own test sets for a captured tree (`NAME.env`).
-fn env_file(path: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().trim_matches('"').to_owned()))
-        .collect()
-}
+use pmix_testkit::unpack;
 
 /// Run by [`libhwloc_on_captured_trees`] in a child process with `HWLOC_FSROOT` set:
 /// prints libhwloc's XML export of the tree.
@@ -45,43 +31,19 @@ fn child_export_for_fsroot() {
         .whole_io(true)
         .export_xml()
         .expect("libhwloc reads the tree");
-    println!("<<<XML\n{xml}XML>>>");
+    pmix_testkit::print_framed("XML", &xml);
 }
 
 #[test]
 fn libhwloc_on_captured_trees() {
-    let dir = common::data_dir().join("hwloc-linux");
+    let dir = pmix_testkit::data_dir().join("hwloc-linux");
     for c in CASES {
         let name = c.name;
         let tree = unpack(&dir.join(format!("{name}.tar.bz2")));
         let root = tree.0.join(name);
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args([
-            "--exact",
-            "child_export_for_fsroot",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("HWLOC_FSROOT", &root)
-        .env("HWLOC_COMPONENTS", "linux,stop")
-        .env("HWLOC_DONT_ADD_VERSION_INFO", "1");
-        for (k, v) in env_file(&dir.join(format!("{name}.env"))) {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{name}: child failed: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let xml = stdout
-            .split("<<<XML\n")
-            .nth(1)
-            .and_then(|r| r.split("XML>>>").next())
-            .expect("an XML export");
-        let native = pmix_hwloc::from_str(xml).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let env = pmix_testkit::hwloc_env_file(&dir.join(format!("{name}.env")));
+        let xml = pmix_testkit::run_child_test("child_export_for_fsroot", &root, &env, "XML");
+        let native = pmix_hwloc::from_str(&xml).unwrap_or_else(|e| panic!("{name}: {e}"));
         let ours = pmix_sysfs::scan(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
         check(
             case(name),

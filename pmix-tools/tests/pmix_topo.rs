@@ -4,10 +4,11 @@
 use std::process::{Command, Output};
 
 fn data(name: &str) -> String {
-    format!(
-        "{}/../../shared/data/hwloc-xml/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    pmix_testkit::data_dir()
+        .join("hwloc-xml")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn xml(name: &str) -> String {
@@ -343,9 +344,8 @@ fn tree_shows_the_io_hierarchy() {
 #[test]
 fn pmix_errors_exit_2_with_their_status() {
     let f = xml("24em64t-2n6c2t-pci.xml");
-    let empty_dir = std::env::temp_dir().join(format!("pmix-topo-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&empty_dir).unwrap();
-    let empty_tree = format!("sysfs:{}", empty_dir.display());
+    let empty_dir = pmix_testkit::TempDir::new("topo-empty");
+    let empty_tree = format!("sysfs:{}", empty_dir.0.display());
     let cases: &[(&[&str], &str, i32)] = &[
         (
             &["distances", "--source", &f, "--origin", "nothing"],
@@ -465,9 +465,8 @@ fn pmix_errors_exit_2_with_their_status() {
             "{args:?}: {err}"
         );
     }
-    std::fs::remove_dir_all(&empty_dir).ok();
     // The file's problem is named with its line.
-    let bad = std::env::temp_dir().join(format!("pmix-topo-bad-{}.xml", std::process::id()));
+    let bad = empty_dir.0.join("bad.xml");
     std::fs::write(
         &bad,
         "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\">\n<object type=\"Bogus\"/>\n</object>\n</topology>\n",
@@ -475,7 +474,6 @@ fn pmix_errors_exit_2_with_their_status() {
     .unwrap();
     let source = format!("xml:{}", bad.display());
     let (_, err, exit) = text(&run(&["tree", "--source", &source]));
-    std::fs::remove_file(&bad).ok();
     assert_eq!(exit, 2);
     assert!(err.contains("hwloc XML line 4"), "{err}");
 }
@@ -579,47 +577,21 @@ fn default_source_scans_this_machine() {
 /// first cpu, all types) and `matrix` through `--source sysfs:DIR`.
 #[test]
 fn every_fixture_tree_answers_through_sysfs_dir() {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/");
     let mut trees = 0;
-    for folder in ["hwloc-linux", "ghw-snapshots"] {
-        let mut tarballs: Vec<_> = std::fs::read_dir(format!("{data}{folder}"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().contains(".tar."))
-            .collect();
-        tarballs.sort();
-        for tarball in tarballs {
-            let tmp =
-                std::env::temp_dir().join(format!("pmix-topo-tree-{}-{trees}", std::process::id()));
-            std::fs::create_dir_all(&tmp).unwrap();
-            let ok = Command::new("tar")
-                .arg("xf")
-                .arg(&tarball)
-                .arg("-C")
-                .arg(&tmp)
-                .status();
-            assert!(ok.unwrap().success(), "{}", tarball.display());
-            // hwloc's tarballs hold one top directory; ghw's hold the tree itself.
-            let root = if tmp.join("sys").exists() {
-                tmp.clone()
-            } else {
-                std::fs::read_dir(&tmp)
-                    .unwrap()
-                    .next()
-                    .unwrap()
-                    .unwrap()
-                    .path()
-            };
+    for (folder, ext) in [("hwloc-linux", ".tar.bz2"), ("ghw-snapshots", ".tar.gz")] {
+        for (_, tarball) in pmix_testkit::tarballs(folder, ext) {
+            let tree = pmix_testkit::unpack(&tarball);
+            let root = tree.tree_root();
             let source = format!("sysfs:{}", root.display());
-            let (tree, _, exit) = text(&run(&["tree", "--source", &source]));
+            let (listing, _, exit) = text(&run(&["tree", "--source", &source]));
             assert_eq!(exit, 0, "{}: tree", tarball.display());
-            let first_cpus: Vec<String> = tree
+            let first_cpus: Vec<String> = listing
                 .lines()
                 .filter_map(|l| l.trim().strip_prefix("Package cpus "))
                 .map(|c| c.split([',', '-', ' ']).next().unwrap().to_owned())
                 .collect();
             let types = ["BLOCK", "GPU", "NETWORK", "OPENFABRICS", "DMA", "COPROC"];
-            let has_devices = tree.lines().any(|l| {
+            let has_devices = listing.lines().any(|l| {
                 l.split_whitespace()
                     .nth(1)
                     .is_some_and(|t| types.contains(&t))
@@ -656,7 +628,6 @@ fn every_fixture_tree_answers_through_sysfs_dir() {
                 "{}: {out}{err}",
                 tarball.display()
             );
-            std::fs::remove_dir_all(&tmp).ok();
             trees += 1;
         }
     }

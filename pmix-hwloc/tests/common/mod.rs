@@ -6,22 +6,17 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, NodeKind, Query, Topology};
+use pmix_core::{CpuSet, DeviceTypes, NodeKind, Query, Topology};
+pub use pmix_testkit::answer;
 
 /// `shared/data/hwloc-xml/`, next to the repository.
 pub fn xml_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/hwloc-xml"
-    ))
+    pmix_testkit::data_dir().join("hwloc-xml")
 }
 
 /// `shared/data/hwloc-linux/`.
 pub fn linux_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/hwloc-linux"
-    ))
+    pmix_testkit::data_dir().join("hwloc-linux")
 }
 
 /// A file of `shared/data/hwloc-xml/`.
@@ -38,28 +33,6 @@ pub fn xml_files() -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
-}
-
-/// Runs a query and renders its answer as `osname TYPE pci min max` lines, or the error.
-pub fn answer(topo: &Topology, q: &Query<'_>) -> String {
-    let n = match topo.distances_len(q) {
-        Ok(n) => n,
-        Err(e) => return format!("error {e:?}\n"),
-    };
-    let mut out = vec![DeviceDistance::EMPTY; n];
-    let mut s = String::new();
-    match topo.distances(q, &mut out) {
-        Ok(n) => {
-            for d in &out[..n] {
-                let dev = topo.device(d.device).expect("a reported device exists");
-                let pci = dev.pci().map_or_else(|| "-".to_owned(), |p| p.to_string());
-                let ty = dev.kind().name().unwrap_or("?");
-                writeln!(s, "{} {ty} {pci} {} {}", dev.name(), d.mindist, d.maxdist).unwrap();
-            }
-        }
-        Err(e) => writeln!(s, "error {e:?}").unwrap(),
-    }
-    s
 }
 
 /// Everything the model says about a topology's devices, and every distance from each
@@ -145,27 +118,17 @@ pub fn fingerprint(topo: &Topology) -> String {
             .first()
             .map_or_else(CpuSet::new, |c| CpuSet::from_pus([c]));
         writeln!(s, "from cpus {first}:").unwrap();
-        s += &answer(topo, &Query::from_cpuset(&first).types(DeviceTypes::ALL));
+        s += &answer(
+            topo,
+            &Query::from_cpuset(&first).types(DeviceTypes::ALL),
+            &[],
+        );
     }
     let mut names: Vec<&str> = topo.devices().iter().map(|d| d.name()).collect();
     names.sort_unstable();
     for n in names {
         writeln!(s, "from device {n}:").unwrap();
-        s += &answer(topo, &Query::from_device(n).types(DeviceTypes::ALL));
+        s += &answer(topo, &Query::from_device(n).types(DeviceTypes::ALL), &[]);
     }
     s
-}
-
-/// The first line where two texts differ, for assertion messages.
-pub fn first_difference(a: &str, b: &str) -> String {
-    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
-        if x != y {
-            return format!("line {}:\n  left:  {x}\n  right: {y}", i + 1);
-        }
-    }
-    format!(
-        "one text is a prefix of the other ({} vs {} lines)",
-        a.lines().count(),
-        b.lines().count()
-    )
 }

@@ -1,72 +1,15 @@
-//! Helpers shared by the integration tests: where the data is, unpacking tarballs into
-//! temporary directories, and canonical text forms of what a topology says, so two
-//! backends can be compared section by section.
+//! Helpers shared by the integration tests: canonical text forms of what a topology
+//! says, so two backends can be compared section by section (the fixtures and their
+//! unpacking come from `pmix-testkit`).
 
 #![allow(dead_code, unreachable_pub)]
 
 pub mod cases;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, NodeKind, Query, Topology};
-
-/// `shared/data/`, next to the repository.
-pub fn data_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
-}
-
-/// The tarballs of `shared/data/<folder>/` ending in `ext`, sorted, with their names
-/// (the file name without `ext`).
-pub fn tarballs(folder: &str, ext: &str) -> Vec<(String, PathBuf)> {
-    let dir = data_dir().join(folder);
-    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a directory entry").path())
-        .filter_map(|p| {
-            let name = p.file_name()?.to_str()?.strip_suffix(ext)?.to_owned();
-            Some((name, p))
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-/// A temporary directory, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!("pmix-sysfs-{tag}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Unpacks a tarball into a fresh temporary directory.
-pub fn unpack(tarball: &Path) -> TempDir {
-    let t = TempDir::new("tree");
-    let ok = Command::new("tar")
-        .arg("xf")
-        .arg(tarball)
-        .arg("-C")
-        .arg(&t.0)
-        .status()
-        .expect("tar runs");
-    assert!(ok.success(), "tar failed on {}", tarball.display());
-    t
-}
+use pmix_core::{CpuSet, DeviceTypes, NodeKind, Query, Topology};
+use pmix_testkit::answer;
 
 /// The device lines: name, type, PCI function, PCI path and uuid, sorted.
 pub fn devices(topo: &Topology, skip: &[&str]) -> String {
@@ -172,32 +115,6 @@ pub fn packages(topo: &Topology) -> Vec<CpuSet> {
     let mut v = topo.packages().to_vec();
     v.sort_by_key(|p| p.first());
     v
-}
-
-/// Runs a query and renders its answer as `osname TYPE pci min max` lines (devices in
-/// `skip` left out), or the error.
-pub fn answer(topo: &Topology, q: &Query<'_>, skip: &[&str]) -> String {
-    let n = match topo.distances_len(q) {
-        Ok(n) => n,
-        Err(e) => return format!("error {e:?}\n"),
-    };
-    let mut out = vec![DeviceDistance::EMPTY; n];
-    let mut s = String::new();
-    match topo.distances(q, &mut out) {
-        Ok(n) => {
-            for d in &out[..n] {
-                let dev = topo.device(d.device).expect("a reported device exists");
-                if skip.contains(&dev.name()) {
-                    continue;
-                }
-                let pci = dev.pci().map_or_else(|| "-".to_owned(), |p| p.to_string());
-                let ty = dev.kind().name().unwrap_or("?");
-                writeln!(s, "{} {ty} {pci} {} {}", dev.name(), d.mindist, d.maxdist).unwrap();
-            }
-        }
-        Err(e) => writeln!(s, "error {e:?}").unwrap(),
-    }
-    s
 }
 
 /// Distances of every device from each cpu of `cpus`.

@@ -1,0 +1,192 @@
+//! # pmix-testkit
+//!
+//! Test support shared by the pmix-rs crates (a dev-dependency only, never published):
+//!
+//! - where the fixtures are ([`data_dir`], [`tarballs`]) and how to unpack a captured
+//!   tree into a temporary directory ([`unpack`], [`TempDir::tree_root`]);
+//! - a canonical text form of a distance answer ([`answer`]) and the first line where
+//!   two such texts differ ([`first_difference`]), so two backends can be compared
+//!   line by line;
+//! - running libhwloc over a captured tree: hwloc reads `HWLOC_FSROOT` when a topology
+//!   is initialised, and setting the environment of a running multi-threaded test is
+//!   unsound, so the test binary runs one of its own ignored tests in a child process
+//!   with the variables set ([`run_child_test`], [`hwloc_env_file`]) and the child
+//!   frames what it prints ([`print_framed`]).
+//!
+//! It depends on pmix-core only, so every backend crate can use it without a cycle.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pmix_core::{DeviceDistance, Query, Topology};
+
+/// `shared/data/`, beside the repository.
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
+}
+
+/// The files of `shared/data/<folder>/` whose names end in `ext`, sorted, each with its
+/// name less `ext`.
+///
+/// # Panics
+/// When the folder cannot be read (the fixtures are missing).
+pub fn tarballs(folder: &str, ext: &str) -> Vec<(String, PathBuf)> {
+    let dir = data_dir().join(folder);
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.strip_suffix(ext)?.to_owned();
+            Some((name, p))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A temporary directory, removed on drop.
+#[derive(Debug)]
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A fresh, empty directory named after `tag`, this process and a counter.
+    ///
+    /// # Panics
+    /// When the directory cannot be created.
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("pmix-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    /// The root of the tree unpacked here: the directory itself when it holds `sys/`
+    /// (ghw snapshots), else its one top directory (hwloc's tarballs hold `NAME/`).
+    ///
+    /// # Panics
+    /// When neither is there.
+    pub fn tree_root(&self) -> PathBuf {
+        if self.0.join("sys").exists() {
+            return self.0.clone();
+        }
+        std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.join("sys").exists())
+            .unwrap_or_else(|| panic!("no sys/ under {}", self.0.display()))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Unpacks a tarball (`tar` guesses the compression) into a fresh temporary directory.
+///
+/// # Panics
+/// When `tar` cannot run or fails.
+pub fn unpack(tarball: &Path) -> TempDir {
+    let t = TempDir::new("tree");
+    let ok = Command::new("tar")
+        .arg("xf")
+        .arg(tarball)
+        .arg("-C")
+        .arg(&t.0)
+        .status()
+        .expect("tar runs");
+    assert!(ok.success(), "tar failed on {}", tarball.display());
+    t
+}
+
+/// Runs a query and renders its answer as `osname TYPE pci min max` lines (devices
+/// named in `skip` left out), or the error.
+pub fn answer(topo: &Topology, q: &Query<'_>, skip: &[&str]) -> String {
+    let n = match topo.distances_len(q) {
+        Ok(n) => n,
+        Err(e) => return format!("error {e:?}\n"),
+    };
+    let mut out = vec![DeviceDistance::EMPTY; n];
+    let mut s = String::new();
+    match topo.distances(q, &mut out) {
+        Ok(n) => {
+            for d in &out[..n] {
+                let dev = topo.device(d.device).expect("a reported device exists");
+                if skip.contains(&dev.name()) {
+                    continue;
+                }
+                let pci = dev.pci().map_or_else(|| "-".to_owned(), |p| p.to_string());
+                let ty = dev.kind().name().unwrap_or("?");
+                writeln!(s, "{} {ty} {pci} {} {}", dev.name(), d.mindist, d.maxdist).unwrap();
+            }
+        }
+        Err(e) => writeln!(s, "error {e:?}").unwrap(),
+    }
+    s
+}
+
+/// The first line where two texts differ, for assertion messages.
+pub fn first_difference(a: &str, b: &str) -> String {
+    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            return format!("line {}:\n  left:  {x}\n  right: {y}", i + 1);
+        }
+    }
+    format!(
+        "one text is a prefix of the other ({} vs {} lines)",
+        a.lines().count(),
+        b.lines().count()
+    )
+}
+
+/// The variables hwloc's own test suite sets for a captured tree (`NAME.env`:
+/// `KEY="value"` and `export KEY` lines); none when the file does not exist.
+pub fn hwloc_env_file(path: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().trim_matches('"').to_owned()))
+        .collect()
+}
+
+/// Prints `text` framed by `marker`, for [`run_child_test`] to find.
+pub fn print_framed(marker: &str, text: &str) {
+    println!("<<<{marker}\n{text}{marker}>>>");
+}
+
+/// Runs the ignored test `test` of the current test binary in a child process with
+/// libhwloc reading the captured tree at `root` (`HWLOC_FSROOT`, the Linux component
+/// only, no version info) plus `env`, and returns what it printed with
+/// [`print_framed`] under `marker`.
+///
+/// # Panics
+/// When the child fails or prints no framed text.
+pub fn run_child_test(test: &str, root: &Path, env: &[(String, String)], marker: &str) -> String {
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+    cmd.args(["--exact", test, "--ignored", "--nocapture", "--test-threads=1"])
+        .env("HWLOC_FSROOT", root)
+        .env("HWLOC_COMPONENTS", "linux,stop")
+        .env("HWLOC_DONT_ADD_VERSION_INFO", "1")
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    let out = cmd.output().expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{test} under {}: {stdout}{}",
+        root.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .split(&format!("<<<{marker}\n"))
+        .nth(1)
+        .and_then(|r| r.split(&format!("{marker}>>>")).next())
+        .unwrap_or_else(|| panic!("{test}: nothing framed by {marker}: {stdout}"))
+        .to_owned()
+}
