@@ -268,7 +268,8 @@ impl Topology {
                         let (lo, hi) = self.cpuset_tiers(cpus, e.loc);
                         cached = (e.loc, lo, hi);
                     }
-                    (16 * cached.1 + e.depth, 16 * cached.2 + e.depth)
+                    let depth = e.place.depth();
+                    (16 * cached.1 + depth, 16 * cached.2 + depth)
                 }
                 Resolved::Device(ref o) => {
                     let v = self.device_distance(o, &e.place);

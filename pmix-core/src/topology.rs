@@ -710,8 +710,6 @@ pub(crate) struct Entry {
     pub(crate) kind: u64,
     /// Index of its locality in [`Topology::localities`].
     pub(crate) loc: u32,
-    /// Its PCIe depth, saturated at 15.
-    pub(crate) depth: u16,
     /// Where it sits in the I/O tree.
     pub(crate) place: Place,
 }
@@ -732,6 +730,13 @@ pub(crate) struct Place {
     pub(crate) chain_start: u32,
     /// End of that range.
     pub(crate) chain_end: u32,
+}
+
+impl Place {
+    /// The number of PCI bridges above the function, saturated at 15 for distances.
+    pub(crate) fn depth(&self) -> u16 {
+        (self.chain_end - self.chain_start).min(15) as u16
+    }
 }
 
 impl Device {
@@ -784,7 +789,6 @@ fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
             rep: order[i],
             kind: d.spec.kind.0,
             loc: d.loc,
-            depth: d.depth().min(15) as u16,
             place: d.place(),
         });
         i = j;
