@@ -31,6 +31,21 @@ fn constructed(n: usize, name: &str) -> Sim {
     sim
 }
 
+/// Rank 0's copy of group `g` over ranks `0..n` of namespace `job`, its construct
+/// called (its contribution still queued), with a way to name the job's ranks.
+fn rank0_constructing(n: u32) -> (Groups, impl Fn(u32) -> ProcId) {
+    let ns = Nspace::new("job").unwrap();
+    let p = move |r| ProcId::new(ns, r).unwrap();
+    let mut g0 = Groups::new(p(0));
+    g0.construct(
+        gid("g"),
+        Roster::from_ranks(ns, 0..n).unwrap(),
+        ConstructOptions::default(),
+    )
+    .unwrap();
+    (g0, p)
+}
+
 fn left_events(sim: &Sim, p: usize) -> Vec<&Seen> {
     sim.procs[p]
         .seen
@@ -186,16 +201,8 @@ fn bad_group_ids_are_bad_param() {
 
 #[test]
 fn a_second_group_left_from_the_same_member_is_not_a_member() {
-    let ns = Nspace::new("job").unwrap();
-    let p = |r| ProcId::new(ns, r).unwrap();
     let id = gid("g");
-    let mut g0 = Groups::new(p(0));
-    g0.construct(
-        id,
-        Roster::from_ranks(ns, 0..3).unwrap(),
-        ConstructOptions::default(),
-    )
-    .unwrap();
+    let (mut g0, p) = rank0_constructing(3);
     while g0.poll_output().is_some() {}
     for r in [1, 2] {
         let m = Message {
@@ -246,16 +253,9 @@ fn a_second_group_left_from_the_same_member_is_not_a_member() {
 
 #[test]
 fn messages_and_losses_naming_this_process_itself_are_refused() {
-    let ns = Nspace::new("job").unwrap();
-    let me = ProcId::new(ns, 0).unwrap();
     let id = gid("g");
-    let mut g0 = Groups::new(me);
-    g0.construct(
-        id,
-        Roster::from_ranks(ns, 0..2).unwrap(),
-        ConstructOptions::default(),
-    )
-    .unwrap();
+    let (mut g0, p) = rank0_constructing(2);
+    let me = p(0);
     while g0.poll_output().is_some() {}
     assert_eq!(
         g0.on_message(&Message {
@@ -271,16 +271,8 @@ fn messages_and_losses_naming_this_process_itself_are_refused() {
 
 #[test]
 fn inputs_wait_until_outputs_are_polled() {
-    let ns = Nspace::new("job").unwrap();
-    let p = |r| ProcId::new(ns, r).unwrap();
     let id = gid("g");
-    let mut g0 = Groups::new(p(0));
-    g0.construct(
-        id,
-        Roster::from_ranks(ns, 0..3).unwrap(),
-        ConstructOptions::default(),
-    )
-    .unwrap();
+    let (mut g0, p) = rank0_constructing(3);
     // The contribution to send is still queued: nothing else is accepted.
     let m = Message {
         group: id,
