@@ -170,11 +170,17 @@ pub fn print_framed(marker: &str, text: &str) {
 /// When the child fails or prints no framed text.
 pub fn run_child_test(test: &str, root: &Path, env: &[(String, String)], marker: &str) -> String {
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
-    cmd.args(["--exact", test, "--ignored", "--nocapture", "--test-threads=1"])
-        .env("HWLOC_FSROOT", root)
-        .env("HWLOC_COMPONENTS", "linux,stop")
-        .env("HWLOC_DONT_ADD_VERSION_INFO", "1")
-        .envs(env.iter().map(|(k, v)| (k, v)));
+    cmd.args([
+        "--exact",
+        test,
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("HWLOC_FSROOT", root)
+    .env("HWLOC_COMPONENTS", "linux,stop")
+    .env("HWLOC_DONT_ADD_VERSION_INFO", "1")
+    .envs(env.iter().map(|(k, v)| (k, v)));
     let out = cmd.output().expect("the test binary runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
