@@ -119,7 +119,7 @@ fn main() {
     );
     let mut all_met = true;
     for name in TOPOLOGIES {
-        let xml = manifest().join("../../shared/data/hwloc-xml").join(name);
+        let xml = pmix_testkit::hwloc_xml(name);
         assert!(xml.exists(), "{} is missing", xml.display());
         let (n_ours, ns_ours) =
             time(&ours, &xml).unwrap_or_else(|e| panic!("pmix-rs on {name}: {e}"));

@@ -14,11 +14,8 @@ use pmix_hwloc::Importer;
 const FILE: &str = "192em64t-12gr2n8c2t.xml";
 
 fn read_file() -> String {
-    let path = format!(
-        "{}/../../shared/data/hwloc-xml/{FILE}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    let path = pmix_testkit::hwloc_xml(FILE);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn ours(xml: &str) -> usize {

@@ -1,4 +1,4 @@
-//! Every hwloc XML file of `shared/data/hwloc-xml/` imports, with exactly the OS
+//! Every hwloc XML file of `testdata/hwloc-xml/` imports, with exactly the OS
 //! devices, packages and host name the file holds (counted from its text, not by the
 //! importer), NUMA-only files with zero devices.
 

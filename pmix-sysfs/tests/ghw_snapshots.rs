@@ -1,4 +1,4 @@
-//! The sysfs scan of every captured tree in `shared/data/ghw-snapshots/` (trees without
+//! The sysfs scan of every captured tree in `testdata/ghw-snapshots/` (trees without
 //! PCI `config` files, with many PCI devices and an accelerator) matches what the tree
 //! shows, as written in `tests/expected/<name>.txt`: the machine, packages and NUMA
 //! nodes, every host bridge with its locality, every PCI object with its kind, class and

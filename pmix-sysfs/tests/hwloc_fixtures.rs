@@ -1,4 +1,4 @@
-//! The sysfs scan of every captured tree in `shared/data/hwloc-linux/` agrees with what
+//! The sysfs scan of every captured tree in `testdata/hwloc-linux/` agrees with what
 //! hwloc 2.9 reported for the same tree (`*.hwloc-2.9-wholeio.xml`, read by pmix-hwloc's
 //! importer): the same devices (osname, type, PCI function, PCI path, uuid), the same
 //! PCI objects, localities, and distance tables from every package's first cpu and from
@@ -43,7 +43,7 @@ fn every_hwloc_tarball_has_a_case() {
     let cases: Vec<&str> = CASES.iter().map(|c| c.name).collect();
     assert_eq!(
         names, cases,
-        "add a Case for every tarball in shared/data/hwloc-linux"
+        "add a Case for every tarball in testdata/hwloc-linux"
     );
 }
 

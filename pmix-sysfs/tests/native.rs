@@ -1,6 +1,6 @@
 //! With the `native` feature: the sysfs scan equals libhwloc (through pmix-hwloc's
 //! native backend, every I/O object kept) on this machine and on every captured tree of
-//! `shared/data/hwloc-linux/` (`HWLOC_FSROOT`, with the tree's `.env` variables), the
+//! `testdata/hwloc-linux/` (`HWLOC_FSROOT`, with the tree's `.env` variables), the
 //! differences being those the crate docs list (`common::cases` for the trees).
 //!
 //! `cargo test -p pmix-sysfs --features native` (needs Debian's `libhwloc-dev`,

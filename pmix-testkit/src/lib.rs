@@ -22,12 +22,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pmix_core::{DeviceDistance, Query, Topology};
 
-/// `shared/data/`, beside the repository.
+/// The repository's `testdata/`: the real topologies the tests and benchmarks read, each
+/// folder with its licence and a `SOURCE.txt`. The one place a test finds its fixtures:
+/// nothing reads outside the repository.
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata"))
 }
 
-/// The files of `shared/data/<folder>/` whose names end in `ext`, sorted, each with its
+/// A file of `testdata/hwloc-xml/`.
+pub fn hwloc_xml(name: &str) -> PathBuf {
+    data_dir().join("hwloc-xml").join(name)
+}
+
+/// The files of `testdata/<folder>/` whose names end in `ext`, sorted, each with its
 /// name less `ext`.
 ///
 /// # Panics
@@ -195,4 +202,69 @@ pub fn run_child_test(test: &str, root: &Path, env: &[(String, String)], marker:
         .and_then(|r| r.split(&format!("{marker}>>>")).next())
         .unwrap_or_else(|| panic!("{test}: nothing framed by {marker}: {stdout}"))
         .to_owned()
+}
+
+/// `true` when this run must not skip a comparison with a peer (OpenPMIx, libhwloc,
+/// valgrind): the environment has `CI=true` (or `CI=1`), as `.ci/run` and every CI
+/// service set it.
+pub fn peers_required() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// What a test does when a peer it compares with is absent: under [`peers_required`]
+/// it fails loudly (a skipped comparison in CI is a hidden failure); elsewhere it
+/// prints one `NOTICE:` line naming the peer and how to install it, and the caller
+/// skips that half of the test.
+///
+/// `what` names the comparison and the peer; `install` the command that provides it.
+///
+/// # Panics
+/// Under `CI=true`, always: that is its purpose.
+pub fn peer_absent(what: &str, install: &str) {
+    if peers_required() {
+        panic!("{what}: the peer is absent and CI=true forbids skipping ({install})");
+    }
+    println!("NOTICE: {what}: the peer is absent, skipping ({install})");
+}
+
+/// OpenPMIx as `pkg-config` describes it (Debian's `libpmix-dev` installs `pmix.pc`):
+/// its header directory and the flags to link a program against it.
+#[derive(Clone, Debug)]
+pub struct OpenPmix {
+    /// The directory holding OpenPMIx's `pmix.h`.
+    pub include_dir: PathBuf,
+    /// The link flags (`-L…`, `-lpmix`, and an rpath to the library directory).
+    pub link: Vec<String>,
+}
+
+/// Finds OpenPMIx with `pkg-config pmix`; `None` when `pkg-config` or the package is
+/// absent or its header directory holds no `pmix.h`. Callers that compare with it
+/// pass `None` on to [`peer_absent`].
+pub fn openpmix() -> Option<OpenPmix> {
+    let query = |args: &[&str]| -> Option<String> {
+        let out = Command::new("pkg-config").args(args).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let include_dir = PathBuf::from(query(&["--variable=includedir", "pmix"])?);
+    if !include_dir.join("pmix.h").exists() {
+        return None;
+    }
+    let libdir = query(&["--variable=libdir", "pmix"])?;
+    let mut link: Vec<String> = query(&["--libs", "pmix"])?
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    link.push(format!("-Wl,-rpath,{libdir}"));
+    Some(OpenPmix { include_dir, link })
+}
+
+/// `valgrind` on the `PATH`, if it runs (`valgrind --version` succeeds).
+pub fn valgrind() -> Option<PathBuf> {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then(|| PathBuf::from("valgrind"))
 }

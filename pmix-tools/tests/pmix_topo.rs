@@ -1,4 +1,4 @@
-//! `pmix-topo`, run as a program on the hwloc XML files of `shared/data/hwloc-xml/`:
+//! `pmix-topo`, run as a program on the hwloc XML files of `testdata/hwloc-xml/`:
 //! table and JSON output, and every exit status (0, 2 with each PMIx error, 64).
 
 use std::process::{Command, Output};
@@ -573,7 +573,7 @@ fn default_source_scans_this_machine() {
     assert!(out.starts_with("Machine cpus "), "{out}");
 }
 
-/// Every captured sysfs tree of `shared/data` answers `distances` (from each package's
+/// Every captured sysfs tree of `testdata/` answers `distances` (from each package's
 /// first cpu, all types) and `matrix` through `--source sysfs:DIR`.
 #[test]
 fn every_fixture_tree_answers_through_sysfs_dir() {

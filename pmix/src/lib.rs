@@ -38,8 +38,7 @@
 //! use pmix::{DistanceRequest, InitOptions, Pmix, Role};
 //! use pmix_core::CpuSet;
 //!
-//! let xml = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/hwloc-xml/24em64t-2n6c2t-pci.xml");
-//! # if !std::path::Path::new(xml).exists() { return Ok(()); }
+//! let xml = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/hwloc-xml/24em64t-2n6c2t-pci.xml");
 //! let opts = InitOptions { topology_source: Some(format!("xml:{xml}")), ..Default::default() };
 //! let pmix = Pmix::init(Role::Tool, opts)?;
 //! let cpu0 = CpuSet::parse_list("0").unwrap();

@@ -11,11 +11,7 @@ use pmix::{DistanceRequest, Distances, Error, InitOptions, Mode, Pmix, PmixError
 use pmix_core::{CpuSet, DeviceTypes};
 
 fn xml(name: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/hwloc-xml"
-    ))
-    .join(name)
+    pmix_testkit::hwloc_xml(name)
 }
 
 const PCI24: &str = "24em64t-2n6c2t-pci.xml";

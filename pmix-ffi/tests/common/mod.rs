@@ -36,9 +36,9 @@ pub fn have_openpmix() -> bool {
     Path::new(OPENPMIX_INCLUDE).join("pmix.h").exists()
 }
 
-/// A file of `shared/data/hwloc-xml/`, next to the repository.
+/// A file of the repository's `testdata/hwloc-xml/`.
 pub fn xml(name: &str) -> PathBuf {
-    let p = crate_dir().join("../../shared/data/hwloc-xml").join(name);
+    let p = pmix_testkit::hwloc_xml(name);
     assert!(p.exists(), "test data {} is missing", p.display());
     p
 }

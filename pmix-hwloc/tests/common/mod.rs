@@ -9,25 +9,25 @@ use std::path::PathBuf;
 use pmix_core::{CpuSet, DeviceTypes, NodeKind, Query, Topology};
 pub use pmix_testkit::answer;
 
-/// `shared/data/hwloc-xml/`, next to the repository.
+/// `testdata/hwloc-xml/`.
 pub fn xml_dir() -> PathBuf {
     pmix_testkit::data_dir().join("hwloc-xml")
 }
 
-/// `shared/data/hwloc-linux/`.
+/// `testdata/hwloc-linux/`.
 pub fn linux_dir() -> PathBuf {
     pmix_testkit::data_dir().join("hwloc-linux")
 }
 
-/// A file of `shared/data/hwloc-xml/`.
+/// A file of `testdata/hwloc-xml/`.
 pub fn xml(name: &str) -> PathBuf {
     xml_dir().join(name)
 }
 
-/// Every `.xml` file of `shared/data/hwloc-xml/`, sorted.
+/// Every `.xml` file of `testdata/hwloc-xml/`, sorted.
 pub fn xml_files() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(xml_dir())
-        .expect("shared/data/hwloc-xml is readable")
+        .expect("testdata/hwloc-xml is readable")
         .map(|e| e.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "xml"))
         .collect();

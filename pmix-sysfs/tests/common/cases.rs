@@ -1,5 +1,5 @@
 //! What is known to differ between the sysfs scan and hwloc on each captured tree of
-//! `shared/data/hwloc-linux/`, and the comparison itself, shared by the tests against
+//! `testdata/hwloc-linux/`, and the comparison itself, shared by the tests against
 //! hwloc 2.9's XML exports and against libhwloc (feature `native`).
 
 #![allow(dead_code, unreachable_pub)]
