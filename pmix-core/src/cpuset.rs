@@ -149,6 +149,17 @@ impl CpuSet {
         self.iter().next()
     }
 
+    /// The highest PU, or `None` for the empty set.
+    pub fn last(&self) -> Option<u32> {
+        let (i, w) = self
+            .words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)?;
+        Some(i as u32 * 64 + 63 - w.leading_zeros())
+    }
+
     /// `true` if the two sets share a PU. Never allocates.
     pub fn intersects(&self, other: &CpuSet) -> bool {
         self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
@@ -431,6 +442,16 @@ mod tests {
         assert_eq!(CpuSet::parse_list("5\n").unwrap().to_string(), "5");
         assert!(CpuSet::parse_list("").unwrap().is_empty());
         assert!(CpuSet::parse_list("\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn first_and_last_are_the_lowest_and_highest_pu() {
+        assert_eq!(CpuSet::new().first(), None);
+        assert_eq!(CpuSet::new().last(), None);
+        let s = CpuSet::parse_list("3,64,200-201").unwrap();
+        assert_eq!((s.first(), s.last()), (Some(3), Some(201)));
+        let one = CpuSet::parse_list("63").unwrap();
+        assert_eq!((one.first(), one.last()), (Some(63), Some(63)));
     }
 
     #[test]

@@ -113,9 +113,17 @@ pub enum DistanceError {
     /// The cpuset is empty (`PMIX_ERR_BAD_PARAM`).
     #[error("the cpuset is empty")]
     EmptyCpuset,
-    /// The cpuset names no PU of the topology (`PMIX_ERR_BAD_PARAM`).
-    #[error("the cpuset names no PU of this topology")]
-    CpusetOutsideTopology,
+    /// The cpuset names no PU of the topology (`PMIX_ERR_BAD_PARAM`). The fields say
+    /// which PUs the topology has, so the message can tell the caller what to ask for.
+    #[error("the cpuset names no PU of this topology, {}", MachinePus { count: *pus, first: *first, last: *last })]
+    CpusetOutsideTopology {
+        /// How many PUs the topology has.
+        pus: u32,
+        /// Its lowest PU.
+        first: u32,
+        /// Its highest PU.
+        last: u32,
+    },
     /// The type mask is zero or has unknown bits (`PMIX_ERR_BAD_PARAM`).
     #[error("device type mask {0:#x} is empty or has unknown bits")]
     BadDeviceTypes(u64),
@@ -145,12 +153,33 @@ impl PmixError for DistanceError {
     fn status(&self) -> Status {
         match self {
             DistanceError::EmptyCpuset
-            | DistanceError::CpusetOutsideTopology
+            | DistanceError::CpusetOutsideTopology { .. }
             | DistanceError::BadDeviceTypes(_)
             | DistanceError::EmptyName
             | DistanceError::AmbiguousOrigin => Status::ERR_BAD_PARAM,
             DistanceError::OriginNotFound | DistanceError::NoDevices => Status::ERR_NOT_FOUND,
             DistanceError::BufferTooSmall { .. } => Status::ERR_NOMEM,
+        }
+    }
+}
+
+/// Which PUs a topology has, in words: `whose PUs are 0-23` when they are contiguous,
+/// else `whose 24 PUs lie between 0 and 47`.
+struct MachinePus {
+    count: u32,
+    first: u32,
+    last: u32,
+}
+
+impl core::fmt::Display for MachinePus {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let MachinePus { count, first, last } = *self;
+        if count == 1 {
+            write!(f, "whose one PU is {first}")
+        } else if u64::from(last) - u64::from(first) + 1 == u64::from(count) {
+            write!(f, "whose PUs are {first}-{last}")
+        } else {
+            write!(f, "whose {count} PUs lie between {first} and {last}")
         }
     }
 }
@@ -219,7 +248,12 @@ impl Topology {
                     return Err(DistanceError::EmptyCpuset);
                 }
                 if !cpus.intersects(self.machine_cpus()) {
-                    return Err(DistanceError::CpusetOutsideTopology);
+                    let m = self.machine_cpus();
+                    return Err(DistanceError::CpusetOutsideTopology {
+                        pus: u32::try_from(m.len()).unwrap_or(u32::MAX),
+                        first: m.first().unwrap_or(0),
+                        last: m.last().unwrap_or(0),
+                    });
                 }
                 Resolved::Cpus(cpus)
             }

@@ -481,8 +481,32 @@ fn empty_cpuset_is_bad_param() {
 fn cpuset_with_no_pu_of_the_machine_is_bad_param() {
     let t = reference_machine();
     let e = run(&t, &Query::from_cpuset(&cpus("16-31"))).unwrap_err();
-    assert_eq!(e, DistanceError::CpusetOutsideTopology);
+    assert_eq!(
+        e,
+        DistanceError::CpusetOutsideTopology {
+            pus: 16,
+            first: 0,
+            last: 15
+        }
+    );
     assert_eq!(e.status(), Status::ERR_BAD_PARAM);
+}
+
+#[test]
+fn no_pu_error_says_which_pus_the_machine_has() {
+    let t = reference_machine();
+    let e = run(&t, &Query::from_cpuset(&cpus("16-31"))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the cpuset names no PU of this topology, whose PUs are 0-15"
+    );
+    // A machine whose PUs have a gap says how many there are and their bounds.
+    let gappy = TopologyBuilder::new(cpus("0-3,8-11")).build().unwrap();
+    let e = run(&gappy, &Query::from_cpuset(&cpus("4-7"))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the cpuset names no PU of this topology, whose 8 PUs lie between 0 and 11"
+    );
 }
 
 #[test]
