@@ -291,11 +291,33 @@ fn execute(args: &Args) -> Result<String, Failure> {
         None => None,
     };
     let topo = load(args)?;
+    if let Some(c) = &cpus {
+        check_cpus_in_machine(c, &topo)?;
+    }
     match args.command {
         Command::Distances => distances(&topo, args, cpus),
         Command::Matrix => matrix(&topo, args),
         Command::Tree => Ok(tree(&topo)),
     }
+}
+
+/// `--cpus` naming PUs the machine lacks is a usage error naming them (a C caller's
+/// cpuset may hold such PUs and they are ignored, DESIGN §3.2; on the command line they
+/// are a typo, and dropping them silently would answer another question).
+fn check_cpus_in_machine(cpus: &CpuSet, topo: &Topology) -> Result<(), Failure> {
+    let machine = topo.machine_cpus();
+    if !cpus.has_outside(machine) {
+        return Ok(());
+    }
+    let outside = CpuSet::from_pus(cpus.iter().filter(|&p| !machine.contains(p)));
+    let (noun, verb) = if outside.len() == 1 {
+        ("PU", "is")
+    } else {
+        ("PUs", "are")
+    };
+    Err(Failure::Usage(format!(
+        "--cpus {cpus}: {noun} {outside} {verb} not in this machine, whose PUs are {machine}"
+    )))
 }
 
 /// The calling process's binding, from `/proc/self/status` (`Cpus_allowed_list`): the
@@ -325,13 +347,27 @@ fn run_query(topo: &Topology, q: &Query<'_>) -> Result<Vec<DeviceDistance>, Fail
 fn distances(topo: &Topology, args: &Args, cpus: Option<CpuSet>) -> Result<String, Failure> {
     let ids: Vec<&str> = args.ids.iter().map(String::as_str).collect();
     let origin_cpus: CpuSet;
+    // What the answer is measured from: a line over the table, a key in JSON.
+    let (from, json_from): (String, (&str, String));
     let mut q = match &args.origin {
-        Some(o) => Query::from_device(o),
+        Some(o) => {
+            from = format!("from device {o}");
+            json_from = ("origin", o.clone());
+            Query::from_device(o)
+        }
         None => {
             origin_cpus = match cpus {
-                Some(c) => c,
-                None => own_binding()?,
+                Some(c) => {
+                    from = format!("from cpus {c}");
+                    c
+                }
+                None => {
+                    let c = own_binding()?;
+                    from = format!("from cpus {c} (this process's binding)");
+                    c
+                }
             };
+            json_from = ("cpus", origin_cpus.to_string());
             Query::from_cpuset(&origin_cpus)
         }
     };
@@ -358,6 +394,7 @@ fn distances(topo: &Topology, args: &Args, cpus: Option<CpuSet>) -> Result<Strin
         let mut out = String::new();
         let mut o = json::Object::new(&mut out);
         o.str("status", "SUCCESS");
+        o.str(json_from.0, &json_from.1);
         let list = o.key("distances");
         list.push('[');
         for (i, (r, d)) in rows.iter().zip(&result).enumerate() {
@@ -379,7 +416,8 @@ fn distances(topo: &Topology, args: &Args, cpus: Option<CpuSet>) -> Result<Strin
         out.push('\n');
         return Ok(out);
     }
-    let mut out = String::new();
+    let mut out = from;
+    out.push('\n');
     let header = ["TYPE", "PCI", "OSNAME", "UUID", "MIN", "MAX"];
     let mut widths = header.map(str::len);
     for r in &rows {

@@ -43,7 +43,9 @@ fn distances_table_is_aligned_with_a_legend() {
     ]));
     assert_eq!((code, err.as_str()), (0, ""));
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 1 + 6 + 1, "{out}");
+    assert_eq!(lines.len(), 1 + 1 + 6 + 1, "{out}");
+    assert_eq!(lines[0], "from cpus 1");
+    let lines = &lines[1..];
     let head = lines[0];
     assert!(head.starts_with("TYPE"), "{out}");
     for col in ["PCI", "OSNAME", "UUID", "MIN", "MAX"] {
@@ -105,7 +107,7 @@ fn distances_json_follows_design_section_7() {
     assert_eq!(
         out.trim_end(),
         concat!(
-            r#"{"status": "SUCCESS", "distances": ["#,
+            r#"{"status": "SUCCESS", "origin": "cuda0", "distances": ["#,
             r#"{"uuid": "gpu://drac-12.grenoble.grid5000.fr::cuda0", "osname": "cuda0", "type": "COPROC", "pci": "0002:01:00.0", "mindist": 0, "maxdist": 0}, "#,
             r#"{"uuid": "gpu://drac-12.grenoble.grid5000.fr::cuda1", "osname": "cuda1", "type": "COPROC", "pci": "0003:01:00.0", "mindist": 50, "maxdist": 50}, "#,
             r#"{"uuid": "gpu://drac-12.grenoble.grid5000.fr::cuda2", "osname": "cuda2", "type": "COPROC", "pci": "000a:01:00.0", "mindist": 66, "maxdist": 66}, "#,
@@ -137,7 +139,7 @@ fn json_pci_is_null_without_pci_and_the_hostname_option_applies() {
     assert_eq!(
         out.trim_end(),
         concat!(
-            r#"{"status": "SUCCESS", "distances": ["#,
+            r#"{"status": "SUCCESS", "cpus": "0-3", "distances": ["#,
             r#"{"uuid": "blk://n\"1::sda", "osname": "sda", "type": "BLOCK", "pci": "0000:00:1f.2", "mindist": 0, "maxdist": 0}, "#,
             r#"{"uuid": "blk://n\"1::dax0.0", "osname": "dax0.0", "type": "BLOCK", "pci": null, "mindist": 0, "maxdist": 0}]}"#
         )
@@ -206,19 +208,110 @@ fn default_cpus_are_the_process_binding() {
         .expect("taskset (util-linux) runs");
     let given = run(&[&["distances", "--source", &f, "--cpus", &last][..], &json].concat());
     assert_eq!(text(&pinned).0, text(&given).0);
-    // And a binding this topology lacks is the core's PMIX_ERR_BAD_PARAM.
-    let (out, _, code) = text(&run(&[
-        "distances",
-        "--source",
-        &xml("24em64t-2n6c2t-pci.xml"),
-        "--cpus",
-        "100",
-        "--format",
-        "json",
-    ]));
-    assert_eq!(code, 2);
+}
+
+#[test]
+fn cpus_outside_the_machine_are_a_usage_error_naming_them() {
+    let f = xml("24em64t-2n6c2t-pci.xml");
+    let (out, err, code) = text(&run(&["distances", "--source", &f, "--cpus", "1,999999"]));
+    assert_eq!(code, 64, "{out}{err}");
+    assert!(
+        err.starts_with(
+            "pmix-topo: --cpus 1,999999: PU 999999 is not in this machine, whose PUs are 0-23\n"
+        ),
+        "{err}"
+    );
+    let (_, err, code) = text(&run(&["distances", "--source", &f, "--cpus", "100-103"]));
+    assert_eq!(code, 64);
+    assert!(
+        err.contains("PUs 100-103 are not in this machine, whose PUs are 0-23"),
+        "{err}"
+    );
+    // The matrix and tree take no --cpus; a list inside the machine is accepted.
+    let (_, _, code) = text(&run(&["distances", "--source", &f, "--cpus", "0-23"]));
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn default_binding_outside_the_topology_is_bad_param_naming_its_pus() {
+    // A one-package machine whose PUs are 8-11: this test process is bound to cpus
+    // the machine does not have only if its binding misses 8-11, so pin it to cpu 0.
+    let dir = pmix_testkit::TempDir::new("topo-pus-8-11");
+    let file = dir.0.join("pus-8-11.xml");
+    std::fs::write(
+        &file,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<topology version="2.0">
+  <object type="Machine" os_index="0" cpuset="0x00000f00" complete_cpuset="0x00000f00">
+    <object type="Package" os_index="0" cpuset="0x00000f00">
+      <object type="Bridge" bridge_type="0-1" depth="0" bridge_pci="0000:[00-01]">
+        <object type="PCIDev" pci_busid="0000:00:02.0" pci_type="0200 [8086:1521] [0000:0000] 01">
+          <object type="OSDev" name="eth0" osdev_type="2"/>
+        </object>
+      </object>
+    </object>
+  </object>
+</topology>
+"#,
+    )
+    .unwrap();
+    let source = format!("xml:{}", file.display());
+    let out = Command::new("taskset")
+        .args(["-c", "0", env!("CARGO_BIN_EXE_pmix-topo"), "distances"])
+        .args(["--source", &source, "--format", "json"])
+        .output()
+        .expect("taskset (util-linux) runs");
+    let (out, err, code) = text(&out);
+    assert_eq!(code, 2, "{out}{err}");
     assert!(
         out.starts_with(r#"{"status": "PMIX_ERR_BAD_PARAM", "code": -27, "message": "#),
+        "{out}"
+    );
+    assert!(out.contains("whose PUs are 8-11"), "{out}");
+    // Given on the command line, the same cpu is a usage error instead.
+    let (_, err, code) = text(&run(&["distances", "--source", &source, "--cpus", "0"]));
+    assert_eq!(code, 64);
+    assert!(
+        err.contains("PU 0 is not in this machine, whose PUs are 8-11"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_table_says_what_it_measured_from() {
+    let f = xml("24em64t-2n6c2t-pci.xml");
+    let (out, _, code) = text(&run(&["distances", "--source", &f, "--cpus", "0,2"]));
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("from cpus 0,2"), "{out}");
+    let (out, _, code) = text(&run(&["distances", "--source", &f, "--origin", "eth0"]));
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("from device eth0"), "{out}");
+    let (out, _, code) = text(&run(&["distances", "--source", &f]));
+    assert_eq!(code, 0);
+    let first = out.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!("from cpus {} (this process's binding)", own_cpus()),
+        "{out}"
+    );
+    // In JSON, the same fact is a key.
+    let json = ["--format", "json"];
+    let (out, _, _) = text(&run(&[
+        &["distances", "--source", &f, "--cpus", "0-1"][..],
+        &json,
+    ]
+    .concat()));
+    assert!(
+        out.starts_with(r#"{"status": "SUCCESS", "cpus": "0-1", "distances": ["#),
+        "{out}"
+    );
+    let (out, _, _) = text(&run(&[
+        &["distances", "--source", &f, "--origin", "eth0"][..],
+        &json,
+    ]
+    .concat()));
+    assert!(
+        out.starts_with(r#"{"status": "SUCCESS", "origin": "eth0", "distances": ["#),
         "{out}"
     );
 }
@@ -420,18 +513,9 @@ fn pmix_errors_exit_2_with_their_status() {
             "PMIX_ERR_NOT_FOUND",
             -46,
         ),
-        (
-            // The machine has 32 PUs: a cpuset naming none of them.
-            &[
-                "distances",
-                "--source",
-                &xml("32em64t-2n8c2t-pci-wholeio.xml"),
-                "--cpus",
-                "999",
-            ],
-            "PMIX_ERR_BAD_PARAM",
-            -27,
-        ),
+        // A cpuset naming no PU of the machine is BAD_PARAM when it is this process's
+        // binding (default_binding_outside_the_topology_is_bad_param_naming_its_pus);
+        // given with --cpus it is a usage error (cpus_outside_the_machine_are_…).
         (
             &["matrix", "--source", &xml("16amd64-4distances.xml")],
             "PMIX_ERR_NOT_FOUND",
