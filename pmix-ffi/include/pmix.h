@@ -13,6 +13,10 @@
  *    nothing.
  *  - After PMIx_Progress_thread_stop, distance and topology calls return
  *    PMIX_ERR_NOT_AVAILABLE.
+ *  - PMIx_Progress_thread_stop and the last finalize refuse new requests at once, then
+ *    return only when every callback accepted before has run; when several threads
+ *    stop or finalize at once, each of them waits so: no callback runs after any of
+ *    them returned.
  *  - The checks come in that order (INIT, WOULD_BLOCK, NOT_AVAILABLE), before any
  *    argument is looked at; then NULL or malformed arguments are PMIX_ERR_BAD_PARAM.
  *  - No call crashes on a NULL pointer; an internal panic becomes PMIX_ERROR.
@@ -38,9 +42,11 @@ extern "C" {
  * PMIX_ERR_WOULD_BLOCK (from a callback). */
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
 
-/* Drops one init reference; the last one runs every accepted callback, stops the
- * progress thread and ends the instance. info is checked as PMIx_Init's, otherwise
- * unused. Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK (from a callback). */
+/* Drops one init reference; the last one refuses new requests, runs every accepted
+ * callback, stops the progress thread and ends the instance, and returns after that.
+ * info is checked as PMIx_Init's, otherwise unused. Errors: PMIX_ERR_INIT (when the
+ * last finalize is under way on another thread: after its callbacks have run),
+ * PMIX_ERR_WOULD_BLOCK (from a callback). */
 PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo);
 
 /* 1 between init and the last finalize, else 0. */
@@ -66,14 +72,23 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpu
                                                  pmix_device_distance_t *distances[],
                                                  size_t *ndist);
 
-/* The non-blocking form: arguments are checked and copied before it returns (they need
- * not outlive the call); PMIX_SUCCESS means accepted, and then cbfunc runs exactly once,
- * on the progress thread, with the final status. On success dist belongs to the
- * library: call release_fn(release_cbdata) when done with it (release_fn is NULL when
- * dist is NULL). A NULL cbfunc behaves as the blocking form and discards the result.
- * Immediate errors: as PMIx_Compute_distances, except NOT_FOUND and the query's own
- * BAD_PARAMs (ambiguous ORIGIN, cpuset outside the topology, bad type mask), which
- * reach cbfunc. */
+/* The non-blocking form only accepts the request: the library's state is checked and
+ * the arguments are checked and copied before it returns (they need not outlive the
+ * call); loading the topology on first use, finding the caller's own binding and the
+ * query run on the progress thread. PMIX_SUCCESS means accepted, and then cbfunc runs
+ * exactly once, on the progress thread, with the final status. On success dist belongs
+ * to the library: call release_fn(release_cbdata) when done with it (release_fn is NULL
+ * when dist is NULL). A NULL cbfunc behaves as the blocking form and discards the
+ * result.
+ * Returned at once (no callback): PMIX_ERR_INIT, PMIX_ERR_NOT_AVAILABLE,
+ * PMIX_ERR_BAD_PARAM for the arguments themselves (ninfo > 0 with NULL info, a key
+ * without NUL, a known key with a wrong value type, an empty or unterminated string, a
+ * zero or unknown type mask, ORIGIN twice, a foreign or stale topo/cpuset),
+ * PMIX_ERR_NOT_SUPPORTED (an unknown key flagged PMIX_INFO_REQD).
+ * Passed to cbfunc (as OpenPMIx does with errors found after acceptance):
+ * PMIX_ERR_UNREACH (no local topology or cpuset, no server), PMIX_ERR_NOT_FOUND, the
+ * query's own PMIX_ERR_BAD_PARAMs (ambiguous ORIGIN, a cpuset empty or outside the
+ * topology), PMIX_ERR_NOMEM, and PMIX_ERROR if the computation failed inside. */
 PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                     pmix_info_t info[], size_t ninfo,
                                                     pmix_device_dist_cbfunc_t cbfunc,
@@ -114,11 +129,12 @@ PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t *d);
 /* Frees one entry's uuid and osname and clears them. */
 PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
 
-/* Stops the progress thread after it has run every callback already accepted (always,
- * as with PMIX_PROGRESS_THREAD_FLUSH true in newer OpenPMIx); afterwards distance and
- * topology calls return PMIX_ERR_NOT_AVAILABLE. info is ignored. Called from a callback
- * it prints the PMIX_ERR_WOULD_BLOCK diagnostic and does nothing; before init it does
- * nothing. Newer OpenPMIx only. */
+/* Refuses new requests at once (afterwards distance and topology calls return
+ * PMIX_ERR_NOT_AVAILABLE), then returns when the progress thread has run every callback
+ * already accepted and stopped (always, as with PMIX_PROGRESS_THREAD_FLUSH true in newer
+ * OpenPMIx), also when another thread's stop or last finalize is under way. info is
+ * ignored. Called from a callback it prints the PMIX_ERR_WOULD_BLOCK diagnostic and
+ * does nothing; before init it does nothing. Newer OpenPMIx only. */
 PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
 
 /* The text of a status ("NOT-FOUND"), as OpenPMIx 4.2.2's; "ERROR STRING NOT FOUND" for

@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use pmix::{DistanceRequest, Distances, DistancesCallback, Mode, Pmix, PmixError, global};
+use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
 use pmix_core::{CpuSet, DeviceDistance, Status, Topology};
 
 use crate::boundary::{BAD_PARAM, Res, c_strdup, status_boundary, value_boundary};
@@ -209,11 +209,16 @@ struct CbData(*mut c_void);
 // progress thread) makes whatever it points to the caller's responsibility.
 unsafe impl Send for CbData {}
 
-/// What `release_fn` frees.
-struct Release {
+/// A C array of entries made on the progress thread for the callback: `malloc`ed
+/// memory owned by whoever holds this, so it may move between threads.
+struct CArray {
     arr: *mut pmix_device_distance_t,
     n: usize,
 }
+
+// SAFETY: the array and its strings are `malloc`ed memory that nothing else references
+// until the callback receives them; moving that ownership to another thread is sound.
+unsafe impl Send for CArray {}
 
 /// The `release_fn` handed to a distance callback: frees the array it was given.
 ///
@@ -226,31 +231,30 @@ unsafe extern "C" fn release_distances(cbdata: *mut c_void) {
         }
         // SAFETY: `cbdata` came from `Box::into_raw` in `deliver` and is released once
         // (caller's contract).
-        let r = unsafe { Box::from_raw(cbdata.cast::<Release>()) };
+        let r = unsafe { Box::from_raw(cbdata.cast::<CArray>()) };
         // SAFETY: `r.arr` is the malloc'ed array of `r.n` entries built by `to_c_array`.
         unsafe { free_array(r.arr, r.n) };
     })
 }
 
-/// Calls the C callback with a result, on the progress thread.
-fn deliver(
-    cb: unsafe extern "C" fn(
-        pmix_status_t,
-        *mut pmix_device_distance_t,
-        usize,
-        *mut c_void,
-        crate::types::pmix_release_cbfunc_t,
-        *mut c_void,
-    ),
-    cbdata: CbData,
-    result: Result<Distances, pmix::Error>,
-) {
-    let outcome = result
-        .map_err(|e| e.status())
-        .and_then(|d| to_c_array(d.topology(), d.entries()));
-    match outcome {
-        Ok((arr, n)) => {
-            let rel = Box::into_raw(Box::new(Release { arr, n }));
+/// The C callback's type, without the `Option`.
+type DistCallback = unsafe extern "C" fn(
+    pmix_status_t,
+    *mut pmix_device_distance_t,
+    usize,
+    *mut c_void,
+    crate::types::pmix_release_cbfunc_t,
+    *mut c_void,
+);
+
+/// Calls the C callback, on the progress thread, exactly once: with the array (and
+/// `release_fn`) on success, else with the status (`PMIX_ERROR` when the computation
+/// panicked) and no array.
+fn deliver(cb: DistCallback, cbdata: CbData, result: Result<Result<CArray, Status>, pmix::Error>) {
+    match result.map_err(|e| e.status()).and_then(|r| r) {
+        Ok(array) => {
+            let (arr, n) = (array.arr, array.n);
+            let rel = Box::into_raw(Box::new(array));
             // SAFETY: the caller's callback, called once with the arguments its type
             // describes; `arr` stays valid until it calls `release_fn(rel)`.
             unsafe {
@@ -280,16 +284,23 @@ fn deliver(
     }
 }
 
-/// `PMIx_Compute_distances_nb`: arguments are checked and copied before it returns;
-/// `PMIX_SUCCESS` means accepted, and `cbfunc` then runs exactly once on the progress
-/// thread with the final status. A NULL `cbfunc` behaves as the blocking form (results
-/// discarded).
+/// `PMIx_Compute_distances_nb`: only *accepts* the request. The library's state is
+/// checked, and the arguments (`info`, `topo`, `cpuset`) are checked and copied, before
+/// it returns; loading the topology on first use, resolving the
+/// caller's own cpuset and the query happen on the progress thread, and `cbfunc` then
+/// runs there exactly once with the final status. `PMIX_SUCCESS` means accepted. A
+/// NULL `cbfunc` behaves as the blocking form (results discarded).
 ///
 /// # Errors
-/// Returned at once (no callback): as [`PMIx_Compute_distances`] up to the argument
-/// checks, and `PMIX_ERR_UNREACH`. The query's own errors (`PMIX_ERR_NOT_FOUND`, an
-/// ambiguous origin, a cpuset outside the topology, …) reach `cbfunc` instead; with a
-/// NULL `cbfunc` they are returned.
+/// Returned at once (no callback): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`
+/// (`PMIX_ERR_WOULD_BLOCK` only with a NULL `cbfunc`), and the argument errors of
+/// [`PMIx_Compute_distances`]: `PMIX_ERR_BAD_PARAM` (`ninfo > 0` with NULL `info`, a
+/// malformed directive, a foreign or stale `topo`/`cpuset`), `PMIX_ERR_NOT_SUPPORTED`.
+/// Everything found after acceptance reaches `cbfunc` instead: `PMIX_ERR_UNREACH` (no
+/// local topology or cpuset), the query's own `PMIX_ERR_NOT_FOUND` and
+/// `PMIX_ERR_BAD_PARAM` (ambiguous origin, a cpuset outside the topology, …),
+/// `PMIX_ERR_NOMEM`, and `PMIX_ERROR` if the computation panicked. With a NULL
+/// `cbfunc` all of them are returned.
 ///
 /// # Safety
 /// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info` (only during the call);
@@ -320,8 +331,12 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
                 .map_err(|e| e.status());
         };
         let cbdata = CbData(cbdata);
-        let callback: DistancesCallback = Box::new(move |result| deliver(cb, cbdata, result));
-        inst.compute_distances_nb(&req, Some(callback))
+        // The conversion to C memory is part of the computation: if it panics, the
+        // callback still runs, with PMIX_ERROR.
+        let convert = |t: &Arc<Topology>, e: &[DeviceDistance]| {
+            to_c_array(t, e).map(|(arr, n)| CArray { arr, n })
+        };
+        inst.compute_distances_nb_with(&req, convert, move |result| deliver(cb, cbdata, result))
             .map_err(|e| e.status())
     })
 }

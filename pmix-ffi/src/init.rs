@@ -96,10 +96,13 @@ pub unsafe extern "C" fn PMIx_tool_init(
     status_boundary(|| unsafe { init(Role::Tool, "PMIx_tool_init", proc_, info, ninfo) })
 }
 
-/// `PMIx_Finalize`: drops one init reference; the last stops the progress thread.
+/// `PMIx_Finalize`: drops one init reference; the last refuses new requests at once,
+/// then returns when the progress thread has run every accepted callback and stopped.
 ///
 /// # Errors
-/// `PMIX_ERR_INIT` (not initialised), `PMIX_ERR_WOULD_BLOCK` (on the progress thread),
+/// `PMIX_ERR_INIT` (not initialised; if the last finalize is under way on another
+/// thread, once its callbacks have all run), `PMIX_ERR_WOULD_BLOCK` (on the progress
+/// thread),
 /// then `PMIX_ERR_BAD_PARAM` / `PMIX_ERR_NOT_SUPPORTED` for `info` as [`PMIx_Init`].
 ///
 /// # Safety
@@ -108,8 +111,13 @@ pub unsafe extern "C" fn PMIx_tool_init(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
     status_boundary(|| {
-        // INIT first: before init, a malformed info does not matter.
-        let inst = global::get().map_err(|e| e.status())?;
+        // INIT first: before init, a malformed info does not matter. When the last
+        // finalize is still running its callbacks on another thread, wait for it, so
+        // that no callback runs after this returns either.
+        let inst = global::get().map_err(|e| {
+            global::wait_for_ending();
+            e.status()
+        })?;
         refuse_on_progress_thread(&inst, "PMIx_Finalize")?;
         // SAFETY: forwarded from the caller.
         let infos = unsafe { info_slice(info, ninfo) }?;
@@ -134,16 +142,16 @@ pub extern "C" fn PMIx_Initialized() -> c_int {
     value_boundary(0, || c_int::from(global::is_initialized()))
 }
 
-/// `PMIx_Progress_thread_stop`: stops the progress thread once it has run every
-/// accepted callback. `info` is ignored. Before init: nothing happens; from a callback:
-/// the `PMIX_ERR_WOULD_BLOCK` diagnostic, and nothing happens.
+/// `PMIx_Progress_thread_stop`: refuses new requests at once, then returns when the
+/// progress thread has run every accepted callback and stopped, also when a stop or
+/// the last finalize is already under way on another thread. `info` is ignored. Before
+/// init: nothing happens; from a callback: the `PMIX_ERR_WOULD_BLOCK` diagnostic, and
+/// nothing happens.
 #[unsafe(no_mangle)]
 pub extern "C" fn PMIx_Progress_thread_stop(_info: *const pmix_info_t, _ninfo: usize) {
     value_boundary((), || {
-        if let Ok(inst) = global::get() {
-            // The void signature has no way to report WOULD_BLOCK beyond the
-            // diagnostic the runtime prints.
-            let _ = inst.stop_progress();
-        }
+        // The void signature has no way to report INIT or WOULD_BLOCK beyond the
+        // diagnostic the runtime prints.
+        let _ = global::stop_progress("PMIx_Progress_thread_stop");
     })
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use pmix_core::{CpuSet, Device, DeviceDistance, DeviceTypes, Origin, Query, Topology};
+use pmix_core::{CpuSet, Device, DeviceDistance, DeviceTypes, Query, Topology};
 
 use crate::error::Error;
 
@@ -69,32 +69,41 @@ impl Distances {
 }
 
 /// An owned copy of a request, for the non-blocking form: the caller's arguments may
-/// die as soon as the call returns.
+/// die as soon as the call returns. Nothing is resolved yet: a missing topology or
+/// cpuset is looked up on the progress thread.
 pub(crate) struct OwnedRequest {
-    pub(crate) topology: Arc<Topology>,
-    pub(crate) cpuset: Option<CpuSet>,
-    pub(crate) types: Option<DeviceTypes>,
-    pub(crate) ids: Vec<String>,
-    pub(crate) origin: Option<String>,
+    topology: Option<Arc<Topology>>,
+    cpuset: Option<CpuSet>,
+    types: Option<DeviceTypes>,
+    ids: Vec<String>,
+    origin: Option<String>,
 }
 
 impl OwnedRequest {
-    /// Answers the request on its topology.
-    pub(crate) fn run(self) -> Result<Distances, Error> {
+    /// Copies what `req` borrows (the cpuset only when no origin makes it moot).
+    pub(crate) fn copy(req: &DistanceRequest<'_>) -> OwnedRequest {
+        OwnedRequest {
+            topology: req.topology.cloned(),
+            cpuset: match req.origin {
+                Some(_) => None,
+                None => req.cpuset.cloned(),
+            },
+            types: req.types,
+            ids: req.ids.iter().map(|s| (*s).to_owned()).collect(),
+            origin: req.origin.map(str::to_owned),
+        }
+    }
+
+    /// Hands `f` the request as a borrowed [`DistanceRequest`] again.
+    pub(crate) fn with_request<R>(&self, f: impl FnOnce(&DistanceRequest<'_>) -> R) -> R {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
-        let origin = match (&self.origin, &self.cpuset) {
-            (Some(name), _) => Origin::Device(name),
-            (None, Some(c)) => Origin::Cpuset(c),
-            // The runtime resolves the caller's own cpuset before queuing.
-            (None, None) => return Err(Error::BadParam("no cpuset and no origin".into())),
-        };
-        let query = Query {
+        f(&DistanceRequest {
+            topology: self.topology.as_ref(),
+            cpuset: self.cpuset.as_ref(),
             types: self.types,
             ids: &ids,
-            origin,
-        };
-        let entries = query_vec(&self.topology, &query)?;
-        Ok(Distances::new(self.topology, entries))
+            origin: self.origin.as_deref(),
+        })
     }
 }
 

@@ -41,6 +41,10 @@ pub enum Error {
     /// (`PMIX_ERROR`).
     #[error("{0}")]
     Os(String),
+    /// The library failed inside: an accepted request's computation panicked on the
+    /// progress thread (`PMIX_ERROR`). The text says what panicked and why.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl PmixError for Error {
@@ -53,7 +57,7 @@ impl PmixError for Error {
             Error::BadParam(_) => Status::ERR_BAD_PARAM,
             Error::NotSupported(_) => Status::ERR_NOT_SUPPORTED,
             Error::Distance(e) => e.status(),
-            Error::Os(_) => Status::ERROR,
+            Error::Os(_) | Error::Internal(_) => Status::ERROR,
         }
     }
 }

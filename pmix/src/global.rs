@@ -5,18 +5,45 @@
 //! instance ends (its progress thread stopped) at the last one. An init while an
 //! instance exists keeps that instance and its role, whatever role it asks for. After
 //! the last finalize a new init starts a fresh instance.
+//!
+//! **Stoppers wait.** The last finalize takes the instance out of the process-wide slot
+//! at once (later calls get `PMIX_ERR_INIT`), then waits, outside the lock, while the
+//! progress thread runs the callbacks it had accepted (they may call in and get
+//! `PMIX_ERR_INIT`). Meanwhile the instance is *ending*: a [`stop_progress`] or
+//! [`finalize`] on another thread waits for it too, so none of them returns while a
+//! callback still runs. Nothing waits on a progress thread (a callback cannot wait for
+//! its own thread, and a rule with no exception cannot deadlock two instances).
 
-use std::sync::{PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::error::Error;
 use crate::instance::{InitOptions, Pmix, Role, would_block};
+use crate::progress;
 
-struct Global {
+struct Live {
     instance: Pmix,
     refs: usize,
 }
 
-static GLOBAL: RwLock<Option<Global>> = RwLock::new(None);
+struct Global {
+    /// The instance between its first init and its last finalize.
+    live: Option<Live>,
+    /// Instances whose last finalize is still running their accepted callbacks.
+    ending: Vec<Pmix>,
+}
+
+static GLOBAL: RwLock<Global> = RwLock::new(Global {
+    live: None,
+    ending: Vec::new(),
+});
+
+fn read() -> RwLockReadGuard<'static, Global> {
+    GLOBAL.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write() -> RwLockWriteGuard<'static, Global> {
+    GLOBAL.write().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Initialises the process-wide instance, or adds a reference to the existing one.
 ///
@@ -24,16 +51,16 @@ static GLOBAL: RwLock<Option<Global>> = RwLock::new(None);
 /// [`Error::WouldBlock`] (diagnostic naming `call`) on the instance's progress thread;
 /// [`Pmix::init`]'s errors for a new instance.
 pub fn init(role: Role, options: InitOptions, call: &'static str) -> Result<Pmix, Error> {
-    let mut g = GLOBAL.write().unwrap_or_else(PoisonError::into_inner);
-    if let Some(g) = g.as_mut() {
-        if g.instance.on_progress_thread() {
+    let mut g = write();
+    if let Some(live) = g.live.as_mut() {
+        if live.instance.on_progress_thread() {
             return Err(would_block(call));
         }
-        g.refs += 1;
-        return Ok(g.instance.clone());
+        live.refs += 1;
+        return Ok(live.instance.clone());
     }
     let instance = Pmix::init(role, options)?;
-    *g = Some(Global {
+    g.live = Some(Live {
         instance: instance.clone(),
         refs: 1,
     });
@@ -43,48 +70,88 @@ pub fn init(role: Role, options: InitOptions, call: &'static str) -> Result<Pmix
 /// The process-wide instance.
 ///
 /// # Errors
-/// [`Error::Init`] before init or after the last finalize.
+/// [`Error::Init`] before init or after the last finalize began.
 pub fn get() -> Result<Pmix, Error> {
-    GLOBAL
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
+    read()
+        .live
         .as_ref()
-        .map(|g| g.instance.clone())
+        .map(|l| l.instance.clone())
         .ok_or(Error::Init)
 }
 
 /// `true` between an init and the last finalize.
 pub fn is_initialized() -> bool {
-    GLOBAL
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_some()
+    read().live.is_some()
 }
 
-/// Drops one reference; the last one finalises the instance (its progress thread runs
-/// every accepted callback, then stops).
+/// Waits until every instance whose last finalize is still running its accepted
+/// callbacks has stopped. Returns at once on any progress thread. For callers that
+/// found no instance ([`get`] said [`Error::Init`]) and must not return while a
+/// finalize on another thread still runs callbacks (`PMIx_Finalize` called twice at
+/// once).
+pub fn wait_for_ending() {
+    if progress::on_any_progress_thread() {
+        return;
+    }
+    let ending = read().ending.clone();
+    for instance in &ending {
+        instance.wait_stopped();
+    }
+}
+
+/// Drops one reference; the last one finalises the instance: it returns once the
+/// progress thread has run every accepted callback and stopped.
 ///
 /// # Errors
-/// [`Error::Init`] when not initialised; [`Error::WouldBlock`] (diagnostic naming
+/// [`Error::Init`] when not initialised (after [`wait_for_ending`], so a finalize racing
+/// the last one returns no earlier than it); [`Error::WouldBlock`] (diagnostic naming
 /// `call`) on the instance's progress thread, where nothing changes.
 pub fn finalize(call: &'static str) -> Result<(), Error> {
     let last = {
-        let mut g = GLOBAL.write().unwrap_or_else(PoisonError::into_inner);
-        let Some(state) = g.as_mut() else {
+        let mut g = write();
+        let Some(live) = g.live.as_mut() else {
+            drop(g);
+            wait_for_ending();
             return Err(Error::Init);
         };
-        if state.instance.on_progress_thread() {
+        if live.instance.on_progress_thread() {
             return Err(would_block(call));
         }
-        state.refs -= 1;
-        if state.refs > 0 {
+        live.refs -= 1;
+        if live.refs > 0 {
             return Ok(());
         }
-        g.take().map(|s| s.instance)
+        let instance = g.live.take().map(|l| l.instance);
+        if let Some(i) = &instance {
+            g.ending.push(i.clone());
+        }
+        instance
     };
-    // Joined outside the lock: callbacks still running may call in (and get INIT).
-    match last {
-        Some(instance) => instance.finalize_as(call),
-        None => Ok(()),
+    // Drained outside the lock: callbacks still running may call in (and get INIT).
+    let Some(instance) = last else {
+        return Ok(());
+    };
+    let result = instance.finalize_as(call);
+    write().ending.retain(|p| !p.same_instance(&instance));
+    result
+}
+
+/// `PMIx_Progress_thread_stop` on the process-wide instance: refuses new requests at
+/// once, then returns when every accepted callback has run (also those of an instance
+/// whose last finalize is still running them).
+///
+/// # Errors
+/// [`Error::Init`] before init or after the last finalize began (after
+/// [`wait_for_ending`]); [`Error::WouldBlock`] (diagnostic naming `call`) on the
+/// instance's progress thread, where nothing changes.
+pub fn stop_progress(call: &'static str) -> Result<(), Error> {
+    let live = read().live.as_ref().map(|l| l.instance.clone());
+    if live.as_ref().is_some_and(Pmix::on_progress_thread) {
+        return Err(would_block(call));
+    }
+    wait_for_ending();
+    match live {
+        Some(instance) => instance.stop_progress_as(call),
+        None => Err(Error::Init),
     }
 }

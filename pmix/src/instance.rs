@@ -10,7 +10,7 @@ use pmix_core::{CpuSet, DeviceDistance, Origin, Query, Topology};
 use crate::distances::{DistanceRequest, Distances, OwnedRequest, with_answer};
 use crate::error::{Error, LoadError};
 use crate::os::{self, BindEnvelope};
-use crate::progress::Progress;
+use crate::progress::{Job, Progress};
 use crate::relay::Relay;
 use crate::topology;
 
@@ -68,12 +68,83 @@ pub struct Pmix {
 struct Inner {
     role: Role,
     proc_id: ProcId,
+    finalized: AtomicBool,
+    local: Arc<Local>,
+    progress: Progress,
+}
+
+/// What a query answered in this process needs: the topology (loaded once, on first
+/// use) and the way to the server. Shared with the progress thread's jobs, which load
+/// the topology and resolve the caller's cpuset there; the jobs hold this, not the
+/// instance, so a queued job never keeps the progress thread itself alive.
+struct Local {
     hostname: Option<String>,
     source_name: String,
-    finalized: AtomicBool,
     topology: OnceLock<Result<Arc<Topology>, LoadError>>,
-    progress: Progress,
     relay: Relay,
+}
+
+impl Local {
+    /// The topology, loaded on first use.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] when it cannot be loaded (and no server can be asked).
+    fn topology(&self) -> Result<Arc<Topology>, Error> {
+        let loaded = self.topology.get_or_init(|| {
+            topology::load(&self.source_name, self.hostname.as_deref()).map(Arc::new)
+        });
+        match loaded {
+            Ok(t) => Ok(Arc::clone(t)),
+            Err(e) => Err(self.relay.unreachable(format!("no local topology ({e})"))),
+        }
+    }
+
+    /// The process's binding.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] when the OS does not tell (and no server can be asked).
+    fn own_cpuset(&self, envelope: BindEnvelope) -> Result<CpuSet, Error> {
+        os::binding(envelope).map_err(|e| {
+            self.relay
+                .unreachable(format!("no cpuset for this process ({e})"))
+        })
+    }
+
+    /// Answers `req` in this process and hands the entries, with the topology that
+    /// names their devices, to `f`: the request's topology, else the instance's (loaded
+    /// now if need be); from its origin, else its cpuset, else the process's binding.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] without a topology or a cpuset; the query's own error.
+    fn answer<R>(
+        &self,
+        req: &DistanceRequest<'_>,
+        f: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R,
+    ) -> Result<R, Error> {
+        let own_topo;
+        let topo = match req.topology {
+            Some(t) => t,
+            None => {
+                own_topo = self.topology()?;
+                &own_topo
+            }
+        };
+        let own_cpus;
+        let origin = match (req.origin, req.cpuset) {
+            (Some(name), _) => Origin::Device(name),
+            (None, Some(c)) => Origin::Cpuset(c),
+            (None, None) => {
+                own_cpus = self.own_cpuset(BindEnvelope::Process)?;
+                Origin::Cpuset(&own_cpus)
+            }
+        };
+        let query = Query {
+            types: req.types,
+            ids: req.ids,
+            origin,
+        };
+        with_answer(topo, &query, |entries| f(topo, entries))
+    }
 }
 
 impl std::fmt::Debug for Pmix {
@@ -81,7 +152,7 @@ impl std::fmt::Debug for Pmix {
         f.debug_struct("Pmix")
             .field("role", &self.inner.role)
             .field("proc", &self.inner.proc_id)
-            .field("source", &self.inner.source_name)
+            .field("source", &self.inner.local.source_name)
             .field("finalized", &self.is_finalized())
             .finish()
     }
@@ -137,12 +208,14 @@ impl Pmix {
             inner: Arc::new(Inner {
                 role,
                 proc_id: ProcId { nspace, rank: 0 },
-                hostname: options.hostname,
-                source_name,
                 finalized: AtomicBool::new(false),
-                topology: OnceLock::new(),
+                local: Arc::new(Local {
+                    hostname: options.hostname,
+                    source_name,
+                    topology: OnceLock::new(),
+                    relay,
+                }),
                 progress: Progress::start()?,
-                relay,
             }),
         })
     }
@@ -159,7 +232,7 @@ impl Pmix {
 
     /// The topology source name chosen at init (`xml:/path`, `sysfs`).
     pub fn source_name(&self) -> &str {
-        &self.inner.source_name
+        &self.inner.local.source_name
     }
 
     /// `true` once [`Pmix::finalize`] has run.
@@ -172,7 +245,9 @@ impl Pmix {
         self.inner.progress.is_current()
     }
 
-    /// `true` once the progress engine has been stopped.
+    /// `true` once a stop of the progress engine has begun (by
+    /// [`Pmix::stop_progress`] or [`Pmix::finalize`]): new requests are refused from
+    /// then on, while those accepted before still run.
     pub fn progress_stopped(&self) -> bool {
         self.inner.progress.is_stopped()
     }
@@ -200,12 +275,15 @@ impl Pmix {
         Ok(())
     }
 
-    /// Finalises the instance: stops the progress thread once every accepted callback
-    /// has run; afterwards every call on any clone returns [`Error::Init`].
+    /// Finalises the instance: refuses new requests at once, then returns when every
+    /// callback accepted before has run and the progress thread has stopped;
+    /// afterwards every call on any clone returns [`Error::Init`]. Concurrent stops and
+    /// finalizes all wait for the same end: none returns while a callback still runs.
     ///
     /// # Errors
-    /// [`Error::Init`] if already finalised; [`Error::WouldBlock`] on the progress
-    /// thread (it would wait for itself).
+    /// [`Error::Init`] if already finalised (after waiting for that finalize's callbacks
+    /// when it is still running them); [`Error::WouldBlock`] on the progress thread (it
+    /// would wait for itself), where nothing changes.
     #[doc(alias = "PMIx_Finalize")]
     #[doc(alias = "PMIx_tool_finalize")]
     pub fn finalize(&self) -> Result<(), Error> {
@@ -214,35 +292,56 @@ impl Pmix {
 
     /// [`Pmix::finalize`], naming `call` in the diagnostic.
     pub(crate) fn finalize_as(&self, call: &'static str) -> Result<(), Error> {
-        if self.is_finalized() {
-            return Err(Error::Init);
-        }
         if self.on_progress_thread() {
-            return Err(would_block(call));
+            return Err(if self.is_finalized() {
+                Error::Init
+            } else {
+                would_block(call)
+            });
         }
-        if self.inner.finalized.swap(true, Ordering::AcqRel) {
-            return Err(Error::Init);
-        }
+        let already = self.inner.finalized.swap(true, Ordering::AcqRel);
+        // The first finalize stops the engine; a later one waits for that stop to end.
         self.inner.progress.stop();
-        Ok(())
+        if already { Err(Error::Init) } else { Ok(()) }
     }
 
-    /// Stops the progress engine after it has run every callback already accepted;
-    /// afterwards distance calls return [`Error::NotAvailable`]. Idempotent.
+    /// Stops the progress engine: refuses new requests at once (afterwards distance
+    /// calls return [`Error::NotAvailable`]), then returns when every callback accepted
+    /// before has run. Idempotent; concurrent stops and finalizes all wait for the same
+    /// end.
     ///
     /// # Errors
-    /// [`Error::Init`] after finalize; [`Error::WouldBlock`] on the progress thread
-    /// (stopping joins the thread).
+    /// [`Error::Init`] after finalize (once that finalize's callbacks have all run);
+    /// [`Error::WouldBlock`] on the progress thread (stopping waits for the thread),
+    /// where nothing changes.
     #[doc(alias = "PMIx_Progress_thread_stop")]
     pub fn stop_progress(&self) -> Result<(), Error> {
-        if self.is_finalized() {
-            return Err(Error::Init);
-        }
+        self.stop_progress_as("PMIx_Progress_thread_stop")
+    }
+
+    /// [`Pmix::stop_progress`], naming `call` in the diagnostic.
+    pub(crate) fn stop_progress_as(&self, call: &'static str) -> Result<(), Error> {
+        let finalized = self.is_finalized();
         if self.on_progress_thread() {
-            return Err(would_block("PMIx_Progress_thread_stop"));
+            return Err(if finalized {
+                Error::Init
+            } else {
+                would_block(call)
+            });
         }
         self.inner.progress.stop();
-        Ok(())
+        if finalized { Err(Error::Init) } else { Ok(()) }
+    }
+
+    /// `true` when both handles are the same instance.
+    pub(crate) fn same_instance(&self, other: &Pmix) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Waits until the progress engine has stopped, beginning the stop if nobody has:
+    /// for the process-wide instance's waiters. Returns at once on the progress thread.
+    pub(crate) fn wait_stopped(&self) {
+        self.inner.progress.stop();
     }
 
     /// The instance's topology, loaded on first use from [`Pmix::source_name`].
@@ -254,28 +353,25 @@ impl Pmix {
     #[doc(alias = "PMIx_Load_topology")]
     pub fn topology(&self) -> Result<Arc<Topology>, Error> {
         self.admit("PMIx_Load_topology", Mode::Blocking)?;
-        self.local_topology()
+        self.inner.local.topology()
     }
 
     /// The topology if it is already loaded (no load is attempted, no check made).
     pub fn loaded_topology(&self) -> Option<&Arc<Topology>> {
-        self.inner.topology.get().and_then(|r| r.as_ref().ok())
+        self.inner
+            .local
+            .topology
+            .get()
+            .and_then(|r| r.as_ref().ok())
     }
 
     /// Why the topology could not be loaded, if it was tried and failed.
     pub fn topology_error(&self) -> Option<&LoadError> {
-        self.inner.topology.get().and_then(|r| r.as_ref().err())
-    }
-
-    fn local_topology(&self) -> Result<Arc<Topology>, Error> {
-        let inner = &self.inner;
-        let loaded = inner.topology.get_or_init(|| {
-            topology::load(&inner.source_name, inner.hostname.as_deref()).map(Arc::new)
-        });
-        match loaded {
-            Ok(t) => Ok(Arc::clone(t)),
-            Err(e) => Err(inner.relay.unreachable(format!("no local topology ({e})"))),
-        }
+        self.inner
+            .local
+            .topology
+            .get()
+            .and_then(|r| r.as_ref().err())
     }
 
     /// The PUs this process (or the calling thread) is bound to.
@@ -288,15 +384,7 @@ impl Pmix {
         if self.is_finalized() {
             return Err(Error::Init);
         }
-        self.own_cpuset(envelope)
-    }
-
-    fn own_cpuset(&self, envelope: BindEnvelope) -> Result<CpuSet, Error> {
-        os::binding(envelope).map_err(|e| {
-            self.inner
-                .relay
-                .unreachable(format!("no cpuset for this process ({e})"))
-        })
+        self.inner.local.own_cpuset(envelope)
     }
 
     /// Computes distances on the calling thread (no thread hop) and hands the entries,
@@ -315,7 +403,7 @@ impl Pmix {
         f: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R,
     ) -> Result<R, Error> {
         self.admit("PMIx_Compute_distances", Mode::Blocking)?;
-        self.answer_locally(req, f)
+        self.inner.local.answer(req, f)
     }
 
     /// The blocking form: computes distances on the calling thread.
@@ -327,40 +415,14 @@ impl Pmix {
         self.compute_distances_with(req, |t, e| Distances::new(Arc::clone(t), e.to_vec()))
     }
 
-    fn answer_locally<R>(
-        &self,
-        req: &DistanceRequest<'_>,
-        f: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R,
-    ) -> Result<R, Error> {
-        let own_topo;
-        let topo = match req.topology {
-            Some(t) => t,
-            None => {
-                own_topo = self.local_topology()?;
-                &own_topo
-            }
-        };
-        let own_cpus;
-        let origin = match (req.origin, req.cpuset) {
-            (Some(name), _) => Origin::Device(name),
-            (None, Some(c)) => Origin::Cpuset(c),
-            (None, None) => {
-                own_cpus = self.own_cpuset(BindEnvelope::Process)?;
-                Origin::Cpuset(&own_cpus)
-            }
-        };
-        let query = Query {
-            types: req.types,
-            ids: req.ids,
-            origin,
-        };
-        with_answer(topo, &query, |entries| f(topo, entries))
-    }
-
-    /// The non-blocking form. With a callback, the request is checked and copied, the
-    /// caller's location resolved, and the answer computed on the progress thread,
-    /// which then runs `callback` exactly once with it; `Ok(())` means accepted, and
-    /// the callback runs if and only if the call returned `Ok(())`.
+    /// The non-blocking form. With a callback, the call only *accepts* the request: it
+    /// makes the checks of [`Pmix::admit`] and copies the request, on the caller's
+    /// thread. Everything else happens on the progress thread: loading the topology on
+    /// first use, resolving the caller's own cpuset, the query; then `callback` runs
+    /// there exactly once with the result. `Ok(())` means accepted, and the callback
+    /// runs if and only if the call returned `Ok(())`. Errors found after acceptance
+    /// ([`Error::Unreach`] without a topology or cpuset, the query's own errors) reach
+    /// the callback, as in OpenPMIx.
     ///
     /// Without a callback it behaves as the blocking form (named
     /// `PMIx_Compute_distances_nb` in the diagnostic): it computes on the calling
@@ -368,50 +430,71 @@ impl Pmix {
     /// deliver them).
     ///
     /// # Errors
-    /// As [`Pmix::admit`] (`Mode::Blocking` when `callback` is `None`);
-    /// [`Error::Unreach`] when the request cannot be answered locally and there is no
-    /// server; without a callback, also the query's own error.
+    /// As [`Pmix::admit`] (`Mode::Blocking` when `callback` is `None`), and
+    /// [`Error::Init`] / [`Error::NotAvailable`] when a finalize / stop begins before
+    /// the request is queued; without a callback, also the blocking form's errors.
     #[doc(alias = "PMIx_Compute_distances_nb")]
     pub fn compute_distances_nb(
         &self,
         req: &DistanceRequest<'_>,
         callback: Option<DistancesCallback>,
     ) -> Result<(), Error> {
-        const CALL: &str = "PMIx_Compute_distances_nb";
         let Some(callback) = callback else {
-            self.admit(CALL, Mode::Blocking)?;
-            return self.answer_locally(req, |_, _| ());
+            self.admit("PMIx_Compute_distances_nb", Mode::Blocking)?;
+            return self.inner.local.answer(req, |_, _| ());
         };
-        self.admit(CALL, Mode::NonBlocking)?;
-        let topology = match req.topology {
-            Some(t) => Arc::clone(t),
-            None => self.local_topology()?,
-        };
-        let cpuset = match (req.origin, req.cpuset) {
-            (Some(_), _) => None,
-            (None, Some(c)) => Some(c.clone()),
-            (None, None) => Some(self.own_cpuset(BindEnvelope::Process)?),
-        };
-        let owned = OwnedRequest {
-            topology,
-            cpuset,
-            types: req.types,
-            ids: req.ids.iter().map(|s| (*s).to_owned()).collect(),
-            origin: req.origin.map(str::to_owned),
-        };
-        self.inner
-            .progress
-            .post(Box::new(move || callback(owned.run())))
+        self.compute_distances_nb_with(
+            req,
+            |t, e| Distances::new(Arc::clone(t), e.to_vec()),
+            callback,
+        )
     }
 
-    /// Runs `job` on the progress thread (for callbacks of the layers above).
+    /// The non-blocking form for callers that convert the entries themselves (the C
+    /// ABI): as [`Pmix::compute_distances_nb`] with a callback, with `convert` run on
+    /// the progress thread as part of the computation, so its result (or the error)
+    /// goes to `callback`. If the computation (`convert` included) panics, `callback`
+    /// gets [`Error::Internal`] (`PMIX_ERROR`); if `callback` panics, the panic is
+    /// reported on stderr and `callback` is not run again.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] ([`Mode::NonBlocking`]); [`Error::Init`] /
+    /// [`Error::NotAvailable`] when a finalize / stop begins before the request is
+    /// queued. Then `callback` does not run.
+    #[doc(alias = "PMIx_Compute_distances_nb")]
+    pub fn compute_distances_nb_with<R: 'static>(
+        &self,
+        req: &DistanceRequest<'_>,
+        convert: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R + Send + 'static,
+        callback: impl FnOnce(Result<R, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Compute_distances_nb", Mode::NonBlocking)?;
+        let owned = OwnedRequest::copy(req);
+        let local = Arc::clone(&self.inner.local);
+        self.queue(Job::request(
+            move || owned.with_request(|req| local.answer(req, convert)),
+            callback,
+        ))
+    }
+
+    /// Runs `job` on the progress thread (for callbacks of the layers above). A panic
+    /// in it is reported on stderr.
     ///
     /// # Errors
     /// [`Error::Init`] after finalize; [`Error::NotAvailable`] once the progress engine
     /// is stopped (the job is dropped unrun).
     pub fn post(&self, job: impl FnOnce() + Send + 'static) -> Result<(), Error> {
         self.admit("post", Mode::NonBlocking)?;
-        self.inner.progress.post(Box::new(job))
+        self.queue(Job::plain(job))
+    }
+
+    /// Queues `job` unless a stop has begun since [`Pmix::admit`]: then
+    /// [`Error::Init`] if it is a finalize, else [`Error::NotAvailable`].
+    fn queue(&self, job: Job) -> Result<(), Error> {
+        self.inner
+            .progress
+            .post(job)
+            .map_err(|e| if self.is_finalized() { Error::Init } else { e })
     }
 }
 

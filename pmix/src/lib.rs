@@ -28,11 +28,20 @@
 //!
 //! A blocking query answered locally runs on the caller's thread, with no thread hop
 //! and no allocation beyond what the caller asks for ([`Pmix::compute_distances_with`]).
-//! A non-blocking query is checked and copied on the caller's thread, computed on the
-//! progress thread, and its callback runs exactly once, if and only if the call
-//! returned `Ok(())`. A request that cannot be answered locally (no topology, no
-//! cpuset) would go to the local server; until the relay exists it is
-//! [`Error::Unreach`].
+//! A non-blocking query is only *accepted* on the caller's thread (the checks above,
+//! and a copy of the request); loading the topology on first use, resolving the
+//! caller's own cpuset and the query itself happen on the progress thread, and the
+//! callback runs there exactly once, if and only if the call returned `Ok(())`. Errors
+//! found after acceptance (no topology, the query's own) reach the callback, as in
+//! OpenPMIx; a computation that panics reaches it as [`Error::Internal`]
+//! (`PMIX_ERROR`). A request that cannot be answered locally (no topology, no cpuset)
+//! would go to the local server; until the relay exists it is [`Error::Unreach`].
+//!
+//! **Stopping.** The progress engine is one state machine, Running → Draining →
+//! Stopped: [`Pmix::stop_progress`] and [`Pmix::finalize`] refuse new requests at once,
+//! and every stopper, however many run at once, returns only when every accepted
+//! callback has run. On the progress thread they answer [`Error::WouldBlock`] instead
+//! (they would wait for themselves).
 //!
 //! ```
 //! use pmix::{DistanceRequest, InitOptions, Pmix, Role};

@@ -1,15 +1,36 @@
 //! The progress thread: one per instance, it runs every callback.
 //!
-//! Jobs (closures) are queued on a channel and run in order. Stopping closes the channel
-//! and joins the thread, which first runs every job already accepted, so a request that
-//! was accepted always gets its callback. After a stop, [`Progress::post`] refuses new
-//! jobs with [`Error::NotAvailable`].
+//! The engine is one state machine, kept under one mutex:
+//!
+//! ```text
+//!   Running ──stop──▶ Draining ──last accepted job done──▶ Stopped
+//! ```
+//!
+//! - **Running**: [`Progress::post`] accepts jobs; the thread runs them in order.
+//! - **Draining**: a stop has begun. `post` refuses ([`Error::NotAvailable`]); the thread
+//!   runs every job accepted before the stop.
+//! - **Stopped**: the thread has finished the last accepted job; no job will ever run
+//!   again.
+//!
+//! Every stopper waits until Stopped, however many stop at once (the old engine let the
+//! second stopper return while the first was still joining, so a callback could run
+//! after `PMIx_Finalize` returned). The one exception is a stop made *on* the progress
+//! thread (an instance dropped inside one of its own callbacks): waiting there would
+//! wait for itself, so it only begins draining. The public calls never get that far:
+//! they answer `PMIX_ERR_WOULD_BLOCK` on the progress thread (DESIGN §6).
+//!
+//! A [`Job`] carries its own completion: the computation's result (or
+//! [`Error::Internal`] if it panicked) goes to the completion exactly once, and a panic
+//! in the completion (the user's callback) is caught and reported on stderr, never
+//! retried. So a callback runs exactly once for every accepted request.
 
+use std::any::Any;
 use std::cell::Cell;
+use std::collections::VecDeque;
+use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Sender, channel};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 
 use crate::error::Error;
@@ -23,40 +44,181 @@ thread_local! {
     static CURRENT: Cell<u64> = const { Cell::new(0) };
 }
 
-/// A unit of work for the progress thread.
-pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
+/// `true` on the progress thread of any instance.
+pub(crate) fn on_any_progress_thread() -> bool {
+    CURRENT.with(|c| c.get()) != 0
+}
+
+/// The text of a panic payload.
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+/// Writes one line on stderr in one write, ignoring failure (a closed stderr must not
+/// become a second panic).
+fn report(line: &str) {
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// A unit of work for the progress thread. It never unwinds into the engine: whatever
+/// panics inside is caught and turned into a completion or a report.
+pub(crate) struct Job(Box<dyn FnOnce() + Send + 'static>);
+
+impl Job {
+    /// A request: `compute` runs on the progress thread, then `complete` gets its result
+    /// exactly once. If `compute` panics, `complete` gets [`Error::Internal`] (the C
+    /// ABI passes `PMIX_ERROR` to the user's callback). If `complete` itself panics, the
+    /// panic is reported on stderr and `complete` is not run again.
+    pub(crate) fn request<T: 'static>(
+        compute: impl FnOnce() -> Result<T, Error> + Send + 'static,
+        complete: impl FnOnce(Result<T, Error>) + Send + 'static,
+    ) -> Job {
+        Job(Box::new(move || {
+            let result = catch_unwind(AssertUnwindSafe(compute)).unwrap_or_else(|p| {
+                Err(Error::Internal(format!(
+                    "the computation panicked on the progress thread: {}",
+                    panic_text(p.as_ref())
+                )))
+            });
+            if let Err(p) = catch_unwind(AssertUnwindSafe(move || complete(result))) {
+                report(&format!(
+                    "pmix-rs: a callback panicked on the progress thread ({}); it is not run again\n",
+                    panic_text(p.as_ref())
+                ));
+            }
+        }))
+    }
+
+    /// A job of the layers above, with no result to deliver: a panic in it is reported
+    /// on stderr.
+    pub(crate) fn plain(f: impl FnOnce() + Send + 'static) -> Job {
+        Job(Box::new(move || {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
+                report(&format!(
+                    "pmix-rs: a job panicked on the progress thread ({})\n",
+                    panic_text(p.as_ref())
+                ));
+            }
+        }))
+    }
+
+    fn run(self) {
+        // `request` and `plain` catch every panic of the caller's code; this outer guard
+        // only keeps the engine alive should that ever change.
+        let _ = catch_unwind(AssertUnwindSafe(self.0));
+    }
+}
+
+/// Where the engine is (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Running,
+    Draining,
+    Stopped,
+}
+
+/// The state and the accepted jobs, under one lock.
+struct Engine {
+    state: State,
+    queue: VecDeque<Job>,
+}
+
+/// What the thread and the stoppers share.
+struct Shared {
+    engine: Mutex<Engine>,
+    /// Wakes the thread: a job was queued, or a stop began.
+    work: Condvar,
+    /// Wakes the stoppers: the state became Stopped.
+    stopped: Condvar,
+    /// `false` once the state has left Running: a lock-free mirror for
+    /// [`Progress::is_stopped`], read on every call (written under the lock).
+    accepting: AtomicBool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Engine> {
+        // No user code runs under this lock, so it cannot be poisoned by a callback.
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Marks the engine Stopped when the thread's loop ends, however it ends, so stoppers
+/// are never left waiting.
+struct StopOnExit<'a>(&'a Shared);
+
+impl Drop for StopOnExit<'_> {
+    fn drop(&mut self) {
+        let mut engine = self.0.lock();
+        engine.state = State::Stopped;
+        self.0.accepting.store(false, Ordering::Release);
+        self.0.stopped.notify_all();
+    }
+}
+
+/// The thread's loop: run queued jobs in order; once draining and the queue is empty,
+/// become Stopped.
+fn run_engine(shared: &Shared) {
+    let _stopped = StopOnExit(shared);
+    let mut engine = shared.lock();
+    loop {
+        if let Some(job) = engine.queue.pop_front() {
+            drop(engine);
+            job.run();
+            engine = shared.lock();
+            continue;
+        }
+        if engine.state != State::Running {
+            // Draining with nothing left: `StopOnExit` marks Stopped and wakes stoppers.
+            return;
+        }
+        engine = shared
+            .work
+            .wait(engine)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+}
 
 /// An instance's progress thread.
 pub(crate) struct Progress {
-    sender: Mutex<Option<Sender<Job>>>,
+    shared: Arc<Shared>,
     handle: Mutex<Option<JoinHandle<()>>>,
     id: u64,
-    stopped: AtomicBool,
 }
 
 impl Progress {
     /// Starts the thread.
+    ///
+    /// # Errors
+    /// [`Error::Os`] when the OS refuses a thread.
     pub(crate) fn start() -> Result<Progress, Error> {
-        let (tx, rx) = channel::<Job>();
+        let shared = Arc::new(Shared {
+            engine: Mutex::new(Engine {
+                state: State::Running,
+                queue: VecDeque::new(),
+            }),
+            work: Condvar::new(),
+            stopped: Condvar::new(),
+            accepting: AtomicBool::new(true),
+        });
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let for_thread = Arc::clone(&shared);
         let handle = thread::Builder::new()
             .name("pmix-progress".into())
             .spawn(move || {
                 CURRENT.with(|c| c.set(id));
-                for job in rx {
-                    // A panicking job must not take the thread (and every later
-                    // callback) with it.
-                    if catch_unwind(AssertUnwindSafe(job)).is_err() {
-                        eprintln!("pmix-rs: a callback panicked on the progress thread");
-                    }
-                }
+                run_engine(&for_thread);
             })
             .map_err(|e| Error::Os(format!("cannot start the progress thread: {e}")))?;
         Ok(Progress {
-            id,
-            sender: Mutex::new(Some(tx)),
+            shared,
             handle: Mutex::new(Some(handle)),
-            stopped: AtomicBool::new(false),
+            id,
         })
     }
 
@@ -65,45 +227,58 @@ impl Progress {
         CURRENT.with(|c| c.get()) == self.id
     }
 
-    /// `true` once [`Progress::stop`] has begun.
+    /// `true` once a stop has begun (Draining or Stopped).
     pub(crate) fn is_stopped(&self) -> bool {
-        self.stopped.load(Ordering::Acquire)
+        !self.shared.accepting.load(Ordering::Acquire)
     }
 
-    /// Queues `job`.
+    /// Queues `job` if the engine is Running.
     ///
     /// # Errors
-    /// [`Error::NotAvailable`] once the thread is stopped (the job is dropped unrun).
+    /// [`Error::NotAvailable`] once a stop has begun (the job is dropped unrun).
     pub(crate) fn post(&self, job: Job) -> Result<(), Error> {
-        let guard = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
-        match guard.as_ref() {
-            Some(tx) if !self.is_stopped() => tx.send(job).map_err(|_| Error::NotAvailable),
-            _ => Err(Error::NotAvailable),
+        let mut engine = self.shared.lock();
+        if engine.state != State::Running {
+            return Err(Error::NotAvailable);
         }
+        engine.queue.push_back(job);
+        drop(engine);
+        self.shared.work.notify_one();
+        Ok(())
     }
 
-    /// Stops the thread after it has run every job already queued, and joins it. Called
-    /// on the progress thread itself, it only closes the queue (the thread ends after
-    /// the current job); callers that must not do that check [`Progress::is_current`]
-    /// first. Idempotent.
+    /// Stops the engine: refuses new jobs at once, then waits until the thread has run
+    /// every job accepted before, and reaps it. Any number of threads may stop at once;
+    /// each returns only when no job will run again. Called on the progress thread itself
+    /// it only begins draining (the thread ends after the current job and the rest of the
+    /// queue): it cannot wait for itself. Idempotent.
     pub(crate) fn stop(&self) {
-        self.stopped.store(true, Ordering::Release);
-        drop(
-            self.sender
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
+        let mut engine = self.shared.lock();
+        if engine.state == State::Running {
+            engine.state = State::Draining;
+            self.shared.accepting.store(false, Ordering::Release);
+            self.shared.work.notify_one();
+        }
         if self.is_current() {
             return;
         }
+        while engine.state != State::Stopped {
+            engine = self
+                .shared
+                .stopped
+                .wait(engine)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(engine);
+        // Stopped is set as the thread's last act, so every stopper may return now;
+        // whoever finds the handle also reaps the thread.
         let handle = self
             .handle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         if let Some(h) = handle {
-            // The thread catches job panics, so join only fails if it was killed.
+            // Jobs never unwind into the loop, so the thread ends normally.
             let _ = h.join();
         }
     }
@@ -118,8 +293,13 @@ impl Drop for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use std::sync::atomic::AtomicUsize;
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
+
+    fn plain(f: impl FnOnce() + Send + 'static) -> Job {
+        Job::plain(f)
+    }
 
     #[test]
     fn jobs_run_in_order_on_the_thread_and_stop_drains() {
@@ -127,7 +307,7 @@ mod tests {
         let log = Arc::new(Mutex::new(Vec::new()));
         for i in 0..50 {
             let (p2, log2) = (Arc::clone(&p), Arc::clone(&log));
-            p.post(Box::new(move || {
+            p.post(plain(move || {
                 assert!(p2.is_current());
                 log2.lock().unwrap().push(i);
             }))
@@ -137,7 +317,7 @@ mod tests {
         p.stop();
         assert_eq!(*log.lock().unwrap(), (0..50).collect::<Vec<_>>());
         assert!(p.is_stopped());
-        assert!(matches!(p.post(Box::new(|| ())), Err(Error::NotAvailable)));
+        assert!(matches!(p.post(plain(|| ())), Err(Error::NotAvailable)));
         p.stop(); // idempotent
     }
 
@@ -145,13 +325,111 @@ mod tests {
     fn a_panicking_job_does_not_kill_the_thread() {
         let p = Progress::start().unwrap();
         let n = Arc::new(AtomicUsize::new(0));
-        p.post(Box::new(|| panic!("boom"))).unwrap();
+        p.post(plain(|| panic!("boom"))).unwrap();
         let n2 = Arc::clone(&n);
-        p.post(Box::new(move || {
+        p.post(plain(move || {
             n2.fetch_add(1, Ordering::SeqCst);
         }))
         .unwrap();
         p.stop();
         assert_eq!(n.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_panicking_computation_completes_with_an_internal_error_exactly_once() {
+        let p = Progress::start().unwrap();
+        let (tx, rx) = channel();
+        p.post(Job::request(
+            || -> Result<u32, Error> { panic!("injected") },
+            move |r| tx.send(r).unwrap(),
+        ))
+        .unwrap();
+        p.stop();
+        let r = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        match r {
+            Err(Error::Internal(text)) => assert!(text.contains("injected"), "{text}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(rx.try_recv().is_err(), "completed twice");
+    }
+
+    #[test]
+    fn a_panicking_completion_runs_once_and_later_jobs_still_run() {
+        let p = Progress::start().unwrap();
+        let runs = Arc::new(AtomicUsize::new(0));
+        let r2 = Arc::clone(&runs);
+        p.post(Job::request(
+            || Ok(7),
+            move |r: Result<i32, Error>| {
+                assert_eq!(r.unwrap(), 7);
+                r2.fetch_add(1, Ordering::SeqCst);
+                panic!("the user's callback panics");
+            },
+        ))
+        .unwrap();
+        let after = Arc::new(AtomicUsize::new(0));
+        let a2 = Arc::clone(&after);
+        p.post(plain(move || {
+            a2.fetch_add(1, Ordering::SeqCst);
+        }))
+        .unwrap();
+        p.stop();
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        assert_eq!(after.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn every_stopper_waits_for_the_running_job() {
+        // A job that sleeps; two stoppers start while it runs. Neither may return
+        // before the job has finished.
+        let p = Arc::new(Progress::start().unwrap());
+        let (started_tx, started_rx) = channel();
+        let finished = Arc::new(AtomicBool::new(false));
+        let f2 = Arc::clone(&finished);
+        p.post(plain(move || {
+            started_tx.send(()).unwrap();
+            thread::sleep(Duration::from_millis(30));
+            f2.store(true, Ordering::SeqCst);
+        }))
+        .unwrap();
+        started_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let (done_tx, done_rx) = channel();
+        for _ in 0..2 {
+            let (p, finished, done) = (Arc::clone(&p), Arc::clone(&finished), done_tx.clone());
+            thread::spawn(move || {
+                p.stop();
+                done.send(finished.load(Ordering::SeqCst)).unwrap();
+            });
+        }
+        for _ in 0..2 {
+            let saw_finished = done_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+            assert!(saw_finished, "a stopper returned while the job still ran");
+        }
+    }
+
+    #[test]
+    fn a_stop_on_the_progress_thread_drains_without_waiting_for_itself() {
+        let p = Arc::new(Progress::start().unwrap());
+        let (tx, rx) = channel();
+        let (go_tx, go_rx) = channel::<()>();
+        let p2 = Arc::clone(&p);
+        let tx2 = tx.clone();
+        p.post(plain(move || {
+            go_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+            p2.stop(); // must return: it cannot wait for its own thread
+            tx2.send("stopper returned").unwrap();
+        }))
+        .unwrap();
+        // Accepted before the stop began: it still runs, after the stopping job.
+        p.post(plain(move || tx.send("queued job ran").unwrap()))
+            .unwrap();
+        go_tx.send(()).unwrap();
+        let got: Vec<_> = (0..2)
+            .map(|_| rx.recv_timeout(Duration::from_secs(10)).unwrap())
+            .collect();
+        assert_eq!(got, ["stopper returned", "queued job ran"]);
+        assert!(p.is_stopped());
+        assert!(matches!(p.post(plain(|| ())), Err(Error::NotAvailable)));
+        p.stop();
     }
 }

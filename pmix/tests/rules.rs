@@ -318,11 +318,11 @@ fn without_a_topology_requests_are_unreachable() {
         } else {
             assert!(text.contains("not connected"), "{text}");
         }
-        // The non-blocking form refuses it at once: no callback.
-        let e = p
-            .compute_distances_nb(&req, Some(Box::new(|_| panic!("must not run"))))
-            .unwrap_err();
+        // The non-blocking form accepts it (the topology is loaded on the progress
+        // thread) and the callback gets the same error, with the same explanation.
+        let e = nb(&p, &req).unwrap_err();
         assert_eq!(e.status(), Status::ERR_UNREACH);
+        assert_eq!(e.to_string(), text);
         assert_eq!(p.topology().unwrap_err().status(), Status::ERR_UNREACH);
         assert!(p.topology_error().is_some());
         p.finalize().unwrap();

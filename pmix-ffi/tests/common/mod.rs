@@ -70,10 +70,20 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// Runs `cmd`, panicking with its output if it fails to start.
+#[path = "../../../pmix/tests/common/child.rs"]
+mod child;
+
+#[allow(unused_imports)]
+pub use child::{child_test, output_within};
+
+/// The longest any one command of these tests may run (a C program under valgrind
+/// takes seconds; a hang fails the test instead of the suite).
+pub const COMMAND_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Runs `cmd` within [`COMMAND_LIMIT`], panicking if it fails to start or is still
+/// running then (it is killed).
 pub fn output(cmd: &mut Command) -> Output {
-    cmd.output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+    output_within(cmd, COMMAND_LIMIT)
 }
 
 /// Panics with the command's output unless it succeeded.
