@@ -20,6 +20,12 @@
  *  - The checks come in that order (INIT, WOULD_BLOCK, NOT_AVAILABLE), before any
  *    argument is looked at; then NULL or malformed arguments are PMIX_ERR_BAD_PARAM.
  *  - No call crashes on a NULL pointer; an internal panic becomes PMIX_ERROR.
+ *  - A count no array can have (ninfo * sizeof(pmix_info_t), or n entries of
+ *    pmix_device_distance_t, beyond PTRDIFF_MAX bytes) is PMIX_ERR_BAD_PARAM, read
+ *    nothing (PMIx_Device_distance_free: frees nothing; _create: NULL).
+ *  - Cpusets and topologies the library fills hold keys that are never reused: a copy
+ *    of one destructed (or from a finalized instance) stays PMIX_ERR_BAD_PARAM, even
+ *    after the library made new objects in the memory the old one had.
  */
 #ifndef PMIX_RS_PMIX_H
 #define PMIX_RS_PMIX_H
@@ -37,8 +43,9 @@ extern "C" {
  * info: PMIX_HOSTNAME (char*) names the host in device uuids. The topology is read on
  * first use from $PMIX_TOPOLOGY (sysfs | sysfs:DIR | xml:FILE | hwloc; default sysfs),
  * else from OpenPMIx's $PMIX_MCA_pmix_hwloc_topo_file (an hwloc XML file).
- * Errors: PMIX_ERR_BAD_PARAM (ninfo > 0 with NULL info, a malformed info, a bad
- * hostname), PMIX_ERR_NOT_SUPPORTED (an unknown key flagged PMIX_INFO_REQD),
+ * Errors: PMIX_ERR_BAD_PARAM (ninfo > 0 with NULL info or beyond any array, a
+ * malformed info, a bad hostname), PMIX_ERR_NOT_SUPPORTED (an unknown key flagged
+ * PMIX_INFO_REQD),
  * PMIX_ERR_WOULD_BLOCK (from a callback). */
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
 
@@ -101,7 +108,8 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_
 PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
 
 /* Clears a topology filled by PMIx_Load_topology (the library keeps the topology
- * itself). NULL or foreign: nothing happens. */
+ * itself); a copy of the struct is stale afterwards. NULL or foreign: nothing
+ * happens. */
 PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 
 /* Parses "hwloc:<list>" (PU OS indexes, "0-3,8") or "hwloc:0x<mask>" (hwloc hex mask)
@@ -122,7 +130,8 @@ PMIX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset);
 /* An array of n constructed entries (malloc'ed; NULL for n == 0 or no memory). Newer
  * OpenPMIx only (4.2.2 has the PMIX_DEVICE_DIST_CREATE macro). */
 PMIX_EXPORT pmix_device_distance_t *PMIx_Device_distance_create(size_t n);
-/* Frees each entry's uuid and osname, then the array. NULL: nothing happens. */
+/* Frees each entry's uuid and osname, then the array. NULL, or an n no array can have
+ * (n * sizeof(pmix_device_distance_t) > PTRDIFF_MAX): nothing happens. */
 PMIX_EXPORT void PMIx_Device_distance_free(pmix_device_distance_t *d, size_t n);
 /* Zeroes one entry and sets mindist = maxdist = UINT16_MAX. */
 PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t *d);

@@ -29,6 +29,41 @@ pub(crate) fn value_boundary<T>(fallback: T, body: impl FnOnce() -> T) -> T {
 /// `PMIX_ERR_BAD_PARAM`.
 pub(crate) const BAD_PARAM: Status = Status::ERR_BAD_PARAM;
 
+/// `true` when `n` elements of `T` from `p` can be one Rust slice: `n × size_of::<T>()`
+/// is at most `isize::MAX` bytes and the range does not wrap around the address space.
+/// A C count beyond that cannot describe real memory; forming the slice anyway would be
+/// undefined behaviour, so callers refuse it.
+pub(crate) fn fits_in_a_slice<T>(p: *const T, n: usize) -> bool {
+    n.checked_mul(size_of::<T>())
+        .filter(|&bytes| bytes <= isize::MAX as usize)
+        .and_then(|bytes| (p as usize).checked_add(bytes))
+        .is_some()
+}
+
+/// The C array `p[0..n]` as a slice: the one place a slice is formed from a C pointer
+/// and a C count.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for `n > 0` with a NULL `p`, a `p` not aligned for `T`, or an
+/// `n` that does not [fit in a slice](fits_in_a_slice). `n == 0` is an empty slice
+/// whatever `p` is.
+///
+/// # Safety
+/// A non-NULL `p` with `n > 0` must point to `n` readable, initialised elements that
+/// stay unchanged while the returned borrow lives.
+pub(crate) unsafe fn c_slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], Status> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() || !p.is_aligned() || !fits_in_a_slice(p, n) {
+        return Err(BAD_PARAM);
+    }
+    // SAFETY: `p` is non-NULL and aligned, `n` elements span at most `isize::MAX` bytes
+    // without wrapping (checked above), and the caller guarantees they are readable and
+    // unchanged for `'a`.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
 /// Reads a NUL-terminated string of at most `max` bytes (NUL excluded) without reading
 /// past its NUL or past `max + 1` bytes.
 ///
@@ -85,6 +120,37 @@ mod tests {
         assert_eq!(status_boundary(|| Err(Status::ERR_NOT_FOUND)), -46);
         assert_eq!(status_boundary(|| Ok(())), 0);
         assert_eq!(value_boundary(7, || panic!("x")), 7);
+    }
+
+    #[test]
+    fn counts_beyond_isize_max_bytes_never_form_a_slice() {
+        use crate::types::pmix_info_t;
+        // pmix_info_t: 552 bytes, so the limit is isize::MAX / 552 elements.
+        let info = std::ptr::NonNull::<pmix_info_t>::dangling()
+            .as_ptr()
+            .cast_const();
+        let at_limit = isize::MAX as usize / size_of::<pmix_info_t>();
+        assert!(fits_in_a_slice(info, at_limit));
+        assert!(!fits_in_a_slice(info, at_limit + 1));
+        assert!(!fits_in_a_slice(info, usize::MAX));
+        // Within isize::MAX bytes, but wrapping past the top of the address space.
+        let high = (usize::MAX - 100) as *const u8;
+        assert!(!fits_in_a_slice(high, 200));
+        let words = [1u64, 2, 3, 4];
+        let p = words.as_ptr();
+        // SAFETY: every call but the last is refused before a slice is formed (n == 0
+        // forms an empty one without reading); the last reads `words`.
+        unsafe {
+            assert_eq!(c_slice(info, at_limit + 1).map(<[_]>::len), Err(BAD_PARAM));
+            assert_eq!(c_slice(info, usize::MAX).map(<[_]>::len), Err(BAD_PARAM));
+            let u64_limit = isize::MAX as usize / size_of::<u64>();
+            assert_eq!(c_slice(p, u64_limit + 1), Err(BAD_PARAM));
+            assert_eq!(c_slice(std::ptr::null::<u64>(), 1), Err(BAD_PARAM));
+            assert_eq!(c_slice(std::ptr::null::<u64>(), 0), Ok(&[][..]));
+            let misaligned = p.cast::<u8>().add(1).cast::<u64>();
+            assert_eq!(c_slice(misaligned, 1), Err(BAD_PARAM));
+            assert_eq!(c_slice(p, 4), Ok(&words[..]));
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
 use pmix_core::{CpuSet, DeviceDistance, Status, Topology};
 
-use crate::boundary::{BAD_PARAM, Res, c_strdup, status_boundary, value_boundary};
+use crate::boundary::{BAD_PARAM, Res, c_strdup, fits_in_a_slice, status_boundary, value_boundary};
 use crate::info::{Directives, directives, info_slice};
 use crate::objects::{check_topology, lookup_cpuset};
 use crate::types::{
@@ -68,13 +68,15 @@ unsafe fn decode<'a>(
     Ok(Args { cpuset, dirs })
 }
 
-/// Frees `n` entries' strings and the array (NULL-safe).
+/// Frees `n` entries' strings and the array (NULL-safe). An `n` no array can have
+/// (`n × 32` bytes beyond `isize::MAX`, or wrapping the address space) or a misaligned
+/// `d` is refused: nothing is freed, rather than walking memory that cannot be an array.
 ///
 /// # Safety
 /// `d` is NULL or a `malloc`ed array of at least `n` entries whose strings are NULL or
 /// `malloc`ed.
 unsafe fn free_array(d: *mut pmix_device_distance_t, n: usize) {
-    if d.is_null() {
+    if d.is_null() || !d.is_aligned() || !fits_in_a_slice(d, n) {
         return;
     }
     for k in 0..n {
@@ -152,9 +154,10 @@ fn to_c_array(
 /// # Errors
 /// In this order: `PMIX_ERR_INIT` (not initialised), `PMIX_ERR_WOULD_BLOCK` (on the
 /// progress thread, with its diagnostic), `PMIX_ERR_NOT_AVAILABLE` (progress stopped);
-/// `PMIX_ERR_BAD_PARAM` (NULL `distances`/`ndist`, `ninfo > 0` with NULL `info`, a
-/// malformed directive, a foreign or stale `topo`/`cpuset`, an ambiguous origin, an
-/// empty cpuset or one outside the topology, a bad type mask);
+/// `PMIX_ERR_BAD_PARAM` (NULL `distances`/`ndist`, `ninfo > 0` with NULL `info`, an
+/// `ninfo` beyond any array (`ninfo × sizeof(pmix_info_t) > isize::MAX`), a malformed
+/// directive, a foreign or stale `topo`/`cpuset`, an ambiguous origin, an empty cpuset
+/// or one outside the topology, a bad type mask);
 /// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`);
 /// `PMIX_ERR_NOT_FOUND` (no such origin, nothing selected); `PMIX_ERR_UNREACH` (no local
 /// topology or cpuset, no server); `PMIX_ERR_NOMEM`; `PMIX_ERROR` (an internal panic).
@@ -294,8 +297,9 @@ fn deliver(cb: DistCallback, cbdata: CbData, result: Result<Result<CArray, Statu
 /// # Errors
 /// Returned at once (no callback): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`
 /// (`PMIX_ERR_WOULD_BLOCK` only with a NULL `cbfunc`), and the argument errors of
-/// [`PMIx_Compute_distances`]: `PMIX_ERR_BAD_PARAM` (`ninfo > 0` with NULL `info`, a
-/// malformed directive, a foreign or stale `topo`/`cpuset`), `PMIX_ERR_NOT_SUPPORTED`.
+/// [`PMIx_Compute_distances`]: `PMIX_ERR_BAD_PARAM` (`ninfo > 0` with NULL `info`, an
+/// `ninfo` beyond any array, a malformed directive, a foreign or stale
+/// `topo`/`cpuset`), `PMIX_ERR_NOT_SUPPORTED`.
 /// Everything found after acceptance reaches `cbfunc` instead: `PMIX_ERR_UNREACH` (no
 /// local topology or cpuset), the query's own `PMIX_ERR_NOT_FOUND` and
 /// `PMIX_ERR_BAD_PARAM` (ambiguous origin, a cpuset outside the topology, …),
@@ -341,12 +345,12 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
     })
 }
 
-/// `PMIx_Device_distance_create`: `n` constructed entries, `malloc`ed (NULL for `n == 0`
-/// or when memory is short).
+/// `PMIx_Device_distance_create`: `n` constructed entries, `malloc`ed (NULL for `n == 0`,
+/// for an `n` whose array would exceed `isize::MAX` bytes, or when memory is short).
 #[unsafe(no_mangle)]
 pub extern "C" fn PMIx_Device_distance_create(n: usize) -> *mut pmix_device_distance_t {
     value_boundary(std::ptr::null_mut(), || {
-        if n == 0 {
+        if n == 0 || !fits_in_a_slice(std::ptr::null::<pmix_device_distance_t>(), n) {
             return std::ptr::null_mut();
         }
         // SAFETY: calloc checks `n * size` for overflow; the result is checked for NULL.
@@ -365,6 +369,8 @@ pub extern "C" fn PMIx_Device_distance_create(n: usize) -> *mut pmix_device_dist
 }
 
 /// `PMIx_Device_distance_free`: frees each entry's `uuid` and `osname`, then the array.
+/// NULL: nothing happens. An `n` no array can have (`n × sizeof(pmix_device_distance_t)`
+/// beyond `PTRDIFF_MAX`): nothing is freed.
 ///
 /// # Safety
 /// `d` is NULL or a `malloc`ed array (from this library, `PMIx_Device_distance_create`

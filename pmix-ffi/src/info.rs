@@ -5,14 +5,14 @@
 //!   within [`MAX_STRING`] bytes, zero or unknown type masks: `PMIX_ERR_BAD_PARAM`.
 //! - Unknown keys are ignored unless flagged `PMIX_INFO_REQD`
 //!   (`PMIX_ERR_NOT_SUPPORTED`).
-//! - `ninfo > 0` with a NULL array: `PMIX_ERR_BAD_PARAM`; a NULL array with `ninfo == 0`
-//!   is an empty one.
+//! - `ninfo > 0` with a NULL array, or an `ninfo` whose array would exceed `isize::MAX`
+//!   bytes: `PMIX_ERR_BAD_PARAM`; a NULL array with `ninfo == 0` is an empty one.
 
 use std::ffi::CStr;
 
 use pmix_core::{DeviceTypes, Status};
 
-use crate::boundary::{BAD_PARAM, bounded_str};
+use crate::boundary::{BAD_PARAM, bounded_str, c_slice};
 use crate::types::{
     PMIX_DEVTYPE, PMIX_INFO_REQD, PMIX_MAX_KEYLEN, PMIX_STRING, PMIX_UINT, PMIX_UINT32,
     PMIX_UINT64, pmix_info_t,
@@ -38,7 +38,9 @@ pub(crate) const KEY_TOOL_DO_NOT_CONNECT: &CStr = c"pmix.tool.nocon";
 /// The info array as a slice.
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` for `ninfo > 0` with a NULL `info`.
+/// `PMIX_ERR_BAD_PARAM` for `ninfo > 0` with a NULL or misaligned `info`, or an `ninfo`
+/// so large that `ninfo × sizeof(pmix_info_t)` exceeds `isize::MAX` (no real array is
+/// that long; forming the slice would be undefined behaviour).
 ///
 /// # Safety
 /// A non-NULL `info` must point to `ninfo` readable elements that outlive `'a`.
@@ -46,15 +48,8 @@ pub(crate) unsafe fn info_slice<'a>(
     info: *const pmix_info_t,
     ninfo: usize,
 ) -> Result<&'a [pmix_info_t], Status> {
-    if ninfo == 0 {
-        return Ok(&[]);
-    }
-    if info.is_null() {
-        return Err(BAD_PARAM);
-    }
-    // SAFETY: the caller guarantees `ninfo` readable elements at `info`, which is not
-    // NULL and (being a C array of this type) suitably aligned.
-    Ok(unsafe { std::slice::from_raw_parts(info, ninfo) })
+    // SAFETY: forwarded from the caller.
+    unsafe { c_slice(info, ninfo) }
 }
 
 /// The key of `i`, without its NUL.

@@ -62,7 +62,8 @@ unsafe fn init(
 ///
 /// # Errors
 /// `PMIX_ERR_WOULD_BLOCK` on the progress thread; `PMIX_ERR_BAD_PARAM` (`ninfo > 0`
-/// with NULL `info`, a malformed info, a bad `PMIX_HOSTNAME`);
+/// with NULL `info`, an `ninfo` beyond any array (`ninfo × sizeof(pmix_info_t) >
+/// isize::MAX`), a malformed info, a bad `PMIX_HOSTNAME`);
 /// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`); `PMIX_ERROR`
 /// (no progress thread could be started, or an internal panic).
 ///

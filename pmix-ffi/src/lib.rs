@@ -9,13 +9,16 @@
 //! its C arguments into the runtime's types (`pmix`), calls the runtime, and writes the
 //! answer back in C memory (`malloc`, so C frees it with `free` or the documented
 //! calls). Every function runs its body inside a panic boundary (a panic becomes
-//! `PMIX_ERROR`), never dereferences a NULL pointer, and documents every `unsafe` block.
+//! `PMIX_ERROR`; `tests/boundaries.rs` checks each on the source), never dereferences a
+//! NULL pointer, forms a slice from a C pointer and count only where the count fits
+//! (`× size ≤ isize::MAX`, else `PMIX_ERR_BAD_PARAM`), and documents every `unsafe`
+//! block.
 //!
 //! **Objects.** `pmix_cpuset_t` and `pmix_topology_t` carry the library's own objects:
 //! `source` is the library's static string (checked by address: anything else is
-//! foreign, `PMIX_ERR_BAD_PARAM`), a cpuset's `bitmap` is a key of a registry of live
-//! cpusets (never dereferenced), a topology's `topology` the instance's topology
-//! (compared, never dereferenced). See [`objects`].
+//! foreign, `PMIX_ERR_BAD_PARAM`); a cpuset's `bitmap` and a topology's `topology` are
+//! keys from a counter into registries (never addresses, never dereferenced, never
+//! reused, so a stale struct cannot alias a newer object). See [`objects`].
 //!
 //! **Calls.** Init and finalize ([`init`]), distances and device-distance memory
 //! ([`distances`]), topologies and cpusets ([`location`]), values and infos for the

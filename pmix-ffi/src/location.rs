@@ -35,8 +35,7 @@ pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_
         let t = unsafe { topo.as_mut() }.ok_or(BAD_PARAM)?;
         check_fillable_topology(t)?;
         let loaded = inst.topology().map_err(|e| e.status())?;
-        store_topology(t, &loaded);
-        Ok(())
+        store_topology(t, &loaded)
     })
 }
 
@@ -87,8 +86,7 @@ pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
             CpuSet::parse_list(body)
         }
         .map_err(|_| BAD_PARAM)?;
-        store_cpuset(out, set);
-        Ok(())
+        store_cpuset(out, set)
     })
 }
 
@@ -112,8 +110,7 @@ pub unsafe extern "C" fn PMIx_Get_cpuset(
         let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
         let envelope = BindEnvelope::from_raw(reference).ok_or(BAD_PARAM)?;
         let set = inst.cpuset(envelope).map_err(|e| e.status())?;
-        store_cpuset(out, set);
-        Ok(())
+        store_cpuset(out, set)
     })
 }
 

@@ -30,17 +30,23 @@ pub extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
     })
 }
 
-/// `PMIx_Get_version`: `"pmix-rs <version> (OpenPMIx 4.2.2 API subset)"`, static.
+/// What `PMIx_Get_version` answers should building its text ever fail.
+const VERSION_FALLBACK: &std::ffi::CStr = c"pmix-rs";
+
+/// The version text, built once and never freed.
+static VERSION: LazyLock<CString> = LazyLock::new(|| {
+    CString::new(format!(
+        "pmix-rs {} (OpenPMIx 4.2.2 API subset)",
+        env!("CARGO_PKG_VERSION")
+    ))
+    .unwrap_or_default()
+});
+
+/// `PMIx_Get_version`: `"pmix-rs <version> (OpenPMIx 4.2.2 API subset)"`, static (or
+/// `"pmix-rs"` should building that text ever panic).
 #[unsafe(no_mangle)]
 pub extern "C" fn PMIx_Get_version() -> *const c_char {
-    static VERSION: LazyLock<CString> = LazyLock::new(|| {
-        CString::new(format!(
-            "pmix-rs {} (OpenPMIx 4.2.2 API subset)",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .unwrap_or_default()
-    });
-    VERSION.as_ptr()
+    value_boundary(VERSION_FALLBACK.as_ptr(), || VERSION.as_ptr())
 }
 
 #[cfg(test)]
@@ -57,5 +63,21 @@ mod tests {
             assert_eq!(text.to_str().unwrap(), s.text());
         }
         assert_eq!(UNKNOWN.to_str().unwrap(), UNKNOWN_TEXT);
+    }
+
+    #[test]
+    fn the_version_names_the_library_and_the_api_it_follows() {
+        // SAFETY: PMIx_Get_version returns a static C string.
+        let v = unsafe { CStr::from_ptr(PMIx_Get_version()) }
+            .to_str()
+            .unwrap();
+        assert_eq!(
+            v,
+            format!(
+                "pmix-rs {} (OpenPMIx 4.2.2 API subset)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert!(v.starts_with(VERSION_FALLBACK.to_str().unwrap()));
     }
 }

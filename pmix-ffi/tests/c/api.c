@@ -489,14 +489,26 @@ static void run_main(void)
     PMIx_Cpuset_destruct(&own);
     PMIx_Cpuset_destruct(&thread_cpus);
 
-    /* ---- a second life: init again, and the old topology struct is stale ---- */
+    /* ---- a second life: init again, and the old topology struct is stale, also once
+     * the new instance has loaded its topology, which the allocator may well place
+     * where the first one was (a key compared by address would then pass) ---- */
     CHECK_RC(PMIx_tool_init(&me, NULL, 0), PMIX_SUCCESS);
     CHECK(0 == strncmp(me.nspace, "pmix-rs.tool.", 13));
     CHECK_RC(PMIx_Parse_cpuset_string("hwloc:0x00000001", &cpu0), PMIX_SUCCESS);
     CHECK_RC(both(&stale, &cpu0, NULL, 0, &d, &n), PMIX_ERR_BAD_PARAM);
+    CHECK_RC(PMIx_Load_topology(&topo), PMIX_SUCCESS);
+    CHECK(topo.topology != stale.topology);
+    CHECK_RC(both(&stale, &cpu0, NULL, 0, &d, &n), PMIX_ERR_BAD_PARAM);
+    CHECK_RC(both(&topo, &cpu0, NULL, 0, &d, &n), PMIX_SUCCESS);
+    CHECK(matches(d, n, CPU0_DEFAULT, N(CPU0_DEFAULT)));
+    PMIx_Device_distance_free(d, n);
     CHECK_RC(both(NULL, &cpu0, NULL, 0, &d, &n), PMIX_SUCCESS);
     CHECK(matches(d, n, CPU0_DEFAULT, N(CPU0_DEFAULT)));
     PMIx_Device_distance_free(d, n);
+    /* a destructed topology struct's copy is stale too */
+    stale = topo;
+    PMIx_Topology_destruct(&topo);
+    CHECK_RC(both(&stale, &cpu0, NULL, 0, &d, &n), PMIX_ERR_BAD_PARAM);
     PMIx_Cpuset_destruct(&cpu0);
     CHECK_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
 }

@@ -1,11 +1,14 @@
 /* Hostile input through the C ABI: NULL for every pointer argument, ninfo > 0 with a
- * NULL info, wrong value types, a key without NUL, strings without NUL within bounds,
- * empty strings, garbage cpuset strings, foreign and stale objects. Every call must
+ * NULL info, counts so large that no array can have them, wrong value types, a key
+ * without NUL, strings without NUL within bounds, empty strings, garbage cpuset
+ * strings, foreign and stale objects (also stale ones whose memory the library has
+ * since reused for a new object). Every call must
  * return its documented status and nothing may crash or leak: pmix-ffi/tests/
  * c_programs.rs runs this under valgrind (--error-exitcode=1 --leak-check=full) when
  * it is installed. PMIX_TOPOLOGY=xml:24em64t-2n6c2t-pci.xml. */
 #include <pmix_tool.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -105,6 +108,35 @@ int main(void)
     CHECK_RC(PMIx_Parse_cpuset_string("hwloc:0", &cpu0), PMIX_SUCCESS);
     REFUSED(NULL, &cpu0, NULL, 1, PMIX_ERR_BAD_PARAM);
     CHECK_RC(PMIx_Finalize(NULL, 2), PMIX_ERR_BAD_PARAM);
+
+    /* ---- counts beyond any array: ninfo * sizeof(pmix_info_t) > PTRDIFF_MAX ----
+     * (info points to a real array; only the count lies. Reading that many elements
+     * would run off the end: the count is refused before anything is read.) */
+    {
+        const size_t huge = (size_t) PTRDIFF_MAX / sizeof(pmix_info_t) + 1;
+        pmix_info_t one;
+        PMIX_INFO_CONSTRUCT(&one);
+        REFUSED(NULL, &cpu0, &one, huge, PMIX_ERR_BAD_PARAM);
+        REFUSED(NULL, &cpu0, &one, SIZE_MAX, PMIX_ERR_BAD_PARAM);
+        CHECK_RC(PMIx_Init(NULL, &one, huge), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(PMIx_tool_init(NULL, &one, SIZE_MAX), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(PMIx_Finalize(&one, huge), PMIX_ERR_BAD_PARAM);
+        CHECK(1 == PMIx_Initialized());
+        /* device-distance arrays: no such array is made, none is walked */
+        CHECK(NULL == PMIx_Device_distance_create(SIZE_MAX));
+        CHECK(NULL == PMIx_Device_distance_create((size_t) PTRDIFF_MAX
+                                                  / sizeof(pmix_device_distance_t) + 1));
+        d = PMIx_Device_distance_create(2);
+        CHECK(NULL != d);
+        if (NULL != d) {
+            d[1].uuid = strdup("u");
+            PMIx_Device_distance_free(d, SIZE_MAX); /* refused: nothing freed */
+            PMIx_Device_distance_free(d, (size_t) PTRDIFF_MAX
+                                             / sizeof(pmix_device_distance_t) + 1);
+            CHECK(0 == strcmp(d[1].uuid, "u")); /* still there */
+            PMIx_Device_distance_free(d, 2);   /* the real one: no leak, no double free */
+        }
+    }
 
     /* ---- wrong value types for known keys ---- */
     memset(info, 0, sizeof(info));
@@ -231,6 +263,21 @@ int main(void)
     PMIx_Cpuset_destruct(&stale);
     REFUSED(NULL, &foreign, NULL, 0, PMIX_ERR_BAD_PARAM);
     PMIx_Cpuset_destruct(&foreign); /* double destruct: harmless */
+    /* ... and one whose memory a new cpuset reuses at once: the allocator hands the
+     * freed block straight back (PMIx_Get_cpuset's allocations follow the same path in
+     * the same order), so a registry keyed by address would take the stale copy for
+     * the new cpuset; keys come from a counter instead, never reused */
+    for (i = 0; i < 8; i++) {
+        pmix_cpuset_t fresh, copy;
+        CHECK_RC(PMIx_Parse_cpuset_string("hwloc:0-3", &stale), PMIX_SUCCESS);
+        copy = stale;
+        PMIx_Cpuset_destruct(&stale);
+        CHECK_RC(PMIx_Get_cpuset(&fresh, i % 2 ? PMIX_CPUBIND_THREAD : PMIX_CPUBIND_PROCESS),
+                 PMIX_SUCCESS);
+        CHECK(copy.bitmap != fresh.bitmap);
+        REFUSED(NULL, &copy, NULL, 0, PMIX_ERR_BAD_PARAM);
+        PMIx_Cpuset_destruct(&fresh);
+    }
 
     /* topologies: foreign source, forged pointer */
     forged.source = "hwloc";
