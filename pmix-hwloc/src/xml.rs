@@ -21,13 +21,16 @@
 //! page types and user data are skipped whole. Attributes it does not use are ignored
 //! (hwloc adds new ones over time), but an element or object type it does not know, an
 //! attribute it uses that does not parse, or an object placed where the model cannot
-//! hold it is an [`XmlError`] naming the element and its line.
+//! hold it is an [`XmlError`] naming the element and its line. A document that ends
+//! early is [`XmlErrorKind::Truncated`], saying where the input ends and what was
+//! still open.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 
 use pmix_core::{CpuSet, DeviceTypes, OsDeviceSpec, PciAddr, PmixError, Status, Topology};
+use quick_xml::errors::SyntaxError;
 use quick_xml::events::{BytesStart, Event};
 
 use crate::emit::{Class, Emitter, Located, ModelError, ObjInfo, osdev_type_v2, osdev_type_v3};
@@ -82,11 +85,16 @@ pub enum XmlErrorKind {
     /// The document is not well-formed XML.
     #[error("malformed XML: {0}")]
     Syntax(String),
-    /// The document ended with elements still open.
-    #[error("unexpected end of document ({open} elements still open)")]
+    /// The document ends before it is complete, as a file cut short does: inside a tag,
+    /// comment or declaration, before its `<topology>` element, or with elements still
+    /// open (the root object closed but `</topology>` missing included).
+    #[error("truncated document: the input ends {ends}")]
     Truncated {
         /// How many elements were still open.
         open: usize,
+        /// Where the input ends, in words: inside what, or before what closes, with the
+        /// lines where those start.
+        ends: String,
     },
     /// The bytes are not UTF-8.
     #[error("the document is not UTF-8")]
@@ -396,6 +404,14 @@ fn syntax(e: &quick_xml::Error) -> XmlErrorKind {
     XmlErrorKind::Syntax(e.to_string())
 }
 
+/// "N elements still open", singular for one.
+fn still_open(n: usize) -> String {
+    match n {
+        1 => "1 element still open".to_owned(),
+        n => format!("{n} elements still open"),
+    }
+}
+
 /// The 1-based line of byte `at`.
 fn line_at(text: &[u8], at: usize) -> u32 {
     let at = at.min(text.len());
@@ -601,6 +617,9 @@ struct Parser<'a> {
     format: Format,
     /// Open elements, all kinds.
     depth: usize,
+    /// Where each open element starts (byte offsets), outermost first, for the message
+    /// of a truncated document.
+    open: Vec<u64>,
     /// The open elements that are `<object>`s, as depths: when one closes, the emitter
     /// closes its object.
     object_depths: Vec<usize>,
@@ -625,6 +644,7 @@ impl<'a> Parser<'a> {
             emitter: Emitter::new(),
             format: Format::V2,
             depth: 0,
+            open: Vec::new(),
             object_depths: Vec::new(),
             skip_from: None,
             seen_root: false,
@@ -644,10 +664,7 @@ impl<'a> Parser<'a> {
             let pos = self.reader.buffer_position();
             let event = match self.reader.read_event() {
                 Ok(ev) => ev,
-                Err(e) => {
-                    let at = self.reader.error_position();
-                    return Err(XmlError::new(self.line(at), "", syntax(&e)));
-                }
+                Err(e) => return Err(self.read_error(&e, pos)),
             };
             match event {
                 Event::Start(e) => self.start(&e, pos, false)?,
@@ -682,16 +699,32 @@ impl<'a> Parser<'a> {
                 | Event::DocType(_) => {}
             }
         }
-        if self.depth > 0 {
-            let end = self.text.len() as u64;
+        let end = self.line(self.text.len() as u64);
+        if let Some(&innermost) = self.open.last() {
+            let ends = format!(
+                "before {} from line {} is closed ({})",
+                element_at(self.text, innermost),
+                self.line(innermost),
+                still_open(self.depth)
+            );
+            let open = self.depth;
             return Err(XmlError::new(
-                self.line(end),
+                end,
                 "",
-                XmlErrorKind::Truncated { open: self.depth },
+                XmlErrorKind::Truncated { open, ends },
             ));
         }
         if !self.seen_root {
-            return Err(XmlError::new(0, "", XmlErrorKind::NotATopology));
+            if self.text.trim().is_empty() {
+                return Err(XmlError::new(0, "", XmlErrorKind::NotATopology));
+            }
+            // A declaration, DOCTYPE or comment, and nothing after it.
+            let ends = "before its <topology> element starts".to_owned();
+            return Err(XmlError::new(
+                end,
+                "",
+                XmlErrorKind::Truncated { open: 0, ends },
+            ));
         }
         let text = self.text;
         self.emitter
@@ -710,6 +743,7 @@ impl<'a> Parser<'a> {
             ));
         }
         self.depth += 1;
+        self.open.push(pos);
         let result = self.element(e, pos);
         if empty {
             self.end();
@@ -776,6 +810,65 @@ impl<'a> Parser<'a> {
             self.done = true;
         }
         self.depth = self.depth.saturating_sub(1);
+        self.open.pop();
+    }
+
+    /// The error for a read that failed at `pos`: the input ending inside markup is a
+    /// truncated document; anything else is malformed XML.
+    fn read_error(&self, e: &quick_xml::Error, pos: u64) -> XmlError {
+        let rest = usize::try_from(pos)
+            .ok()
+            .and_then(|p| self.text.get(p..))
+            .unwrap_or("");
+        let inside = match e {
+            quick_xml::Error::Syntax(s) => match s {
+                SyntaxError::UnclosedTag => Some("a tag"),
+                SyntaxError::UnclosedComment => Some("a comment"),
+                SyntaxError::UnclosedPIOrXmlDecl => {
+                    Some("the XML declaration or a processing instruction")
+                }
+                SyntaxError::UnclosedDoctype => Some("the DOCTYPE declaration"),
+                SyntaxError::UnclosedCData => Some("a CDATA section"),
+                // `<!` and too little after it to say what it opens.
+                SyntaxError::InvalidBangMarkup if !rest.contains('>') => Some("markup"),
+                SyntaxError::InvalidBangMarkup => None,
+            },
+            _ => None,
+        };
+        match inside {
+            Some(what) => {
+                let snippet: String = rest
+                    .chars()
+                    .take(48)
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .collect();
+                let more = if rest.chars().nth(48).is_some() {
+                    "…"
+                } else {
+                    ""
+                };
+                let mut ends = format!(
+                    "inside {what} that starts on line {} (`{snippet}{more}`)",
+                    self.line(pos)
+                );
+                if self.depth > 0 {
+                    ends += ", ";
+                    ends += &still_open(self.depth);
+                }
+                XmlError::new(
+                    self.line(self.text.len() as u64),
+                    "",
+                    XmlErrorKind::Truncated {
+                        open: self.depth,
+                        ends,
+                    },
+                )
+            }
+            None => {
+                let at = self.reader.error_position();
+                XmlError::new(self.line(at), "", syntax(e))
+            }
+        }
     }
 
     fn object(&mut self, e: &BytesStart<'_>, pos: u64) -> Result<(), XmlError> {

@@ -113,6 +113,121 @@ fn truncated_documents_are_errors_at_every_cut() {
     assert!(e.to_string().starts_with("hwloc XML line "), "{e}");
 }
 
+/// A file cut short (a copy interrupted, a full disk) says it is truncated and where the
+/// input ends, whatever the cut: never malformed-looking model complaints such as "a
+/// Machine needs a cpuset".
+#[test]
+fn a_cut_document_says_it_is_truncated_and_where() {
+    let _serial = serial();
+    let text = std::fs::read_to_string(common::xml("cxlmem+dax.v3.xml")).unwrap();
+    let end = text.find("</topology>").unwrap() + "</topology>".len();
+    let line_at = |cut: usize| text[..cut].matches('\n').count() as u32 + 1;
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not in the file"))
+    };
+    let truncated = |cut: usize| {
+        let e = import_err(&text.as_bytes()[..cut]);
+        assert!(
+            matches!(e.kind(), XmlErrorKind::Truncated { .. }),
+            "cut at {cut}: {e}"
+        );
+        let head = format!(
+            "hwloc XML line {}: truncated document: the input ends ",
+            line_at(cut)
+        );
+        assert!(e.to_string().starts_with(&head), "cut at {cut}: {e}");
+        e.to_string()
+    };
+    // Everywhere, in steps that land on tags, attributes, values and whitespace alike.
+    let mut cuts = 0;
+    for cut in (1..end).step_by(13) {
+        truncated(cut);
+        cuts += 1;
+    }
+    assert!(cuts > 1000, "{cuts}");
+
+    let topology = line_at(at("<topology"));
+    let pkg = at("<object type=\"Package\"");
+    let pcidev = at("<object type=\"PCIDev\"");
+    let cpuset_value = pkg + text[pkg..].find("cpuset=\"0x").unwrap() + "cpuset=\"0x00".len();
+    let after_pkg_tag = pkg + text[pkg..].find('\n').unwrap() + 1;
+    let after_root = at("\n  <support") + 1;
+    for (what, cut, want) in [
+        (
+            "mid-tag",
+            pcidev + 10,
+            format!(
+                "inside a tag that starts on line {} (`<object ty`), ",
+                line_at(pcidev)
+            ),
+        ),
+        (
+            "mid-attribute value",
+            cpuset_value,
+            format!("inside a tag that starts on line {} (`", line_at(pkg)),
+        ),
+        (
+            // <topology>, the Machine and the Package are open.
+            "between elements",
+            after_pkg_tag,
+            format!(
+                "before <object type=\"Package\"> from line {} is closed (3 elements still open)",
+                line_at(pkg)
+            ),
+        ),
+        (
+            "after the root object closed",
+            after_root,
+            format!("before <topology> from line {topology} is closed (1 element still open)"),
+        ),
+        (
+            "after the last top-level element",
+            at("</topology>"),
+            format!("before <topology> from line {topology} is closed (1 element still open)"),
+        ),
+        (
+            "inside </topology>",
+            end - 3,
+            format!(
+                "inside a tag that starts on line {} (`</topolo`), 1 element still open",
+                line_at(end)
+            ),
+        ),
+        (
+            "inside the DOCTYPE",
+            at("<!DOCTYPE") + 5,
+            "inside the DOCTYPE declaration that starts on line 2 (`<!DOC`)".to_owned(),
+        ),
+        (
+            "inside the XML declaration",
+            10,
+            "inside the XML declaration or a processing instruction that starts on line 1 (`<?xml vers`)"
+                .to_owned(),
+        ),
+        (
+            "before the root element",
+            at("<topology"),
+            "before its <topology> element starts".to_owned(),
+        ),
+    ] {
+        let msg = truncated(cut);
+        assert!(msg.contains(&want), "{what}: {msg}\nwanted: {want}");
+    }
+
+    // A comment left open runs to the end of the input.
+    let doc = machine("<!-- a comment never closed\n");
+    let e = import_err(doc.as_bytes());
+    let last = doc.matches('\n').count() as u32 + 1;
+    assert_eq!(e.line(), last, "{e}");
+    assert!(
+        e.to_string().contains(
+            "truncated document: the input ends inside a comment that starts on line 9 (`<!-- a comment never closed </object>"
+        ),
+        "{e}"
+    );
+}
+
 #[test]
 fn ten_thousand_deep_nesting_is_refused_without_recursion() {
     let _serial = serial();
