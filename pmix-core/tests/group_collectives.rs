@@ -1,13 +1,14 @@
 //! Departed accounting (DESIGN §4) through the simulator: leave and loss during
 //! construct and destruct, before and after the departing member contributed, with
-//! and without `PMIX_GROUP_FT_COLLECTIVE`; fences with and without it; bad
-//! contributions and calls.
+//! and without `PMIX_GROUP_FT_COLLECTIVE` (a leave completes either on the
+//! survivors, a loss aborts a construct without it), a leave racing with the last
+//! contribution; fences with and without it; bad contributions and calls.
 
 mod support;
 
 use pmix_core::group::{
     Body, CollectiveOp, Completion, ConstructOptions, DepartureCause, GroupError, Groups, Message,
-    Nspace, ProcId, Roster,
+    Notification, Nspace, Output, Phase, ProcId, Roster,
 };
 use pmix_core::{PmixError, Status};
 use support::sim::{Seen, Sim, gid};
@@ -77,24 +78,31 @@ fn constructed(n: usize, opts: ConstructOptions) -> Sim {
 // ------------------------------------------------------------------ construct
 
 #[test]
-fn leave_during_construct_before_contributing_aborts_without_ft() {
-    let mut sim = Sim::new(3);
-    sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.leave(2, b"g").unwrap(); // invited, never contributed
-    sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.run();
-    for p in [0, 1] {
-        assert_eq!(
-            done(&sim, p, "g"),
-            [(CollectiveOp::Construct, Status::GROUP_CONSTRUCT_ABORT)],
-            "p{p}"
-        );
-        assert!(events(&sim, p, "g").contains(&(
-            Status::GROUP_CONSTRUCT_ABORT,
-            2,
-            DepartureCause::Left
-        )));
-        assert_eq!(members(&sim, p, "g"), None, "an aborted group is dropped");
+fn leave_during_non_ft_construct_before_contributing_completes_on_the_survivors() {
+    // Seed 001: the leaver is accounted departed "so the in-flight collective can
+    // complete on the survivors rather than block", FT or not.
+    for seed in 0..16 {
+        let mut sim = Sim::new(3);
+        sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
+        sim.leave(2, b"g").unwrap(); // invited, never contributed
+        sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
+        sim.run_shuffled(seed);
+        for p in [0, 1] {
+            assert_eq!(
+                done(&sim, p, "g"),
+                [(CollectiveOp::Construct, Status::SUCCESS)],
+                "p{p} seed {seed}"
+            );
+            // Its PMIX_GROUP_LEFT, and nothing else: no abort, and no
+            // member-failed report without FT.
+            assert_eq!(
+                events(&sim, p, "g"),
+                [(Status::GROUP_LEFT, 2, DepartureCause::Left)],
+                "p{p} seed {seed}"
+            );
+            assert_eq!(members(&sim, p, "g"), Some(vec![0, 1]), "the group lives");
+        }
+        sim.check_groups(true).unwrap();
     }
 }
 
@@ -227,21 +235,112 @@ fn loss_during_construct_after_contributing_keeps_the_contribution_unless_it_was
 
 #[test]
 fn construct_completes_only_when_every_member_contributed_or_departed() {
-    let mut sim = Sim::new(3);
-    sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.leave(2, b"g").unwrap();
-    sim.run();
-    assert_eq!(done(&sim, 0, "g"), [], "p1 is still pending");
-    sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
-    sim.run();
-    assert_eq!(
-        done(&sim, 0, "g"),
-        [(CollectiveOp::Construct, Status::GROUP_CONSTRUCT_ABORT)]
-    );
-    assert!(
-        sim.procs.iter().all(|p| p.errors.is_empty()),
-        "no straggler after the outcome"
-    );
+    // A leave completes on the survivors, a loss aborts (no FT): both only once the
+    // pending member p1 has contributed.
+    for (lose, want) in [
+        (false, Status::SUCCESS),
+        (true, Status::GROUP_CONSTRUCT_ABORT),
+    ] {
+        let mut sim = Sim::new(3);
+        sim.construct(0, "g", &[0, 1, 2], PLAIN).unwrap();
+        if lose {
+            sim.kill(2, false);
+        } else {
+            sim.leave(2, b"g").unwrap();
+        }
+        sim.run();
+        assert_eq!(done(&sim, 0, "g"), [], "p1 is still pending (lose={lose})");
+        sim.construct(1, "g", &[0, 1, 2], PLAIN).unwrap();
+        sim.run();
+        assert_eq!(
+            done(&sim, 0, "g"),
+            [(CollectiveOp::Construct, want)],
+            "lose={lose}"
+        );
+        assert!(
+            sim.procs.iter().all(|p| p.errors.is_empty()),
+            "no straggler after the outcome"
+        );
+        sim.check_groups(true).unwrap();
+    }
+}
+
+#[test]
+fn non_ft_construct_with_a_leave_and_a_loss_aborts_naming_the_lost_member() {
+    for seed in 0..24 {
+        let mut sim = Sim::new(4);
+        sim.construct(0, "g", &[0, 1, 2, 3], PLAIN).unwrap();
+        sim.leave(2, b"g").unwrap();
+        sim.kill(3, false);
+        sim.construct(1, "g", &[0, 1, 2, 3], PLAIN).unwrap();
+        sim.run_shuffled(seed);
+        for p in [0, 1] {
+            assert_eq!(
+                done(&sim, p, "g"),
+                [(CollectiveOp::Construct, Status::GROUP_CONSTRUCT_ABORT)],
+                "p{p} seed {seed}"
+            );
+            // Whichever departure came first, the abort names the lost member.
+            assert_eq!(
+                events(&sim, p, "g"),
+                [
+                    (Status::GROUP_LEFT, 2, DepartureCause::Left),
+                    (Status::GROUP_CONSTRUCT_ABORT, 3, DepartureCause::Lost)
+                ],
+                "p{p} seed {seed}"
+            );
+            assert_eq!(members(&sim, p, "g"), None, "an aborted group is dropped");
+        }
+        sim.check_groups(true).unwrap();
+    }
+}
+
+#[test]
+fn leave_racing_with_the_last_contribution_completes_the_construct_in_either_order() {
+    // p2 leaves (never contributed) while p1 makes the last contribution: p0 gets
+    // the two on different channels, in either order; p1 gets the leave before or
+    // after its own call. Every order ends the same, with FT or without.
+    for opts in [PLAIN, FT] {
+        for leave_first_at_p0 in [false, true] {
+            for leave_first_at_p1 in [false, true] {
+                let case = format!(
+                    "{opts:?} leave first at p0 {leave_first_at_p0}, at p1 {leave_first_at_p1}"
+                );
+                let mut sim = Sim::new(3);
+                sim.construct(0, "g", &[0, 1, 2], opts).unwrap();
+                assert!(sim.deliver(0, 1), "p1 has p0's contribution");
+                sim.leave(2, b"g").unwrap();
+                if leave_first_at_p1 {
+                    assert!(sim.deliver(2, 1));
+                }
+                sim.construct(1, "g", &[0, 1, 2], opts).unwrap();
+                if !leave_first_at_p1 {
+                    assert!(sim.deliver(2, 1));
+                }
+                let at_p0 = if leave_first_at_p0 { [2, 1] } else { [1, 2] };
+                assert_eq!(done(&sim, 0, "g"), [], "{case}");
+                for from in at_p0 {
+                    assert!(sim.deliver(from, 0));
+                }
+                sim.run();
+                let mut want = vec![(Status::GROUP_LEFT, 2, DepartureCause::Left)];
+                if opts.ft_collective {
+                    want.push((Status::GROUP_MEMBER_FAILED, 2, DepartureCause::Left));
+                }
+                for p in [0, 1] {
+                    assert_eq!(
+                        done(&sim, p, "g"),
+                        [(CollectiveOp::Construct, Status::SUCCESS)],
+                        "p{p} {case}"
+                    );
+                    assert_eq!(events(&sim, p, "g"), want, "p{p} {case}");
+                    assert_eq!(members(&sim, p, "g"), Some(vec![0, 1]), "p{p} {case}");
+                }
+                assert!(sim.procs.iter().all(|p| p.errors.is_empty()), "{case}");
+                sim.check_groups(true).unwrap();
+            }
+        }
+    }
 }
 
 #[test]
@@ -345,6 +444,41 @@ fn leave_during_destruct_after_contributing_keeps_the_contribution() {
             "{:?}",
             sim.procs.iter().map(|p| &p.errors).collect::<Vec<_>>()
         );
+    }
+}
+
+#[test]
+fn leave_racing_with_the_last_contribution_completes_the_destruct_in_either_order() {
+    for opts in [PLAIN, FT] {
+        for leave_first in [false, true] {
+            let mut sim = constructed(3, opts);
+            sim.destruct(0, "g").unwrap();
+            assert!(sim.deliver(0, 1));
+            sim.leave(2, b"g").unwrap();
+            sim.destruct(1, "g").unwrap();
+            let at_p0 = if leave_first { [2, 1] } else { [1, 2] };
+            for from in at_p0 {
+                assert!(sim.deliver(from, 0));
+            }
+            sim.run();
+            for p in [0, 1] {
+                assert_eq!(
+                    done(&sim, p, "g"),
+                    [
+                        (CollectiveOp::Construct, Status::SUCCESS),
+                        (CollectiveOp::Destruct, Status::SUCCESS)
+                    ],
+                    "{opts:?} leave first {leave_first} p{p}"
+                );
+                assert_eq!(
+                    events(&sim, p, "g"),
+                    [(Status::GROUP_LEFT, 2, DepartureCause::Left)],
+                    "no member-failed report for a destruct"
+                );
+                assert_eq!(members(&sim, p, "g"), None);
+            }
+            sim.check_groups(true).unwrap();
+        }
     }
 }
 
@@ -529,6 +663,110 @@ fn notify_termination_raises_member_failed_for_losses_not_for_leaves() {
 fn job() -> (Nspace, impl Fn(u32) -> ProcId) {
     let ns = Nspace::new("job").unwrap();
     (ns, move |r| ProcId::new(ns, r).unwrap())
+}
+
+/// Rank 0's outputs for a non-FT construct over ranks 0..3 of "job" in which rank 1
+/// contributes and rank 2 departs by `depart` (after rank 0's own call), and the
+/// list afterwards.
+fn non_ft_construct_with_rank_2_departing(
+    depart: impl FnOnce(&mut Groups, ProcId) -> Result<(), GroupError>,
+) -> (Vec<Output>, Groups) {
+    let (ns, p) = job();
+    let id = gid("g");
+    let mut g = Groups::new(p(0));
+    g.construct(id, Roster::from_ranks(ns, 0..3).unwrap(), PLAIN)
+        .unwrap();
+    let mut out: Vec<Output> = std::iter::from_fn(|| g.poll_output().map(|o| o.output)).collect();
+    g.on_message(&Message {
+        group: id,
+        from: p(1),
+        body: Body::Contribute {
+            op: CollectiveOp::Construct,
+            seq: 0,
+        },
+    })
+    .unwrap();
+    out.extend(std::iter::from_fn(|| g.poll_output().map(|o| o.output)));
+    depart(&mut g, p(2)).unwrap();
+    out.extend(std::iter::from_fn(|| g.poll_output().map(|o| o.output)));
+    (out, g)
+}
+
+#[test]
+fn leave_during_non_ft_construct_completes_on_survivors() {
+    let (_, p) = job();
+    let (out, mut g) = non_ft_construct_with_rank_2_departing(|g, leaver| {
+        g.on_message(&Message {
+            group: gid("g"),
+            from: leaver,
+            body: Body::Left,
+        })
+    });
+    let construct0 = Body::Contribute {
+        op: CollectiveOp::Construct,
+        seq: 0,
+    };
+    assert_eq!(
+        out,
+        [
+            Output::Send(construct0),
+            Output::Notify(Notification {
+                code: Status::GROUP_LEFT,
+                proc: p(2),
+                cause: DepartureCause::Left
+            }),
+            Output::Complete(Completion {
+                op: CollectiveOp::Construct,
+                seq: 0,
+                status: Status::SUCCESS
+            })
+        ]
+    );
+    let rec = g.get(&gid("g")).unwrap();
+    assert_eq!(rec.phase(), Phase::Active);
+    assert_eq!(rec.members().collect::<Vec<_>>(), [p(0), p(1)]);
+    // The survivors carry on: a fence without FT expects only them.
+    g.fence(&gid("g"), false).unwrap();
+    while g.poll_output().is_some() {}
+    g.on_message(&Message {
+        group: gid("g"),
+        from: p(1),
+        body: Body::Contribute {
+            op: CollectiveOp::Fence,
+            seq: 1,
+        },
+    })
+    .unwrap();
+    assert_eq!(
+        g.poll_output().map(|o| o.output),
+        Some(Output::Complete(Completion {
+            op: CollectiveOp::Fence,
+            seq: 1,
+            status: Status::SUCCESS
+        }))
+    );
+}
+
+#[test]
+fn loss_during_non_ft_construct_aborts_it() {
+    let (_, p) = job();
+    let (out, g) = non_ft_construct_with_rank_2_departing(|g, lost| g.on_lost(&lost).map(|_| ()));
+    assert_eq!(
+        out[1..],
+        [
+            Output::Notify(Notification {
+                code: Status::GROUP_CONSTRUCT_ABORT,
+                proc: p(2),
+                cause: DepartureCause::Lost
+            }),
+            Output::Complete(Completion {
+                op: CollectiveOp::Construct,
+                seq: 0,
+                status: Status::GROUP_CONSTRUCT_ABORT
+            })
+        ]
+    );
+    assert!(g.get(&gid("g")).is_none(), "the aborted record went");
 }
 
 #[test]

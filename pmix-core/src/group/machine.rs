@@ -32,8 +32,10 @@ impl fmt::Display for CollectiveOp {
 /// Directives of a construct call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConstructOptions {
-    /// `PMIX_GROUP_FT_COLLECTIVE` (default `false`): complete on the survivors when
-    /// members depart, instead of aborting.
+    /// `PMIX_GROUP_FT_COLLECTIVE` (default `false`): complete the construct on the
+    /// survivors when members are lost, instead of aborting, and raise one
+    /// `PMIX_GROUP_MEMBER_FAILED` per departed member (left or lost) before the
+    /// completion. Members that leave never abort a construct, with or without it.
     pub ft_collective: bool,
     /// `PMIX_GROUP_NOTIFY_TERMINATION` (default `false`): once constructed, raise
     /// `PMIX_GROUP_MEMBER_FAILED` when a member is lost (not when it leaves).
@@ -81,7 +83,7 @@ pub struct Notification {
     /// `PMIX_GROUP_LEFT`, `PMIX_GROUP_MEMBER_FAILED` or `PMIX_GROUP_CONSTRUCT_ABORT`.
     pub code: Status,
     /// The member it is about (`PMIX_EVENT_AFFECTED_PROC`): the leaver, the failed
-    /// member, or the first departed member that made a construct abort.
+    /// member, or the first lost member that made a construct abort.
     pub proc: ProcId,
     /// Why that member is gone.
     pub cause: DepartureCause,
@@ -253,7 +255,9 @@ struct Slot {
     contributed: MemberSet,
     departed_left: u32,
     departed_lost: u32,
-    first_departed: Option<u32>,
+    /// The first expected member lost before contributing, in the order this replica
+    /// learned of the losses: the one a construct without FT names when it aborts.
+    first_lost: Option<u32>,
 }
 
 impl Slot {
@@ -267,7 +271,7 @@ impl Slot {
             contributed: MemberSet::new(n)?,
             departed_left: 0,
             departed_lost: 0,
-            first_departed: None,
+            first_lost: None,
         })
     }
 
@@ -287,8 +291,10 @@ enum Item {
     Complete(Completion),
 }
 
-/// The most items one input queues (a departure: its event, then an abort event and
-/// a completion); the queue is empty before every input.
+/// The most items one input queues (a leave that completes a construct: its
+/// `PMIX_GROUP_LEFT`, then either the abort event an earlier loss called for or the
+/// lazy member-failed reports of FT, then the completion); the queue is empty before
+/// every input.
 const QUEUE: usize = 4;
 
 #[derive(Debug, Clone)]
@@ -456,7 +462,11 @@ impl Group {
             + self.roster.heap_bytes()
     }
 
-    /// `PMIx_Group_construct` by this process: contribute to the construct.
+    /// `PMIx_Group_construct` by this process: contribute to the construct. It
+    /// completes once every member contributed or departed: with `PMIX_SUCCESS` on
+    /// the survivors, unless a member was lost before contributing and `opts` lacks
+    /// `ft_collective` (then `PMIX_GROUP_CONSTRUCT_ABORT`, and the record goes).
+    /// Members that leave never abort it.
     ///
     /// # Errors
     /// [`GroupError::AlreadyExists`] unless the phase is [`Phase::Invited`];
@@ -627,7 +637,7 @@ impl Group {
         s.local_ft = None;
         s.departed_left = 0;
         s.departed_lost = 0;
-        s.first_departed = None;
+        s.first_lost = None;
     }
 
     fn start_local(&mut self, op: CollectiveOp, ft: bool) -> Result<(), GroupError> {
@@ -725,9 +735,11 @@ impl Group {
             if s.expected.contains(index) && !s.contributed.contains(index) {
                 match cause {
                     DepartureCause::Left => s.departed_left += 1,
-                    DepartureCause::Lost => s.departed_lost += 1,
+                    DepartureCause::Lost => {
+                        s.departed_lost += 1;
+                        s.first_lost.get_or_insert(index);
+                    }
                 }
-                s.first_departed.get_or_insert(index);
             }
         }
         let constructed = matches!(
@@ -762,16 +774,13 @@ impl Group {
         if s.contributed.len() + s.departed() != s.expected.len() {
             return;
         }
-        let (op, departed, lost, first) = (s.op, s.departed(), s.departed_lost, s.first_departed);
+        let (op, departed, lost, first_lost) = (s.op, s.departed(), s.departed_lost, s.first_lost);
         self.slots[k].active = false;
         self.completed += 1;
         let done = |status| Item::Complete(Completion { op, seq, status });
         match op {
-            CollectiveOp::Construct if departed == 0 => {
-                self.phase = Phase::Active;
-                self.queue.push(done(Status::SUCCESS));
-            }
-            CollectiveOp::Construct if ft => {
+            // With FT, every departure (left or lost) is reported, then success.
+            CollectiveOp::Construct if ft && departed > 0 => {
                 self.phase = Phase::Active;
                 self.queue.push(Item::ReportDeparted {
                     slot: k as u8,
@@ -779,9 +788,16 @@ impl Group {
                 });
                 self.queue.push(done(Status::SUCCESS));
             }
+            // Leavers alone never abort (seed 001: a leave lets the construct
+            // complete on the survivors); their PMIX_GROUP_LEFT was raised already.
+            CollectiveOp::Construct if lost == 0 => {
+                self.phase = Phase::Active;
+                self.queue.push(done(Status::SUCCESS));
+            }
+            // Without FT, a member lost before contributing aborts it.
             CollectiveOp::Construct => {
                 self.phase = Phase::Aborted;
-                if let Some(m) = first {
+                if let Some(m) = first_lost {
                     self.queue.push(Item::Notify {
                         code: Status::GROUP_CONSTRUCT_ABORT,
                         member: m,
@@ -891,32 +907,57 @@ mod tests {
     /// The inputs that queue the most items: each output must come out.
     #[test]
     fn outputs_per_input_fit_the_queue() {
-        // A leave that completes an aborting construct: event, abort event, completion.
-        let mut g = group(3);
-        g.construct(ConstructOptions::default()).unwrap();
-        drain(&mut g);
+        let codes = |out: &[Output]| -> Vec<Status> {
+            out.iter()
+                .map(|o| match o {
+                    Output::Notify(n) => n.code,
+                    Output::Complete(c) => c.status,
+                    Output::Send(_) => Status::SUCCESS,
+                })
+                .collect()
+        };
         let c0 = Body::Contribute {
             op: CollectiveOp::Construct,
             seq: 0,
         };
+        // A leave that completes a construct an earlier loss aborts (no FT): its
+        // event, the abort event, the completion.
+        let mut g = group(4);
+        g.construct(ConstructOptions::default()).unwrap();
+        drain(&mut g);
         g.on_message(&proc(1), c0).unwrap();
+        g.on_lost(&proc(3)).unwrap();
+        assert!(drain(&mut g).is_empty(), "a loss alone waits for rank 2");
         g.on_message(&proc(2), Body::Left).unwrap();
         assert_eq!(g.queue.len, 3);
-        let out = drain(&mut g);
-        let codes: Vec<Status> = out
-            .iter()
-            .map(|o| match o {
-                Output::Notify(n) => n.code,
-                Output::Complete(c) => c.status,
-                Output::Send(_) => Status::SUCCESS,
-            })
-            .collect();
         assert_eq!(
-            codes,
+            codes(&drain(&mut g)),
             [
                 Status::GROUP_LEFT,
                 Status::GROUP_CONSTRUCT_ABORT,
                 Status::GROUP_CONSTRUCT_ABORT
+            ]
+        );
+        // A leave that completes an FT construct: its event, the lazy member-failed
+        // report (one output per departed member), the completion.
+        let mut g = group(4);
+        g.construct(ConstructOptions {
+            ft_collective: true,
+            notify_termination: false,
+        })
+        .unwrap();
+        drain(&mut g);
+        g.on_message(&proc(1), c0).unwrap();
+        g.on_lost(&proc(3)).unwrap();
+        g.on_message(&proc(2), Body::Left).unwrap();
+        assert_eq!(g.queue.len, 3);
+        assert_eq!(
+            codes(&drain(&mut g)),
+            [
+                Status::GROUP_LEFT,
+                Status::GROUP_MEMBER_FAILED,
+                Status::GROUP_MEMBER_FAILED,
+                Status::SUCCESS
             ]
         );
         // A construct call completing an FT construct with departures: send, the

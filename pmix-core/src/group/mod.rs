@@ -65,15 +65,22 @@
 //!   each sender's messages in order and reports a loss after the last message it
 //!   delivers from the lost process (a PMIx server reading a socket to EOF does):
 //!   every replica then sees a member's contribution and its departure in the same
-//!   order. The in-memory simulator of the tests does exactly that.
-//! - **Construct** without `PMIX_GROUP_FT_COLLECTIVE` and with departures aborts: a
-//!   `PMIX_GROUP_CONSTRUCT_ABORT` event naming the first departed member, then the
+//!   order, and, provided each broadcast reaches all its recipients or none, the
+//!   same cause (a leaver's `PMIX_GROUP_LEFT` comes before its loss notice, or was
+//!   dropped everywhere): the cause decides whether a construct without FT aborts.
+//!   The in-memory simulator of the tests does exactly that.
+//! - **Construct** completes on the survivors when members *leave*, with or without
+//!   `PMIX_GROUP_FT_COLLECTIVE` (seed 001: a leaver is accounted departed "so the
+//!   in-flight collective can complete on the survivors rather than block"); each
+//!   survivor has had the leaver's `PMIX_GROUP_LEFT`. A member *lost* before
+//!   contributing aborts a construct without `PMIX_GROUP_FT_COLLECTIVE`: a
+//!   `PMIX_GROUP_CONSTRUCT_ABORT` event naming the first lost member, then the
 //!   completion with status `PMIX_GROUP_CONSTRUCT_ABORT`; the record goes. With it,
 //!   one `PMIX_GROUP_MEMBER_FAILED` per departed member (left ones too, as DESIGN
 //!   says; [`Notification::cause`] tells them apart), then a successful completion
-//!   over the survivors. Both wait for every expected member to contribute or
-//!   depart, so no contribution arrives after the outcome. Each process applies the
-//!   directive it passed itself.
+//!   over the survivors. Every outcome waits for every expected member to
+//!   contribute or depart, so no contribution arrives after it. Each process applies
+//!   the directive it passed itself.
 //! - **Destruct** completes on the survivors whatever departs (`PMIX_SUCCESS`).
 //! - **Fence** with `PMIX_GROUP_FT_COLLECTIVE` completes on the survivors; without
 //!   it, a departure makes it complete (once everyone is accounted for) with
