@@ -25,6 +25,13 @@
 //! once every member contributed or departed), and buffer tracker packets for a
 //! tracker not created yet (one born of a shrink another member decided first).
 //!
+//! The plain group model ([`GroupModel`]) records who is listed, who left, and
+//! which broadcast carried each member's construct contribution and each
+//! `PMIX_GROUP_LEFT` (a kill may drop one). From it, [`Sim::construct_outcome`]
+//! says, DESIGN §4's rule written the obvious way, how each member's construct
+//! must end once nothing is in flight, and [`Sim::check_groups`] holds every
+//! replica to it.
+//!
 //! Every process has rank `i` in the namespace "sim"; a group's ranks are its
 //! members' process indexes in ascending order.
 #![allow(dead_code, unreachable_pub)] // each test binary uses a different part
@@ -218,6 +225,39 @@ pub struct GroupModel {
     pub members: BTreeSet<usize>,
     pub left: BTreeSet<usize>,
     pub options: BTreeMap<usize, ConstructOptions>,
+    /// Per member that called construct, the broadcast carrying its contribution.
+    pub contribution: BTreeMap<usize, u64>,
+    /// Per member that left, the broadcast carrying its `PMIX_GROUP_LEFT`.
+    pub departure: BTreeMap<usize, u64>,
+}
+
+/// Where a member stands in a group's construct once everything in flight has been
+/// delivered, as DESIGN §4 accounts it (a contribution stands whatever follows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// Its contribution reached the others.
+    Contributed,
+    /// It left before contributing, and its `PMIX_GROUP_LEFT` reached the others.
+    Left,
+    /// It died before its contribution (or its `PMIX_GROUP_LEFT`) reached anyone.
+    Lost,
+    /// Alive, in the group, and it has not called construct.
+    Pending,
+}
+
+/// The construct outcome the plain model predicts at one member.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstructOutcome {
+    /// Some member is still pending: no completion yet.
+    Waiting,
+    /// `PMIX_SUCCESS`, after one `PMIX_GROUP_MEMBER_FAILED` per member listed (with
+    /// FT: every departed member, in rank order; without: none).
+    Success {
+        failed: Vec<(usize, DepartureCause)>,
+    },
+    /// `PMIX_GROUP_CONSTRUCT_ABORT` (no FT and a member lost), the abort event naming
+    /// one of these lost members.
+    Abort { lost: BTreeSet<usize> },
 }
 
 /// The simulator.
@@ -236,6 +276,8 @@ pub struct Sim {
     pub killed: BTreeSet<usize>,
     pub delivered: u64,
     pub dropped: u64,
+    /// Broadcasts a kill dropped before anyone received them.
+    pub dropped_batches: BTreeSet<u64>,
     rng: u64,
 }
 
@@ -281,6 +323,7 @@ impl Sim {
             killed: BTreeSet::new(),
             delivered: 0,
             dropped: 0,
+            dropped_batches: BTreeSet::new(),
             rng: 0x9E37_79B9_7F4A_7C15,
         }
     }
@@ -301,13 +344,15 @@ impl Sim {
 
     /// Sends one packet to each of `to`, as one broadcast: if the sender dies with
     /// it in flight, it reaches everyone or no one (a server relays what it got).
-    fn broadcast(&mut self, from: usize, to: Vec<usize>, p: Packet) {
+    /// Returns the broadcast's id.
+    fn broadcast(&mut self, from: usize, to: Vec<usize>, p: Packet) -> u64 {
         let n = self.n();
         let batch = self.next_batch;
         self.next_batch += 1;
         for q in to {
             self.chans[from * n + q].push_back((batch, p.clone()));
         }
+        batch
     }
 
     // ---------------------------------------------------------------- group calls
@@ -426,10 +471,11 @@ impl Sim {
         let dep = self.procs[p].groups.leave(&id).map_err(|e| e.status())?;
         let msg = dep.message();
         let to: Vec<usize> = dep.recipients().map(|q| q.rank as usize).collect();
-        self.broadcast(p, to, Packet::Group(Box::new(msg)));
+        let batch = self.broadcast(p, to, Packet::Group(Box::new(msg)));
         let key = name_of(&id);
         if let Some(g) = self.groups.get_mut(&key) {
             g.left.insert(p);
+            g.departure.insert(p, batch);
         }
         self.procs[p].ft.remove(&key);
         Ok(dep.cancelled())
@@ -451,7 +497,12 @@ impl Sim {
                         Some(g) => g.others().map(|q| q.rank as usize).collect(),
                         None => Vec::new(),
                     };
-                    self.broadcast(p, to, Packet::Group(Box::new(msg)));
+                    let batch = self.broadcast(p, to, Packet::Group(Box::new(msg)));
+                    if let (Body::Contribute { seq: 0, .. }, Some(g)) =
+                        (body, self.groups.get_mut(&group))
+                    {
+                        g.contribution.insert(p, batch);
+                    }
                 }
                 Output::Notify(n) => {
                     let still_member = self.procs[p]
@@ -498,7 +549,14 @@ impl Sim {
             let ch = &mut self.chans[p * n + q];
             if drop_in_flight {
                 let before = ch.len();
-                ch.retain(|(batch, _)| self.started.contains(batch));
+                let started = &self.started;
+                let dropped = &mut self.dropped_batches;
+                ch.retain(|(batch, _)| {
+                    started.contains(batch) || {
+                        dropped.insert(*batch);
+                        false
+                    }
+                });
                 self.dropped += (before - ch.len()) as u64;
             }
             let batch = self.next_batch;
@@ -934,10 +992,213 @@ impl Sim {
 
     // ---------------------------------------------------------------- invariants
 
+    /// Where member `m` stands in the construct of group `name` (a group the model
+    /// knows), counting what is still in flight as delivered.
+    pub fn standing(&self, name: &str, m: usize) -> Standing {
+        let model = &self.groups[name];
+        let reaches = |b: Option<&u64>| b.is_some_and(|b| !self.dropped_batches.contains(b));
+        if reaches(model.contribution.get(&m)) {
+            Standing::Contributed
+        } else if reaches(model.departure.get(&m)) {
+            Standing::Left
+        } else if self.killed.contains(&m) {
+            Standing::Lost
+        } else {
+            Standing::Pending
+        }
+    }
+
+    /// The construct outcome DESIGN §4 gives member `s` of group `name`, which
+    /// called construct with `opts`, once everything in flight is delivered: wait
+    /// while a member is pending; else with FT, success after one member-failed
+    /// event per departed member; without FT, abort if a member was lost, else
+    /// success (leavers never abort a construct).
+    pub fn construct_outcome(
+        &self,
+        name: &str,
+        s: usize,
+        opts: ConstructOptions,
+    ) -> ConstructOutcome {
+        let others: Vec<(usize, Standing)> = self.groups[name]
+            .members
+            .iter()
+            .filter(|&&m| m != s)
+            .map(|&m| (m, self.standing(name, m)))
+            .collect();
+        if others.iter().any(|&(_, st)| st == Standing::Pending) {
+            return ConstructOutcome::Waiting;
+        }
+        let departed: Vec<(usize, DepartureCause)> = others
+            .iter()
+            .filter_map(|&(m, st)| match st {
+                Standing::Left => Some((m, DepartureCause::Left)),
+                Standing::Lost => Some((m, DepartureCause::Lost)),
+                Standing::Contributed | Standing::Pending => None,
+            })
+            .collect();
+        if opts.ft_collective {
+            return ConstructOutcome::Success { failed: departed };
+        }
+        let lost: BTreeSet<usize> = departed
+            .iter()
+            .filter(|&&(_, cause)| cause == DepartureCause::Lost)
+            .map(|&(m, _)| m)
+            .collect();
+        if lost.is_empty() {
+            ConstructOutcome::Success { failed: Vec::new() }
+        } else {
+            ConstructOutcome::Abort { lost }
+        }
+    }
+
+    /// Checks, once nothing is in flight, every live member's construct of every
+    /// group against [`Sim::construct_outcome`]: its completion (or none while
+    /// waiting), the member-failed and abort events before it, and exactly one
+    /// `PMIX_GROUP_LEFT` per member whose leave reached it while it holds the group.
+    fn check_constructs(&self) -> Result<(), String> {
+        for (name, model) in &self.groups {
+            for &s in model.members.iter().filter(|&&s| self.procs[s].alive) {
+                let seen: Vec<&Seen> = self.procs[s]
+                    .seen
+                    .iter()
+                    .filter(|e| match e {
+                        Seen::Event { group, .. } | Seen::Done { group, .. } => group == name,
+                    })
+                    .collect();
+                let done = seen.iter().position(|e| {
+                    matches!(
+                        e,
+                        Seen::Done {
+                            op: CollectiveOp::Construct,
+                            ..
+                        }
+                    )
+                });
+                let before = &seen[..done.unwrap_or(seen.len())];
+                let events = |code: Status| -> Vec<(usize, DepartureCause)> {
+                    before
+                        .iter()
+                        .filter_map(|e| match e {
+                            Seen::Event {
+                                code: c,
+                                proc,
+                                cause,
+                                ..
+                            } if *c == code => Some((*proc, *cause)),
+                            _ => None,
+                        })
+                        .collect()
+                };
+                let failed = events(Status::GROUP_MEMBER_FAILED);
+                let aborts = events(Status::GROUP_CONSTRUCT_ABORT);
+                let status = done.map(|k| match seen[k] {
+                    Seen::Done { status, .. } => *status,
+                    Seen::Event { .. } => unreachable!("found as a completion"),
+                });
+                let has_left = model.departure.contains_key(&s);
+                let want = match model.options.get(&s) {
+                    Some(&opts) => self.construct_outcome(name, s, opts),
+                    None => ConstructOutcome::Waiting,
+                };
+                let ctx = || format!("p{s} {name}: model {want:?}, saw {seen:?}");
+                match &want {
+                    ConstructOutcome::Waiting if status.is_some() => {
+                        return Err(format!("completed while a member is pending: {}", ctx()));
+                    }
+                    ConstructOutcome::Waiting => {}
+                    // A leaver's own call was cancelled: it may never see the outcome.
+                    _ if status.is_none() && has_left => {}
+                    ConstructOutcome::Success {
+                        failed: want_failed,
+                    } => {
+                        if status != Some(Status::SUCCESS)
+                            || failed != *want_failed
+                            || !aborts.is_empty()
+                        {
+                            return Err(format!("construct should succeed: {}", ctx()));
+                        }
+                    }
+                    ConstructOutcome::Abort { lost } => {
+                        let named_lost = matches!(
+                            aborts[..],
+                            [(m, DepartureCause::Lost)] if lost.contains(&m)
+                        );
+                        if status != Some(Status::GROUP_CONSTRUCT_ABORT)
+                            || !failed.is_empty()
+                            || !named_lost
+                        {
+                            return Err(format!("construct should abort: {}", ctx()));
+                        }
+                    }
+                }
+                // PMIX_GROUP_LEFT: at most one per leaver; exactly one while the
+                // group is held (the leave reached every current member).
+                let holds = self.procs[s].groups.get(&gid(name)).is_some();
+                for (&m, batch) in &model.departure {
+                    if m == s {
+                        continue;
+                    }
+                    let n = seen
+                        .iter()
+                        .filter(|e| {
+                            matches!(e, Seen::Event { code, proc, .. }
+                                if *code == Status::GROUP_LEFT && *proc == m)
+                        })
+                        .count();
+                    let reached = !self.dropped_batches.contains(batch);
+                    if n > 1 || (!reached && n > 0) || (holds && reached && n != 1) {
+                        return Err(format!("{n} GROUP_LEFT for p{m}: {}", ctx()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the group invariants; with `quiet` (nothing in flight), also that
-    /// every live replica's membership equals the model (members − left − killed)
-    /// and that construct outcomes agree among members that used the same directive.
+    /// every live replica's membership equals the model (members − left − killed),
+    /// that construct outcomes agree among members that used the same directive,
+    /// and that each construct ended as [`Sim::construct_outcome`] says.
+    ///
+    /// At any time: an abort names a lost member (a leave never aborts a construct)
+    /// and only a member that constructed without FT sees one.
     pub fn check_groups(&self, quiet: bool) -> Result<(), String> {
+        for (i, p) in self.procs.iter().enumerate().filter(|(_, p)| p.alive) {
+            for e in &p.seen {
+                match e {
+                    Seen::Event {
+                        group,
+                        code,
+                        proc,
+                        cause,
+                        ..
+                    } if *code == Status::GROUP_CONSTRUCT_ABORT
+                        && *cause != DepartureCause::Lost =>
+                    {
+                        return Err(format!("p{i} {group}: abort names p{proc}, who left"));
+                    }
+                    Seen::Done {
+                        group,
+                        op: CollectiveOp::Construct,
+                        status,
+                        ..
+                    } => {
+                        let Some(model) = self.groups.get(group) else {
+                            return Err(format!("p{i} {group}: completion of an unknown group"));
+                        };
+                        let ft = model.options.get(&i).is_some_and(|o| o.ft_collective);
+                        let ok = *status == Status::SUCCESS
+                            || (*status == Status::GROUP_CONSTRUCT_ABORT && !ft);
+                        if !ok {
+                            return Err(format!(
+                                "p{i} {group}: construct ended {status} (ft={ft})"
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
         for (i, p) in self.procs.iter().enumerate().filter(|(_, p)| p.alive) {
             for g in p.groups.iter() {
                 let name = name_of(g.id());
@@ -993,6 +1254,7 @@ impl Sim {
                     }
                 }
             }
+            self.check_constructs()?;
         }
         Ok(())
     }
