@@ -3,11 +3,20 @@
 //! and without dropping in-flight broadcasts, deliveries in any order, held
 //! channels, and forged messages fed to a copy of a process's group list.
 //!
+//! Groups g0 and g1 are constructed with one directive each (FT, and without FT);
+//! in g2 each call picks its own.
+//!
 //! Invariants after every step: no panic; every replica's member count matches
-//! its set and includes itself; a refused forged input changes nothing; once
+//! its set and includes itself; a refused forged input changes nothing; a
+//! construct abort names a lost member and reaches only members without FT; once
 //! quiet, every live replica's membership equals the model (members − left −
-//! killed) and constructs run with one directive ended the same everywhere; the
-//! only errors replicas report are collectives called in different orders.
+//! killed), constructs run with one directive ended the same everywhere, and every
+//! construct ended as DESIGN §4 says at each member (the simulator's
+//! `construct_outcome`: waiting while a member is pending; with FT, success after
+//! one member-failed event per departed member; without, an abort if a member was
+//! lost, else success: a leave never aborts), with one `PMIX_GROUP_LEFT` per
+//! leaver; the only errors replicas report are collectives called in different
+//! orders.
 #![no_main]
 
 #[path = "../../pmix-core/tests/support/sim.rs"]
@@ -31,6 +40,7 @@ enum Op {
     Construct {
         p: u8,
         g: u8,
+        ft: bool,
     },
     Fence {
         p: u8,
@@ -104,11 +114,12 @@ fuzz_target!(|input: Input| {
         .collect();
     for op in input.ops.into_iter().take(200) {
         match op {
-            Op::Construct { p, g } => {
+            Op::Construct { p, g, ft } => {
                 let k = g as usize % GROUPS;
-                // One directive per group, so its construct outcomes must agree.
+                // One directive for g0 and g1, so their construct outcomes must
+                // agree; g2 mixes them (each member applies its own).
                 let opts = ConstructOptions {
-                    ft_collective: k != 1,
+                    ft_collective: [true, false, ft][k],
                     notify_termination: k == 2,
                 };
                 let _ = sim.construct(p as usize % n, &name(g), &lists[k], opts);
