@@ -13,6 +13,11 @@
 //! tag, the native backend the object's position in its walk. Errors carry the `Loc` of
 //! the object at fault (and of the first object, for duplicates) so each backend can say
 //! where, in its own terms.
+//!
+//! hwloc 3.0's `<pci_locality>` statements reach the emitter through
+//! [`Emitter::pci_locality`]; they are applied in [`Emitter::finish`], once every I/O
+//! root (host bridge, or PCI object hanging directly under a processor object) is known,
+//! by the rule the crate docs spell out ("PCI localities").
 
 use pmix_core::{
     BuildError, CpuSet, DeviceTypes, NodeId, OsDeviceSpec, PciAddr, Topology, TopologyBuilder,
@@ -77,6 +82,34 @@ pub(crate) struct ObjInfo {
     /// The OS device's name and type (OS devices; required there). Identity attributes
     /// may be added later with [`Emitter::info`].
     pub(crate) spec: Option<OsDeviceSpec>,
+    /// A host bridge's PCI domain and secondary bus (hwloc's `bridge_pci`), when known:
+    /// the bus a PCI locality is looked up by. Without it, the bus of the host bridge's
+    /// first PCI child is used.
+    pub(crate) bus: Option<(u32, u8)>,
+}
+
+/// One hwloc 3.0 `<pci_locality>`: the cpus that PCI buses `bus_min..=bus_max` of
+/// `domain` are local to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PciLocality {
+    pub(crate) domain: u32,
+    pub(crate) bus_min: u8,
+    pub(crate) bus_max: u8,
+    pub(crate) cpus: CpuSet,
+    /// Where the statement is (XML: byte offset of its tag).
+    pub(crate) loc: Loc,
+}
+
+/// A top of a PCI tree: a host bridge, or a PCI bridge or function that hangs under a
+/// processor object directly (libhwloc with bridges filtered out).
+#[derive(Debug)]
+struct IoRoot {
+    node: NodeId,
+    /// The domain and bus a PCI locality is looked up by.
+    key: Option<(u32, u8)>,
+    /// The cpuset of the processor object it hangs under.
+    parent_cpus: CpuSet,
+    loc: Loc,
 }
 
 /// A problem with the objects a backend handed over, with where it was.
@@ -99,6 +132,16 @@ pub(crate) enum ModelError {
     DuplicatePci { addr: PciAddr, first: Loc },
     #[error("OS device name {name:?} is already used by the object at {first}")]
     DuplicateName { name: String, first: Loc },
+    /// A PCI locality that contradicts the tree: its cpus (within the machine) are not
+    /// within those of the processor object the I/O root at `root` hangs under.
+    #[error(
+        "PCI locality cpuset {cpus} is not within the cpus {parent} of the object that the I/O object at {root} hangs under"
+    )]
+    LocalityOutsideParent {
+        cpus: String,
+        parent: String,
+        root: Loc,
+    },
     #[error("{0}")]
     Build(BuildError),
 }
@@ -127,6 +170,10 @@ pub(crate) struct Emitter {
     /// The `Loc` of every emitted node, by node id.
     locs: Vec<Loc>,
     hostname: Option<String>,
+    /// Every I/O root, in document order.
+    roots: Vec<IoRoot>,
+    /// Every PCI locality statement, in document order.
+    localities: Vec<PciLocality>,
 }
 
 fn processorish(c: Class) -> bool {
@@ -232,6 +279,12 @@ impl Emitter {
                 let parent = self.nearest_emitted();
                 let id = self.builder().host_bridge(parent);
                 self.locs.push(loc);
+                self.roots.push(IoRoot {
+                    node: id,
+                    key: info.bus,
+                    parent_cpus: self.parent_cpus(),
+                    loc,
+                });
                 Some(id)
             }
             Class::PciBridge | Class::PciFunction => {
@@ -249,6 +302,7 @@ impl Emitter {
                     b.pci_function(parent, addr, info.class)
                 };
                 self.locs.push(loc);
+                self.note_pci_bus(id, addr, loc);
                 Some(id)
             }
             // Emitted lazily (other processor objects) or on close (OS devices), or never.
@@ -261,6 +315,83 @@ impl Emitter {
             spec: info.spec,
             loc,
         });
+        Ok(())
+    }
+
+    /// Records a PCI locality statement (hwloc 3.0 `<pci_locality>`), applied when the
+    /// walk finishes.
+    pub(crate) fn pci_locality(&mut self, locality: PciLocality) {
+        self.localities.push(locality);
+    }
+
+    /// The cpuset of the innermost open object, a processor object when an I/O root
+    /// opens under it.
+    fn parent_cpus(&self) -> CpuSet {
+        self.stack
+            .last()
+            .and_then(|f| f.cpus.clone())
+            .unwrap_or_default()
+    }
+
+    /// A PCI object `id` at `addr` just opened: it is an I/O root if it hangs under a
+    /// processor object, and it gives a host bridge without a known bus its bus.
+    fn note_pci_bus(&mut self, id: NodeId, addr: PciAddr, loc: Loc) {
+        let Some(parent) = self.stack.last() else {
+            return;
+        };
+        if processorish(parent.class) {
+            let parent_cpus = self.parent_cpus();
+            self.roots.push(IoRoot {
+                node: id,
+                key: Some((addr.domain, addr.bus)),
+                parent_cpus,
+                loc,
+            });
+        } else if parent.class == Class::HostBridge {
+            // The host bridge is the last root registered: nothing below it registers one.
+            let hb = parent.node;
+            if let Some(root) = self.roots.last_mut() {
+                if Some(root.node) == hb && root.key.is_none() {
+                    root.key = Some((addr.domain, addr.bus));
+                }
+            }
+        }
+    }
+
+    /// Gives each I/O root the cpus of the first PCI locality (in document order) whose
+    /// domain is the root's and whose bus range holds the root's bus, restricted to the
+    /// machine's cpus, when that is not empty and differs from the cpus of the object the
+    /// root hangs under.
+    fn apply_pci_localities(&mut self) -> Result<(), Located> {
+        if self.localities.is_empty() {
+            return Ok(());
+        }
+        let first = first_covering(&self.localities, &self.roots);
+        let Some(b) = self.b.as_mut() else {
+            return Ok(());
+        };
+        let machine = b.machine_cpus().clone();
+        for (root, found) in self.roots.iter().zip(first) {
+            let Some(l) = found.map(|i| &self.localities[i]) else {
+                continue;
+            };
+            let mut cpus = l.cpus.clone();
+            cpus.intersect_with(&machine);
+            if cpus.is_empty() || cpus == root.parent_cpus {
+                continue;
+            }
+            if !cpus.is_subset(&root.parent_cpus) {
+                return Err(Located {
+                    loc: l.loc,
+                    error: ModelError::LocalityOutsideParent {
+                        cpus: cpus.to_string(),
+                        parent: root.parent_cpus.to_string(),
+                        root: root.loc,
+                    },
+                });
+            }
+            b.set_locality(root.node, cpus);
+        }
         Ok(())
     }
 
@@ -314,6 +445,13 @@ impl Emitter {
         while !self.stack.is_empty() {
             self.close();
         }
+        if self.b.is_none() {
+            return Err(Located {
+                loc: 0,
+                error: ModelError::NoMachine,
+            });
+        }
+        self.apply_pci_localities()?;
         let Some(mut b) = self.b.take() else {
             return Err(Located {
                 loc: 0,
@@ -410,6 +548,50 @@ impl Emitter {
     }
 }
 
+/// For each root, the index of the first locality (in `localities` order) whose domain
+/// is the root's and whose bus range holds the root's bus.
+///
+/// Linear in roots and localities (plus a sort): the distinct (domain, bus) keys are
+/// sorted, and each locality claims the still unclaimed keys of its range, skipping
+/// claimed runs through a "next unclaimed" table, so hostile documents with many
+/// overlapping ranges cost no more than the keys they can claim.
+fn first_covering(localities: &[PciLocality], roots: &[IoRoot]) -> Vec<Option<usize>> {
+    let mut keys: Vec<(u32, u8)> = roots.iter().filter_map(|r| r.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut claimed: Vec<Option<usize>> = vec![None; keys.len()];
+    // next[i]: a candidate for the first unclaimed key at or after i.
+    let mut next: Vec<usize> = (0..=keys.len()).collect();
+    for (li, l) in localities.iter().enumerate() {
+        let lo = keys.partition_point(|&k| k < (l.domain, l.bus_min));
+        let hi = keys.partition_point(|&k| k <= (l.domain, l.bus_max));
+        let mut j = first_unclaimed(&mut next, lo);
+        while j < hi {
+            claimed[j] = Some(li);
+            next[j] = j + 1;
+            j = first_unclaimed(&mut next, j + 1);
+        }
+    }
+    roots
+        .iter()
+        .map(|r| {
+            let k = r.key?;
+            let i = keys.binary_search(&k).ok()?;
+            claimed[i]
+        })
+        .collect()
+}
+
+/// The first unclaimed key index at or after `i` (`next.len() - 1` when none), halving
+/// the paths it walks so later calls are short.
+fn first_unclaimed(next: &mut [usize], mut i: usize) -> usize {
+    while next[i] != i {
+        next[i] = next[next[i]];
+        i = next[i];
+    }
+    i
+}
+
 /// The PMIx type of an hwloc v1/v2 `osdev_type` (an enum).
 pub(crate) fn osdev_type_v2(v: u32) -> Option<DeviceTypes> {
     Some(match v {
@@ -467,6 +649,80 @@ mod tests {
         ObjInfo {
             spec: Some(spec),
             ..Default::default()
+        }
+    }
+
+    fn locality(domain: u32, bus_min: u8, bus_max: u8) -> PciLocality {
+        PciLocality {
+            domain,
+            bus_min,
+            bus_max,
+            cpus: CpuSet::new(),
+            loc: 0,
+        }
+    }
+
+    fn root(key: Option<(u32, u8)>) -> IoRoot {
+        IoRoot {
+            node: NodeId(0),
+            key,
+            parent_cpus: CpuSet::new(),
+            loc: 0,
+        }
+    }
+
+    #[test]
+    fn first_covering_takes_the_first_range_in_document_order() {
+        let roots = [
+            root(Some((0, 0x2b))),
+            root(Some((0, 0x30))),
+            root(Some((1, 0x2b))),
+            root(None),
+            root(Some((0, 0x40))),
+            root(Some((0, 0x2b))),
+        ];
+        let localities = [
+            locality(0, 0x30, 0x3b),
+            locality(0, 0x00, 0x3f),
+            locality(1, 0x2b, 0x2b),
+            locality(0, 0x2b, 0x2b),
+        ];
+        assert_eq!(
+            first_covering(&localities, &roots),
+            [Some(1), Some(0), Some(2), None, None, Some(1)]
+        );
+    }
+
+    #[test]
+    fn first_covering_matches_a_plain_scan() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..200 {
+            let roots: Vec<IoRoot> = (0..rnd(12))
+                .map(|_| root(Some((rnd(3) as u32, rnd(64) as u8))))
+                .collect();
+            let localities: Vec<PciLocality> = (0..rnd(12))
+                .map(|_| {
+                    let a = rnd(64) as u8;
+                    let b = rnd(64) as u8;
+                    locality(rnd(3) as u32, a.min(b), a.max(b))
+                })
+                .collect();
+            let plain: Vec<Option<usize>> = roots
+                .iter()
+                .map(|r| {
+                    let (d, bus) = r.key?;
+                    localities
+                        .iter()
+                        .position(|l| l.domain == d && l.bus_min <= bus && bus <= l.bus_max)
+                })
+                .collect();
+            assert_eq!(first_covering(&localities, &roots), plain);
         }
     }
 

@@ -11,13 +11,16 @@
 //!   enum (0 block, 1 gpu, 2 network, 3 openfabrics, 4 dma, 5 coproc).
 //! - **v3** (`version="3.x"`): as v2, but `osdev_type` is a bitmask (1 storage,
 //!   2 memory, 4 gpu, 8 coproc, 16 network, 32 openfabrics, 64 dma) mapped by DESIGN §2's
-//!   precedence, and the topology's own `<info>`s (`HostName`) sit under `<topology>`.
+//!   precedence, the topology's own `<info>`s (`HostName`) sit under `<topology>`, and
+//!   `<memtier>` and `<pci_locality>` may follow them (the crate docs list every
+//!   element of a 3.0 export and say how PCI localities apply).
 //!
 //! What it reads: the root `<object type="Machine">` and its `HostName` info; the
 //! `cpuset` of every processor-side object; bridges (`bridge_type` `0-1` host bridge,
 //! `1-1` PCI bridge), `pci_busid` and the class in `pci_type` (`"CCCC [VVVV:DDDD] …"`);
 //! OS devices' `name`, `osdev_type` and `Address`, `NodeGUID`, `SysImageGUID`,
-//! `NVIDIAUUID`/`AMDUUID` infos. Distances, memory attributes, CPU kinds, support flags,
+//! `NVIDIAUUID`/`AMDUUID` infos; host bridges' `bridge_pci` and `<pci_locality>`
+//! statements. Distances, memory attributes, CPU kinds, memory tiers, support flags,
 //! page types and user data are skipped whole. Attributes it does not use are ignored
 //! (hwloc adds new ones over time), but an element or object type it does not know, an
 //! attribute it uses that does not parse, or an object placed where the model cannot
@@ -33,7 +36,9 @@ use pmix_core::{CpuSet, DeviceTypes, OsDeviceSpec, PciAddr, PmixError, Status, T
 use quick_xml::errors::SyntaxError;
 use quick_xml::events::{BytesStart, Event};
 
-use crate::emit::{Class, Emitter, Located, ModelError, ObjInfo, osdev_type_v2, osdev_type_v3};
+use crate::emit::{
+    Class, Emitter, Located, ModelError, ObjInfo, PciLocality, osdev_type_v2, osdev_type_v3,
+};
 
 /// Bounds on what the importer accepts, so hostile input costs bounded time and memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +140,14 @@ pub enum XmlErrorKind {
     /// An element hwloc does not write.
     #[error("unknown element <{0}>")]
     UnknownElement(String),
+    /// An element hwloc writes, somewhere hwloc does not put it.
+    #[error("<{element}> belongs directly under <{parent}>")]
+    MisplacedElement {
+        /// The element.
+        element: &'static str,
+        /// Where it belongs.
+        parent: &'static str,
+    },
     /// An object type hwloc does not have (or this importer cannot hold).
     #[error("unknown object type {0:?}")]
     UnknownObjectType(String),
@@ -577,6 +590,60 @@ impl<'a> Attrs<'a> {
             .map_err(|e| self.bad("pci_busid", v, e))
     }
 
+    /// A number no larger than `max`, written as hwloc does (`0x2b`) or in decimal.
+    fn number(&self, key: &'static str, max: u64) -> Result<u64, XmlError> {
+        let v = self.required(key)?;
+        let parsed = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+            Some(hex) if !hex.is_empty() && hex.len() <= 16 => u64::from_str_radix(hex, 16).ok(),
+            Some(_) => None,
+            None if !v.is_empty() && v.len() <= 20 && v.bytes().all(|b| b.is_ascii_digit()) => {
+                v.parse().ok()
+            }
+            None => None,
+        };
+        match parsed {
+            Some(n) if n <= max => Ok(n),
+            Some(_) => Err(self.bad(key, v, format_args!("more than {max:#x}"))),
+            None => Err(self.bad(
+                key,
+                v,
+                "expected a number, in hex with 0x (as hwloc writes it) or in decimal",
+            )),
+        }
+    }
+
+    /// A host bridge's domain and secondary bus from `bridge_pci="DDDD:[SS-EE]"`, if
+    /// present.
+    fn bridge_bus(&self) -> Result<Option<(u32, u8)>, XmlError> {
+        let Some(v) = self.get("bridge_pci") else {
+            return Ok(None);
+        };
+        let bad = || {
+            self.bad(
+                "bridge_pci",
+                v,
+                "expected \"DDDD:[SS-EE]\" (domain and bus range in hex)",
+            )
+        };
+        let (domain, range) = v.split_once(':').ok_or_else(bad)?;
+        let (first, last) = range
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|r| r.split_once('-'))
+            .ok_or_else(bad)?;
+        let hex = |s: &str, n: usize| {
+            if s.is_empty() || s.len() > n || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                None
+            } else {
+                u32::from_str_radix(s, 16).ok()
+            }
+        };
+        let domain = hex(domain, 8).ok_or_else(bad)?;
+        let first = hex(first, 2).ok_or_else(bad)?;
+        hex(last, 2).ok_or_else(bad)?;
+        Ok(Some((domain, u8::try_from(first).map_err(|_| bad())?)))
+    }
+
     /// The class from `pci_type="CCCC [VVVV:DDDD] [SSSS:SSSS] RR"`.
     fn pci_class(&self) -> Result<Option<u16>, XmlError> {
         let Some(v) = self.get("pci_type") else {
@@ -785,6 +852,39 @@ impl<'a> Parser<'a> {
                 self.skip_from = Some(self.depth);
                 Ok(())
             }
+            b"pci_locality" => {
+                if self.depth != 2 {
+                    return Err(XmlError::new(
+                        self.line(pos),
+                        describe(e),
+                        XmlErrorKind::MisplacedElement {
+                            element: "pci_locality",
+                            parent: "topology",
+                        },
+                    ));
+                }
+                let a = Attrs::read(e, self.text, pos, &self.limits)?;
+                let domain = a.number("domain", u64::from(u32::MAX))?;
+                let bus_min = a.number("bus_min", 0xff)?;
+                let bus_max = a.number("bus_max", 0xff)?;
+                if bus_min > bus_max {
+                    let v = a.required("bus_max")?;
+                    return Err(a.bad("bus_max", v, "below bus_min"));
+                }
+                let cpus = a
+                    .cpuset("cpuset")?
+                    .ok_or_else(|| a.err(XmlErrorKind::MissingAttribute("cpuset")))?;
+                self.emitter.pci_locality(PciLocality {
+                    domain: u32::try_from(domain).unwrap_or(u32::MAX),
+                    bus_min: u8::try_from(bus_min).unwrap_or(u8::MAX),
+                    bus_max: u8::try_from(bus_max).unwrap_or(u8::MAX),
+                    cpus,
+                    loc: pos,
+                });
+                // Its content, if any, is not hwloc's: skip it.
+                self.skip_from = Some(self.depth);
+                Ok(())
+            }
             n if SKIPPED.contains(&n) => {
                 self.skip_from = Some(self.depth);
                 Ok(())
@@ -934,7 +1034,7 @@ impl<'a> Parser<'a> {
                     ..Default::default()
                 });
             }
-            Class::HostBridge => {}
+            Class::HostBridge => info.bus = a.bridge_bus()?,
             _ => info.cpus = a.cpuset("cpuset")?,
         }
         let text = self.text;
@@ -960,6 +1060,13 @@ fn model_error(text: &str, l: Located, element: Option<&str>) -> XmlError {
             format!(
                 "OS device name {name:?} is already used by the object on line {}",
                 line_of(*first)
+            )
+        }
+        ModelError::LocalityOutsideParent { cpus, parent, root } => {
+            format!(
+                "PCI locality cpuset {cpus} is not within the cpus {parent} of the object that {} on line {} hangs under",
+                element_at(text, *root),
+                line_of(*root)
             )
         }
         ModelError::NoMachine => {
