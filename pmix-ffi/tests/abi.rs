@@ -7,8 +7,11 @@
 //!   one is checked without editing this test) has the same value in OpenPMIx's
 //!   headers, except the few that are newer than 4.2.2, listed here.
 //!
-//! The OpenPMIx half is skipped, with a notice, only where its headers are absent
-//! (CI installs `libpmix-dev`).
+//! OpenPMIx is found through `pkg-config pmix` (Debian's `libpmix-dev`). Where it is
+//! absent its half is skipped with a `NOTICE:` line, except under `CI=true`, where the
+//! test fails instead (a skipped comparison in CI is a hidden failure):
+//! `openpmix_comparisons_fail_loudly_under_ci_when_pkg_config_cannot_find_it` proves
+//! it.
 
 mod common;
 
@@ -30,7 +33,7 @@ fn our_headers() -> Vec<std::path::PathBuf> {
 }
 
 /// Compiles `src` against the headers in `include` (syntax and static assertions only).
-fn compiles_against(src: &Path, include: &str) -> std::process::Output {
+fn compiles_against(src: &Path, include: &Path) -> std::process::Output {
     output(
         Command::new("cc")
             .args(cflags())
@@ -44,15 +47,12 @@ fn compiles_against(src: &Path, include: &str) -> std::process::Output {
 #[test]
 fn layouts_hold_against_our_header_and_openpmix() {
     let src = c_dir().join("abi_structs.c");
-    let ours = compiles_against(&src, include_dir().to_str().unwrap());
+    let ours = compiles_against(&src, &include_dir());
     assert_ok("abi_structs.c against our headers", &ours);
-    if !have_openpmix() {
-        println!(
-            "NOTICE: OpenPMIx headers absent ({OPENPMIX_INCLUDE}): skipping their half (apt-get install libpmix-dev)"
-        );
+    let Some(openpmix) = openpmix_for("abi_structs.c against OpenPMIx's headers") else {
         return;
-    }
-    let theirs = compiles_against(&src, OPENPMIX_INCLUDE);
+    };
+    let theirs = compiles_against(&src, &openpmix.include_dir);
     assert_ok("abi_structs.c against OpenPMIx's headers", &theirs);
 }
 
@@ -147,8 +147,8 @@ fn constants_program(consts: &[(String, String)]) -> String {
     c
 }
 
-fn run_constants(src: &Path, include: &str, exe: &Path) -> BTreeMap<String, String> {
-    compile(src, exe, &[Path::new(include)], &[]);
+fn run_constants(src: &Path, include: &Path, exe: &Path) -> BTreeMap<String, String> {
+    compile(src, exe, &[include], &[]);
     let o = output(&mut Command::new(exe));
     assert_ok("constants program", &o);
     String::from_utf8_lossy(&o.stdout)
@@ -187,17 +187,14 @@ fn every_constant_we_define_has_openpmix_value() {
     let dir = scratch("abi-constants");
     let src = dir.join("constants.c");
     std::fs::write(&src, constants_program(&consts)).unwrap();
-    let ours = run_constants(&src, include_dir().to_str().unwrap(), &dir.join("ours"));
+    let ours = run_constants(&src, &include_dir(), &dir.join("ours"));
     assert_eq!(ours.len(), consts.len());
     assert!(ours.values().all(|v| v != "<absent>"));
 
-    if !have_openpmix() {
-        println!(
-            "NOTICE: OpenPMIx headers absent ({OPENPMIX_INCLUDE}): skipping the comparison (apt-get install libpmix-dev)"
-        );
+    let Some(openpmix) = openpmix_for("constants compared with OpenPMIx's") else {
         return;
-    }
-    let theirs = run_constants(&src, OPENPMIX_INCLUDE, &dir.join("theirs"));
+    };
+    let theirs = run_constants(&src, &openpmix.include_dir, &dir.join("theirs"));
     let mut differences = Vec::new();
     for (name, value) in &ours {
         let other = &theirs[name];
@@ -246,12 +243,11 @@ fn error_strings_match_openpmix() {
             "{s:?}: {ours}"
         );
     }
-    if !have_openpmix() {
-        println!("NOTICE: OpenPMIx absent: skipping the comparison (apt-get install libpmix-dev)");
+    let Some(openpmix) = openpmix_for("PMIx_Error_string compared with OpenPMIx's") else {
         return;
-    }
+    };
     let theirs_exe = dir.join("errstr-openpmix");
-    build_openpmix(&src, &theirs_exe);
+    build_openpmix(&openpmix, &src, &theirs_exe);
     let theirs = output(&mut run_cmd(&theirs_exe, None));
     assert_ok("errstr (OpenPMIx)", &theirs);
     let theirs = String::from_utf8(theirs.stdout).unwrap();
@@ -266,4 +262,62 @@ fn error_strings_match_openpmix() {
         compared += 1;
     }
     assert_eq!(compared, ours.lines().count() - 1, "every line compared");
+}
+
+/// The tests above that compare with OpenPMIx.
+const OPENPMIX_COMPARISONS: [&str; 3] = [
+    "layouts_hold_against_our_header_and_openpmix",
+    "every_constant_we_define_has_openpmix_value",
+    "error_strings_match_openpmix",
+];
+
+/// Runs the OpenPMIx comparisons of this binary in a child process where `pkg-config`
+/// cannot find OpenPMIx (its search path is an empty directory), with `ci` as `CI`.
+fn comparisons_without_openpmix(ci: Option<&str>) -> (bool, String) {
+    let empty = scratch("no-pkg-config");
+    let mut env: Vec<(&str, &std::ffi::OsStr)> = vec![
+        ("PKG_CONFIG_LIBDIR", empty.as_os_str()),
+        ("PKG_CONFIG_PATH", empty.as_os_str()),
+    ];
+    if let Some(v) = ci {
+        env.push(("CI", std::ffi::OsStr::new(v)));
+    }
+    let remove: &[&str] = if ci.is_none() { &["CI"] } else { &[] };
+    let out = output(&mut rerun_tests(&OPENPMIX_COMPARISONS, &env, remove));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// Under `CI=true`, an OpenPMIx that `pkg-config` cannot find fails each comparison,
+/// naming it; without `CI`, each prints a notice and skips its OpenPMIx half. The
+/// documented command that does the same by hand:
+/// `CI=true PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= cargo test -p pmix-ffi --test abi`.
+#[test]
+fn openpmix_comparisons_fail_loudly_under_ci_when_pkg_config_cannot_find_it() {
+    let (ok, text) = comparisons_without_openpmix(Some("true"));
+    assert!(!ok, "passed without OpenPMIx under CI=true:\n{text}");
+    assert!(text.contains("0 passed; 3 failed"), "{text}");
+    for what in [
+        "abi_structs.c against OpenPMIx's headers",
+        "constants compared with OpenPMIx's",
+        "PMIx_Error_string compared with OpenPMIx's",
+    ] {
+        assert!(
+            text.contains(&format!(
+                "{what}: OpenPMIx (pkg-config pmix) not found: {CI_FORBIDS_SKIPPING}"
+            )),
+            "{what} did not fail loudly:\n{text}"
+        );
+    }
+
+    let (ok, text) = comparisons_without_openpmix(None);
+    assert!(
+        ok,
+        "without CI the comparisons skip, they do not fail:\n{text}"
+    );
+    assert_eq!(text.matches("NOTICE: ").count(), 3, "{text}");
 }

@@ -2,7 +2,9 @@
 //! `libpmix_ffi`: every call and every return code of the `PMIx_Compute_distances`
 //! page (`tests/c/api.c`), hostile input (`tests/c/hostile.c`, also under valgrind),
 //! and a program written only against OpenPMIx's documented API
-//! (`tests/c/openpmix_user.c`).
+//! (`tests/c/openpmix_user.c`), built against OpenPMIx too (found by `pkg-config`).
+//! Without valgrind or OpenPMIx those halves skip with a notice, or fail under
+//! `CI=true`.
 
 mod common;
 
@@ -120,12 +122,10 @@ fn hostile_inputs_get_documented_codes_and_never_crash() {
     assert!(stderr.is_empty(), "{stderr}");
 }
 
-/// Runs a program under valgrind: no memory error, no leak.
+/// Runs a program under valgrind: no memory error, no leak. Without valgrind: a notice,
+/// or a failure under `CI=true` (`valgrind_and_openpmix_runs_fail_loudly_under_ci_when_absent`).
 fn under_valgrind(name: &str, mode: Option<&str>) {
-    let Some(vg) = valgrind() else {
-        println!(
-            "NOTICE: valgrind is not installed: skipping the valgrind run of {name} (apt-get install valgrind)"
-        );
+    let Some(vg) = valgrind_for(&format!("the valgrind run of {name}")) else {
         return;
     };
     let exe = build(name);
@@ -180,14 +180,11 @@ fn a_program_written_for_openpmix_compiles_unchanged_and_runs() {
     assert_eq!(out_static.stdout, out.stdout);
 
     // Against OpenPMIx's own headers and library: it compiles unchanged and runs.
-    if !have_openpmix() {
-        println!(
-            "NOTICE: OpenPMIx headers absent ({OPENPMIX_INCLUDE}): skipping the OpenPMIx build (apt-get install libpmix-dev)"
-        );
+    let Some(openpmix) = openpmix_for("openpmix_user.c built against OpenPMIx") else {
         return;
-    }
+    };
     let exe_openpmix = dir.join("user-openpmix");
-    build_openpmix(&src, &exe_openpmix);
+    build_openpmix(&openpmix, &src, &exe_openpmix);
     let mut cmd = run_cmd(&exe_openpmix, None);
     cmd.env("PMIX_MCA_pmix_hwloc_topo_file", &topo);
     let out = output(&mut cmd);
@@ -217,4 +214,61 @@ fn the_readme_example_compiles_and_runs() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("mlx4_0"), "{stdout}");
     assert!(stdout.lines().all(|l| l.contains("..")), "{stdout}");
+}
+
+/// Under `CI=true`, a peer that cannot be found fails the test that needed it, naming
+/// it: valgrind off the `PATH` (an empty directory) fails both valgrind runs before
+/// anything is built, and OpenPMIx hidden from `pkg-config` fails the OpenPMIx build of
+/// `openpmix_user.c`. Without `CI` the same runs pass, each printing a notice. By hand:
+/// `CI=true PATH=/nonexistent $(ls target/debug/deps/c_programs-* | head -1) --exact
+/// hostile_inputs_are_clean_under_valgrind` fails.
+#[test]
+fn valgrind_and_openpmix_runs_fail_loudly_under_ci_when_absent() {
+    let empty = scratch("no-peers");
+    let valgrind_runs = [
+        "hostile_inputs_are_clean_under_valgrind",
+        "api_is_clean_under_valgrind_release_fn_frees",
+    ];
+    let openpmix_run = ["a_program_written_for_openpmix_compiles_unchanged_and_runs"];
+    let no_valgrind = [("PATH", empty.as_os_str())];
+    let no_openpmix = [
+        ("PKG_CONFIG_LIBDIR", empty.as_os_str()),
+        ("PKG_CONFIG_PATH", empty.as_os_str()),
+    ];
+    let ci = std::ffi::OsStr::new("true");
+    let run = |names: &[&str], env: &[(&str, &std::ffi::OsStr)], ci_on: bool| {
+        let mut env = env.to_vec();
+        if ci_on {
+            env.push(("CI", ci));
+        }
+        let remove: &[&str] = if ci_on { &[] } else { &["CI"] };
+        let out = output(&mut rerun_tests(names, &env, remove));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+
+    let (ok, text) = run(&valgrind_runs, &no_valgrind, true);
+    assert!(!ok && text.contains("0 passed; 2 failed"), "{text}");
+    for name in ["hostile", "api"] {
+        let want = format!("the valgrind run of {name}: valgrind not found: {CI_FORBIDS_SKIPPING}");
+        assert!(text.contains(&want), "no loud failure for {name}:\n{text}");
+    }
+    let (ok, text) = run(&openpmix_run, &no_openpmix, true);
+    assert!(!ok && text.contains("0 passed; 1 failed"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "openpmix_user.c built against OpenPMIx: OpenPMIx (pkg-config pmix) not found: {CI_FORBIDS_SKIPPING}"
+        )),
+        "{text}"
+    );
+
+    // Outside CI the same runs skip with a notice (the pmix-rs halves still run).
+    let (ok, text) = run(&valgrind_runs, &no_valgrind, false);
+    assert!(ok && text.matches("NOTICE: ").count() == 2, "{text}");
+    let (ok, text) = run(&openpmix_run, &no_openpmix, false);
+    assert!(ok && text.matches("NOTICE: ").count() == 1, "{text}");
 }

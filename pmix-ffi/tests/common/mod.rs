@@ -28,12 +28,36 @@ pub fn c_dir() -> PathBuf {
     crate_dir().join("tests/c")
 }
 
-/// OpenPMIx's headers (Debian's `libpmix-dev`).
-pub const OPENPMIX_INCLUDE: &str = "/usr/lib/x86_64-linux-gnu/pmix2/include";
+pub use pmix_testkit::OpenPmix;
 
-/// `true` when OpenPMIx's headers are installed.
-pub fn have_openpmix() -> bool {
-    Path::new(OPENPMIX_INCLUDE).join("pmix.h").exists()
+/// How to install OpenPMIx, for the notice (or failure) when it is absent.
+pub const INSTALL_OPENPMIX: &str = "apt-get install libpmix-dev pkg-config";
+
+/// How to install valgrind.
+pub const INSTALL_VALGRIND: &str = "apt-get install valgrind";
+
+/// OpenPMIx as `pkg-config pmix` finds it, for the comparison named `what`. When it is
+/// absent: under `CI=true` the test fails here, naming the comparison
+/// ([`pmix_testkit::peer_absent`]); elsewhere a `NOTICE:` line is printed and `None`
+/// tells the caller to skip that half.
+pub fn openpmix_for(what: &str) -> Option<OpenPmix> {
+    let found = pmix_testkit::openpmix();
+    if found.is_none() {
+        pmix_testkit::peer_absent(
+            &format!("{what}: OpenPMIx (pkg-config pmix) not found"),
+            INSTALL_OPENPMIX,
+        );
+    }
+    found
+}
+
+/// `valgrind`, for the run named `what`; absent: as [`openpmix_for`].
+pub fn valgrind_for(what: &str) -> Option<PathBuf> {
+    let found = pmix_testkit::valgrind();
+    if found.is_none() {
+        pmix_testkit::peer_absent(&format!("{what}: valgrind not found"), INSTALL_VALGRIND);
+    }
+    found
 }
 
 /// A file of the repository's `testdata/hwloc-xml/`.
@@ -144,14 +168,10 @@ pub fn build_ours_static(src: &Path, exe: &Path) {
     compile(src, exe, &[&include_dir()], &link);
 }
 
-/// Compiles `src` into `exe` against OpenPMIx's headers and `libpmix`.
-pub fn build_openpmix(src: &Path, exe: &Path) {
-    compile(
-        src,
-        exe,
-        &[Path::new(OPENPMIX_INCLUDE)],
-        &["-lpmix".to_owned()],
-    );
+/// Compiles `src` into `exe` against OpenPMIx's headers and `libpmix`, as `pkg-config`
+/// describes them.
+pub fn build_openpmix(openpmix: &OpenPmix, src: &Path, exe: &Path) {
+    compile(src, exe, &[&openpmix.include_dir], &openpmix.link);
 }
 
 /// A command running `exe` with the PMIx variables of the caller's environment removed
@@ -172,11 +192,21 @@ pub fn run_cmd(exe: &Path, topology: Option<&str>) -> Command {
     c
 }
 
-/// `valgrind`, if installed.
-pub fn valgrind() -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("valgrind"))
-            .find(|p| p.is_file())
-    })
+/// A command running the tests `names` of this test binary (exactly those) in a child
+/// process with `env` set and `remove` removed, printing what they print.
+pub fn rerun_tests(names: &[&str], env: &[(&str, &std::ffi::OsStr)], remove: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+    cmd.args(names)
+        .args(["--exact", "--nocapture", "--test-threads=1"]);
+    for k in remove {
+        cmd.env_remove(k);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
 }
+
+/// What a peer-comparison test prints when its peer is absent under `CI=true` (the
+/// panic of [`pmix_testkit::peer_absent`]).
+pub const CI_FORBIDS_SKIPPING: &str = "the peer is absent and CI=true forbids skipping";
