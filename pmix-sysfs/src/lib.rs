@@ -82,7 +82,12 @@
 //!   (`0x12xx`) without any drm device still gets a GPU entry, named `nvidia<minor>`
 //!   with its `GPU-…` UUID as vendor identity when
 //!   `proc/driver/nvidia/gpus/<bdf>/information` says so, else named by its PCI address.
-//! - **Host name**: `proc/sys/kernel/hostname`.
+//! - **Host name**: the last `HostName: ` line of `proc/hwloc-nofile-info`, else
+//!   `proc/sys/kernel/hostname`, else none (`localhost` in the uuids). The precedence is
+//!   hwloc's: `hwloc-gather-topology` writes that file into a capture, and libhwloc
+//!   under an `HWLOC_FSROOT` other than `/` takes the host name from it alone (it never
+//!   reads `proc/sys/kernel/hostname`); on the live machine libhwloc asks `uname()`,
+//!   which is the kernel's host name, and procfs holds no `hwloc-nofile-info`.
 //!
 //! ## Errors and warnings
 //! A scan never panics. Every file read is capped ([`Limits::max_file_bytes`]), every
@@ -103,8 +108,9 @@
 //!   cannot be read, or that belongs to a PCI bridge or to a function the PCI listing
 //!   lacks; an identity attribute (`address`, `node_guid`, `sys_image_guid`, the
 //!   NVIDIA `information` file) that cannot be read or parsed (the device stays, its
-//!   uuid falls back to the `net://`/`fab://host::name` form); an unusable host name
-//!   (`localhost` is used); a `numa_node` naming a node that does not exist (the whole
+//!   uuid falls back to the `net://`/`fab://host::name` form); a `hwloc-nofile-info`
+//!   that cannot be read, has no `HostName: ` line or an unusable name (the kernel's is
+//!   tried), an unusable kernel host name (`localhost` is used); a `numa_node` naming a node that does not exist (the whole
 //!   machine is used); a dangling symbolic link where a file was expected (treated as
 //!   absent).
 //! - **Absent files** are not problems: each has a documented fallback above.
@@ -128,8 +134,8 @@
 //!   drops them; we read no `config` and keep them.
 //! - **DAX devices** (`sys/bus/dax`): hwloc 2.9 reports them as block devices; they
 //!   are not among DESIGN's classes, so we do not.
-//! - **Host name**: hwloc reads its own `proc/hwloc-nofile-info` in captured trees; we
-//!   read `proc/sys/kernel/hostname` only.
+//! - **Host name of a capture without `hwloc-nofile-info`** but with
+//!   `proc/sys/kernel/hostname`: we use the latter, hwloc has none (`localhost`).
 //!
 //! ## Features
 //! `native` (off by default) enables `pmix-hwloc/native` for the tests and the

@@ -252,25 +252,55 @@ impl<F: SysFs> Ctx<'_, F> {
             .map_err(|e| self.malformed(path, s, format!("is not a cpu mask ({e})")))
     }
 
-    /// The host name, from `proc/sys/kernel/hostname`; problems are warnings.
+    /// The host name: the last `HostName: ` line of `proc/hwloc-nofile-info` (what
+    /// hwloc-gather-topology records in a captured tree, and all libhwloc reads for a
+    /// host name under an `HWLOC_FSROOT` that is not `/`), else
+    /// `proc/sys/kernel/hostname` (the kernel's, which is what libhwloc's `uname()`
+    /// gives on the live machine, where procfs holds no `hwloc-nofile-info`). `None`
+    /// when neither gives one; an unreadable file or an unusable name is a warning
+    /// naming the file (so is a `hwloc-nofile-info` without a `HostName: ` line), and
+    /// the next source is tried.
     fn hostname(&mut self) -> Option<String> {
-        const PATH: &str = "proc/sys/kernel/hostname";
-        let raw = self.read_opt_warn(PATH)?;
-        let h = raw.trim_end_matches('\n');
-        if h.is_empty()
-            || h.len() > pmix_core::MAX_NAME_LEN
-            || h.chars().any(|c| c.is_control() || c.is_whitespace())
+        const NOFILE: &str = "proc/hwloc-nofile-info";
+        const KERNEL: &str = "proc/sys/kernel/hostname";
+        if let Some(text) = self.read_opt_warn(NOFILE) {
+            // hwloc reads every line and keeps the last `HostName: ` one.
+            let line = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("HostName: "))
+                .next_back();
+            match line {
+                Some(h) => {
+                    if let Some(h) = self.checked_hostname(NOFILE, h, h) {
+                        return Some(h);
+                    }
+                }
+                // hwloc writes the line whenever it knows the name.
+                None => self.warn(NOFILE, format!("no \"HostName: \" line: using {KERNEL}")),
+            }
+        }
+        let raw = self.read_opt_warn(KERNEL)?;
+        self.checked_hostname(KERNEL, raw.trim_end_matches('\n'), &raw)
+    }
+
+    /// `name` if it can be a host name (not empty, at most
+    /// [`pmix_core::MAX_NAME_LEN`] bytes, no whitespace or control character); else a
+    /// warning quoting `raw` at `path`, and `None`.
+    fn checked_hostname(&mut self, path: &str, name: &str, raw: &str) -> Option<String> {
+        if name.is_empty()
+            || name.len() > pmix_core::MAX_NAME_LEN
+            || name.chars().any(|c| c.is_control() || c.is_whitespace())
         {
             self.warn(
-                PATH,
+                path,
                 format!(
                     "{:?} is not a host name: ignored",
-                    crate::error::shorten(&raw)
+                    crate::error::shorten(raw)
                 ),
             );
             return None;
         }
-        Some(h.to_owned())
+        Some(name.to_owned())
     }
 }
 

@@ -4,7 +4,8 @@
 //! naming it, or take a fallback the crate docs name; it must never panic.
 //!
 //! The trees: a synthetic one that reaches every read path (checked first for what it
-//! should give), the same without `cpu/online`, and two captured trees.
+//! should give), the same without `cpu/online`, the same with hwloc's
+//! `proc/hwloc-nofile-info`, and two captured trees.
 
 mod common;
 
@@ -459,6 +460,19 @@ fn every_corruption_without_an_online_list_is_named() {
         &CpuSet::parse_list("0-3").unwrap()
     );
     corrupt_everything("rich-without-online", &fs);
+}
+
+#[test]
+fn every_corruption_of_a_captured_host_name_is_named() {
+    let mut fs = rich_tree();
+    fs.file(
+        "proc/hwloc-nofile-info",
+        "OSName: Linux\nHostName: capnode\nPageSize: 4096\n",
+    );
+    let s = scan(&fs).unwrap();
+    assert_eq!(s.topology.hostname(), "capnode");
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    corrupt_everything("rich-with-nofile-info", &fs);
 }
 
 #[test]

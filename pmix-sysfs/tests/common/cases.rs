@@ -51,6 +51,10 @@ pub const CASES: &[Case] = &[
         packages_differ: None,
         pci_in_hwloc: |a| a.domain <= 0xffff,
         ours: |ours, hwloc| {
+            // The capture's proc/hwloc-nofile-info names the host; hwloc's export too.
+            assert_eq!(ours.hostname(), "hwloc-debian9amd64");
+            assert_eq!(dev(ours, "sr0").uuid(), "blk://hwloc-debian9amd64::sr0");
+            assert_eq!(dev(hwloc, "sr0").uuid(), "blk://hwloc-debian9amd64::sr0");
             let vda = dev(ours, "vda");
             assert_eq!(
                 vda.pci().map(|a| a.to_string()).as_deref(),
@@ -161,7 +165,12 @@ pub const CASES: &[Case] = &[
         localities_differ: None,
         packages_differ: None,
         pci_in_hwloc: all_pci,
-        ours: |ours, _| {
+        ours: |ours, hwloc| {
+            // Host name from the capture's proc/hwloc-nofile-info, as in hwloc's export.
+            assert_eq!(
+                (ours.hostname(), hwloc.hostname()),
+                ("c685f8n02", "c685f8n02")
+            );
             // Directories, not links, in sys/bus/pci/devices: one host bridge per bus.
             assert_eq!(host_bridges(ours), 6);
             // VGA functions without drm devices are no GPUs (hwloc agrees).
@@ -214,10 +223,11 @@ fn assert_tier_from_every_package(t: &Topology, tier: u16) {
 }
 
 /// Compares the scan (`ours`) with hwloc's view (`hwloc`) of the tree `case` names,
-/// both with the same host name.
+/// host name included (hwloc's capture format, `proc/hwloc-nofile-info`, gives it).
 pub fn check(case: &Case, ours: &Topology, hwloc: &Topology) {
     let (ours, hwloc) = (ours.clone(), hwloc.clone());
     let name = case.name;
+    assert_eq!(ours.hostname(), hwloc.hostname(), "{name}: host name");
     let mut skip: Vec<&str> = Vec::new();
     for (dev_name, why) in case.only_hwloc {
         assert!(

@@ -5,6 +5,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod cases;
+pub mod constructed;
 
 use std::fmt::Write as _;
 
