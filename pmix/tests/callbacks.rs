@@ -1,7 +1,8 @@
 //! What the non-blocking form promises about its callback: `_nb` only accepts (the
 //! topology is loaded on the progress thread, not the caller's), and an accepted
 //! request's callback runs exactly once even when the computation panics (it gets
-//! `PMIX_ERROR`) or the callback itself panics (reported on stderr, never run again).
+//! `PMIX_ERROR`) or the callback itself panics (reported on stderr, never run again);
+//! and an instance that ends inside its own callback does not wait for itself.
 
 mod common;
 
@@ -133,4 +134,25 @@ fn a_panicking_callback_runs_once_is_reported_and_the_engine_goes_on() {
         "{}",
         reports[0]
     );
+}
+
+#[test]
+fn the_last_handle_dropped_inside_its_own_callback_does_not_deadlock() {
+    // Dropping the last handle stops the engine; on the progress thread that stop must
+    // not wait for itself.
+    let p = instance();
+    let last = p.clone();
+    let (gate_tx, gate_rx) = channel::<()>();
+    let (done_tx, done_rx) = channel();
+    p.post(move || {
+        gate_rx.recv_timeout(WAIT).unwrap();
+        drop(last); // the last handle: the instance ends here, on its own thread
+        done_tx.send(()).unwrap();
+    })
+    .unwrap();
+    drop(p);
+    gate_tx.send(()).unwrap();
+    done_rx
+        .recv_timeout(WAIT)
+        .expect("the callback that dropped the last handle never finished");
 }
