@@ -50,13 +50,20 @@
 //! - **Packages**: online cpus grouped by `cpuN/topology/physical_package_id` (a
 //!   negative or absent id: no package). **NUMA nodes**: `sys/devices/system/node/nodeN/cpulist`,
 //!   restricted to the machine's cpus, under the package holding them (else the machine).
-//! - **PCI tree**: the *symbolic-link targets* of `sys/bus/pci/devices/*`. The last
-//!   `pciDDDD:BB` component of a target is the host bridge (a VMD controller opens a new
-//!   domain below a function), every component after it but the last is an upstream
-//!   bridge, the last is the function itself. A function that sits above others, or
-//!   whose `class` is a PCI-to-PCI bridge (`0x0604`, `0x0609`), is a bridge. An entry
-//!   that is a directory rather than a link (some captured trees) sits directly under
-//!   the host bridge of its own domain and bus. Domains may be 32 bits wide.
+//! - **PCI tree**: the *symbolic-link targets* of `sys/bus/pci/devices/*`. The PCI
+//!   path of a target starts after its last `pciDDDD:BB` component (a VMD controller
+//!   opens a new domain below a function) and ends at the function itself; every
+//!   component in between that `sys/bus/pci/devices` lists is an upstream bridge. A
+//!   component it does not list is a directory, not a PCI device of this tree (captures
+//!   prune entries; hwloc, which builds its tree from the listing, does not see it):
+//!   it is passed over with a warning, and the function hangs off its nearest listed
+//!   ancestor. On a live machine every PCI device is listed, so nothing is passed
+//!   over. A function that sits above others, or whose `class` is a PCI-to-PCI bridge
+//!   (`0x0604`, `0x0609`), is a bridge. Host bridges are one per domain and bus of the
+//!   topmost objects (a function with no listed bridge above it, or an entry that is a
+//!   directory rather than a link, as in some captured trees): hwloc groups them the
+//!   same way, and on a live machine they are the `pciDDDD:BB` directories above them.
+//!   Domains may be 32 bits wide.
 //! - **Localities**, per host bridge (DESIGN §2: a host bridge has a locality, and
 //!   everything below it shares it): read from the first object on its root bus (the
 //!   lowest address), as hwloc does: `local_cpulist`, else `local_cpus` (hex mask),
@@ -68,7 +75,9 @@
 //!   (`sys/block` when there is no `sys/class/block`), typed as hwloc types the same
 //!   devices: `net` NETWORK, `infiniband` OPENFABRICS, `block` BLOCK, `drm`
 //!   GPU, `dma` DMA, `ve` (NEC Vector Engine) COPROC. Each is attached to the last PCI
-//!   function in its link target. Skipped: targets with a `virtual` component,
+//!   function in its link target, the one whose directory holds it; unlike a bridge in
+//!   a PCI path, that function is not passed over when the listing lacks it (the
+//!   device is then skipped with a warning). Skipped: targets with a `virtual` component,
 //!   partitions (an entry below another entry of the class, or with a `partition`
 //!   attribute), drm entries other than `cardN`, `renderDN` and `controlDN`
 //!   (connectors), InfiniBand `scif*` (Intel MIC's fake devices, as hwloc does). A device
@@ -104,15 +113,16 @@
 //!   ([`ScanError::NoCpus`]). Guessing there would give wrong distances silently.
 //! - **Warnings** ([`Warning`], the device or attribute is skipped and the scan goes
 //!   on): a `sys/bus/pci/devices` entry whose name is not a PCI address, whose link
-//!   cannot be read or parsed, or points to no directory; a class entry whose link
-//!   cannot be read, or that belongs to a PCI bridge or to a function the PCI listing
-//!   lacks; an identity attribute (`address`, `node_guid`, `sys_image_guid`, the
-//!   NVIDIA `information` file) that cannot be read or parsed (the device stays, its
-//!   uuid falls back to the `net://`/`fab://host::name` form); a `hwloc-nofile-info`
-//!   that cannot be read, has no `HostName: ` line or an unusable name (the kernel's is
-//!   tried), an unusable kernel host name (`localhost` is used); a `numa_node` naming a node that does not exist (the whole
-//!   machine is used); a dangling symbolic link where a file was expected (treated as
-//!   absent).
+//!   cannot be read or parsed, or points to no directory; a directory in a PCI path
+//!   that the listing lacks (passed over, once per directory); a class entry whose link
+//!   cannot be read, or that belongs to a PCI bridge, to a function the PCI listing
+//!   lacks or to one whose entry was skipped; an identity attribute (`address`,
+//!   `node_guid`, `sys_image_guid`, the NVIDIA `information` file) that cannot be read
+//!   or parsed (the device stays, its uuid falls back to the `net://`/`fab://host::name`
+//!   form); a `hwloc-nofile-info` that cannot be read, has no `HostName: ` line or an
+//!   unusable name (the kernel's is tried), an unusable kernel host name (`localhost`
+//!   is used); a `numa_node` naming a node that does not exist (the whole machine is
+//!   used); a dangling symbolic link where a file was expected (treated as absent).
 //! - **Absent files** are not problems: each has a documented fallback above.
 //!
 //! ## Where this backend and hwloc differ, and why
@@ -134,6 +144,10 @@
 //!   drops them; we read no `config` and keep them.
 //! - **DAX devices** (`sys/bus/dax`): hwloc 2.9 reports them as block devices; they
 //!   are not among DESIGN's classes, so we do not.
+//! - **OS devices of an unlisted function** (a class link through a PCI directory the
+//!   listing lacks, in a pruned capture): hwloc hangs the device on the bridge whose
+//!   bus range holds that function, or places it by the bus's locality; we skip it with
+//!   a warning (bridges hold no OS devices in the model).
 //! - **Host name of a capture without `hwloc-nofile-info`** but with
 //!   `proc/sys/kernel/hostname`: we use the latter, hwloc has none (`localhost`).
 //!

@@ -7,7 +7,7 @@ use pmix_core::{CpuSet, DeviceTypes, OsDeviceSpec, PciAddr, TopologyBuilder};
 
 use crate::error::{ScanError, shorten};
 use crate::fs::{FileKind, FsError, SysFs};
-use crate::pci::{PciMap, pci_component};
+use crate::pci::{PciTree, pci_component};
 use crate::scan::{Ctx, Placed, resolve_link};
 
 /// The classes read, in order, with the PMIx type each gives its devices (the type
@@ -53,9 +53,10 @@ impl<F: SysFs> Ctx<'_, F> {
     pub(crate) fn os_devices(
         &mut self,
         placed: &Placed,
-        pci: &PciMap,
+        tree: &PciTree,
         b: &mut TopologyBuilder,
     ) -> Result<(), ScanError> {
+        let pci = &tree.objects;
         let mut found: Vec<Found> = Vec::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         for (class, kind) in CLASSES {
@@ -68,7 +69,7 @@ impl<F: SysFs> Ctx<'_, F> {
             let list = list.unwrap_or_default();
             let listed: BTreeSet<&str> = list.iter().map(String::as_str).collect();
             for name in &list {
-                if let Some(f) = self.class_entry(class, kind, &dir, name, &listed, placed, pci)? {
+                if let Some(f) = self.class_entry(class, kind, &dir, name, &listed, placed, tree)? {
                     found.push(f);
                 }
             }
@@ -154,7 +155,7 @@ impl<F: SysFs> Ctx<'_, F> {
         name: &str,
         listed: &BTreeSet<&str>,
         placed: &Placed,
-        pci: &PciMap,
+        tree: &PciTree,
     ) -> Result<Option<Found>, ScanError> {
         if class == "drm" && !drm_device(name) {
             return Ok(None);
@@ -254,16 +255,25 @@ impl<F: SysFs> Ctx<'_, F> {
             _ => {}
         }
 
-        // The last PCI function in the link; a device without one is placed by its
-        // NUMA node.
+        // The device belongs to the last PCI function in its link (the one whose
+        // directory holds it); a device without one is placed by its NUMA node. Unlike
+        // a bridge in a PCI path, an unlisted owner is not passed over: the device is
+        // its, and the listed device above it is a bridge, which holds no OS devices.
         let addr = comps.iter().rev().find_map(|c| pci_component(c));
         let mut locality = None;
-        match addr.map(|a| (a, pci.get(&a))) {
+        match addr.map(|a| (a, tree.objects.get(&a))) {
             Some((_, Some(obj))) if !obj.bridge => {}
             Some((a, Some(_))) => {
                 self.warn(
                     &path,
                     format!("belongs to PCI bridge {a}, which holds no devices: skipped"),
+                );
+                return Ok(None);
+            }
+            Some((a, None)) if tree.listed.contains(&a) => {
+                self.warn(
+                    &path,
+                    format!("belongs to PCI function {a}, whose sys/bus/pci/devices entry was skipped: skipped"),
                 );
                 return Ok(None);
             }

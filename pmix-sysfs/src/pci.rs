@@ -1,6 +1,10 @@
 //! The PCI tree, from the symbolic links of `sys/bus/pci/devices`: each link points to
-//! `…/pciDDDD:BB/<bridge>/…/<bridge>/<function>`, so the host bridge and every upstream
-//! bridge are read off the path and no `config` file is needed.
+//! `…/pciDDDD:BB/<bridge>/…/<bridge>/<function>`, so the upstream bridges are read off
+//! the path and no `config` file is needed. Only the path components that
+//! `sys/bus/pci/devices` lists are bridges: a directory in the path that is not a
+//! listed PCI device (captures prune entries) is passed over, and the function hangs off
+//! its nearest listed ancestor, as hwloc (which builds its tree from the listing alone)
+//! sees it. On a live machine every component is listed, so both readings agree.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,12 +29,20 @@ pub(crate) struct PciObject {
 /// Every PCI object placed in the builder, by address.
 pub(crate) type PciMap = BTreeMap<PciAddr, PciObject>;
 
+/// What [`Ctx::pci_tree`] found.
+pub(crate) struct PciTree {
+    /// The objects placed in the builder.
+    pub(crate) objects: PciMap,
+    /// Every PCI address `sys/bus/pci/devices` lists, placed or skipped.
+    pub(crate) listed: BTreeSet<PciAddr>,
+}
+
 /// One entry of `sys/bus/pci/devices`.
 struct Entry {
     addr: PciAddr,
-    /// Host bridge: domain and root bus.
-    host: (u32, u8),
-    /// Upstream bridges, top-down.
+    /// The PCI-address components of its link between the host bridge and the function,
+    /// top-down: first every one, then (after [`Ctx::pci_tree`] filters them) only the
+    /// listed ones, i.e. its upstream bridges.
     chain: Vec<PciAddr>,
     class: Option<u16>,
     /// The directory its attributes are read from (`sys/bus/pci/devices/<bdf>`).
@@ -43,33 +55,35 @@ pub(crate) fn pci_component(c: &str) -> Option<PciAddr> {
     (a.to_string() == c).then_some(a)
 }
 
-/// Parses a host-bridge component `pciDDDD:BB`.
-fn host_component(c: &str) -> Option<(u32, u8)> {
-    let rest = c.strip_prefix("pci")?;
-    let (dom, bus) = rest.split_once(':')?;
-    let hex = |s: &str, min: usize, max: usize| {
-        (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| u32::from_str_radix(s, 16).ok())
-            .flatten()
+/// Whether a component names a PCI root bus, `pciDDDD:BB` (domain of 4 to 8 hex
+/// digits, bus of 2).
+fn is_host_component(c: &str) -> bool {
+    let Some((dom, bus)) = c.strip_prefix("pci").and_then(|r| r.split_once(':')) else {
+        return false;
     };
-    Some((hex(dom, 4, 8)?, u8::try_from(hex(bus, 2, 2)?).ok()?))
+    let hex = |s: &str, min: usize, max: usize| {
+        s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_hexdigit())
+    };
+    hex(dom, 4, 8) && hex(bus, 2, 2)
 }
 
-/// Splits a resolved link target into its host bridge and upstream bridges, checking
-/// that it ends at `addr`. The last `pciDDDD:BB` component is the host bridge (a VMD
-/// controller opens a new domain below a function).
-fn parse_path(
-    target: &str,
-    addr: PciAddr,
-    max_depth: usize,
-) -> Result<((u32, u8), Vec<PciAddr>), String> {
+/// The host bridge an object with no listed upstream bridge hangs under: that of its
+/// own domain and bus. hwloc groups such top-level objects the same way (one host
+/// bridge per domain and bus); on a live machine it is the `pciDDDD:BB` above them.
+fn host_key(top: PciAddr) -> (u32, u8) {
+    (top.domain, top.bus)
+}
+
+/// Splits a resolved link target into the PCI-address components above the function,
+/// top-down, checking that it ends at `addr`. The PCI path starts after the last
+/// `pciDDDD:BB` component (a VMD controller opens a new domain below a function).
+fn parse_path(target: &str, addr: PciAddr, max_depth: usize) -> Result<Vec<PciAddr>, String> {
     let comps: Vec<&str> = target.split('/').collect();
-    let Some(h) = comps.iter().rposition(|c| host_component(c).is_some()) else {
+    let Some(h) = comps.iter().rposition(|c| is_host_component(c)) else {
         return Err(format!(
             "link target {target:?} has no pciDDDD:BB component"
         ));
     };
-    let host = host_component(comps[h]).unwrap_or_default();
     let below = &comps[h + 1..];
     if below.len() > max_depth + 1 {
         return Err(format!(
@@ -88,22 +102,54 @@ fn parse_path(
         }
     }
     match chain.pop() {
-        Some(last) if last == addr => Ok((host, chain)),
+        Some(last) if last == addr => Ok(chain),
         _ => Err(format!("link target {target:?} does not end at {addr}")),
     }
 }
 
 impl<F: SysFs> Ctx<'_, F> {
     /// Reads `sys/bus/pci/devices` and adds host bridges, bridges and functions to `b`.
+    /// A `ScanError` when a `class` or locality file of an entry exists but cannot be
+    /// read or parsed; entries that cannot be placed are skipped with a warning.
     pub(crate) fn pci_tree(
         &mut self,
         placed: &Placed,
         b: &mut TopologyBuilder,
-    ) -> Result<PciMap, ScanError> {
+    ) -> Result<PciTree, ScanError> {
         let mut entries = Vec::new();
+        // Every PCI device the listing names, placed or not (an entry whose own link
+        // cannot be read is still a PCI device its children's paths go through).
+        let mut listed: BTreeSet<PciAddr> = BTreeSet::new();
         for name in self.list(PCI_DIR)?.unwrap_or_default() {
+            if let Some(a) = pci_component(&name) {
+                listed.insert(a);
+            }
             if let Some(e) = self.pci_entry(&name)? {
                 entries.push(e);
+            }
+        }
+
+        // A path component the listing lacks is no PCI device of this tree: not a
+        // bridge, so neither a step of the depth nor a branch point of the distances.
+        let mut passed_over: BTreeSet<PciAddr> = BTreeSet::new();
+        for e in &mut entries {
+            let mut unlisted = Vec::new();
+            e.chain.retain(|c| {
+                let keep = listed.contains(c);
+                if !keep {
+                    unlisted.push(*c);
+                }
+                keep
+            });
+            for c in unlisted {
+                if passed_over.insert(c) {
+                    self.warn(
+                        &format!("{PCI_DIR}/{}", e.addr),
+                        format!(
+                            "its link passes through {c}, which {PCI_DIR} does not list: not counted as a bridge"
+                        ),
+                    );
+                }
             }
         }
 
@@ -115,18 +161,20 @@ impl<F: SysFs> Ctx<'_, F> {
             .collect();
         let is_bridge =
             |e: &Entry| upstream.contains(&e.addr) || matches!(e.class, Some(0x0604 | 0x0609));
+        let host_of = |e: &Entry| host_key(e.chain.first().copied().unwrap_or(e.addr));
 
-        // Host bridges, with the locality of their first object (the lowest address on
-        // the root bus: hwloc attaches a whole root bus by it too), hung under the
-        // processor object that locality names. Everything below inherits it.
+        // Host bridges, one per domain and bus of the topmost objects, with the
+        // locality of their first object (the lowest address on the root bus: hwloc
+        // attaches a whole root bus by it too), hung under the processor object that
+        // locality names. Everything below inherits it.
         let mut hosts: BTreeMap<(u32, u8), NodeId> = BTreeMap::new();
-        let mut host_keys: Vec<(u32, u8)> = entries.iter().map(|e| e.host).collect();
+        let mut host_keys: Vec<(u32, u8)> = entries.iter().map(host_of).collect();
         host_keys.sort_unstable();
         host_keys.dedup();
         for key in host_keys {
             let first = entries
                 .iter()
-                .filter(|e| e.host == key)
+                .filter(|e| host_of(e) == key)
                 .min_by_key(|e| (e.chain.len(), e.addr));
             let loc = match first {
                 Some(e) => self.locality(&e.dir, placed)?,
@@ -143,7 +191,7 @@ impl<F: SysFs> Ctx<'_, F> {
         entries.sort_by_key(|e| (e.chain.len(), e.addr));
         let mut map = PciMap::new();
         for e in &entries {
-            let Some(&host) = hosts.get(&e.host) else {
+            let Some(&host) = hosts.get(&host_of(e)) else {
                 continue;
             };
             let mut parent = host;
@@ -151,8 +199,9 @@ impl<F: SysFs> Ctx<'_, F> {
                 parent = match map.get(&up) {
                     Some(o) => o.node,
                     None => {
-                        // A bridge without its own entry (a partial capture): it
-                        // inherits its parent's locality.
+                        // A listed bridge whose own entry was skipped (its link
+                        // unreadable): placed by its children's paths, it inherits its
+                        // parent's locality.
                         let node = b.pci_bridge(parent, up, None);
                         map.insert(
                             up,
@@ -189,7 +238,10 @@ impl<F: SysFs> Ctx<'_, F> {
                 },
             );
         }
-        Ok(map)
+        Ok(PciTree {
+            objects: map,
+            listed,
+        })
     }
 
     /// Reads one entry: its place in the tree and its class. `None` (with a
@@ -200,27 +252,27 @@ impl<F: SysFs> Ctx<'_, F> {
             self.warn(&path, "not a PCI address: skipped");
             return Ok(None);
         };
-        let (dir, host, chain) = match self.fs.read_link(&path, self.limits.max_link_len) {
+        let (dir, chain) = match self.fs.read_link(&path, self.limits.max_link_len) {
             Ok(t) => {
                 let target = resolve_link(PCI_DIR, &t);
                 match parse_path(&target, addr, self.limits.max_pci_depth) {
                     // Attributes are read through the link, so messages name
                     // `sys/bus/pci/devices/<bdf>/…`.
-                    Ok((host, chain)) => (path.clone(), host, chain),
+                    Ok(chain) => (path.clone(), chain),
                     Err(why) => {
                         self.warn(&path, format!("{why}: skipped"));
                         return Ok(None);
                     }
                 }
             }
-            // Some captured trees hold directories here: the function then sits directly
-            // under the host bridge of its own domain and bus.
+            // Some captured trees hold directories here: the function then has no
+            // upstream bridge and sits under the host bridge of its own domain and bus.
             Err(FsError::NotLink) => {
                 if self.fs.kind(&path, false) != Ok(FileKind::Dir) {
                     self.warn(&path, "neither a link nor a directory: skipped");
                     return Ok(None);
                 }
-                (path.clone(), (addr.domain, addr.bus), Vec::new())
+                (path.clone(), Vec::new())
             }
             // Gone since the listing (hot unplug).
             Err(FsError::NotFound) => return Ok(None),
@@ -243,7 +295,6 @@ impl<F: SysFs> Ctx<'_, F> {
         };
         Ok(Some(Entry {
             addr,
-            host,
             chain,
             class,
             dir,
@@ -322,35 +373,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paths_split_into_host_and_bridges() {
+    fn paths_split_into_the_components_above_the_function() {
         let a: PciAddr = "0000:03:00.0".parse().unwrap();
-        let (host, chain) = parse_path(
+        let chain = parse_path(
             "sys/devices/pci0000:00/0000:00:01.3/0000:01:00.2/0000:03:00.0",
             a,
             64,
         )
         .unwrap();
-        assert_eq!(host, (0, 0));
         assert_eq!(
             chain.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
             ["0000:00:01.3", "0000:01:00.2"]
         );
+        // Below a VMD controller: the path starts at the last root bus.
         let v: PciAddr = "10000:e1:00.0".parse().unwrap();
-        let (host, chain) = parse_path(
+        let chain = parse_path(
             "sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:1d.0/10000:e1:00.0",
             v,
             64,
         )
         .unwrap();
-        assert_eq!(host, (0x10000, 0xe0));
-        assert_eq!(chain.len(), 1);
+        assert_eq!(
+            chain.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            ["10000:e0:1d.0"]
+        );
+        assert_eq!(host_key(chain[0]), (0x10000, 0xe0));
         assert!(parse_path("sys/devices/platform/x/0000:03:00.0", a, 64).is_err());
         assert!(parse_path("sys/devices/pci0000:00/0000:00:01.0", a, 64).is_err());
         assert!(parse_path("sys/devices/pci0000:00/virtio0/0000:03:00.0", a, 64).is_err());
         assert!(parse_path("sys/devices/pci0000:00/0000:00:01.0/0000:03:00.0", a, 0).is_err());
-        assert_eq!(host_component("pci0000:0a"), Some((0, 10)));
-        assert_eq!(host_component("pci000:00"), None);
-        assert_eq!(host_component("pci_bus"), None);
+        assert!(is_host_component("pci0000:0a") && is_host_component("pci10000:e0"));
+        assert!(!is_host_component("pci000:00") && !is_host_component("pci_bus"));
+        assert!(!is_host_component("pci0000:0") && !is_host_component("pci0000:0g"));
         assert_eq!(pci_component("0000:00:1F.2"), None);
         assert!(pci_component("0000:00:1f.2").is_some());
     }

@@ -12,11 +12,12 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::cases::{CASES, case, check};
+use common::cases::{CASES, Case, all_pci, case, check};
+use common::constructed::{pruned_capture, unpruned};
 use common::{assert_same, devices, from_cpus, from_devices, localities, packages, pci_objects};
 use pmix_core::{DeviceTypes, NodeKind, PciAddr, Topology};
 use pmix_hwloc::native::Hwloc;
-use pmix_testkit::unpack;
+use pmix_testkit::{TempDir, unpack};
 
 /// Run by [`libhwloc_on_captured_trees`] in a child process with `HWLOC_FSROOT` set:
 /// prints libhwloc's XML export of the tree.
@@ -47,6 +48,61 @@ fn libhwloc_on_captured_trees() {
         let ours = pmix_sysfs::scan(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
         check(case(name), &ours, &native);
     }
+}
+
+/// libhwloc's view of a hand-written tree (`common::constructed`), through
+/// `HWLOC_FSROOT`.
+fn libhwloc_on(tree: &common::constructed::Tree) -> (Topology, Topology) {
+    let dir = TempDir::new("sysfs-native-constructed");
+    tree.write_to(&dir.0);
+    let xml = pmix_testkit::run_child_test("child_export_for_fsroot", &dir.0, &[], "XML");
+    let native = pmix_hwloc::from_str(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let ours = pmix_sysfs::scan(&dir.0).expect("the constructed tree scans");
+    (ours, native)
+}
+
+/// The constructed trees differ from hwloc nowhere.
+const CONSTRUCTED: Case = Case {
+    name: "constructed",
+    only_hwloc: &[],
+    placed_differently: &[],
+    localities_differ: None,
+    packages_differ: None,
+    pci_in_hwloc: all_pci,
+    ours: |_, _| {},
+};
+
+#[test]
+fn libhwloc_passes_over_unlisted_path_directories_as_the_scan_does() {
+    let (ours, native) = libhwloc_on(&pruned_capture());
+    // What hwloc itself says, so the comparison below cannot agree on a wrong answer.
+    let eth0 = native
+        .devices()
+        .iter()
+        .find(|d| d.name() == "eth0")
+        .unwrap();
+    assert_eq!(eth0.depth(), 2, "hwloc's depth of eth0");
+    let eth2 = native
+        .devices()
+        .iter()
+        .find(|d| d.name() == "eth2")
+        .unwrap();
+    assert_eq!(
+        (eth2.depth(), eth2.locality().to_string()),
+        (0, "2-3".to_owned())
+    );
+    assert_eq!(native.hostname(), "capnode");
+    check(&CONSTRUCTED, &ours, &native);
+
+    // And with the directories listed as bridges, both see them.
+    let (ours, native) = libhwloc_on(&unpruned());
+    let eth0 = native
+        .devices()
+        .iter()
+        .find(|d| d.name() == "eth0")
+        .unwrap();
+    assert_eq!(eth0.depth(), 3, "hwloc's depth of eth0, unpruned");
+    check(&CONSTRUCTED, &ours, &native);
 }
 
 /// hwloc's devices on this machine that we do not report, by documented difference:
