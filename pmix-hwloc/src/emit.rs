@@ -107,8 +107,9 @@ struct IoRoot {
     node: NodeId,
     /// The domain and bus a PCI locality is looked up by.
     key: Option<(u32, u8)>,
-    /// The cpuset of the processor object it hangs under.
-    parent_cpus: CpuSet,
+    /// The cpuset of the processor object it hangs under, as an index into
+    /// [`Emitter::parent_sets`] (one copy per parent, however many roots it holds).
+    parent: u32,
     loc: Loc,
 }
 
@@ -156,6 +157,9 @@ pub(crate) struct Located {
 #[derive(Debug)]
 struct Frame {
     class: Class,
+    /// The index of this object's cpuset in [`Emitter::parent_sets`], once an I/O root
+    /// hangs under it.
+    parent_set: Option<u32>,
     node: Option<NodeId>,
     cpus: Option<CpuSet>,
     spec: Option<OsDeviceSpec>,
@@ -174,6 +178,8 @@ pub(crate) struct Emitter {
     roots: Vec<IoRoot>,
     /// Every PCI locality statement, in document order.
     localities: Vec<PciLocality>,
+    /// The cpusets of the processor objects I/O roots hang under.
+    parent_sets: Vec<CpuSet>,
 }
 
 fn processorish(c: Class) -> bool {
@@ -279,10 +285,11 @@ impl Emitter {
                 let parent = self.nearest_emitted();
                 let id = self.builder().host_bridge(parent);
                 self.locs.push(loc);
+                let parent = self.parent_set();
                 self.roots.push(IoRoot {
                     node: id,
                     key: info.bus,
-                    parent_cpus: self.parent_cpus(),
+                    parent,
                     loc,
                 });
                 Some(id)
@@ -310,6 +317,7 @@ impl Emitter {
         };
         self.stack.push(Frame {
             class,
+            parent_set: None,
             node,
             cpus: info.cpus,
             spec: info.spec,
@@ -324,13 +332,19 @@ impl Emitter {
         self.localities.push(locality);
     }
 
-    /// The cpuset of the innermost open object, a processor object when an I/O root
-    /// opens under it.
-    fn parent_cpus(&self) -> CpuSet {
-        self.stack
-            .last()
-            .and_then(|f| f.cpus.clone())
-            .unwrap_or_default()
+    /// The index in `parent_sets` of the innermost open object's cpuset (a processor
+    /// object when an I/O root opens under it), copied there the first time.
+    fn parent_set(&mut self) -> u32 {
+        let Some(top) = self.stack.last_mut() else {
+            return 0;
+        };
+        if let Some(i) = top.parent_set {
+            return i;
+        }
+        let i = u32::try_from(self.parent_sets.len()).unwrap_or(u32::MAX);
+        self.parent_sets.push(top.cpus.clone().unwrap_or_default());
+        top.parent_set = Some(i);
+        i
     }
 
     /// A PCI object `id` at `addr` just opened: it is an I/O root if it hangs under a
@@ -340,11 +354,11 @@ impl Emitter {
             return;
         };
         if processorish(parent.class) {
-            let parent_cpus = self.parent_cpus();
+            let parent = self.parent_set();
             self.roots.push(IoRoot {
                 node: id,
                 key: Some((addr.domain, addr.bus)),
-                parent_cpus,
+                parent,
                 loc,
             });
         } else if parent.class == Class::HostBridge {
@@ -375,17 +389,21 @@ impl Emitter {
             let Some(l) = found.map(|i| &self.localities[i]) else {
                 continue;
             };
+            let parent = self
+                .parent_sets
+                .get(root.parent as usize)
+                .unwrap_or(&machine);
             let mut cpus = l.cpus.clone();
             cpus.intersect_with(&machine);
-            if cpus.is_empty() || cpus == root.parent_cpus {
+            if cpus.is_empty() || cpus == *parent {
                 continue;
             }
-            if !cpus.is_subset(&root.parent_cpus) {
+            if !cpus.is_subset(parent) {
                 return Err(Located {
                     loc: l.loc,
                     error: ModelError::LocalityOutsideParent {
                         cpus: cpus.to_string(),
-                        parent: root.parent_cpus.to_string(),
+                        parent: parent.to_string(),
                         root: root.loc,
                     },
                 });
@@ -666,7 +684,7 @@ mod tests {
         IoRoot {
             node: NodeId(0),
             key,
-            parent_cpus: CpuSet::new(),
+            parent: 0,
             loc: 0,
         }
     }

@@ -228,6 +228,31 @@ fn a_cut_document_says_it_is_truncated_and_where() {
     );
 }
 
+/// PCI trees hanging straight under a wide Machine (tens of thousands, as a hostile file
+/// may list) share one copy of its cpuset for the PCI-locality lookup, rather than one
+/// each.
+#[test]
+fn many_pci_functions_under_a_wide_machine_stay_within_the_memory_bound() {
+    let _serial = serial();
+    let wide = format!("0x1{}", ",0xffffffff".repeat(4000));
+    let mut s = format!("{HEAD}<object type=\"Machine\" cpuset=\"{wide}\">\n");
+    for i in 0..30_000u32 {
+        let (bus, dev, func) = (i >> 8, (i >> 3) & 31, i & 7);
+        s += &format!(
+            "<object type=\"PCIDev\" gp_index=\"{i}\" id=\"obj{i}\" pci_busid=\"0000:{bus:02x}:{dev:02x}.{func}\" \
+             pci_type=\"0200 [8086:1521] [8086:0001] 01 00\" pci_link_speed=\"3.938462\"/>\n"
+        );
+    }
+    // Fail at the very end, once every function has been read.
+    s.push_str("</object>\n<bogus/>\n</topology>\n");
+    let e = import_err(s.as_bytes());
+    assert_eq!(
+        e.kind(),
+        &XmlErrorKind::UnknownElement("bogus".into()),
+        "{e}"
+    );
+}
+
 #[test]
 fn ten_thousand_deep_nesting_is_refused_without_recursion() {
     let _serial = serial();
