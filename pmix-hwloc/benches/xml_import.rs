@@ -82,11 +82,14 @@ const LIBHWLOC_ONLY: &[&str] = &[
     "the libxml2 plugin (used when installed, unless HWLOC_LIBXML_IMPORT=0 selects hwloc's \
      own tokenizer) parses the whole document into a DOM tree, which hwloc then walks and \
      frees; ours tokenizes in one pass and builds no tree",
-    "an hwloc object for every element, PUs, cores and caches included, with cpuset, \
+    "an hwloc object for every <object> element, PUs, cores and caches included (those the \
+     type filters drop, such as instruction caches, are freed again), with cpuset, \
      complete_cpuset, nodeset and complete_nodeset bitmaps, every info name/value string \
-     duplicated, page types, cache, PCI, bridge and OS-device attributes",
+     duplicated, page types, cache, PCI, bridge and OS-device attributes; ours parses every \
+     cpuset but keeps only the model's objects",
     "distance matrices (distances2: indexes and values parsed), memory attributes, CPU \
-     kinds and support flags imported and registered; ours skips those elements unread",
+     kinds and support flags imported and registered; ours tokenizes those elements and \
+     skips them without interpreting them",
     "the core's passes: nodeset propagation and set fixups, type filtering and removal of \
      empty objects, keep-structure merging, levels (per-depth arrays, sibling/cousin links, \
      logical indexes), total memory, symmetric-subtree flags, group depths",
