@@ -2,9 +2,7 @@
 
 use std::sync::Arc;
 
-use pmix_core::{CpuSet, Device, DeviceDistance, DeviceTypes, Query, Topology};
-
-use crate::error::Error;
+use pmix_core::{CpuSet, Device, DeviceDistance, DeviceTypes, Topology};
 
 /// What `PMIx_Compute_distances` is asked: where from, to which devices, on which
 /// topology. Borrowed, so the blocking form copies nothing.
@@ -105,51 +103,4 @@ impl OwnedRequest {
             origin: self.origin.as_deref(),
         })
     }
-}
-
-/// The answer to `query` in a vector sized to fit.
-pub(crate) fn query_vec(topo: &Topology, query: &Query<'_>) -> Result<Vec<DeviceDistance>, Error> {
-    let mut out = vec![DeviceDistance::EMPTY; topo.entry_count()];
-    let n = query_into(topo, query, &mut out)?;
-    out.truncate(n);
-    Ok(out)
-}
-
-/// Runs `query` into `out`, growing it if the core asks for more room (it never should:
-/// a query reports at most one entry per [`Topology::entry_count`]).
-fn query_into(
-    topo: &Topology,
-    query: &Query<'_>,
-    out: &mut Vec<DeviceDistance>,
-) -> Result<usize, Error> {
-    match topo.distances(query, out) {
-        Ok(n) => Ok(n),
-        Err(pmix_core::DistanceError::BufferTooSmall { needed }) => {
-            out.resize(needed, DeviceDistance::EMPTY);
-            Ok(topo.distances(query, out)?)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// The number of entries answered from the stack before a heap buffer is used.
-const STACK_ENTRIES: usize = 64;
-
-/// Runs `query` and hands the entries to `f`, from a stack buffer when the topology has
-/// at most [`STACK_ENTRIES`] entries: the blocking path allocates nothing of its own.
-pub(crate) fn with_answer<R>(
-    topo: &Topology,
-    query: &Query<'_>,
-    f: impl FnOnce(&[DeviceDistance]) -> R,
-) -> Result<R, Error> {
-    if topo.entry_count() <= STACK_ENTRIES {
-        let mut buf = [DeviceDistance::EMPTY; STACK_ENTRIES];
-        match topo.distances(query, &mut buf) {
-            Ok(n) => return Ok(f(&buf[..n])),
-            Err(pmix_core::DistanceError::BufferTooSmall { .. }) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let v = query_vec(topo, query)?;
-    Ok(f(&v))
 }

@@ -78,3 +78,14 @@ pub enum LoadError {
     #[error("hostname: {0}")]
     Hostname(BuildError),
 }
+
+impl PmixError for LoadError {
+    /// The source's status (`PMIX_ERR_NOT_FOUND` for a missing file, …), or
+    /// `PMIX_ERR_BAD_PARAM` for a host name the topology refuses.
+    fn status(&self) -> Status {
+        match self {
+            LoadError::Source { error, .. } => error.status(),
+            LoadError::Hostname(e) => e.status(),
+        }
+    }
+}

@@ -2,16 +2,17 @@
 //! every call follows (DESIGN §6).
 
 use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 
-use pmix_core::{CpuSet, DeviceDistance, Origin, Query, Topology};
+use pmix_core::{CpuSet, DeviceDistance, Topology};
 
-use crate::distances::{DistanceRequest, Distances, OwnedRequest, with_answer};
+use crate::distances::{DistanceRequest, Distances, OwnedRequest};
 use crate::error::{Error, LoadError};
-use crate::os::{self, BindEnvelope};
+use crate::os::BindEnvelope;
 use crate::progress::{Job, Progress};
 use crate::relay::Relay;
+use crate::service::{AnswerError, Service};
 use crate::topology;
 
 /// The role an instance was initialised in.
@@ -73,14 +74,13 @@ struct Inner {
     progress: Progress,
 }
 
-/// What a query answered in this process needs: the topology (loaded once, on first
-/// use) and the way to the server. Shared with the progress thread's jobs, which load
-/// the topology and resolve the caller's cpuset there; the jobs hold this, not the
+/// What a query answered in this process needs: the [`Service`] (the topology, loaded
+/// once on first use, the process's binding, the query) and the way to the server for
+/// what it cannot answer. Shared with the progress thread's jobs, which load the
+/// topology and resolve the caller's cpuset there; the jobs hold this, not the
 /// instance, so a queued job never keeps the progress thread itself alive.
 struct Local {
-    hostname: Option<String>,
-    source_name: String,
-    topology: OnceLock<Result<Arc<Topology>, LoadError>>,
+    service: Service,
     relay: Relay,
 }
 
@@ -90,12 +90,9 @@ impl Local {
     /// # Errors
     /// [`Error::Unreach`] when it cannot be loaded (and no server can be asked).
     fn topology(&self) -> Result<Arc<Topology>, Error> {
-        let loaded = self.topology.get_or_init(|| {
-            topology::load(&self.source_name, self.hostname.as_deref()).map(Arc::new)
-        });
-        match loaded {
+        match self.service.topology() {
             Ok(t) => Ok(Arc::clone(t)),
-            Err(e) => Err(self.relay.unreachable(format!("no local topology ({e})"))),
+            Err(e) => Err(self.unanswered(AnswerError::Topology(e.clone()))),
         }
     }
 
@@ -104,15 +101,13 @@ impl Local {
     /// # Errors
     /// [`Error::Unreach`] when the OS does not tell (and no server can be asked).
     fn own_cpuset(&self, envelope: BindEnvelope) -> Result<CpuSet, Error> {
-        os::binding(envelope).map_err(|e| {
-            self.relay
-                .unreachable(format!("no cpuset for this process ({e})"))
-        })
+        self.service
+            .own_cpuset(envelope)
+            .map_err(|e| self.unanswered(AnswerError::Binding(e)))
     }
 
-    /// Answers `req` in this process and hands the entries, with the topology that
-    /// names their devices, to `f`: the request's topology, else the instance's (loaded
-    /// now if need be); from its origin, else its cpuset, else the process's binding.
+    /// Answers `req` in this process ([`Service::answer`]) and hands the entries, with
+    /// the topology that names their devices, to `f`.
     ///
     /// # Errors
     /// [`Error::Unreach`] without a topology or a cpuset; the query's own error.
@@ -121,29 +116,17 @@ impl Local {
         req: &DistanceRequest<'_>,
         f: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R,
     ) -> Result<R, Error> {
-        let own_topo;
-        let topo = match req.topology {
-            Some(t) => t,
-            None => {
-                own_topo = self.topology()?;
-                &own_topo
-            }
-        };
-        let own_cpus;
-        let origin = match (req.origin, req.cpuset) {
-            (Some(name), _) => Origin::Device(name),
-            (None, Some(c)) => Origin::Cpuset(c),
-            (None, None) => {
-                own_cpus = self.own_cpuset(BindEnvelope::Process)?;
-                Origin::Cpuset(&own_cpus)
-            }
-        };
-        let query = Query {
-            types: req.types,
-            ids: req.ids,
-            origin,
-        };
-        with_answer(topo, &query, |entries| f(topo, entries))
+        self.service.answer(req, f).map_err(|e| self.unanswered(e))
+    }
+
+    /// What a request the service could not answer becomes: the relay's error when the
+    /// topology or the cpuset is missing (`PMIX_ERR_UNREACH` until there is a server to
+    /// ask), the query's own error otherwise.
+    fn unanswered(&self, e: AnswerError) -> Error {
+        match e {
+            AnswerError::Distance(e) => Error::Distance(e),
+            other => self.relay.unreachable(other.to_string()),
+        }
     }
 }
 
@@ -152,7 +135,7 @@ impl std::fmt::Debug for Pmix {
         f.debug_struct("Pmix")
             .field("role", &self.inner.role)
             .field("proc", &self.inner.proc_id)
-            .field("source", &self.inner.local.source_name)
+            .field("source", &self.inner.local.service.source_name())
             .field("finalized", &self.is_finalized())
             .finish()
     }
@@ -187,17 +170,11 @@ impl Pmix {
     #[doc(alias = "PMIx_tool_init")]
     #[doc(alias = "PMIx_server_init")]
     pub fn init(role: Role, options: InitOptions) -> Result<Pmix, Error> {
-        let bad_host =
-            |h: &String| h.is_empty() || h.len() > pmix_core::MAX_NAME_LEN || h.contains('\0');
-        if options.hostname.as_ref().is_some_and(bad_host) {
-            return Err(Error::BadParam(
-                "PMIX_HOSTNAME: empty, longer than 255 bytes, or holding NUL".into(),
-            ));
-        }
         let source_name = options
             .topology_source
             .clone()
             .unwrap_or_else(topology::source_name_from_env);
+        let service = Service::new(source_name, options.hostname)?;
         let pid = std::process::id();
         let (nspace, relay) = match role {
             Role::Client => (format!("pmix-rs.singleton.{pid}"), Relay::NotConnected),
@@ -209,12 +186,7 @@ impl Pmix {
                 role,
                 proc_id: ProcId { nspace, rank: 0 },
                 finalized: AtomicBool::new(false),
-                local: Arc::new(Local {
-                    hostname: options.hostname,
-                    source_name,
-                    topology: OnceLock::new(),
-                    relay,
-                }),
+                local: Arc::new(Local { service, relay }),
                 progress: Progress::start()?,
             }),
         })
@@ -232,7 +204,14 @@ impl Pmix {
 
     /// The topology source name chosen at init (`xml:/path`, `sysfs`).
     pub fn source_name(&self) -> &str {
-        &self.inner.local.source_name
+        self.inner.local.service.source_name()
+    }
+
+    /// The instance's query service: its topology and the process's binding, answered
+    /// in this process without the instance's rules (no [`Pmix::admit`] checks, no
+    /// relay). For the layers above that answer for themselves (the coming server).
+    pub fn service(&self) -> &Service {
+        &self.inner.local.service
     }
 
     /// `true` once [`Pmix::finalize`] has run.
@@ -358,20 +337,12 @@ impl Pmix {
 
     /// The topology if it is already loaded (no load is attempted, no check made).
     pub fn loaded_topology(&self) -> Option<&Arc<Topology>> {
-        self.inner
-            .local
-            .topology
-            .get()
-            .and_then(|r| r.as_ref().ok())
+        self.inner.local.service.loaded_topology()
     }
 
     /// Why the topology could not be loaded, if it was tried and failed.
     pub fn topology_error(&self) -> Option<&LoadError> {
-        self.inner
-            .local
-            .topology
-            .get()
-            .and_then(|r| r.as_ref().err())
+        self.inner.local.service.topology_error()
     }
 
     /// The PUs this process (or the calling thread) is bound to.

@@ -18,6 +18,13 @@
 //! - its own cpuset, from `sched_getaffinity` ([`os`]);
 //! - **one progress thread** that runs every callback.
 //!
+//! **One query service.** What an instance answers locally (the topology, the
+//! process's binding, a distance query into a caller buffer) is a [`Service`]'s: the
+//! instance adds its rules and the relay on top, `pmix-topo` makes a service of its own
+//! for its run, and the coming server will hold one. The host name rule (the caller's
+//! `PMIX_HOSTNAME`, else the topology's own, else `localhost`) is applied in one place,
+//! [`topology::apply_hostname`].
+//!
 //! **The rules (DESIGN §6).** Every call checks, in order ([`Pmix::admit`]):
 //! 1. after [`Pmix::finalize`]: [`Error::Init`] (`PMIX_ERR_INIT`; before init there is
 //!    no handle, and the process-wide instance of [`global`] says `PMIX_ERR_INIT`);
@@ -72,6 +79,7 @@ mod instance;
 pub mod os;
 mod progress;
 mod relay;
+pub mod service;
 pub mod topology;
 
 pub use distances::{DistanceRequest, Distances};
@@ -79,3 +87,4 @@ pub use error::{Error, LoadError};
 pub use instance::{DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
 pub use os::BindEnvelope;
 pub use pmix_core::{PmixError, Status};
+pub use service::{AnswerError, Service};

@@ -12,7 +12,7 @@ use pmix_core::{PmixError, SourceError, Status, Topology, TopologySource};
 use pmix_hwloc::XmlFile;
 use pmix_sysfs::SysfsRoot;
 
-use crate::error::LoadError;
+use crate::error::{Error, LoadError};
 
 /// The environment variable naming the topology source: `sysfs` (the default),
 /// `sysfs:DIR`, `xml:FILE` or `hwloc`.
@@ -108,8 +108,9 @@ pub fn source_name_from_env() -> String {
     DEFAULT_SOURCE.to_owned()
 }
 
-/// Loads the topology `name` designates and, when `hostname` is given, rebuilds its
-/// device uuids with that host name (`PMIX_HOSTNAME`).
+/// Loads the topology `name` designates, with the host name rule applied
+/// ([`apply_hostname`]: `hostname` when given, else the topology's own, else
+/// `localhost`).
 ///
 /// # Errors
 /// [`LoadError::Source`] when the source cannot be chosen or read;
@@ -124,10 +125,43 @@ pub fn load(name: &str, hostname: Option<&str>) -> Result<Topology, LoadError> {
         .map_err(|e| source_err(SourceError::from_error(&e)))?
         .load()
         .map_err(source_err)?;
-    match hostname {
+    apply_hostname(topo, hostname)
+}
+
+/// The host name rule, in one place: the host name a topology's device uuids carry is
+/// the caller's (`PMIX_HOSTNAME` at init, `pmix-topo --hostname`) when given, else the
+/// topology's own (what its backend found: hwloc's `HostName` info, the sysfs tree's
+/// host name), else `localhost` (the core's builder puts that in when the backend found
+/// none). Every topology the runtime loads goes through here ([`load`]).
+///
+/// # Errors
+/// [`LoadError::Hostname`] for a caller's host name that is empty, longer than 255
+/// bytes or holds a NUL.
+pub fn apply_hostname(topo: Topology, caller: Option<&str>) -> Result<Topology, LoadError> {
+    match caller {
         Some(h) => topo.with_hostname(h).map_err(LoadError::Hostname),
         None => Ok(topo),
     }
+}
+
+/// Checks a caller's host name before anything is loaded, so a bad one is refused when
+/// it is given (at init) rather than at the first query: the same test as
+/// [`apply_hostname`] makes.
+///
+/// # Errors
+/// [`Error::BadParam`] naming the host name when it is empty, longer than
+/// [`MAX_NAME_LEN`](pmix_core::MAX_NAME_LEN) bytes or holds a NUL.
+pub fn check_hostname(host: &str) -> Result<(), Error> {
+    if host.is_empty() || host.len() > pmix_core::MAX_NAME_LEN || host.contains('\0') {
+        return Err(Error::BadParam(
+            format!(
+                "host name {host:?}: empty, longer than {} bytes, or holding NUL",
+                pmix_core::MAX_NAME_LEN
+            )
+            .into(),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -167,5 +201,48 @@ mod tests {
             LoadError::Source { error, .. } => assert_eq!(error.status(), Status::ERR_NOT_FOUND),
             other => panic!("{other:?}"),
         }
+    }
+
+    fn xml(name: &str) -> String {
+        format!(
+            "xml:{}/../testdata/hwloc-xml/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    fn uuid_of(topo: &Topology, osname: &str) -> String {
+        let d = topo.devices().iter().find(|d| d.name() == osname).unwrap();
+        d.uuid().to_owned()
+    }
+
+    #[test]
+    fn the_callers_hostname_beats_the_topologys_own_which_beats_localhost() {
+        // mirage004 is the HostName the export carries.
+        let own = load(&xml("24em64t-2n6c2t-pci.xml"), None).unwrap();
+        assert_eq!(own.hostname(), "mirage004");
+        assert_eq!(uuid_of(&own, "sda"), "blk://mirage004::sda");
+        let caller = load(&xml("24em64t-2n6c2t-pci.xml"), Some("nodeA")).unwrap();
+        assert_eq!(caller.hostname(), "nodeA");
+        assert_eq!(uuid_of(&caller, "sda"), "blk://nodeA::sda");
+        // An export without a HostName: localhost, unless the caller names one.
+        let none = load(&xml("16intel64-manyVFs.xml"), None).unwrap();
+        assert_eq!(none.hostname(), "localhost");
+        let named = apply_hostname(none, Some("n1")).unwrap();
+        assert_eq!(named.hostname(), "n1");
+    }
+
+    #[test]
+    fn a_bad_callers_hostname_is_refused_by_check_and_apply_alike() {
+        let long = "h".repeat(pmix_core::MAX_NAME_LEN + 1);
+        for bad in ["", "a\0b", long.as_str()] {
+            let e = check_hostname(bad).unwrap_err();
+            assert_eq!(e.status(), Status::ERR_BAD_PARAM, "{bad:?}");
+            let e = load(&xml("24em64t-2n6c2t-pci.xml"), Some(bad)).unwrap_err();
+            assert!(matches!(e, LoadError::Hostname(_)), "{bad:?}: {e:?}");
+            assert_eq!(e.status(), Status::ERR_BAD_PARAM, "{bad:?}");
+        }
+        let longest = "h".repeat(pmix_core::MAX_NAME_LEN);
+        assert!(check_hostname(&longest).is_ok());
+        assert!(load(&xml("24em64t-2n6c2t-pci.xml"), Some(&longest)).is_ok());
     }
 }
