@@ -103,18 +103,31 @@
 //!   that lists the process ([`Groups::invite`]), so early contributions and
 //!   departures are counted before the local construct call.
 //! - **Bad input** is an error value, never a panic, and changes nothing.
+//!
+//! # Layout
+//! - `id`: group ids, namespaces and process ids.
+//! - `members`: [`MemberSet`] bitsets and the [`Roster`] that numbers the members.
+//! - `messages`: what crosses a replica's boundary: [`Message`]s, [`Output`]s,
+//!   [`Departure`]s and [`GroupError`]s.
+//! - `collective`: the in-flight collectives' accounting (contributed, departed,
+//!   pending) and their outcomes.
+//! - `machine`: the [`Group`] replica: phases, checks, the output queue.
+//! - `table`: [`Groups`], a process's replicas by id.
 
+mod collective;
 mod id;
 mod machine;
 mod members;
+mod messages;
 mod table;
 
 pub use id::{FIRST_RESERVED_RANK, GroupId, IdError, IdKind, MAX_NSLEN, Nspace, ProcId};
-pub use machine::{
-    Body, CollectiveOp, Completion, ConstructOptions, Departure, DepartureCause, Group, GroupError,
-    Message, Notification, Output, Phase,
-};
+pub use machine::{Group, Phase};
 pub use members::{Iter, MAX_MEMBERS, MemberSet, NoMemory, OutOfRange, Roster, RosterError};
+pub use messages::{
+    Body, CollectiveOp, Completion, ConstructOptions, Departure, DepartureCause, GroupError,
+    Message, Notification, Output,
+};
 pub use table::{GroupOutput, Groups};
 
 pub(crate) use members::{next_set, tail_mask, try_boxed};

@@ -3,8 +3,9 @@
 use alloc::collections::BTreeMap;
 
 use super::id::{GroupId, ProcId};
-use super::machine::{ConstructOptions, Departure, Group, GroupError, Message, Output, Phase};
+use super::machine::{Group, Phase};
 use super::members::Roster;
+use super::messages::{ConstructOptions, Departure, GroupError, Message, Output};
 
 /// An output of one of the process's groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
