@@ -1,14 +1,15 @@
 //! `pmix-topo`, run as a program on the hwloc XML files of `testdata/hwloc-xml/`:
-//! table and JSON output, and every exit status (0, 2 with each PMIx error, 64).
+//! table and JSON output (read back into the types that write it), every exit status
+//! (0, 2 with each PMIx error, 64 for every kind of usage error, clap's own included),
+//! and what its source may not do (read files itself).
 
+use std::path::Path;
 use std::process::{Command, Output};
 
+use pmix_tools::topo::report::{DistancesReport, ErrorReport, MatrixReport, MeasuredFrom};
+
 fn data(name: &str) -> String {
-    pmix_testkit::data_dir()
-        .join("hwloc-xml")
-        .join(name)
-        .display()
-        .to_string()
+    pmix_testkit::hwloc_xml(name).display().to_string()
 }
 
 fn xml(name: &str) -> String {
@@ -114,6 +115,18 @@ fn distances_json_follows_design_section_7() {
             r#"{"uuid": "gpu://drac-12.grenoble.grid5000.fr::cuda3", "osname": "cuda3", "type": "COPROC", "pci": "000b:01:00.0", "mindist": 66, "maxdist": 66}]}"#
         )
     );
+    let report: DistancesReport = serde_json::from_str(&out).unwrap();
+    assert_eq!(report.status, "SUCCESS");
+    assert_eq!(report.from, MeasuredFrom::Origin("cuda0".into()));
+    let dists: Vec<(&str, u16)> = report
+        .distances
+        .iter()
+        .map(|d| (d.osname.as_str(), d.mindist))
+        .collect();
+    assert_eq!(
+        dists,
+        [("cuda0", 0), ("cuda1", 50), ("cuda2", 66), ("cuda3", 66)]
+    );
 }
 
 #[test]
@@ -192,6 +205,8 @@ fn default_cpus_are_the_process_binding() {
     .concat());
     assert_eq!(text(&unbound).2, 0, "{}", text(&unbound).1);
     assert_eq!(text(&unbound).0, text(&given).0);
+    let report: DistancesReport = serde_json::from_str(&text(&unbound).0).unwrap();
+    assert_eq!(report.from, MeasuredFrom::Cpus(own_cpus()));
     // Pinned with taskset to the last cpu it may use, it reports from that cpu alone.
     let last = own_cpus().rsplit([',', '-']).next().unwrap().to_owned();
     let pinned = Command::new("taskset")
@@ -402,6 +417,11 @@ fn matrix_json() {
         ),
         "{out}"
     );
+    let report: MatrixReport = serde_json::from_str(&out).unwrap();
+    assert_eq!(report.devices.len(), 4);
+    assert_eq!(report.devices[0].osname, "eth0");
+    assert_eq!(report.matrix[0][1].as_deref(), Some("PIX"));
+    assert_eq!(report.distances[2][0], Some(34));
 }
 
 #[test]
@@ -542,6 +562,9 @@ fn pmix_errors_exit_2_with_their_status() {
             out.starts_with(&head) && out.ends_with("\"}\n"),
             "{args:?}: {out}"
         );
+        let report: ErrorReport = serde_json::from_str(&out).unwrap();
+        assert_eq!((report.status.as_str(), report.code), (*status, *code));
+        assert!(!report.message.is_empty(), "{args:?}: {out}");
         let (out, err, exit) = text(&run(args));
         assert_eq!((exit, out.as_str()), (2, ""), "{args:?}");
         assert!(
@@ -716,4 +739,155 @@ fn every_fixture_tree_answers_through_sysfs_dir() {
         }
     }
     assert_eq!(trees, 9, "every tarball was tried");
+}
+
+/// Every way the command line can be refused (clap's own kinds included: an unknown
+/// command or flag, a missing or repeated value, a conflict, a value a parser refuses,
+/// a missing positional) exits 64, never clap's default 2 (pmix-topo's PMIx error),
+/// with pmix-topo's message and synopsis instead of clap's.
+#[test]
+fn every_kind_of_command_line_refusal_exits_64_never_2() {
+    let f = xml("24em64t-2n6c2t-pci.xml");
+    for args in [
+        &["frobnicate"][..],
+        &["distances", "--bogus"],
+        &["distances", "--cpus"],
+        &["matrix", "--types", "gpu", "--types", "gpu"],
+        &["distances", "--cpus", "0", "--origin", "eth0"],
+        &["distances", "--format", "yaml"],
+        &["distances", "--source", &f, "--types", "nic"],
+        &["distances", "--source", &f, "--cpus", "0-x"],
+        &["tree", "--source", "floppy:/a"],
+        &["completions"],
+        &["completions", "tcsh"],
+        &["completions", "bash", "zsh"],
+        &["tree", "extra"],
+        &["-x"],
+    ] {
+        let (out, err, code) = text(&run(args));
+        assert_eq!(code, 64, "{args:?}: {out}{err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with("pmix-topo: ") && err.contains("\nusage: pmix-topo distances"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("error:") && !err.contains("Usage:"),
+            "clap's own framing leaked: {args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn help_lists_every_subcommand_and_flag_and_version_prints_exit_0() {
+    for help in ["--help", "-h"] {
+        let (out, err, code) = text(&run(&[help]));
+        assert_eq!((code, err.as_str()), (0, ""), "{help}");
+        for word in [
+            "distances",
+            "matrix",
+            "tree",
+            "completions",
+            "--source",
+            "--cpus",
+            "--origin",
+            "--types",
+            "--id",
+            "--hostname",
+            "--format",
+            "--version",
+        ] {
+            assert!(out.contains(word), "{help} lacks {word}: {out}");
+        }
+    }
+    // Each command's page describes each of its flags.
+    for (cmd, flags) in [
+        (
+            "distances",
+            &[
+                "--source",
+                "--cpus",
+                "--origin",
+                "--types",
+                "--id",
+                "--hostname",
+                "--format",
+            ][..],
+        ),
+        ("matrix", &["--source", "--types", "--format"]),
+        ("tree", &["--source"]),
+    ] {
+        let (out, _, code) = text(&run(&[cmd, "--help"]));
+        assert_eq!(code, 0, "{cmd}");
+        assert!(out.starts_with(&format!("usage: pmix-topo {cmd}")), "{out}");
+        for flag in flags {
+            assert!(
+                out.contains(&format!("{flag} <")),
+                "{cmd} --help lacks {flag}: {out}"
+            );
+        }
+    }
+    let (out, _, code) = text(&run(&["--version"]));
+    assert_eq!(
+        (code, out),
+        (0, format!("pmix-topo {}\n", env!("CARGO_PKG_VERSION")))
+    );
+}
+
+#[test]
+fn completions_are_printed_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (out, err, code) = text(&run(&["completions", shell]));
+        assert_eq!((code, err.as_str()), (0, ""), "{shell}");
+        for word in ["distances", "matrix", "hostname", "origin"] {
+            assert!(out.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+}
+
+/// pmix-topo asks the runtime for everything it prints: it reads no file, no `/proc`
+/// and no sysfs of its own, and makes no system call. Its files stay small enough to
+/// read in one sitting, each opening with what it owns.
+#[test]
+fn the_source_reads_nothing_itself_and_stays_small() {
+    fn visit(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                visit(&p, files);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    visit(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() >= 8, "{files:?}");
+    let forbidden = [
+        "/proc",
+        "/sys",
+        "std::fs",
+        "fs::",
+        "File::",
+        "read_to_string",
+        "read_dir",
+        "libc",
+        "OpenOptions",
+    ];
+    for f in &files {
+        let src = std::fs::read_to_string(f).unwrap();
+        for word in forbidden {
+            assert!(!src.contains(word), "{} uses {word}", f.display());
+        }
+        let lines = src.lines().count();
+        assert!(lines <= 500, "{} has {lines} lines", f.display());
+        assert!(
+            src.starts_with("//!"),
+            "{} opens without saying what it owns",
+            f.display()
+        );
+    }
 }
