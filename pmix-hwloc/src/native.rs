@@ -28,7 +28,7 @@ use hwlocality::topology::builder::TypeFilter;
 use hwlocality::topology::export::xml::XMLExportFlags;
 use pmix_core::{CpuSet, DeviceTypes, OsDeviceSpec, PciAddr, PmixError, Status, Topology};
 
-use crate::emit::{Class, Emitter, Located, ModelError, ObjInfo};
+use crate::emit::{Class, Emitter, Located, ObjInfo};
 use pmix_core::{SourceError, TopologySource};
 
 /// Why libhwloc could not produce a topology.
@@ -199,18 +199,9 @@ fn walk_error(objects: &[String], l: Located) -> NativeError {
             .cloned()
             .unwrap_or_default()
     };
-    let problem = match &l.error {
-        ModelError::DuplicatePci { addr, first } => {
-            format!("PCI address {addr} is already used by {}", name(*first))
-        }
-        ModelError::DuplicateName { name: n, first } => {
-            format!("OS device name {n:?} is already used by {}", name(*first))
-        }
-        other => other.to_string(),
-    };
     NativeError::Model {
         object: name(l.loc),
-        problem,
+        problem: l.error.message_naming_first(name),
     }
 }
 

@@ -1050,18 +1050,6 @@ fn model_error(text: &str, l: Located, element: Option<&str>) -> XmlError {
     let bytes = text.as_bytes();
     let line_of = |loc: u64| line_at(bytes, usize::try_from(loc).unwrap_or(usize::MAX));
     let msg = match &l.error {
-        ModelError::DuplicatePci { addr, first } => {
-            format!(
-                "PCI address {addr} is already used by the object on line {}",
-                line_of(*first)
-            )
-        }
-        ModelError::DuplicateName { name, first } => {
-            format!(
-                "OS device name {name:?} is already used by the object on line {}",
-                line_of(*first)
-            )
-        }
         ModelError::LocalityOutsideParent { cpus, parent, root } => {
             format!(
                 "PCI locality cpuset {cpus} is not within the cpus {parent} of the object that {} on line {} hangs under",
@@ -1072,7 +1060,9 @@ fn model_error(text: &str, l: Located, element: Option<&str>) -> XmlError {
         ModelError::NoMachine => {
             return XmlError::new(0, "", XmlErrorKind::Model(l.error.to_string()));
         }
-        other => other.to_string(),
+        other => {
+            other.message_naming_first(|first| format!("the object on line {}", line_of(first)))
+        }
     };
     let element = match element {
         Some(e) => e.to_owned(),
