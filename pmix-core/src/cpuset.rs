@@ -12,6 +12,8 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::bits;
+
 /// Why a cpu list or hex mask was rejected; the position is a byte offset in the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -46,7 +48,9 @@ pub enum ParseCpusetError {
 
 /// A set of PU OS indexes.
 ///
-/// Equality is set equality (trailing zero words are never stored).
+/// Equality is set equality (trailing zero words are never stored). The word-level
+/// operations are the crate's shared bitset code (`bits`); this type owns the growth
+/// and the trimming.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct CpuSet {
     words: Vec<u64>,
@@ -85,11 +89,11 @@ impl CpuSet {
         if pu >= Self::MAX_PUS {
             return false;
         }
-        let w = (pu / 64) as usize;
+        let w = bits::word_of(pu);
         if self.words.len() <= w {
             self.words.resize(w + 1, 0);
         }
-        self.words[w] |= 1 << (pu % 64);
+        bits::insert(&mut self.words, pu);
         true
     }
 
@@ -99,39 +103,23 @@ impl CpuSet {
         if start >= end {
             return;
         }
-        let last = ((end - 1) / 64) as usize;
+        let last = bits::word_of(end - 1);
         if self.words.len() <= last {
             self.words.resize(last + 1, 0);
         }
-        let mut pu = start;
-        while pu < end {
-            let w = (pu / 64) as usize;
-            let lo = pu % 64;
-            let hi = if end - (pu - lo) >= 64 { 64 } else { end % 64 };
-            let mask = if hi - lo == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << (hi - lo)) - 1) << lo
-            };
-            self.words[w] |= mask;
-            pu = pu - lo + 64;
-        }
+        bits::insert_range(&mut self.words, start, end);
     }
 
     /// Removes PU `pu` if present.
     pub fn remove(&mut self, pu: u32) {
-        let w = (pu / 64) as usize;
-        if let Some(word) = self.words.get_mut(w) {
-            *word &= !(1 << (pu % 64));
+        if bits::remove(&mut self.words, pu) {
             self.trim();
         }
     }
 
     /// `true` if PU `pu` is in the set.
     pub fn contains(&self, pu: u32) -> bool {
-        self.words
-            .get((pu / 64) as usize)
-            .is_some_and(|w| w & (1 << (pu % 64)) != 0)
+        bits::contains(&self.words, pu)
     }
 
     /// `true` if the set has no PU.
@@ -141,45 +129,32 @@ impl CpuSet {
 
     /// The number of PUs in the set.
     pub fn len(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
+        bits::count(&self.words)
     }
 
     /// The lowest PU, or `None` for the empty set.
     pub fn first(&self) -> Option<u32> {
-        self.iter().next()
+        bits::first(&self.words)
     }
 
     /// The highest PU, or `None` for the empty set.
     pub fn last(&self) -> Option<u32> {
-        let (i, w) = self
-            .words
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, w)| **w != 0)?;
-        Some(i as u32 * 64 + 63 - w.leading_zeros())
+        bits::last(&self.words)
     }
 
     /// `true` if the two sets share a PU. Never allocates.
     pub fn intersects(&self, other: &CpuSet) -> bool {
-        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+        bits::intersects(&self.words, &other.words)
     }
 
     /// `true` if every PU of `self` is in `other`. Never allocates.
     pub fn is_subset(&self, other: &CpuSet) -> bool {
-        self.words
-            .iter()
-            .enumerate()
-            .all(|(i, a)| a & !other.words.get(i).copied().unwrap_or(0) == 0)
+        bits::is_subset(&self.words, &other.words)
     }
 
     /// `true` if `self` has a PU that is in `a` but not in `b`. Never allocates.
     pub fn intersects_difference(&self, a: &CpuSet, b: &CpuSet) -> bool {
-        self.words
-            .iter()
-            .zip(&a.words)
-            .enumerate()
-            .any(|(i, (s, x))| s & x & !b.words.get(i).copied().unwrap_or(0) != 0)
+        bits::intersects_difference(&self.words, &a.words, &b.words)
     }
 
     /// `true` if `self` has a PU that is not in `other`. Never allocates.
@@ -192,33 +167,19 @@ impl CpuSet {
         if self.words.len() < other.words.len() {
             self.words.resize(other.words.len(), 0);
         }
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= b;
-        }
+        bits::union_with(&mut self.words, &other.words);
     }
 
     /// Keeps only the PUs that are also in `other`.
     pub fn intersect_with(&mut self, other: &CpuSet) {
         self.words.truncate(other.words.len());
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a &= b;
-        }
+        bits::intersect_with(&mut self.words, &other.words);
         self.trim();
     }
 
     /// The PUs in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            core::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let bit = w.trailing_zeros();
-                w &= w - 1;
-                Some(i as u32 * 64 + bit)
-            })
-        })
+        bits::Ones::new(&self.words)
     }
 
     /// Parses a cpu list: comma-separated indexes and inclusive ranges (`0-3,8,10-11`).
@@ -330,9 +291,7 @@ impl CpuSet {
     }
 
     fn trim(&mut self) {
-        while self.words.last() == Some(&0) {
-            self.words.pop();
-        }
+        self.words.truncate(bits::trimmed_len(&self.words));
     }
 }
 

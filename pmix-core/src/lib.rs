@@ -44,6 +44,7 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+mod bits;
 pub mod cpuset;
 pub mod device;
 pub mod distance;

@@ -8,7 +8,11 @@ use core::fmt;
 use core::ops::Range;
 
 use super::id::{FIRST_RESERVED_RANK, Nspace, ProcId};
+use crate::bits;
 use crate::status::{PmixError, Status};
+
+// The group and fault-tolerance machines combine member sets word by word with these.
+pub(crate) use crate::bits::{next_set, tail_mask};
 
 /// The largest group (and process-state tracker) this crate creates: 2^24 members.
 ///
@@ -60,7 +64,8 @@ impl PmixError for OutOfRange {
 /// A set of member indexes `0..capacity`, as a bitset sized once at creation.
 ///
 /// Insertions, removals, membership tests and [`len`](MemberSet::len) are O(1) and
-/// never allocate; iteration is in ascending order.
+/// never allocate; iteration is in ascending order. The word-level operations are the
+/// crate's shared bitset code (`bits`); this type owns the capacity and the count.
 #[derive(Clone, PartialEq, Eq)]
 pub struct MemberSet {
     words: Box<[u64]>,
@@ -74,7 +79,7 @@ impl MemberSet {
     /// # Errors
     /// [`NoMemory`] if its `capacity / 8` bytes cannot be allocated.
     pub fn new(capacity: u32) -> Result<MemberSet, NoMemory> {
-        let words = try_boxed(capacity.div_ceil(64) as usize, 0u64)?;
+        let words = try_boxed(bits::words_for(capacity), 0u64)?;
         Ok(MemberSet {
             words,
             capacity,
@@ -109,9 +114,7 @@ impl MemberSet {
 
     /// `true` if `index` is in the set (`false` for indexes beyond the capacity).
     pub fn contains(&self, index: u32) -> bool {
-        self.words
-            .get((index / 64) as usize)
-            .is_some_and(|w| w & (1 << (index % 64)) != 0)
+        bits::contains(&self.words, index)
     }
 
     /// Adds `index`; returns whether it was absent.
@@ -119,10 +122,8 @@ impl MemberSet {
     /// # Errors
     /// [`OutOfRange`] if `index >= capacity`; the set is unchanged.
     pub fn insert(&mut self, index: u32) -> Result<bool, OutOfRange> {
-        let word = self.word_mut(index)?;
-        let bit = 1 << (index % 64);
-        let added = *word & bit == 0;
-        *word |= bit;
+        self.check(index)?;
+        let added = bits::insert(&mut self.words, index);
         self.len += u32::from(added);
         Ok(added)
     }
@@ -132,10 +133,8 @@ impl MemberSet {
     /// # Errors
     /// [`OutOfRange`] if `index >= capacity`; the set is unchanged.
     pub fn remove(&mut self, index: u32) -> Result<bool, OutOfRange> {
-        let word = self.word_mut(index)?;
-        let bit = 1 << (index % 64);
-        let removed = *word & bit != 0;
-        *word &= !bit;
+        self.check(index)?;
+        let removed = bits::remove(&mut self.words, index);
         self.len -= u32::from(removed);
         Ok(removed)
     }
@@ -148,10 +147,7 @@ impl MemberSet {
 
     /// Adds every index `0..capacity` (O(capacity / 64)).
     pub fn fill(&mut self) {
-        self.words.fill(u64::MAX);
-        if let Some(last) = self.words.last_mut() {
-            *last &= tail_mask(self.capacity);
-        }
+        bits::fill(&mut self.words, self.capacity);
         self.len = self.capacity;
     }
 
@@ -173,27 +169,17 @@ impl MemberSet {
 
     /// The members in ascending order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter {
-            words: &self.words,
-            word: 0,
-            bits: self.words.first().copied().unwrap_or(0),
-        }
+        Iter(bits::Ones::new(&self.words))
     }
 
     /// The smallest member that is `>= from`, if any.
     pub fn next_from(&self, from: u32) -> Option<u32> {
-        next_set(&self.words, from, |_, w| w)
+        bits::next_set(&self.words, from, |_, w| w)
     }
 
     /// The number of members below `index` (O(index / 64)).
     pub fn count_below(&self, index: u32) -> u32 {
-        let index = index.min(self.capacity);
-        let full = (index / 64) as usize;
-        let mut n: u32 = self.words[..full].iter().map(|w| w.count_ones()).sum();
-        if index % 64 != 0 {
-            n += (self.words[full] & ((1u64 << (index % 64)) - 1)).count_ones();
-        }
-        n
+        bits::count_below(&self.words, index.min(self.capacity))
     }
 
     /// The bitset words, least significant bit first (bits beyond the capacity are 0).
@@ -206,7 +192,7 @@ impl MemberSet {
     pub(crate) fn update_words(&mut self, mut f: impl FnMut(usize, u64) -> u64) {
         let mut len = 0;
         let last = self.words.len().wrapping_sub(1);
-        let tail = tail_mask(self.capacity);
+        let tail = bits::tail_mask(self.capacity);
         for (i, w) in self.words.iter_mut().enumerate() {
             let mut v = f(i, *w);
             if i == last {
@@ -218,14 +204,14 @@ impl MemberSet {
         self.len = len;
     }
 
-    fn word_mut(&mut self, index: u32) -> Result<&mut u64, OutOfRange> {
+    fn check(&self, index: u32) -> Result<(), OutOfRange> {
         if index >= self.capacity {
             return Err(OutOfRange {
                 index,
                 capacity: self.capacity,
             });
         }
-        Ok(&mut self.words[(index / 64) as usize])
+        Ok(())
     }
 }
 
@@ -244,45 +230,15 @@ impl<'a> IntoIterator for &'a MemberSet {
     }
 }
 
-/// The mask of valid bits in the last word of a set of `capacity` bits.
-pub(crate) fn tail_mask(capacity: u32) -> u64 {
-    match capacity % 64 {
-        0 => u64::MAX,
-        r => (1u64 << r) - 1,
-    }
-}
-
-/// The smallest index `>= from` whose bit is set in `word(i, words[i])`.
-pub(crate) fn next_set(words: &[u64], from: u32, word: impl Fn(usize, u64) -> u64) -> Option<u32> {
-    let mut i = (from / 64) as usize;
-    let mut w = word(i, *words.get(i)?) & (u64::MAX << (from % 64));
-    loop {
-        if w != 0 {
-            return Some(i as u32 * 64 + w.trailing_zeros());
-        }
-        i += 1;
-        w = word(i, *words.get(i)?);
-    }
-}
-
 /// Ascending iterator over a [`MemberSet`].
 #[derive(Debug, Clone)]
-pub struct Iter<'a> {
-    words: &'a [u64],
-    word: usize,
-    bits: u64,
-}
+pub struct Iter<'a>(bits::Ones<'a>);
 
 impl Iterator for Iter<'_> {
     type Item = u32;
+    #[inline]
     fn next(&mut self) -> Option<u32> {
-        while self.bits == 0 {
-            self.word += 1;
-            self.bits = *self.words.get(self.word)?;
-        }
-        let bit = self.bits.trailing_zeros();
-        self.bits &= self.bits - 1;
-        Some(self.word as u32 * 64 + bit)
+        self.0.next()
     }
 }
 
