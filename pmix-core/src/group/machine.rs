@@ -3,6 +3,8 @@
 //! it checks each call and input, hands the collective accounting to
 //! `collective`, and turns what happens into outputs (the types of `messages`).
 
+use heapless::Deque;
+
 use super::collective::{Collectives, Outcome};
 use super::id::{GroupId, ProcId};
 use super::members::{MemberSet, Roster};
@@ -43,7 +45,7 @@ impl Phase {
 /// An output waiting to be polled. `ReportDeparted` stands for one
 /// `PMIX_GROUP_MEMBER_FAILED` per departed member of a slot, produced lazily so the
 /// queue stays a few entries long whatever the group size.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Item {
     Send(Body),
     Notify { code: Status, member: u32 },
@@ -51,31 +53,23 @@ enum Item {
     Complete(Completion),
 }
 
-/// The most items one input queues (a leave that completes a construct: its
-/// `PMIX_GROUP_LEFT`, then either the abort event an earlier loss called for or the
-/// lazy member-failed reports of FT, then the completion); the queue is empty before
-/// every input.
+/// The capacity of a replica's output queue: the most items one input queues (a
+/// leave that completes a construct: its `PMIX_GROUP_LEFT`, then either the abort
+/// event an earlier loss called for or the lazy member-failed reports of FT, then
+/// the completion). Every input starts on an empty queue ([`Group::ready`] refuses
+/// it otherwise), so it never overflows while that bound holds
+/// (`outputs_per_input_fit_the_queue` checks the worst cases); if it did, the
+/// queue hands the item back ([`Overflow`]) and the input fails with
+/// [`GroupError::OutputOverflow`].
 const QUEUE: usize = 4;
 
-#[derive(Debug, Clone)]
-struct Queue {
-    items: [Option<Item>; QUEUE],
-    head: usize,
-    len: usize,
-}
+/// The output queue was full: the item it handed back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Overflow(Item);
 
-impl Queue {
-    fn push(&mut self, item: Item) {
-        // Every input starts on an empty queue (`Group::ready`) and pushes at most
-        // `QUEUE` items (`outputs_per_input_fit_the_queue` checks the worst cases).
-        if let Some(slot) = self.items.get_mut(self.len) {
-            *slot = Some(item);
-            self.len += 1;
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.head == self.len
+impl From<Overflow> for GroupError {
+    fn from(_: Overflow) -> GroupError {
+        GroupError::OutputOverflow { capacity: QUEUE }
     }
 }
 
@@ -85,6 +79,9 @@ impl Queue {
 /// afterwards every call and input runs in O(1) (plus O(n/64) to open a collective)
 /// and never allocates. Each input may queue outputs; poll them all with
 /// [`Group::poll_output`] before the next input (else [`GroupError::Undrained`]).
+/// Outputs wait in a fixed queue (a `heapless::Deque` of four) that each input's
+/// outputs fit; one that did not would be handed back and fail the input with
+/// [`GroupError::OutputOverflow`], never dropped.
 #[derive(Debug, Clone)]
 pub struct Group {
     id: GroupId,
@@ -95,7 +92,7 @@ pub struct Group {
     current: MemberSet,
     lost: MemberSet,
     collectives: Collectives,
-    queue: Queue,
+    queue: Deque<Item, QUEUE>,
 }
 
 impl Group {
@@ -119,11 +116,7 @@ impl Group {
             current: MemberSet::full(n)?,
             lost: MemberSet::new(n)?,
             collectives,
-            queue: Queue {
-                items: [None; QUEUE],
-                head: 0,
-                len: 0,
-            },
+            queue: Deque::new(),
         })
     }
 
@@ -236,8 +229,8 @@ impl Group {
             .call(self.me, op, opts.ft_collective, &self.current)?;
         self.opts = opts;
         self.phase = Phase::Constructing;
-        self.queue.push(Item::Send(Body::Contribute { op, seq }));
-        self.try_complete();
+        self.push(Item::Send(Body::Contribute { op, seq }))?;
+        self.try_complete()?;
         Ok(())
     }
 
@@ -277,10 +270,7 @@ impl Group {
         let index = self.member_index(from)?;
         match body {
             Body::Contribute { op, seq } => self.on_contribution(index, op, seq),
-            Body::Left => {
-                self.on_departure(index, DepartureCause::Left);
-                Ok(())
-            }
+            Body::Left => Ok(self.on_departure(index, DepartureCause::Left)?),
         }
     }
 
@@ -291,30 +281,22 @@ impl Group {
     pub fn on_lost(&mut self, proc: &ProcId) -> Result<(), GroupError> {
         self.ready()?;
         let index = self.member_index(proc)?;
-        self.on_departure(index, DepartureCause::Lost);
-        Ok(())
+        Ok(self.on_departure(index, DepartureCause::Lost)?)
     }
 
     /// The next output, in order; `None` when there is none.
     pub fn poll_output(&mut self) -> Option<Output> {
         loop {
-            if self.queue.is_empty() {
-                return None;
-            }
-            let head = self.queue.head;
-            let item = self.queue.items[head]?;
+            let item = *self.queue.front()?;
             if let Item::ReportDeparted { slot, next } = item {
                 if let Some(m) = self.collectives.next_departed(slot, next, &self.current) {
-                    self.queue.items[head] = Some(Item::ReportDeparted { slot, next: m + 1 });
+                    if let Some(head) = self.queue.front_mut() {
+                        *head = Item::ReportDeparted { slot, next: m + 1 };
+                    }
                     return Some(self.notify(Status::GROUP_MEMBER_FAILED, m));
                 }
             }
-            self.queue.items[head] = None;
-            self.queue.head += 1;
-            if self.queue.is_empty() {
-                self.queue.head = 0;
-                self.queue.len = 0;
-            }
+            let _ = self.queue.pop_front();
             match item {
                 Item::Send(body) => return Some(Output::Send(body)),
                 Item::Notify { code, member } => return Some(self.notify(code, member)),
@@ -345,6 +327,12 @@ impl Group {
         })
     }
 
+    /// Queues `item`; a full queue hands it back.
+    fn push(&mut self, item: Item) -> Result<(), Overflow> {
+        self.queue.push_back(item).map_err(Overflow)
+    }
+
+    /// Checks that the group is live and its queue empty, as every input needs.
     fn ready(&self) -> Result<(), GroupError> {
         if self.phase.is_terminal() {
             return Err(GroupError::NotFound);
@@ -379,8 +367,8 @@ impl Group {
         } else {
             Phase::Fencing
         };
-        self.queue.push(Item::Send(Body::Contribute { op, seq }));
-        self.try_complete();
+        self.push(Item::Send(Body::Contribute { op, seq }))?;
+        self.try_complete()?;
         Ok(())
     }
 
@@ -393,12 +381,12 @@ impl Group {
         self.collectives
             .contribute(self.me, index, op, seq, &self.current)?;
         if seq == self.collectives.completed() {
-            self.try_complete();
+            self.try_complete()?;
         }
         Ok(())
     }
 
-    fn on_departure(&mut self, index: u32, cause: DepartureCause) {
+    fn on_departure(&mut self, index: u32, cause: DepartureCause) -> Result<(), Overflow> {
         let _ = self.current.remove(index);
         if cause == DepartureCause::Lost {
             let _ = self.lost.insert(index);
@@ -409,27 +397,27 @@ impl Group {
             Phase::Active | Phase::Fencing | Phase::Destructing
         );
         match cause {
-            DepartureCause::Left => self.queue.push(Item::Notify {
+            DepartureCause::Left => self.push(Item::Notify {
                 code: Status::GROUP_LEFT,
                 member: index,
-            }),
+            })?,
             DepartureCause::Lost if constructed && self.opts.notify_termination => {
-                self.queue.push(Item::Notify {
+                self.push(Item::Notify {
                     code: Status::GROUP_MEMBER_FAILED,
                     member: index,
-                });
+                })?;
             }
             DepartureCause::Lost => {}
         }
-        self.try_complete();
+        self.try_complete()
     }
 
     /// Completes the collective in flight once this process called it and every
     /// expected member contributed or departed: the phase moves on and the outcome's
     /// outputs are queued.
-    fn try_complete(&mut self) {
+    fn try_complete(&mut self) -> Result<(), Overflow> {
         let Some(f) = self.collectives.finish() else {
-            return;
+            return Ok(());
         };
         let done = |status| {
             Item::Complete(Completion {
@@ -442,27 +430,27 @@ impl Group {
             Outcome::Constructed { report_departed } => {
                 self.phase = Phase::Active;
                 if let Some(slot) = report_departed {
-                    self.queue.push(Item::ReportDeparted { slot, next: 0 });
+                    self.push(Item::ReportDeparted { slot, next: 0 })?;
                 }
-                self.queue.push(done(Status::SUCCESS));
+                self.push(done(Status::SUCCESS))
             }
             Outcome::Aborted { first_lost } => {
                 self.phase = Phase::Aborted;
                 if let Some(m) = first_lost {
-                    self.queue.push(Item::Notify {
+                    self.push(Item::Notify {
                         code: Status::GROUP_CONSTRUCT_ABORT,
                         member: m,
-                    });
+                    })?;
                 }
-                self.queue.push(done(Status::GROUP_CONSTRUCT_ABORT));
+                self.push(done(Status::GROUP_CONSTRUCT_ABORT))
             }
             Outcome::Fenced { status } => {
                 self.phase = Phase::Active;
-                self.queue.push(done(status));
+                self.push(done(status))
             }
             Outcome::Destructed => {
                 self.phase = Phase::Destructed;
-                self.queue.push(done(Status::SUCCESS));
+                self.push(done(Status::SUCCESS))
             }
         }
     }

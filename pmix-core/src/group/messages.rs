@@ -122,7 +122,8 @@ pub enum Output {
     Complete(Completion),
 }
 
-/// Why a group call or input was refused. Nothing changed when one is returned.
+/// Why a group call or input was refused. Nothing changed when one is returned,
+/// except after [`GroupError::OutputOverflow`] (an internal bound broken).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GroupError {
@@ -197,6 +198,19 @@ pub enum GroupError {
     /// Memory for the group could not be allocated: `PMIX_ERR_NOMEM`.
     #[error(transparent)]
     NoMemory(#[from] NoMemory),
+    /// The input's outputs did not fit the group's fixed output queue, which handed
+    /// one back instead of dropping it: `PMIX_ERROR`. Every input starts on an empty
+    /// queue and queues at most `capacity` items, so this is an internal bound
+    /// broken, not bad input; unlike every other variant, the input was partly
+    /// applied and the queue holds the outputs that fit: drop the group's record.
+    #[error(
+        "the group's output queue ({capacity} entries) is full: an output was handed back, \
+         the input is partly applied"
+    )]
+    OutputOverflow {
+        /// The queue's capacity.
+        capacity: usize,
+    },
 }
 
 impl PmixError for GroupError {
@@ -207,6 +221,7 @@ impl PmixError for GroupError {
             GroupError::Roster(e) => e.status(),
             GroupError::NoMemory(e) => e.status(),
             GroupError::Undrained => Status::ERR_WOULD_BLOCK,
+            GroupError::OutputOverflow { .. } => Status::ERROR,
             GroupError::Itself
             | GroupError::CallerNotListed
             | GroupError::MembershipMismatch

@@ -10,8 +10,10 @@
 //! and completions of local calls ([`Output`]). The machine never blocks, reads no
 //! clock and, once a group's record exists, never allocates: member sets are
 //! [`MemberSet`] bitsets over the group's initial membership ([`Roster`]), outputs
-//! wait in a four-entry queue (one `PMIX_GROUP_MEMBER_FAILED` per departed member
-//! is produced lazily from the bitsets while polling).
+//! wait in a four-entry `heapless::Deque` (one `PMIX_GROUP_MEMBER_FAILED` per
+//! departed member is produced lazily from the bitsets while polling). Every input
+//! starts on a drained queue and queues at most four entries; an output that did
+//! not fit would be handed back and fail the input ([`GroupError::OutputOverflow`]).
 //!
 //! ```
 //! use pmix_core::group::*;

@@ -1,7 +1,9 @@
-//! Unit tests of the state machine that read its queue: every input's outputs fit it.
+//! Unit tests of the state machine that read its queue: every input's outputs fit
+//! it, and an output that does not fit is handed back and fails the input.
 
 use super::*;
 use crate::group::id::Nspace;
+use crate::status::PmixError;
 use std::vec::Vec;
 
 fn proc(r: u32) -> ProcId {
@@ -42,7 +44,7 @@ fn outputs_per_input_fit_the_queue() {
     g.on_lost(&proc(3)).unwrap();
     assert!(drain(&mut g).is_empty(), "a loss alone waits for rank 2");
     g.on_message(&proc(2), Body::Left).unwrap();
-    assert_eq!(g.queue.len, 3);
+    assert_eq!(g.queue.len(), 3);
     assert_eq!(
         codes(&drain(&mut g)),
         [
@@ -63,7 +65,7 @@ fn outputs_per_input_fit_the_queue() {
     g.on_message(&proc(1), c0).unwrap();
     g.on_lost(&proc(3)).unwrap();
     g.on_message(&proc(2), Body::Left).unwrap();
-    assert_eq!(g.queue.len, 3);
+    assert_eq!(g.queue.len(), 3);
     assert_eq!(
         codes(&drain(&mut g)),
         [
@@ -84,10 +86,71 @@ fn outputs_per_input_fit_the_queue() {
         notify_termination: true,
     })
     .unwrap();
-    assert_eq!(g.queue.len, 3);
+    assert_eq!(g.queue.len(), 3);
     let out = drain(&mut g);
     assert_eq!(out.len(), 4, "{out:?}");
     assert!(matches!(out[0], Output::Send(_)));
     assert!(matches!(out[3], Output::Complete(c) if c.status == Status::SUCCESS));
     assert!(g.queue.is_empty());
+}
+
+/// A full queue hands the item back (heapless' `push_back`) and keeps what it holds;
+/// an input whose outputs do not fit fails with `OutputOverflow`, never dropping an
+/// output silently nor panicking.
+#[test]
+fn a_full_queue_hands_the_output_back_and_the_input_fails() {
+    // The queue alone: fill it to capacity; the next push hands the item back.
+    let mut g = group(4);
+    let filler = Item::Send(Body::Left);
+    for _ in 0..QUEUE {
+        g.push(filler).unwrap();
+    }
+    let item = Item::Notify {
+        code: Status::GROUP_LEFT,
+        member: 1,
+    };
+    assert_eq!(g.push(item), Err(Overflow(item)));
+    assert_eq!(g.queue.len(), QUEUE);
+    assert!(g.queue.iter().all(|&i| i == filler), "nothing was replaced");
+    assert_eq!(drain(&mut g).len(), QUEUE, "everything queued comes out");
+
+    // The machine: a construct (no FT) waits on rank 2 after rank 3 was lost.
+    // Rank 2's leave queues its PMIX_GROUP_LEFT, the abort event and the
+    // completion; with one entry left the event fits and the abort is handed back.
+    let c0 = Body::Contribute {
+        op: CollectiveOp::Construct,
+        seq: 0,
+    };
+    g = group(4);
+    g.construct(ConstructOptions::default()).unwrap();
+    drain(&mut g);
+    g.on_message(&proc(1), c0).unwrap();
+    g.on_lost(&proc(3)).unwrap();
+    for _ in 0..QUEUE - 1 {
+        g.push(filler).unwrap();
+    }
+    // Public inputs refuse a queue that is not drained; drive the step beneath.
+    assert_eq!(
+        g.on_message(&proc(2), Body::Left),
+        Err(GroupError::Undrained)
+    );
+    let handed_back = g.on_departure(2, DepartureCause::Left).unwrap_err();
+    assert_eq!(
+        handed_back,
+        Overflow(Item::Notify {
+            code: Status::GROUP_CONSTRUCT_ABORT,
+            member: 3,
+        })
+    );
+    let err = GroupError::from(handed_back);
+    assert_eq!(err, GroupError::OutputOverflow { capacity: QUEUE });
+    assert_eq!(err.status(), Status::ERROR);
+    assert_eq!(g.queue.len(), QUEUE);
+    assert_eq!(
+        g.queue.back(),
+        Some(&Item::Notify {
+            code: Status::GROUP_LEFT,
+            member: 2,
+        })
+    );
 }
