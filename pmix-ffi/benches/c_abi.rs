@@ -21,38 +21,30 @@
 //! into a stack buffer, one `malloc`ed array with `malloc`ed strings; no thread hop.
 //!
 //! Needs `cc`; the OpenPMIx half needs Debian's `libpmix-dev` (absent: a notice, and
-//! pmix-rs timed alone; under `CI=true`, a failure, as for the tests).
+//! pmix-rs timed alone; under `CI=true`, a failure, as for the tests). The compile
+//! step, the library's place, OpenPMIx and the bounded runs are pmix-testkit's, as for
+//! the tests.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
+
+use pmix_testkit::cprog;
 
 const TOPOLOGIES: [&str; 2] = ["24em64t-2n6c2t-pci.xml", "192em64t-12gr2n8c2t.xml"];
 const SECONDS: &str = "0.6";
+
+/// The longest one timing run may take (it times for `SECONDS`).
+const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The directory of the `libpmix_ffi.so` cargo built for this bench run (`deps/`, next
-/// to this executable).
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe.parent().expect("deps").to_path_buf();
-    let profile = deps.parent().expect("profile").to_path_buf();
-    [deps, profile]
-        .into_iter()
-        .find(|d| d.join("libpmix_ffi.so").exists())
-        .expect("libpmix_ffi.so not built")
-}
-
-fn cc(args: &[String], what: &str) {
-    let out = Command::new("cc").args(args).output().expect("cc");
-    assert!(
-        out.status.success(),
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// The benchmark's compile flags: optimised, nothing else (the tests' `-Werror` set is
+/// for the tests' own C).
+fn flags() -> Vec<String> {
+    vec!["-O2".to_owned()]
 }
 
 /// One device of an answer: (uuid, osname, type) → (mindist, maxdist).
@@ -66,13 +58,12 @@ struct Run {
 
 /// Runs the timing loop on `xml`.
 fn time(exe: &Path, xml: &Path) -> Result<Run, String> {
-    let out = Command::new(exe)
-        .arg(SECONDS)
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("PMIX_TOPOLOGY")
-        .env("PMIX_MCA_pmix_hwloc_topo_file", xml)
-        .output()
-        .map_err(|e| e.to_string())?;
+    let out = pmix_testkit::child::output_within(
+        cprog::clean_command(exe)
+            .arg(SECONDS)
+            .env("PMIX_MCA_pmix_hwloc_topo_file", xml),
+        RUN_LIMIT,
+    );
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     if !out.status.success() {
         return Err(text.lines().last().unwrap_or("no output").to_owned());
@@ -141,44 +132,22 @@ fn differences(theirs: &Answer, ours: &Answer) -> Differences {
 fn main() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmix-ffi-bench");
     std::fs::create_dir_all(&dir).unwrap();
-    let src = manifest().join("benches/compare.c").display().to_string();
-    let lib = lib_dir();
+    let src = manifest().join("benches/compare.c");
+    let lib = cprog::lib_dir("pmix_ffi");
 
     let ours = dir.join("compare-pmix-rs");
-    cc(
-        &[
-            "-O2".into(),
-            "-I".into(),
-            manifest().join("include").display().to_string(),
-            src.clone(),
-            "-o".into(),
-            ours.display().to_string(),
-            format!("-L{}", lib.display()),
-            "-lpmix_ffi".into(),
-            format!("-Wl,-rpath,{}", lib.display()),
-            "-Wl,--disable-new-dtags".into(),
-        ],
-        "cc compare.c (pmix-rs)",
+    cprog::compile_with(
+        &flags(),
+        &src,
+        &ours,
+        &[&manifest().join("include")],
+        &cprog::link_shared(&lib, "pmix_ffi"),
     );
     let theirs = dir.join("compare-openpmix");
-    let openpmix = pmix_testkit::openpmix();
-    match &openpmix {
-        Some(op) => {
-            let mut args = vec![
-                "-O2".into(),
-                "-I".into(),
-                op.include_dir.display().to_string(),
-                src.clone(),
-                "-o".into(),
-                theirs.display().to_string(),
-            ];
-            args.extend(op.link.iter().cloned());
-            cc(&args, "cc compare.c (OpenPMIx)");
-        }
-        None => pmix_testkit::peer_absent(
-            "the OpenPMIx side of the c_abi benchmark: OpenPMIx (pkg-config pmix) not found; timing pmix-rs alone",
-            "apt-get install libpmix-dev pkg-config",
-        ),
+    let openpmix =
+        cprog::openpmix_for("the OpenPMIx side of the c_abi benchmark (timing pmix-rs alone)");
+    if let Some(op) = &openpmix {
+        cprog::compile_with(&flags(), &src, &theirs, &[&op.include_dir], &op.link);
     }
 
     println!(

@@ -1,7 +1,7 @@
 //! `PMIx_Progress_thread_stop` ∥ `PMIx_Finalize` ∥ `PMIx_Compute_distances_nb`, through
 //! the C functions themselves: every accepted callback runs exactly once and none
 //! after either call returned. The harness is the runtime's
-//! (`pmix/tests/common/race.rs`: a first callback that sleeps, stops that start during
+//! (`pmix_testkit::race`: a first callback that sleeps, stops that start during
 //! it, in varying order), here driving the C ABI with a NULL topology and cpuset, so each
 //! iteration's fresh instance loads its topology and finds the caller's binding on the
 //! progress thread while the stops race in.
@@ -9,11 +9,6 @@
 //! The run happens in a child process of this test binary, with `PMIX_TOPOLOGY=sysfs`
 //! (this machine, quick to scan; whatever the query answers, the callback runs), so the
 //! environment of the parent does not matter; the wait for it is bounded.
-
-mod common;
-
-#[path = "../../pmix/tests/common/race.rs"]
-mod race;
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +20,8 @@ use pmix_ffi::location::{PMIx_Cpuset_destruct, PMIx_Parse_cpuset_string};
 use pmix_ffi::types::{
     pmix_cpuset_t, pmix_device_distance_t, pmix_release_cbfunc_t, pmix_status_t,
 };
-use race::Engine;
+use pmix_testkit::child::{child_test, output_within};
+use pmix_testkit::race::{self, Engine};
 
 const ITERATIONS: usize = 1000;
 
@@ -154,10 +150,10 @@ fn child_c_abi_race() {
 
 #[test]
 fn progress_thread_stop_finalize_and_nb_race_through_the_c_abi() {
-    let mut cmd = common::child_test("child_c_abi_race");
+    let mut cmd = child_test("child_c_abi_race");
     cmd.env("PMIX_TOPOLOGY", "sysfs")
         .env_remove("PMIX_MCA_pmix_hwloc_topo_file");
-    let out = common::output_within(&mut cmd, Duration::from_secs(120));
+    let out = output_within(&mut cmd, Duration::from_secs(120));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("race-ok"),

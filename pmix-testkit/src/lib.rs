@@ -11,9 +11,20 @@
 //!   is initialised, and setting the environment of a running multi-threaded test is
 //!   unsound, so the test binary runs one of its own ignored tests in a child process
 //!   with the variables set ([`run_child_test`], [`hwloc_env_file`]) and the child
-//!   frames what it prints ([`print_framed`]).
+//!   frames what it prints ([`print_framed`]);
+//! - the peers a comparison needs ([`openpmix`], [`valgrind`]) and what a test does
+//!   when one is absent ([`peer_absent`]: a notice, or a failure under `CI=true`);
+//! - child processes with every wait bounded ([`child`]), C programs compiled and
+//!   linked against a library of this build or OpenPMIx ([`cprog`]), and the race
+//!   harness of the progress engine's stop rules ([`race`]).
 //!
 //! It depends on pmix-core only, so every backend crate can use it without a cycle.
+//! It is the one place these are derived: a crate's own test support only adds what
+//! is its own (pmix-ffi's headers and C sources).
+
+pub mod child;
+pub mod cprog;
+pub mod race;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -219,13 +230,17 @@ pub fn peers_required() -> bool {
 /// `what` names the comparison and the peer; `install` the command that provides it.
 ///
 /// # Panics
-/// Under `CI=true`, always: that is its purpose.
+/// Under `CI=true`, always: that is its purpose, with a message holding
+/// [`CI_FORBIDS_SKIPPING`].
 pub fn peer_absent(what: &str, install: &str) {
     if peers_required() {
-        panic!("{what}: the peer is absent and CI=true forbids skipping ({install})");
+        panic!("{what}: {CI_FORBIDS_SKIPPING} ({install})");
     }
     println!("NOTICE: {what}: the peer is absent, skipping ({install})");
 }
+
+/// What [`peer_absent`]'s failure under `CI=true` says, for tests that prove it fails.
+pub const CI_FORBIDS_SKIPPING: &str = "the peer is absent and CI=true forbids skipping";
 
 /// OpenPMIx as `pkg-config` describes it (Debian's `libpmix-dev` installs `pmix.pc`):
 /// its header directory and the flags to link a program against it.

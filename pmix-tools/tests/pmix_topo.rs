@@ -5,6 +5,9 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
+
+use pmix_testkit::child::output_within;
 
 use pmix_tools::topo::report::{DistancesReport, ErrorReport, MatrixReport, MeasuredFrom};
 
@@ -16,11 +19,14 @@ fn xml(name: &str) -> String {
     format!("xml:{}", data(name))
 }
 
+/// The longest one run of pmix-topo may take (a hang fails the test, not the suite).
+const LIMIT: Duration = Duration::from_secs(120);
+
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pmix-topo"))
-        .args(args)
-        .output()
-        .expect("pmix-topo runs")
+    output_within(
+        Command::new(env!("CARGO_BIN_EXE_pmix-topo")).args(args),
+        LIMIT,
+    )
 }
 
 fn text(o: &Output) -> (String, String, i32) {
@@ -209,7 +215,8 @@ fn default_cpus_are_the_process_binding() {
     assert_eq!(report.from, MeasuredFrom::Cpus(own_cpus()));
     // Pinned with taskset to the last cpu it may use, it reports from that cpu alone.
     let last = own_cpus().rsplit([',', '-']).next().unwrap().to_owned();
-    let pinned = Command::new("taskset")
+    let mut pinned = Command::new("taskset");
+    pinned
         .args([
             "-c",
             &last,
@@ -218,9 +225,8 @@ fn default_cpus_are_the_process_binding() {
             "--source",
             &f,
         ])
-        .args(json)
-        .output()
-        .expect("taskset (util-linux) runs");
+        .args(json);
+    let pinned = output_within(&mut pinned, LIMIT);
     let given = run(&[&["distances", "--source", &f, "--cpus", &last][..], &json].concat());
     assert_eq!(text(&pinned).0, text(&given).0);
 }
@@ -271,11 +277,12 @@ fn default_binding_outside_the_topology_is_bad_param_naming_its_pus() {
     )
     .unwrap();
     let source = format!("xml:{}", file.display());
-    let out = Command::new("taskset")
-        .args(["-c", "0", env!("CARGO_BIN_EXE_pmix-topo"), "distances"])
-        .args(["--source", &source, "--format", "json"])
-        .output()
-        .expect("taskset (util-linux) runs");
+    let out = output_within(
+        Command::new("taskset")
+            .args(["-c", "0", env!("CARGO_BIN_EXE_pmix-topo"), "distances"])
+            .args(["--source", &source, "--format", "json"]),
+        LIMIT,
+    );
     let (out, err, code) = text(&out);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
@@ -642,11 +649,12 @@ fn the_hwloc_source_reads_this_machine_and_an_xml_file() {
         "--format",
         "json",
     ];
-    let native = Command::new(env!("CARGO_BIN_EXE_pmix-topo"))
-        .args(args)
-        .env("HWLOC_XMLFILE", data("24em64t-2n6c2t-pci.xml"))
-        .output()
-        .unwrap();
+    let native = output_within(
+        Command::new(env!("CARGO_BIN_EXE_pmix-topo"))
+            .args(args)
+            .env("HWLOC_XMLFILE", data("24em64t-2n6c2t-pci.xml")),
+        LIMIT,
+    );
     let x = xml("24em64t-2n6c2t-pci.xml");
     let ours = run(&[
         "distances",

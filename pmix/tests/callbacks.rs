@@ -4,8 +4,6 @@
 //! `PMIX_ERROR`) or the callback itself panics (reported on stderr, never run again);
 //! and an instance that ends inside its own callback does not wait for itself.
 
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
@@ -115,8 +113,8 @@ fn child_a_callback_that_panics() {
 
 #[test]
 fn a_panicking_callback_runs_once_is_reported_and_the_engine_goes_on() {
-    let out = common::output_within(
-        &mut common::child_test("child_a_callback_that_panics"),
+    let out = pmix_testkit::child::output_within(
+        &mut pmix_testkit::child::child_test("child_a_callback_that_panics"),
         Duration::from_secs(60),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);

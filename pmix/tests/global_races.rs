@@ -1,18 +1,16 @@
 //! The process-wide instance of the C ABI under `PMIx_Progress_thread_stop` ∥
 //! `PMIx_Finalize` ∥ `PMIx_Compute_distances_nb`, through `pmix::global` as the C
 //! functions call it: every accepted callback runs exactly once and none after either
-//! call returned (`tests/common/race.rs` says how). The last finalize takes the instance
+//! call returned (`pmix_testkit::race` says how). The last finalize takes the instance
 //! out of the process-wide slot before it drains, so a stop that finds no instance must
 //! still wait for that drain. One test: nothing else in this process touches the global
 //! instance.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::race::{self, Engine};
 use pmix::{DistanceRequest, Error, InitOptions, Role, global};
 use pmix_core::{CpuSet, Topology};
+use pmix_testkit::race::{self, Engine};
 
 const ITERATIONS: usize = 1000;
 

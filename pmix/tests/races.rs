@@ -1,17 +1,15 @@
 //! `PMIx_Progress_thread_stop` ∥ `PMIx_Finalize` ∥ `_nb` requests, on an instance: every
 //! accepted callback runs exactly once and none runs after a stopper returned
-//! (`tests/common/race.rs` says how). The same harness, run against a faithful copy of
+//! (`pmix_testkit::race` says how). The same harness, run against a faithful copy of
 //! the engine this crate had before (a channel and a `JoinHandle` the first stopper
 //! takes), finds the bug that engine had: the second stopper returned while a callback
 //! still ran.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::race::{self, Engine};
 use pmix::{DistanceRequest, Error, InitOptions, Pmix, Role};
 use pmix_core::{CpuSet, Topology};
+use pmix_testkit::race::{self, Engine};
 
 /// The iterations each race test runs.
 const ITERATIONS: usize = 1000;

@@ -12,11 +12,11 @@
 //! stoppers start *during* it (a stop that starts mid-callback), one after the other
 //! with a gap, or both at once; which goes first varies. The harness is generic over
 //! [`Engine`], so the same checks run against the real engine and against a faithful
-//! copy of the old one (`tests/races.rs`), where they must find a violation.
+//! copy of the old one (`pmix/tests/races.rs`), where they must find a violation, and
+//! through the process-wide instance (`pmix/tests/global_races.rs`) and the C ABI
+//! (`pmix-ffi/tests/races.rs`).
 //!
 //! Every wait is bounded: a hung stopper fails the run instead of hanging the suite.
-
-#![allow(dead_code, unreachable_pub)]
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;

@@ -1,8 +1,7 @@
-//! Child processes for tests: run a command with every wait bounded, and run one
-//! ignored test of the current test binary in a child. Shared by the runtime's tests
-//! and the C ABI's (`pmix-ffi/tests/common/mod.rs` includes this file).
-
-#![allow(dead_code, unreachable_pub)]
+//! Child processes for tests: run a command with every wait bounded, and run tests of
+//! the current test binary in a child (one ignored test alone, or named tests with an
+//! environment of their own), so what they print can be inspected and a hang fails the
+//! test instead of the suite.
 
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
@@ -10,6 +9,9 @@ use std::time::{Duration, Instant};
 
 /// Runs `cmd` to completion within `limit`, capturing its output; a child still running
 /// then is killed (only it: the pid this call started) and the test fails.
+///
+/// # Panics
+/// When the command cannot start, or still runs after `limit`.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -46,6 +48,9 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
 
 /// A command running the ignored test `name` of this test binary alone, in a child
 /// process (so that what it prints on stderr can be inspected).
+///
+/// # Panics
+/// When the path of the running test binary cannot be found.
 pub fn child_test(name: &str) -> Command {
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
     cmd.args([
@@ -55,5 +60,23 @@ pub fn child_test(name: &str) -> Command {
         "--nocapture",
         "--test-threads=1",
     ]);
+    cmd
+}
+
+/// A command running the tests `names` of this test binary (exactly those) in a child
+/// process with `env` set and `remove` removed, printing what they print.
+///
+/// # Panics
+/// When the path of the running test binary cannot be found.
+pub fn rerun_tests(names: &[&str], env: &[(&str, &std::ffi::OsStr)], remove: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+    cmd.args(names)
+        .args(["--exact", "--nocapture", "--test-threads=1"]);
+    for k in remove {
+        cmd.env_remove(k);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     cmd
 }

@@ -1,0 +1,161 @@
+//! C programs in tests and benchmarks: the flags and the compile step (`cc`), where
+//! the library cargo built for this run lies and how to link against it, the peers a
+//! C comparison needs (OpenPMIx through `pkg-config`, valgrind) with their notice or
+//! failure when absent, and running the programs with every wait bounded in a clean
+//! environment.
+//!
+//! **Where the library is.** Cargo builds a package's library with all its crate types
+//! (cdylib and staticlib included) before its integration tests and benchmarks, into
+//! the `deps/` directory the test or bench executable runs from; only `cargo build`
+//! copies them up to the profile directory, so a copy there may be stale: [`lib_dir`]
+//! searches `deps/` first. That holds for any `CARGO_TARGET_DIR` and for the default
+//! `target/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use crate::child::output_within;
+use crate::{OpenPmix, peer_absent};
+
+/// The longest any one command a test runs may take (a C program under valgrind
+/// takes seconds; a hang fails the test instead of the suite).
+pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
+
+/// How to install OpenPMIx, for the notice (or failure) when it is absent.
+pub const INSTALL_OPENPMIX: &str = "apt-get install libpmix-dev pkg-config";
+
+/// How to install valgrind.
+pub const INSTALL_VALGRIND: &str = "apt-get install valgrind";
+
+/// Runs `cmd` within [`COMMAND_LIMIT`], capturing its output.
+///
+/// # Panics
+/// When it fails to start, or is still running then (it is killed).
+pub fn output(cmd: &mut Command) -> Output {
+    output_within(cmd, COMMAND_LIMIT)
+}
+
+/// Checks that a command succeeded.
+///
+/// # Panics
+/// Unless it did, with the command's output.
+pub fn assert_ok(what: &str, out: &Output) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The flags every C compile of the tests gets: C11 with GNU extensions, warnings as
+/// errors, debug information for valgrind.
+pub fn cflags() -> Vec<String> {
+    ["-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+/// Compiles `src` into `exe` with [`cflags`], the header directories `includes`, then
+/// `link` (libraries and linker flags), within [`COMMAND_LIMIT`].
+///
+/// # Panics
+/// When `cc` fails, with its output.
+pub fn compile(src: &Path, exe: &Path, includes: &[&Path], link: &[String]) {
+    compile_with(&cflags(), src, exe, includes, link);
+}
+
+/// [`compile`] with the compile flags `flags` instead of [`cflags`] (a benchmark's
+/// `-O2`).
+///
+/// # Panics
+/// When `cc` fails, with its output.
+pub fn compile_with(flags: &[String], src: &Path, exe: &Path, includes: &[&Path], link: &[String]) {
+    let mut cmd = Command::new("cc");
+    cmd.args(flags);
+    for dir in includes {
+        cmd.arg("-I").arg(dir);
+    }
+    let out = output(cmd.arg(src).arg("-o").arg(exe).args(link));
+    assert_ok(&format!("cc {} -o {}", src.display(), exe.display()), &out);
+}
+
+/// The directory holding `lib<name>.so` as cargo built it for this test or benchmark
+/// run: `deps/` next to the running executable, else the profile directory above it.
+///
+/// # Panics
+/// When neither holds it (the package was not built with a `cdylib` crate type).
+pub fn lib_dir(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let deps = exe.parent().expect("deps dir");
+    let profile = deps.parent().expect("profile dir");
+    let file = format!("lib{name}.so");
+    for dir in [deps, profile] {
+        if dir.join(&file).exists() {
+            return dir.to_path_buf();
+        }
+    }
+    panic!(
+        "{file} not found next to {} (build it with `cargo build`)",
+        exe.display()
+    );
+}
+
+/// The linker flags for the shared library `lib<name>.so` in `dir`, with an rpath so
+/// the program runs in place (`DT_RPATH`, which `LD_LIBRARY_PATH` does not override).
+pub fn link_shared(dir: &Path, name: &str) -> Vec<String> {
+    vec![
+        format!("-L{}", dir.display()),
+        format!("-l{name}"),
+        format!("-Wl,-rpath,{}", dir.display()),
+        "-Wl,--disable-new-dtags".to_owned(),
+    ]
+}
+
+/// OpenPMIx as `pkg-config pmix` finds it ([`crate::openpmix`]), for the comparison
+/// named `what`. When it is absent: under `CI=true` the test fails here, naming the
+/// comparison ([`peer_absent`]); elsewhere a `NOTICE:` line is printed and `None` tells
+/// the caller to skip that half.
+///
+/// # Panics
+/// Under `CI=true` when OpenPMIx is absent.
+pub fn openpmix_for(what: &str) -> Option<OpenPmix> {
+    let found = crate::openpmix();
+    if found.is_none() {
+        peer_absent(
+            &format!("{what}: OpenPMIx (pkg-config pmix) not found"),
+            INSTALL_OPENPMIX,
+        );
+    }
+    found
+}
+
+/// `valgrind`, for the run named `what`; absent: as [`openpmix_for`].
+///
+/// # Panics
+/// Under `CI=true` when valgrind is absent.
+pub fn valgrind_for(what: &str) -> Option<PathBuf> {
+    let found = crate::valgrind();
+    if found.is_none() {
+        peer_absent(&format!("{what}: valgrind not found"), INSTALL_VALGRIND);
+    }
+    found
+}
+
+/// A command running `exe` with the PMIx variables of the caller's environment removed
+/// (`PMIX_*`), and `LD_LIBRARY_PATH` too: cargo sets it for tests (the profile
+/// directory included, where a stale copy of a library may lie), and it would
+/// override the rpath the programs are linked with.
+pub fn clean_command(exe: &Path) -> Command {
+    let mut c = Command::new(exe);
+    c.env_remove("LD_LIBRARY_PATH");
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PMIX_") {
+            c.env_remove(k);
+        }
+    }
+    c
+}
