@@ -2,24 +2,43 @@
 //! detector reports (true and false suspicions), kills, deliveries in any order,
 //! local validates, acknowledgements, agreements, global validates, shrinks (each
 //! process moving on to the group its shrink made), revokes, and queries and
-//! checks with arbitrary masks, ranks and buffer sizes.
+//! checks with arbitrary masks, ranks and buffer sizes; at most [`MAX_OPS`] steps.
 //!
 //! Invariants after every step: no panic; every tracker answers every (view, mask)
 //! query as the plain model replaying what was applied to it; `get_failed` and
 //! `get_acked` only grow by appending; revocation is sticky; every survivor of an
-//! exchange decided the same; a refused query wrote nothing.
+//! exchange decided the same; a refused query wrote nothing. The same again at
+//! the end, once everything is delivered.
+//!
+//! Cost: a step re-checks only what it can have changed, which gives the same
+//! verdicts as re-checking everything. A tracker is only changed through the
+//! simulator, which journals every change (the model replays the journal), records
+//! every exchange result and every refused departure report (`errors`); the one
+//! untraced call, a refused `report`, comes from this harness, which marks its
+//! process. So after each step every tracker whose journal, results or process's
+//! errors grew, whose process the step called, or whose failed/acked/revoked
+//! answers moved is compared with its model on every (view, mask) query; an
+//! unchanged tracker against an unchanged model answers as it did at its last
+//! comparison. A tracker nothing touched since `Tracker::new(size, rank)` answers
+//! as every other such tracker: each (size, rank) up to seven members is compared
+//! with its model once, at start-up (`init`), not in every run. The append-only and
+//! sticky checks run on every tracker after every step. `check_decisions` reruns
+//! when a live process's exchange results or the set of live processes changed (it
+//! only reads those).
 #![no_main]
 
 #[path = "../../pmix-core/tests/support/sim.rs"]
 mod sim;
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use pmix_core::PmixError;
-use pmix_core::ftstate::{FtError, Mask, Modifier, OpError, Operation, RankInfo, RankState, View};
-use sim::{Exchange, Sim, compare};
+use pmix_core::ftstate::{
+    FtError, Mask, Modifier, OpError, Operation, RankInfo, RankState, Tracker, View,
+};
+use sim::{Exchange, Sim, TrackerModel};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -76,26 +95,266 @@ struct Input {
     ops: Vec<Op>,
 }
 
-/// The newest tracker `p` holds ("w0", then "w1" after a shrink, …).
-fn current(sim: &Sim, p: usize) -> Option<(usize, String)> {
-    (0..8)
+/// The most steps one input runs.
+const MAX_OPS: usize = 150;
+/// Tracker names: "w0", then "w1" after a shrink, …
+const KEYS: [&str; 8] = ["w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7"];
+/// The most processes (and so members) a run has.
+const MAX_PROCS: usize = 7;
+
+/// The newest tracker `p` holds.
+fn current(sim: &Sim, p: usize) -> Option<(usize, &'static str)> {
+    (0..KEYS.len())
         .rev()
-        .map(|g| (g, format!("w{g}")))
-        .find(|(_, k)| sim.member(p, k).is_some())
+        .find(|&g| sim.member(p, KEYS[g]).is_some())
+        .map(|g| (g, KEYS[g]))
 }
 
-fuzz_target!(|input: Input| {
+/// What the harness last saw of one process's tracker.
+#[derive(Default)]
+struct Watch {
+    /// (journal length, results length) at the last full comparison; `None`
+    /// before the first.
+    version: Option<(usize, usize)>,
+    /// The last `get_failed`, `get_acked` and `is_revoked`.
+    failed: Vec<u32>,
+    acked: Vec<u32>,
+    revoked: bool,
+}
+
+/// Per-run scratch, kept across runs for its allocations.
+#[derive(Default)]
+struct Scratch {
+    /// Per (process, tracker generation).
+    watch: Vec<Watch>,
+    /// Per process: its `errors` length after the last step.
+    errors: Vec<usize>,
+    /// Per process: the step called it directly.
+    touched: Vec<bool>,
+    /// Live processes with their (trackers, exchange results) at the last
+    /// `check_decisions`.
+    decided: Vec<(usize, usize, usize)>,
+    decided_now: Vec<(usize, usize, usize)>,
+    cmp: Compare,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The (state, modifier) pairs a rank can be in, as indexes into `matches`.
+const CLASSES: [(RankState, Modifier); 6] = [
+    (RankState::Ok, Modifier::Old),
+    (RankState::Ok, Modifier::New),
+    (RankState::Failed, Modifier::New),
+    (RankState::Failed, Modifier::Old),
+    (RankState::Null, Modifier::New),
+    (RankState::Null, Modifier::Old),
+];
+
+/// `sim::compare`, cheaper: the tracker against its model on `get_failed`,
+/// `get_acked`, `is_revoked`, and `get_num_state` and `get_state` for both views
+/// and all 32 masks. `TrackerModel::get_state` is each rank's `TrackerModel::state`
+/// kept when `TrackerModel::matches` the mask: here the states are computed once
+/// per view, and `matches` once for every (mask, state, modifier).
+struct Compare {
+    /// `matches[mask][class]`.
+    matches: [[bool; CLASSES.len()]; 32],
+    /// Per rank of the view at hand: its class, `None` for a departed rank.
+    classes: Vec<Option<usize>>,
+    buf: Vec<RankInfo>,
+}
+
+impl Default for Compare {
+    fn default() -> Self {
+        let mut matches = [[false; CLASSES.len()]; 32];
+        for (bits, row) in matches.iter_mut().enumerate() {
+            let mask = Mask::from_bits(bits as u8).expect("valid");
+            for (c, &(state, modifier)) in CLASSES.iter().enumerate() {
+                row[c] = TrackerModel::matches(mask, state, modifier);
+            }
+        }
+        Compare {
+            matches,
+            classes: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+}
+
+impl Compare {
+    fn run(&mut self, t: &Tracker, m: &TrackerModel) -> Result<(), String> {
+        if t.get_failed() != m.log.as_slice() {
+            return Err(format!(
+                "get_failed {:?} vs model {:?}",
+                t.get_failed(),
+                m.log
+            ));
+        }
+        if t.get_acked() != &m.log[..m.acked] {
+            return Err(format!(
+                "get_acked {:?} vs model {:?}",
+                t.get_acked(),
+                &m.log[..m.acked]
+            ));
+        }
+        if t.is_revoked() != m.revoked {
+            return Err("revoked differs".into());
+        }
+        let Compare {
+            matches,
+            classes,
+            buf,
+        } = self;
+        buf.clear();
+        buf.resize(m.size as usize, RankInfo::default());
+        for view in [View::Local, View::Global] {
+            classes.clear();
+            classes.extend((0..m.size).map(|r| {
+                m.state(view, r)
+                    .map(|s| CLASSES.iter().position(|&c| c == s).expect("a class"))
+            }));
+            for (bits, row) in matches.iter().enumerate() {
+                let mask = Mask::from_bits(bits as u8).expect("valid");
+                let want = || {
+                    classes.iter().zip(0..).filter_map(|(c, rank)| {
+                        let c = (*c)?;
+                        row[c].then_some(RankInfo {
+                            rank,
+                            state: CLASSES[c].0,
+                            modifier: CLASSES[c].1,
+                        })
+                    })
+                };
+                let count = want().count();
+                let n = t.get_num_state(view, mask) as usize;
+                if n != count {
+                    return Err(format!(
+                        "get_num_state({view:?}, {bits:#x}) = {n}, model {count}"
+                    ));
+                }
+                let got = t.get_state(view, mask, buf).map_err(|e| e.to_string())?;
+                if got != count || !buf[..got].iter().copied().eq(want()) {
+                    return Err(format!(
+                        "get_state({view:?}, {bits:#x}) = {:?}, model {:?}",
+                        &buf[..got],
+                        want().collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The invariants after a step.
+fn check(sim: &Sim, s: &mut Scratch) {
+    let Scratch {
+        watch,
+        errors,
+        touched,
+        decided,
+        decided_now,
+        cmp,
+    } = s;
+    decided_now.clear();
+    for (p, proc) in sim.procs.iter().enumerate() {
+        let errors_grew = errors[p] != proc.errors.len();
+        errors[p] = proc.errors.len();
+        if !proc.alive {
+            continue;
+        }
+        decided_now.push((
+            p,
+            proc.ft.len(),
+            proc.ft.values().map(|m| m.results.len()).sum(),
+        ));
+        for (g, key) in KEYS.iter().enumerate() {
+            let Some(m) = proc.ft.get(*key) else {
+                continue;
+            };
+            let w = &mut watch[p * KEYS.len() + g];
+            let t = &m.tracker;
+            let (failed, acked, revoked) = (t.get_failed(), t.get_acked(), t.is_revoked());
+            if w.version.is_some() {
+                assert!(failed.starts_with(&w.failed), "get_failed lost its prefix");
+                assert!(acked.starts_with(&w.acked), "get_acked went back");
+                assert!(revoked || !w.revoked, "revocation undone");
+            }
+            assert!(failed.starts_with(acked));
+            let moved = failed.len() != w.failed.len()
+                || acked.len() != w.acked.len()
+                || revoked != w.revoked;
+            let version = (m.journal.len(), m.results.len());
+            let changed = moved || errors_grew || touched[p] || w.version != Some(version);
+            // Untouched since Tracker::new: compared at start-up.
+            let fresh =
+                w.version.is_none() && version == (0, 0) && !moved && !errors_grew && !touched[p];
+            if changed && !(fresh && t.size() as usize <= MAX_PROCS) {
+                cmp.run(t, &sim.model_of(p, key)).unwrap();
+            }
+            w.version = Some(version);
+            if moved {
+                w.failed.clear();
+                w.failed.extend_from_slice(failed);
+                w.acked.clear();
+                w.acked.extend_from_slice(acked);
+                w.revoked = revoked;
+            }
+        }
+    }
+    if decided != decided_now {
+        sim.check_decisions().unwrap();
+        std::mem::swap(decided, decided_now);
+    }
+}
+
+fuzz_target!(
+    init: {
+        // Every fresh tracker a run can create, against its model.
+        SCRATCH.with_borrow_mut(|s| {
+            for size in 1..=MAX_PROCS as u32 {
+                for me in 0..size {
+                    let t = Tracker::new(size, me).expect("valid");
+                    let m = TrackerModel::new(size, me);
+                    s.cmp.run(&t, &m).unwrap();
+                    sim::compare(&t, &m).unwrap();
+                    // The harness's comparison sees what the simulator's sees.
+                    let mut wrong = m.clone();
+                    wrong.report_failure(size - 1 - me);
+                    wrong.validate_local();
+                    assert!(s.cmp.run(&t, &wrong).is_err() && sim::compare(&t, &wrong).is_err());
+                    wrong.log.clear();
+                    assert!(s.cmp.run(&t, &wrong).is_err() && sim::compare(&t, &wrong).is_err());
+                }
+            }
+        });
+    },
+    |input: Input| {
+        SCRATCH.with_borrow_mut(|s| run(input, s));
+    }
+);
+
+fn run(input: Input, s: &mut Scratch) {
     let n = 2 + input.procs as usize % 6;
     let mut sim = Sim::new(n);
     sim.make_tracker("w0", &(0..n).collect::<Vec<_>>());
-    // Per (process, tracker): the last get_failed, get_acked and revoked seen.
-    let mut seen: BTreeMap<(usize, String), (Vec<u32>, Vec<u32>, bool)> = BTreeMap::new();
-    for op in input.ops.into_iter().take(150) {
+    s.watch.clear();
+    s.watch.resize_with(n * KEYS.len(), Watch::default);
+    s.errors.clear();
+    s.errors.resize(n, 0);
+    s.touched.clear();
+    s.touched.resize(n, false);
+    s.decided.clear();
+    let mut out = Vec::new();
+    for op in input.ops.into_iter().take(MAX_OPS) {
         let pick = |p: u8| p as usize % n;
+        s.touched.fill(false);
         match op {
             Op::Report { p, q } => {
                 if let Some((_, key)) = current(&sim, pick(p)) {
-                    let _ = sim.report(pick(p), &key, q as usize % n);
+                    s.touched[pick(p)] = true;
+                    let _ = sim.report(pick(p), key, q as usize % n);
                 }
             }
             Op::Kill { p, drop } => sim.kill(pick(p), drop),
@@ -104,38 +363,43 @@ fuzz_target!(|input: Input| {
             }
             Op::ValidateLocal { p } => {
                 if let Some((_, key)) = current(&sim, pick(p)) {
-                    let v = sim.validate_local(pick(p), &key);
+                    s.touched[pick(p)] = true;
+                    let v = sim.validate_local(pick(p), key);
                     assert!(v.new_failures <= v.num_failed);
                 }
             }
             Op::Ack { p, n: k } => {
                 if let Some((_, key)) = current(&sim, pick(p)) {
-                    let acked = sim.ack(pick(p), &key, u32::from(k));
-                    assert!(acked as usize <= sim.tracker(pick(p), &key).get_failed().len());
+                    s.touched[pick(p)] = true;
+                    let acked = sim.ack(pick(p), key, u32::from(k));
+                    assert!(acked as usize <= sim.tracker(pick(p), key).get_failed().len());
                 }
             }
             Op::Agree { p, flag } => {
                 if let Some((_, key)) = current(&sim, pick(p)) {
-                    let _ = sim.exchange(pick(p), &key, Exchange::Agree(flag));
+                    s.touched[pick(p)] = true;
+                    let _ = sim.exchange(pick(p), key, Exchange::Agree(flag));
                 }
             }
             Op::ValidateGlobal { p } => {
                 if let Some((_, key)) = current(&sim, pick(p)) {
-                    let _ = sim.exchange(pick(p), &key, Exchange::ValidateGlobal);
+                    s.touched[pick(p)] = true;
+                    let _ = sim.exchange(pick(p), key, Exchange::ValidateGlobal);
                 }
             }
             Op::Shrink { p } => {
                 if let Some((g, key)) = current(&sim, pick(p)) {
                     if g < 7 {
-                        let _ =
-                            sim.exchange(pick(p), &key, Exchange::Shrink(format!("w{}", g + 1)));
+                        s.touched[pick(p)] = true;
+                        let _ = sim.exchange(pick(p), key, Exchange::Shrink(KEYS[g + 1].into()));
                     }
                 }
             }
             Op::Revoke { p } => {
                 if let Some((_, key)) = current(&sim, pick(p)) {
                     if sim.procs[pick(p)].alive {
-                        sim.revoke(pick(p), &key);
+                        s.touched[pick(p)] = true;
+                        sim.revoke(pick(p), key);
                     }
                 }
             }
@@ -148,7 +412,7 @@ fuzz_target!(|input: Input| {
                 let Some((_, key)) = current(&sim, pick(p)) else {
                     continue;
                 };
-                let t = sim.tracker(pick(p), &key);
+                let t = sim.tracker(pick(p), key);
                 let view = if global { View::Global } else { View::Local };
                 match Mask::from_bits(mask) {
                     Err(e) => {
@@ -162,7 +426,8 @@ fuzz_target!(|input: Input| {
                             state: RankState::Null,
                             modifier: Modifier::New,
                         };
-                        let mut out = vec![marker; cap as usize % 12];
+                        out.clear();
+                        out.resize(cap as usize % 12, marker);
                         match t.get_state(view, mask, &mut out) {
                             Ok(k) => assert_eq!(k, count),
                             Err(FtError::Size { needed }) => {
@@ -179,7 +444,7 @@ fuzz_target!(|input: Input| {
                 let Some((_, key)) = current(&sim, pick(p)) else {
                     continue;
                 };
-                let t = sim.tracker(pick(p), &key);
+                let t = sim.tracker(pick(p), key);
                 let rank = u32::from(rank) % (t.size() + 2);
                 let operation = match op % 6 {
                     0 => Operation::Send { to: rank },
@@ -218,27 +483,8 @@ fuzz_target!(|input: Input| {
             }
             Op::Run { seed } => sim.run_shuffled(u64::from(seed)),
         }
-        sim.check_decisions().unwrap();
-        for p in (0..n).filter(|&p| sim.procs[p].alive) {
-            let keys: Vec<String> = sim.procs[p].ft.keys().cloned().collect();
-            for key in keys {
-                let t = sim.tracker(p, &key);
-                compare(t, &sim.model_of(p, &key)).unwrap();
-                let now = (
-                    t.get_failed().to_vec(),
-                    t.get_acked().to_vec(),
-                    t.is_revoked(),
-                );
-                if let Some((failed, acked, revoked)) = seen.get(&(p, key.clone())) {
-                    assert!(now.0.starts_with(failed), "get_failed lost its prefix");
-                    assert!(now.1.starts_with(acked), "get_acked went back");
-                    assert!(now.2 || !revoked, "revocation undone");
-                }
-                assert!(now.0.starts_with(&now.1));
-                seen.insert((p, key), now);
-            }
-        }
+        check(&sim, s);
     }
     sim.run();
-    sim.check_decisions().unwrap();
-});
+    check(&sim, s);
+}
