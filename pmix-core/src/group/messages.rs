@@ -234,6 +234,7 @@ impl PmixError for GroupError {
     }
 }
 
+/// A completed leave: the group is gone for the leaver. Holds the
 /// `PMIX_GROUP_LEFT` message, ranged to the members that were current at the leave.
 #[derive(Debug, Clone)]
 pub struct Departure {
