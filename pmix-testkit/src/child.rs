@@ -7,6 +7,11 @@ use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// The longest any one command a test runs may take (a C program under valgrind, or
+/// libhwloc over a big captured tree, takes seconds; a hang fails the test instead of
+/// the suite).
+pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
+
 /// Runs `cmd` to completion within `limit`, capturing its output; a child still running
 /// then is killed (only it: the pid this call started) and the test fails.
 ///

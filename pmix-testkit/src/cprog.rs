@@ -13,14 +13,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 
+pub use crate::child::COMMAND_LIMIT;
 use crate::child::output_within;
 use crate::{OpenPmix, peer_absent};
-
-/// The longest any one command a test runs may take (a C program under valgrind
-/// takes seconds; a hang fails the test instead of the suite).
-pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
 
 /// How to install OpenPMIx, for the notice (or failure) when it is absent.
 pub const INSTALL_OPENPMIX: &str = "apt-get install libpmix-dev pkg-config";

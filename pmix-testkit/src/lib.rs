@@ -105,20 +105,27 @@ impl Drop for TempDir {
     }
 }
 
-/// Unpacks a tarball (`tar` guesses the compression) into a fresh temporary directory.
+/// Unpacks a tarball (`tar` guesses the compression) into a fresh temporary directory,
+/// within [`child::COMMAND_LIMIT`].
 ///
 /// # Panics
-/// When `tar` cannot run or fails.
+/// When `tar` cannot run, fails (with its output) or runs past the limit.
 pub fn unpack(tarball: &Path) -> TempDir {
     let t = TempDir::new("tree");
-    let ok = Command::new("tar")
-        .arg("xf")
-        .arg(tarball)
-        .arg("-C")
-        .arg(&t.0)
-        .status()
-        .expect("tar runs");
-    assert!(ok.success(), "tar failed on {}", tarball.display());
+    let out = child::output_within(
+        Command::new("tar")
+            .arg("xf")
+            .arg(tarball)
+            .arg("-C")
+            .arg(&t.0),
+        child::COMMAND_LIMIT,
+    );
+    assert!(
+        out.status.success(),
+        "tar failed on {}: {}",
+        tarball.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     t
 }
 
@@ -182,10 +189,10 @@ pub fn print_framed(marker: &str, text: &str) {
 /// Runs the ignored test `test` of the current test binary in a child process with
 /// libhwloc reading the captured tree at `root` (`HWLOC_FSROOT`, the Linux component
 /// only, no version info) plus `env`, and returns what it printed with
-/// [`print_framed`] under `marker`.
+/// [`print_framed`] under `marker`. The child runs within [`child::COMMAND_LIMIT`].
 ///
 /// # Panics
-/// When the child fails or prints no framed text.
+/// When the child fails, runs past the limit or prints no framed text.
 pub fn run_child_test(test: &str, root: &Path, env: &[(String, String)], marker: &str) -> String {
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
     cmd.args([
@@ -199,7 +206,7 @@ pub fn run_child_test(test: &str, root: &Path, env: &[(String, String)], marker:
     .env("HWLOC_COMPONENTS", "linux,stop")
     .env("HWLOC_DONT_ADD_VERSION_INFO", "1")
     .envs(env.iter().map(|(k, v)| (k, v)));
-    let out = cmd.output().expect("the test binary runs");
+    let out = child::output_within(&mut cmd, child::COMMAND_LIMIT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
