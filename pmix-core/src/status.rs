@@ -7,10 +7,22 @@
 //! OpenPMIx codes outside the set ABI.md lists (OpenPMIx answers `SILENT_ERROR` for −2,
 //! we answer [`UNKNOWN_TEXT`]).
 
+use core::ffi::CStr;
 use core::fmt;
 
 /// The text `PMIx_Error_string` returns for a code it does not know.
 pub const UNKNOWN_TEXT: &str = "ERROR STRING NOT FOUND";
+
+/// [`UNKNOWN_TEXT`] as a C string.
+pub const UNKNOWN_C_TEXT: &CStr = c"ERROR STRING NOT FOUND";
+
+/// `text`, which ends in its one NUL, as a C string (at compile time).
+const fn c_str(text: &'static str) -> &'static CStr {
+    match CStr::from_bytes_with_nul(text.as_bytes()) {
+        Ok(c) => c,
+        Err(_) => panic!("a status text holds a NUL"),
+    }
+}
 
 /// A PMIx status code, as `pmix_status_t` (a C `int`) carries it.
 ///
@@ -29,9 +41,10 @@ macro_rules! statuses {
             )*
         }
 
-        /// Every known status: its value, its C name and its `PMIx_Error_string` text.
-        const TABLE: &[(i32, &str, &str)] = &[
-            $(($value, concat!("PMIX_", stringify!($name)), $text),)*
+        /// Every known status: its value, its C name and its `PMIx_Error_string` text,
+        /// also as a C string.
+        const TABLE: &[(i32, &str, &str, &CStr)] = &[
+            $(($value, concat!("PMIX_", stringify!($name)), $text, c_str(concat!($text, "\0"))),)*
         ];
     };
 }
@@ -77,6 +90,12 @@ impl Status {
         self.entry().map_or(UNKNOWN_TEXT, |e| e.2)
     }
 
+    /// The `PMIx_Error_string` text of this code as a static C string (what the C ABI
+    /// returns), or [`UNKNOWN_C_TEXT`] for a code the table does not know.
+    pub fn c_text(self) -> &'static CStr {
+        self.entry().map_or(UNKNOWN_C_TEXT, |e| e.3)
+    }
+
     /// The C name of this code (`"PMIX_ERR_NOT_FOUND"`), or `None` for an unknown code.
     pub fn name(self) -> Option<&'static str> {
         self.entry().map(|e| e.1)
@@ -92,7 +111,7 @@ impl Status {
         TABLE.iter().map(|e| Status(e.0))
     }
 
-    fn entry(self) -> Option<&'static (i32, &'static str, &'static str)> {
+    fn entry(self) -> Option<&'static (i32, &'static str, &'static str, &'static CStr)> {
         TABLE.iter().find(|e| e.0 == self.0)
     }
 }
@@ -146,6 +165,14 @@ mod tests {
             assert_eq!(Status(code).text(), UNKNOWN_TEXT);
             assert_eq!(Status(code).name(), None);
         }
+    }
+
+    #[test]
+    fn c_texts_are_the_texts_with_their_nul() {
+        for s in Status::all().chain([Status(5), Status(-9999)]) {
+            assert_eq!(s.c_text().to_bytes(), s.text().as_bytes(), "{s:?}");
+        }
+        assert_eq!(UNKNOWN_C_TEXT.to_bytes(), UNKNOWN_TEXT.as_bytes());
     }
 
     #[test]

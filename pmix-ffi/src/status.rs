@@ -1,12 +1,9 @@
 //! `PMIx_Error_string` and `PMIx_Get_version`: each returns a static C string that C
 //! never frees.
 //!
-//! The status texts are pmix-core's (its `statuses!` table, the one list of codes,
-//! names and texts), as C strings through `c_text`. The core's table holds them as
-//! Rust strings, without the NUL C needs, so until it also holds them as C-string
-//! literals (`Status::c_text() -> &'static CStr`, a change of pmix-core's macro), the
-//! `interim` table NUL-terminates each text once, on first use; with that change,
-//! `c_text`'s one line becomes `status.c_text()` and `interim` goes.
+//! The status texts are pmix-core's: its `statuses!` table, the one list of codes,
+//! names and texts, holds each text also as a static C string
+//! ([`Status::c_text`]), so nothing is built at run time.
 
 use std::ffi::{CStr, c_char};
 
@@ -15,37 +12,13 @@ use pmix_core::Status;
 use crate::boundary::value_boundary;
 use crate::types::pmix_status_t;
 
-/// The text of a code no table knows (`pmix_core::status::UNKNOWN_TEXT`, with its NUL).
-const UNKNOWN: &CStr = c"ERROR STRING NOT FOUND";
+/// The text of a code no table knows (`pmix_core::status::UNKNOWN_C_TEXT`).
+const UNKNOWN: &CStr = pmix_core::status::UNKNOWN_C_TEXT;
 
 /// The `PMIx_Error_string` text of `status` as a static C string: the core's text
 /// byte for byte, or [`UNKNOWN`] for a code the core does not know.
 fn c_text(status: Status) -> &'static CStr {
-    interim::c_text(status)
-}
-
-/// The status texts NUL-terminated once, until pmix-core's table holds them as C
-/// strings (see the module docs).
-mod interim {
-    use std::ffi::{CStr, CString};
-    use std::sync::LazyLock;
-
-    use pmix_core::Status;
-
-    /// Every known status's text as a C string, built on first use and never freed.
-    static TEXTS: LazyLock<Vec<(Status, CString)>> = LazyLock::new(|| {
-        Status::all()
-            .filter_map(|s| Some((s, CString::new(s.text()).ok()?)))
-            .collect()
-    });
-
-    /// The text of `status`, or [`super::UNKNOWN`].
-    pub(super) fn c_text(status: Status) -> &'static CStr {
-        TEXTS
-            .iter()
-            .find(|(s, _)| *s == status)
-            .map_or(super::UNKNOWN, |(_, text)| text.as_c_str())
-    }
+    status.c_text()
 }
 
 /// `PMIx_Error_string`: the text of `status`, byte for byte as OpenPMIx 4.2.2's
