@@ -6,6 +6,7 @@ use core::fmt;
 
 use crate::cpuset::CpuSet;
 use crate::pci::PciAddr;
+use crate::topology::LocalityId;
 
 /// A `pmix_device_type_t` bitmask: one bit for a device, any union for a selection.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -42,6 +43,7 @@ impl DeviceTypes {
     ];
 
     /// `true` if the masks share a bit.
+    #[inline]
     pub fn intersects(self, other: DeviceTypes) -> bool {
         self.0 & other.0 != 0
     }
@@ -123,12 +125,14 @@ pub struct Device {
     /// Node index of the host bridge, if any.
     pub(crate) host_bridge: Option<u32>,
     /// The PCI bridges from the top of the I/O tree down to the function, as a range of
-    /// the topology's chain pool.
-    pub(crate) chain: core::ops::Range<u32>,
+    /// the topology's pool of PCI paths.
+    pub(crate) pci_path: core::ops::Range<u32>,
     pub(crate) locality: CpuSet,
-    /// Index of the locality in the topology's distinct localities.
-    pub(crate) loc: u32,
+    /// Which of the topology's distinct localities `locality` is.
+    pub(crate) locality_id: LocalityId,
+    /// Index of the package containing the locality, if one does.
     pub(crate) package: Option<u32>,
+    /// Its node in the topology tree.
     pub(crate) node: u32,
 }
 
@@ -179,7 +183,7 @@ impl Device {
     /// Number of PCI bridges between the host bridge and the PCI function (0 without
     /// PCI).
     pub fn depth(&self) -> u32 {
-        self.chain.end - self.chain.start
+        self.pci_path.end - self.pci_path.start
     }
 
     /// The node of the topology tree this device is.

@@ -25,13 +25,14 @@
 //!   selects something; only an empty result is `PMIX_ERR_NOT_FOUND`.
 //! - Device names are matched by a linear scan with ASCII case folding: a topology has
 //!   tens to a few hundred devices and ids are rare, so a hash index would cost more to
-//!   build than it saves.
+//!   build than it saves. Each id is read as a PCI address once per query, on the
+//!   stack (the first 16 ids; any further ones, once per entry scanned).
 
 use crate::cpuset::CpuSet;
 use crate::device::{Device, DeviceTypes};
 use crate::pci::PciPattern;
 use crate::status::{PmixError, Status};
-use crate::topology::{DeviceId, Entry, Place, Topology, entry_order};
+use crate::topology::{DeviceId, Entry, LocalityId, PackedIndex, Place, Topology, entry_order};
 
 /// Where distances are measured from.
 #[derive(Clone, Copy, Debug)]
@@ -210,10 +211,86 @@ fn match_name(d: &Device, name: &str, pci: Option<&PciPattern>) -> Match {
     }
 }
 
-/// An origin resolved against a topology.
-enum Resolved<'q> {
-    Cpus(&'q CpuSet),
-    /// Where the origin (its PCI function, or the non-PCI device itself) sits.
+/// How many `PMIX_DEVICE_ID`s a query parses once, on the stack, as PCI addresses.
+/// Ids beyond them (a query naming more devices than this) are parsed where they are
+/// matched, once per entry scanned: slower, still allocation-free, same answer.
+const PARSED_IDS: usize = 16;
+
+/// A query's `PMIX_DEVICE_ID`s, with the PCI reading of each parsed once per query.
+struct Ids<'q> {
+    names: &'q [&'q str],
+    /// `pci[k]` is `names[k]` read as a PCI address, for `k < PARSED_IDS`.
+    pci: [Option<PciPattern>; PARSED_IDS],
+}
+
+impl<'q> Ids<'q> {
+    fn new(names: &'q [&'q str]) -> Self {
+        let mut pci = [None; PARSED_IDS];
+        for (slot, name) in pci.iter_mut().zip(names) {
+            *slot = PciPattern::parse(name).ok();
+        }
+        Ids { names, pci }
+    }
+
+    /// `names[k]` read as a PCI address.
+    fn pci(&self, k: usize) -> Option<PciPattern> {
+        match self.pci.get(k) {
+            Some(parsed) => *parsed,
+            None => PciPattern::parse(self.names[k]).ok(),
+        }
+    }
+}
+
+/// Measures entries from a query's origin: one implementation per kind of origin, so
+/// that each query loop is compiled for its own and the test is inlined in it.
+trait Measure {
+    /// The `(mindist, maxdist)` of entry `e`.
+    fn measure(&mut self, e: &Entry) -> (u16, u16);
+}
+
+/// Measures from the PUs of a cpuset.
+struct FromCpuset<'q> {
+    topo: &'q Topology,
+    cpus: &'q CpuSet,
+    /// The last locality measured, and the tiers its PUs see it at: tiers depend only
+    /// on the locality, and entries in PCI order mostly share their neighbour's.
+    last: Option<LocalityId>,
+    tiers: (u16, u16),
+}
+
+impl Measure for FromCpuset<'_> {
+    #[inline(always)]
+    fn measure(&mut self, e: &Entry) -> (u16, u16) {
+        if self.last != Some(e.locality) {
+            self.tiers = self.topo.cpuset_tiers(self.cpus, e.locality);
+            self.last = Some(e.locality);
+        }
+        let (lo, hi) = self.tiers;
+        let depth = e.place.depth();
+        (16 * lo + depth, 16 * hi + depth)
+    }
+}
+
+/// Measures from a device.
+struct FromDevice<'q> {
+    topo: &'q Topology,
+    /// Where the origin device sits.
+    origin: Place,
+}
+
+impl Measure for FromDevice<'_> {
+    #[inline(always)]
+    fn measure(&mut self, e: &Entry) -> (u16, u16) {
+        let v = self.topo.device_distance(&self.origin, &e.place);
+        (v, v)
+    }
+}
+
+/// Where a query measures from, resolved against the topology.
+enum ResolvedOrigin<'q> {
+    /// A process location.
+    Cpuset(&'q CpuSet),
+    /// Where the origin device (its PCI function, or the non-PCI device itself) sits.
     Device(Place),
 }
 
@@ -255,22 +332,22 @@ impl Topology {
                         last: m.last().unwrap_or(0),
                     });
                 }
-                Resolved::Cpus(cpus)
+                ResolvedOrigin::Cpuset(cpus)
             }
-            Origin::Device(name) => Resolved::Device(self.resolve_origin(name)?.place()),
+            Origin::Device(name) => ResolvedOrigin::Device(self.resolve_origin(name)?.place()),
         };
+        // Without ids an entry is selected by its type alone.
+        let ids = (!query.ids.is_empty()).then(|| Ids::new(query.ids));
+        let by_type = |e: &Entry| e.kind.intersects(types).then_some(e.default_device);
+        let by_ids = |ids| move |e: &Entry| self.select(e, types, ids);
 
-        let needed = if query.ids.is_empty() {
-            // Without ids an entry is selected by its type alone: count per type.
-            (0..6)
+        let needed = match &ids {
+            // Count per type.
+            None => (0..6)
                 .filter(|b| types.0 & (1 << b) != 0)
                 .map(|b| self.type_counts[b] as usize)
-                .sum()
-        } else {
-            self.entries
-                .iter()
-                .filter(|e| self.select(e, types, query.ids).is_some())
-                .count()
+                .sum(),
+            Some(ids) => self.entries.iter().filter_map(by_ids(ids)).count(),
         };
         if needed == 0 {
             return Err(DistanceError::NoDevices);
@@ -278,46 +355,21 @@ impl Topology {
         if needed > out.len() {
             return Err(DistanceError::BufferTooSmall { needed });
         }
-        let mut n = 0;
-        let mut renamed = false;
-        // Tiers from a cpuset depend only on the device's locality: remember the last
-        // one (entries in PCI order mostly share it with their neighbours).
-        let mut cached: (u32, u16, u16) = (u32::MAX, 0, 0);
-        for e in &self.entries {
-            let rep = if query.ids.is_empty() {
-                if e.kind & types.0 == 0 {
-                    continue;
-                }
-                e.rep
-            } else {
-                let Some(rep) = self.select(e, types, query.ids) else {
-                    continue;
-                };
-                renamed |= rep != e.rep;
-                rep
-            };
-            let (mindist, maxdist) = match origin {
-                Resolved::Cpus(cpus) => {
-                    if cached.0 != e.loc {
-                        let (lo, hi) = self.cpuset_tiers(cpus, e.loc);
-                        cached = (e.loc, lo, hi);
-                    }
-                    let depth = e.place.depth();
-                    (16 * cached.1 + depth, 16 * cached.2 + depth)
-                }
-                Resolved::Device(ref o) => {
-                    let v = self.device_distance(o, &e.place);
-                    (v, v)
-                }
-            };
-            out[n] = DeviceDistance {
-                device: DeviceId(rep),
-                mindist,
-                maxdist,
-            };
-            n += 1;
-        }
-        if renamed {
+        // One loop per kind of selection and origin, each with its tests inlined.
+        let from_cpuset = |cpus| FromCpuset {
+            topo: self,
+            cpus,
+            last: None,
+            tiers: (0, 0),
+        };
+        let from_device = |origin| FromDevice { topo: self, origin };
+        let (n, alias_named) = match (&ids, origin) {
+            (None, ResolvedOrigin::Cpuset(c)) => self.fill(out, by_type, from_cpuset(c)),
+            (None, ResolvedOrigin::Device(o)) => self.fill(out, by_type, from_device(o)),
+            (Some(ids), ResolvedOrigin::Cpuset(c)) => self.fill(out, by_ids(ids), from_cpuset(c)),
+            (Some(ids), ResolvedOrigin::Device(o)) => self.fill(out, by_ids(ids), from_device(o)),
+        };
+        if alias_named {
             // A caller-named alias may sort differently from the default one.
             out[..n].sort_unstable_by(|a, b| {
                 entry_order(
@@ -327,6 +379,34 @@ impl Topology {
             });
         }
         Ok(n)
+    }
+
+    /// Writes into `out` one distance per entry `select` reports a device for, in entry
+    /// order; returns how many, and whether any is a caller-named alias. `out` holds
+    /// them all (the caller counted).
+    #[inline(always)]
+    fn fill(
+        &self,
+        out: &mut [DeviceDistance],
+        mut select: impl FnMut(&Entry) -> Option<DeviceId>,
+        mut origin: impl Measure,
+    ) -> (usize, bool) {
+        let mut n = 0;
+        let mut alias_named = false;
+        for e in &self.entries {
+            let Some(device) = select(e) else {
+                continue;
+            };
+            alias_named |= device != e.default_device;
+            let (mindist, maxdist) = origin.measure(e);
+            out[n] = DeviceDistance {
+                device,
+                mindist,
+                maxdist,
+            };
+            n += 1;
+        }
+        (n, alias_named)
     }
 
     /// The number of entries `query` would report, or its error; never allocates.
@@ -341,29 +421,25 @@ impl Topology {
         }
     }
 
-    /// If entry `e` is selected, the device to report for it (a caller-named alias
-    /// wins over the default one).
-    fn select(&self, e: &Entry, types: DeviceTypes, ids: &[&str]) -> Option<u32> {
-        if e.kind & types.0 == 0 {
+    /// If entry `e` is of a selected type and named by an id, the device to report for
+    /// it: an alias named by its own osname or uuid, else the default one.
+    fn select(&self, e: &Entry, types: DeviceTypes, ids: &Ids<'_>) -> Option<DeviceId> {
+        if !e.kind.intersects(types) {
             return None;
         }
-        let first = e.rep;
-        if ids.is_empty() {
-            return Some(first);
-        }
         let members = &self.entry_members[e.members.start as usize..e.members.end as usize];
-        let mut best: Option<u32> = None;
-        for id in ids {
-            let pci = PciPattern::parse(id).ok();
+        let mut function_named = false;
+        for (k, name) in ids.names.iter().enumerate() {
+            let pci = ids.pci(k);
             for &m in members {
-                match match_name(&self.devices[m as usize], id, pci.as_ref()) {
-                    Match::Itself => return Some(m),
-                    Match::Function => best = Some(first),
+                match match_name(&self.devices[m as usize], name, pci.as_ref()) {
+                    Match::Itself => return Some(DeviceId(m)),
+                    Match::Function => function_named = true,
                     Match::No => {}
                 }
             }
         }
-        best
+        function_named.then_some(e.default_device)
     }
 
     /// Finds the one PCI function (or non-PCI device) `name` designates.
@@ -394,8 +470,8 @@ impl Topology {
     }
 
     /// The lowest and highest tier the PUs of `cpus` see a locality at.
-    fn cpuset_tiers(&self, cpus: &CpuSet, loc: u32) -> (u16, u16) {
-        let loc = &self.localities[loc as usize];
+    fn cpuset_tiers(&self, cpus: &CpuSet, locality: LocalityId) -> (u16, u16) {
+        let loc = &self.localities[locality.index()];
         let (has0, has1, has2) = match loc.package {
             Some(pk) => {
                 let pkset = &self.packages[pk as usize];
@@ -413,20 +489,22 @@ impl Topology {
         (min, max)
     }
 
+    /// The distance between the places of an origin device `o` and a device `d`.
+    #[inline(always)]
     fn device_distance(&self, o: &Place, d: &Place) -> u16 {
-        if o.ident == d.ident && o.pci == d.pci {
+        if o.endpoint == d.endpoint {
             return 0;
         }
-        let oc = &self.chains[o.chain_start as usize..o.chain_end as usize];
-        let dc = &self.chains[d.chain_start as usize..d.chain_end as usize];
+        let oc = &self.pci_paths[o.pci_path_start as usize..o.pci_path_end as usize];
+        let dc = &self.pci_paths[d.pci_path_start as usize..d.pci_path_end as usize];
         let common = oc.iter().zip(dc).take_while(|(a, b)| a == b).count();
         let (tier, hops) = if common > 0 {
             (1, (oc.len() - common) + (dc.len() - common))
         } else {
             let hops = oc.len() + dc.len();
-            if o.host != u32::MAX && o.host == d.host {
+            if PackedIndex::same(o.host_bridge, d.host_bridge) {
                 (2, hops)
-            } else if o.package != u32::MAX && o.package == d.package {
+            } else if PackedIndex::same(o.package, d.package) {
                 (3, hops)
             } else {
                 (4, hops)

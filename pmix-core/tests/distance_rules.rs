@@ -470,6 +470,26 @@ fn unknown_ids_are_ignored_when_others_match() {
 }
 
 #[test]
+fn many_device_ids_match_as_few_do() {
+    // A query parses its first ids as PCI addresses once, on the stack, and any further
+    // ones where they are matched: the answer must not depend on where an id sits.
+    let t = reference_machine();
+    let c = cpus("0");
+    let filler: Vec<String> = (0..40).map(|i| format!("nope{i}")).collect();
+    for at in [0, 15, 16, 17, 40] {
+        let mut ids: Vec<&str> = filler.iter().map(String::as_str).collect();
+        ids.insert(at, "21:00.0");
+        ids.insert(at, "card1");
+        let rows = run(&t, &Query::from_cpuset(&c).ids(&ids)).unwrap();
+        assert_eq!(
+            names(&rows),
+            ["card1", "ib0", "ib1", "mlx5_0"],
+            "ids at {at}"
+        );
+    }
+}
+
+#[test]
 fn empty_cpuset_is_bad_param() {
     let t = reference_machine();
     let e = run(&t, &Query::from_cpuset(&CpuSet::new())).unwrap_err();

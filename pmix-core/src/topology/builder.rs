@@ -181,17 +181,21 @@ impl TopologyBuilder {
 
         entries::inherit_localities(&mut nodes);
         let hostname = hostname.unwrap_or_else(|| String::from("localhost"));
-        let (devices, chains, localities) = entries::make_devices(&mut nodes, &packages, &hostname);
+        let entries::Devices {
+            devices,
+            pci_paths,
+            localities,
+        } = entries::make_devices(&mut nodes, &packages, &hostname);
         let (entries, entry_members) = entries::make_entries(&devices);
         let mut type_counts = [0u32; 6];
         for e in &entries {
-            type_counts[e.kind.trailing_zeros() as usize] += 1;
+            type_counts[e.kind.0.trailing_zeros() as usize] += 1;
         }
         let (child_start, child_list) = make_children(&nodes);
         Ok(Topology {
             nodes,
             devices,
-            chains,
+            pci_paths,
             packages,
             package_nodes,
             entries,

@@ -6,8 +6,11 @@
 //! in their total order), each packed with the facts a query reads.
 
 use alloc::vec::Vec;
+use core::fmt;
+use core::num::NonZeroU32;
+use core::ops::Range;
 
-use super::{Node, NodeKind};
+use super::{DeviceId, Node, NodeId, NodeKind};
 use crate::cpuset::CpuSet;
 use crate::device::{Device, DeviceTypes, make_uuid};
 
@@ -21,28 +24,37 @@ pub(super) fn inherit_localities(nodes: &mut [Node]) {
             continue;
         }
         let mut p = nodes[i].parent;
-        let mut loc = None;
+        let mut inherited = None;
         while let Some(pi) = p {
             let pn = &nodes[pi as usize];
             if let Some(l) = pn.locality.as_ref().or(pn.cpuset.as_ref()) {
-                loc = Some(l.clone());
+                inherited = Some(l.clone());
                 break;
             }
             p = pn.parent;
         }
-        nodes[i].locality = loc;
+        nodes[i].locality = inherited;
     }
 }
 
-/// The OS devices, in id order, with their PCI paths (ranges of the returned pool) and
-/// the distinct localities they have; records in each OS-device node its device index.
-pub(super) fn make_devices(
-    nodes: &mut [Node],
-    packages: &[CpuSet],
-    host: &str,
-) -> (Vec<Device>, Vec<u32>, Vec<Locality>) {
+/// The OS devices and what they share, as `build()` hands them to the [`Topology`].
+///
+/// [`Topology`]: super::Topology
+pub(super) struct Devices {
+    /// Every OS device, in node id order.
+    pub(super) devices: Vec<Device>,
+    /// The PCI paths of all devices, end to end: each device's bridges (node ids,
+    /// top-down) are the range [`Device::pci_path`] of this pool.
+    pub(super) pci_paths: Vec<u32>,
+    /// The distinct device localities.
+    pub(super) localities: Vec<Locality>,
+}
+
+/// The OS devices, in node id order, with their PCI paths and the distinct localities
+/// they have; records in each OS-device node its device index.
+pub(super) fn make_devices(nodes: &mut [Node], packages: &[CpuSet], host: &str) -> Devices {
     let mut devices = Vec::new();
-    let mut chains: Vec<u32> = Vec::new();
+    let mut pci_paths: Vec<u32> = Vec::new();
     let mut localities: Vec<Locality> = Vec::new();
     for i in 0..nodes.len() {
         if nodes[i].kind != NodeKind::OsDevice {
@@ -58,13 +70,13 @@ pub(super) fn make_devices(
             (None, None)
         };
         // PCI bridges between the top of the I/O tree and the function.
-        let start = chains.len();
+        let path_start = pci_paths.len();
         let mut host_bridge = None;
         if let Some(f) = function {
             let mut p = nodes[f as usize].parent;
             while let Some(pi) = p {
                 match nodes[pi as usize].kind {
-                    NodeKind::PciBridge => chains.push(pi),
+                    NodeKind::PciBridge => pci_paths.push(pi),
                     NodeKind::HostBridge => {
                         host_bridge = Some(pi);
                         break;
@@ -73,14 +85,11 @@ pub(super) fn make_devices(
                 }
                 p = nodes[pi as usize].parent;
             }
-            chains[start..].reverse();
+            pci_paths[path_start..].reverse();
         }
         let locality = nodes[i].locality.clone().unwrap_or_default();
-        let loc = match localities
-            .iter()
-            .position(|l: &Locality| l.cpus == locality)
-        {
-            Some(k) => k as u32,
+        let locality_id = match localities.iter().position(|l| l.cpus == locality) {
+            Some(k) => LocalityId::new(k),
             None => {
                 let package = if locality.is_empty() {
                     None
@@ -94,10 +103,10 @@ pub(super) fn make_devices(
                     cpus: locality.clone(),
                     package,
                 });
-                (localities.len() - 1) as u32
+                LocalityId::new(localities.len() - 1)
             }
         };
-        let package = localities[loc as usize].package;
+        let package = localities[locality_id.index()].package;
         let uuid = make_uuid(&spec, host);
         nodes[i].device = Some(devices.len() as u32);
         devices.push(Device {
@@ -106,14 +115,18 @@ pub(super) fn make_devices(
             pci,
             function,
             host_bridge,
-            chain: start as u32..chains.len() as u32,
+            pci_path: path_start as u32..pci_paths.len() as u32,
             locality,
-            loc,
+            locality_id,
             package,
             node: i as u32,
         });
     }
-    (devices, chains, localities)
+    Devices {
+        devices,
+        pci_paths,
+        localities,
+    }
 }
 
 /// Preference rank of an alias name within a GPU or COPROC entry (lower wins).
@@ -142,17 +155,90 @@ fn alias_rank(kind: DeviceTypes, name: &str) -> u8 {
     }
 }
 
+/// A distinct device locality and the package that contains it.
+#[derive(Clone, Debug)]
+pub(crate) struct Locality {
+    pub(crate) cpus: CpuSet,
+    /// Index of the package whose PUs contain all of `cpus`; `None` when it spans
+    /// packages (or is empty).
+    pub(crate) package: Option<u32>,
+}
+
+/// Which of [`Topology::localities`](super::Topology::localities) a device has: the
+/// index plus one in a `NonZeroU32`, so that a query's "last locality seen" cache, an
+/// `Option<LocalityId>`, is four bytes and its hit test one comparison.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LocalityId(NonZeroU32);
+
+impl LocalityId {
+    /// The id of `localities[index]` (there are fewer localities than objects, and
+    /// `build()` keeps objects below `u32::MAX`).
+    fn new(index: usize) -> LocalityId {
+        LocalityId(NonZeroU32::MIN.saturating_add(index as u32))
+    }
+
+    /// The index in the localities.
+    pub(crate) fn index(self) -> usize {
+        (self.0.get() - 1) as usize
+    }
+}
+
+impl fmt::Debug for LocalityId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.index().fmt(f)
+    }
+}
+
+/// An index below `u32::MAX` kept plus one in a `NonZeroU32`, so that
+/// `Option<PackedIndex>` is four bytes, `None` being 0. It replaces a `u32::MAX`
+/// sentinel in the packed per-entry array at no cost: comparing two
+/// `Option<PackedIndex>` is one `u32` comparison, and "is there one" is a test for 0.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PackedIndex(NonZeroU32);
+
+impl PackedIndex {
+    /// Packs `index`; `None` for `u32::MAX`, which does not fit (node ids and package
+    /// indexes never reach it: `build()` refuses that many objects).
+    pub(crate) fn new(index: u32) -> Option<PackedIndex> {
+        index
+            .checked_add(1)
+            .and_then(NonZeroU32::new)
+            .map(PackedIndex)
+    }
+
+    /// The index.
+    pub(crate) fn get(self) -> u32 {
+        self.0.get() - 1
+    }
+
+    /// `true` if both are the same index; `false` if either is `None`. One `u32`
+    /// comparison and a test for 0, as the `u32::MAX` sentinel cost.
+    #[inline]
+    pub(crate) fn same(a: Option<PackedIndex>, b: Option<PackedIndex>) -> bool {
+        let raw = |x: Option<PackedIndex>| x.map_or(0, |p| p.0.get());
+        raw(a) != 0 && raw(a) == raw(b)
+    }
+}
+
+impl fmt::Debug for PackedIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 /// One reported entry: the devices it stands for (best alias first), and the facts of
 /// its default device a query reads, packed together so a query scans one small array.
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
-    pub(crate) members: core::ops::Range<u32>,
-    /// The default device reported (`entry_members[members.start]`).
-    pub(crate) rep: u32,
-    /// Its type bit.
-    pub(crate) kind: u64,
-    /// Index of its locality in [`Topology::localities`](super::Topology::localities).
-    pub(crate) loc: u32,
+    /// Its devices, best alias first, as a range of
+    /// [`Topology::entry_members`](super::Topology::entry_members).
+    pub(crate) members: Range<u32>,
+    /// The device reported unless the query names another alias (the first member).
+    pub(crate) default_device: DeviceId,
+    /// Its type (one bit).
+    pub(crate) kind: DeviceTypes,
+    /// Its locality.
+    pub(crate) locality: LocalityId,
     /// Where it sits in the I/O tree.
     pub(crate) place: Place,
 }
@@ -160,41 +246,44 @@ pub(crate) struct Entry {
 /// Where a device sits in the I/O tree: all a from-device distance needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Place {
-    /// The PCI function's node, or the device's own node when it has no PCI: equal
-    /// identities are tier 0.
-    pub(crate) ident: u32,
-    /// `true` when `ident` is a PCI function.
-    pub(crate) pci: bool,
-    /// The host bridge's node, or `u32::MAX`.
-    pub(crate) host: u32,
-    /// The package of its locality, or `u32::MAX`.
-    pub(crate) package: u32,
-    /// Its PCI bridges, top-down, as a range of the chain pool.
-    pub(crate) chain_start: u32,
+    /// What a from-device distance compares for tier 0: the node of its PCI function,
+    /// or its own node when it has no PCI. Nodes are distinct objects, so equal
+    /// endpoints mean one PCI function (two of its OS devices are at 0) or one non-PCI
+    /// device.
+    pub(crate) endpoint: NodeId,
+    /// The node of the host bridge above its function, if there is one.
+    pub(crate) host_bridge: Option<PackedIndex>,
+    /// The package containing its locality, if one does.
+    pub(crate) package: Option<PackedIndex>,
+    /// Its PCI bridges, top-down: the range `pci_path_start..pci_path_end` of
+    /// [`Topology::pci_paths`](super::Topology::pci_paths).
+    pub(crate) pci_path_start: u32,
     /// End of that range.
-    pub(crate) chain_end: u32,
+    pub(crate) pci_path_end: u32,
 }
 
 impl Place {
     /// The number of PCI bridges above the function, saturated at 15 for distances.
     pub(crate) fn depth(&self) -> u16 {
-        (self.chain_end - self.chain_start).min(15) as u16
+        (self.pci_path_end - self.pci_path_start).min(15) as u16
     }
 }
 
 impl Device {
+    /// Where the device sits in the I/O tree.
     pub(crate) fn place(&self) -> Place {
         Place {
-            ident: self.function.unwrap_or(self.node),
-            pci: self.function.is_some(),
-            host: self.host_bridge.unwrap_or(u32::MAX),
-            package: self.package.unwrap_or(u32::MAX),
-            chain_start: self.chain.start,
-            chain_end: self.chain.end,
+            endpoint: NodeId(self.function.unwrap_or(self.node)),
+            host_bridge: self.host_bridge.and_then(PackedIndex::new),
+            package: self.package.and_then(PackedIndex::new),
+            pci_path_start: self.pci_path.start,
+            pci_path_end: self.pci_path.end,
         }
     }
 }
 
+/// The reported entries in their total order, and the pool of their members (device
+/// indexes) that [`Entry::members`] ranges over.
 pub(super) fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
     // Group GPU and COPROC devices by (PCI function, type); everything else stands alone.
     let mut order: Vec<u32> = (0..devices.len() as u32).collect();
@@ -229,22 +318,20 @@ pub(super) fn make_entries(devices: &[Device]) -> (Vec<Entry>, Vec<u32>) {
         }
         entries.push(Entry {
             members: i as u32..j as u32,
-            rep: order[i],
-            kind: d.spec.kind.0,
-            loc: d.loc,
+            default_device: DeviceId(order[i]),
+            kind: d.spec.kind,
+            locality: d.locality_id,
             place: d.place(),
         });
         i = j;
     }
-    entries.sort_by(|a, b| entry_order(&devices[a.rep as usize], &devices[b.rep as usize]));
+    entries.sort_by(|a, b| {
+        entry_order(
+            &devices[a.default_device.0 as usize],
+            &devices[b.default_device.0 as usize],
+        )
+    });
     (entries, order)
-}
-
-/// A distinct device locality and the package that contains it.
-#[derive(Clone, Debug)]
-pub(crate) struct Locality {
-    pub(crate) cpus: CpuSet,
-    pub(crate) package: Option<u32>,
 }
 
 /// The total order of reported entries: PCI bus id (devices without PCI last), then

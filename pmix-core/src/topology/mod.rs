@@ -39,7 +39,7 @@ mod entries;
 mod validate;
 
 pub use builder::TopologyBuilder;
-pub(crate) use entries::{Entry, Locality, Place, entry_order};
+pub(crate) use entries::{Entry, Locality, LocalityId, PackedIndex, Place, entry_order};
 pub use validate::BuildError;
 
 /// The id of an object in a topology (its insertion index).
@@ -136,10 +136,15 @@ static EMPTY: CpuSet = CpuSet::new();
 pub struct Topology {
     nodes: Vec<Node>,
     pub(crate) devices: Vec<Device>,
-    pub(crate) chains: Vec<u32>,
+    /// Every device's PCI path (bridge node ids, top-down), end to end; a device's
+    /// path is the range [`Device::pci_path`] of it.
+    pub(crate) pci_paths: Vec<u32>,
     pub(crate) packages: Vec<CpuSet>,
     package_nodes: Vec<u32>,
+    /// The reported entries, in their total order.
     pub(crate) entries: Vec<Entry>,
+    /// The device indexes of every entry, best alias first, end to end; an entry's
+    /// devices are the range [`Entry::members`] of it.
     pub(crate) entry_members: Vec<u32>,
     /// Number of entries of each type, by bit position.
     pub(crate) type_counts: [u32; 6],
@@ -229,7 +234,7 @@ impl Topology {
     /// The PCI bridges from the top of a device's I/O tree down to its function.
     pub fn pci_path(&self, id: DeviceId) -> &[u32] {
         self.device(id).map_or(&[], |d| {
-            &self.chains[d.chain.start as usize..d.chain.end as usize]
+            &self.pci_paths[d.pci_path.start as usize..d.pci_path.end as usize]
         })
     }
 }

@@ -212,11 +212,13 @@ pub(super) fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), 
         });
     }
     let mut names: Vec<(&str, u32)> = Vec::new();
-    // (address, host bridge or u32::MAX, node)
-    let mut addrs: Vec<(PciAddr, u32, u32)> = Vec::new();
+    // (address, no host bridge, host bridge, node): objects under no host bridge sort
+    // after those under one, for each address.
+    let mut addrs: Vec<(PciAddr, bool, Option<u32>, u32)> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
         if let Some(a) = node.pci {
-            addrs.push((a, host_bridge_of(nodes, i), i as u32));
+            let hb = host_bridge_of(nodes, i);
+            addrs.push((a, hb.is_none(), hb, i as u32));
         }
         let Some(spec) = &node.spec else { continue };
         let node_id = i as u32;
@@ -258,27 +260,27 @@ pub(super) fn check_names(nodes: &[Node], hostname: Option<&str>) -> Result<(), 
     addrs.sort_unstable();
     if let Some(w) = addrs
         .windows(2)
-        .find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+        .find(|w| (w[0].0, w[0].2) == (w[1].0, w[1].2))
     {
         return Err(BuildError::DuplicatePciAddress {
             addr: w[0].0,
-            first: w[0].2,
-            second: w[1].2,
+            first: w[0].3,
+            second: w[1].3,
         });
     }
     Ok(())
 }
 
-/// The host bridge above PCI object `i`, or `u32::MAX` when it hangs under a processor
+/// The host bridge above PCI object `i`, or `None` when it hangs under a processor
 /// object directly. The tree is known to be acyclic.
-fn host_bridge_of(nodes: &[Node], i: usize) -> u32 {
+fn host_bridge_of(nodes: &[Node], i: usize) -> Option<u32> {
     let mut p = nodes[i].parent;
     while let Some(pi) = p {
         match nodes[pi as usize].kind {
-            NodeKind::HostBridge => return pi,
+            NodeKind::HostBridge => return Some(pi),
             NodeKind::PciBridge => p = nodes[pi as usize].parent,
             _ => break,
         }
     }
-    u32::MAX
+    None
 }
