@@ -4,12 +4,10 @@
 
 mod common;
 
-use common::xml_files;
-
 #[test]
 fn every_file_imports_with_the_devices_it_lists() {
     let (mut ok, mut with_io) = (0, 0);
-    for f in xml_files() {
+    for f in pmix_testkit::hwloc_xml_files() {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&f).unwrap();
         let result = pmix_hwloc::from_path(&f);
@@ -40,7 +38,7 @@ fn every_file_imports_with_the_devices_it_lists() {
 #[test]
 fn formats_are_detected() {
     use pmix_hwloc::{Format, detect_format};
-    let read = |n: &str| std::fs::read_to_string(common::xml(n)).unwrap();
+    let read = |n: &str| std::fs::read_to_string(pmix_testkit::hwloc_xml(n)).unwrap();
     assert_eq!(
         detect_format(&read("8em64t-2p2ca2co-nonodesets.v1.xml")).unwrap(),
         Format::V1

@@ -23,8 +23,9 @@ mod common;
 
 use std::path::Path;
 
-use common::{answer, xml};
+use common::answer;
 use pmix_core::{CpuSet, DeviceTypes, Query, Topology};
+use pmix_testkit::hwloc_xml as xml;
 
 struct Golden {
     files: Vec<String>,

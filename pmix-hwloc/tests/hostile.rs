@@ -91,7 +91,7 @@ fn the_template_itself_imports() {
 #[test]
 fn truncated_documents_are_errors_at_every_cut() {
     let _serial = serial();
-    let text = std::fs::read(common::xml("24em64t-2n6c2t-pci.xml")).unwrap();
+    let text = std::fs::read(pmix_testkit::hwloc_xml("24em64t-2n6c2t-pci.xml")).unwrap();
     let mut cuts = 0;
     for cut in (1..text.len() - 20).step_by(211) {
         // Cut on a char boundary (the file is ASCII).
@@ -119,7 +119,7 @@ fn truncated_documents_are_errors_at_every_cut() {
 #[test]
 fn a_cut_document_says_it_is_truncated_and_where() {
     let _serial = serial();
-    let text = std::fs::read_to_string(common::xml("cxlmem+dax.v3.xml")).unwrap();
+    let text = std::fs::read_to_string(pmix_testkit::hwloc_xml("cxlmem+dax.v3.xml")).unwrap();
     let end = text.find("</topology>").unwrap() + "</topology>".len();
     let line_at = |cut: usize| text[..cut].matches('\n').count() as u32 + 1;
     let at = |needle: &str| {
@@ -530,7 +530,7 @@ fn garbage_bytes_never_panic() {
     let _serial = serial();
     // A cheap deterministic sweep in addition to the fuzz target: xorshift noise spliced
     // into a real file.
-    let base = std::fs::read(common::xml("power8gpudistances.xml")).unwrap();
+    let base = std::fs::read(pmix_testkit::hwloc_xml("power8gpudistances.xml")).unwrap();
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for _ in 0..300 {
         let mut doc = base.clone();

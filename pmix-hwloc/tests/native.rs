@@ -6,14 +6,15 @@
 
 mod common;
 
-use common::{fingerprint, linux_dir, xml, xml_files};
+use common::fingerprint;
 use pmix_hwloc::native::{Hwloc, NativeError, convert};
 use pmix_testkit::first_difference;
+use pmix_testkit::hwloc_xml as xml;
 
 #[test]
 fn native_and_importer_agree_on_every_loadable_xml_file() {
     let mut compared = 0;
-    for f in xml_files() {
+    for f in pmix_testkit::hwloc_xml_files() {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let ours = pmix_hwloc::from_path(&f);
         let native = Hwloc::xml_file(&f).load_topology();
@@ -106,13 +107,13 @@ fn child_dump_for_fsroot() {
 fn native_on_captured_sysfs_trees_matches_hwloc_2_9s_export() {
     let (mut compared, mut with_devices) = (0, 0);
     for (name, tarball) in pmix_testkit::tarballs("hwloc-linux", ".tar.bz2") {
-        let expected_xml = linux_dir().join(format!("{name}.hwloc-2.9-wholeio.xml"));
+        let expected_xml = pmix_testkit::hwloc_linux(&format!("{name}.hwloc-2.9-wholeio.xml"));
         let expected = match pmix_hwloc::from_path(&expected_xml) {
             Ok(t) => fingerprint(&t),
             Err(e) => panic!("{name}: the importer refuses hwloc 2.9's export: {e}"),
         };
         let tree = pmix_testkit::unpack(&tarball);
-        let env = pmix_testkit::hwloc_env_file(&linux_dir().join(format!("{name}.env")));
+        let env = pmix_testkit::hwloc_env_file(&pmix_testkit::hwloc_linux(&format!("{name}.env")));
         let got =
             pmix_testkit::run_child_test("child_dump_for_fsroot", &tree.tree_root(), &env, "FP");
         assert!(

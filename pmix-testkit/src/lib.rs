@@ -45,6 +45,23 @@ pub fn hwloc_xml(name: &str) -> PathBuf {
     data_dir().join("hwloc-xml").join(name)
 }
 
+/// Every `.xml` file of `testdata/hwloc-xml/`, sorted.
+///
+/// # Panics
+/// When the folder cannot be read (the fixtures are missing).
+pub fn hwloc_xml_files() -> Vec<PathBuf> {
+    tarballs("hwloc-xml", ".xml")
+        .into_iter()
+        .map(|(_, path)| path)
+        .collect()
+}
+
+/// A file of `testdata/hwloc-linux/` (captured trees and what hwloc 2.9 reports for
+/// each).
+pub fn hwloc_linux(name: &str) -> PathBuf {
+    data_dir().join("hwloc-linux").join(name)
+}
+
 /// The files of `testdata/<folder>/` whose names end in `ext`, sorted, each with its
 /// name less `ext`.
 ///

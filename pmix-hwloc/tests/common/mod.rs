@@ -1,39 +1,12 @@
-//! Helpers shared by the integration tests: where the data is, and a canonical text
-//! form of everything a topology answers, so two backends can be compared line by line.
+//! Helpers shared by the integration tests (the data is found through `pmix_testkit`): a
+//! canonical text form of everything a topology answers, so two backends can be compared line by line.
 
 #![allow(dead_code, unreachable_pub)]
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use pmix_core::{CpuSet, DeviceTypes, NodeKind, Query, Topology};
 pub use pmix_testkit::answer;
-
-/// `testdata/hwloc-xml/`.
-pub fn xml_dir() -> PathBuf {
-    pmix_testkit::data_dir().join("hwloc-xml")
-}
-
-/// `testdata/hwloc-linux/`.
-pub fn linux_dir() -> PathBuf {
-    pmix_testkit::data_dir().join("hwloc-linux")
-}
-
-/// A file of `testdata/hwloc-xml/`.
-pub fn xml(name: &str) -> PathBuf {
-    xml_dir().join(name)
-}
-
-/// Every `.xml` file of `testdata/hwloc-xml/`, sorted.
-pub fn xml_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(xml_dir())
-        .expect("testdata/hwloc-xml is readable")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .collect();
-    v.sort();
-    v
-}
 
 /// Everything the model says about a topology's devices, and every distance from each
 /// package's first cpu and from each device, as sorted text.
