@@ -27,12 +27,21 @@
 //!   tens to a few hundred devices and ids are rare, so a hash index would cost more to
 //!   build than it saves. Each id is read as a PCI address once per query, on the
 //!   stack (the first 16 ids; any further ones, once per entry scanned).
+//!
+//! ## Layout
+//! This file holds the public types and the query loop; `select` decides which entries
+//! a query reports (and resolves a device origin), `measure` how far each one is.
+
+mod measure;
+mod select;
+
+use measure::{FromCpuset, FromDevice, Measure};
+use select::Ids;
 
 use crate::cpuset::CpuSet;
-use crate::device::{Device, DeviceTypes};
-use crate::pci::PciPattern;
+use crate::device::DeviceTypes;
 use crate::status::{PmixError, Status};
-use crate::topology::{DeviceId, Entry, LocalityId, PackedIndex, Place, Topology, entry_order};
+use crate::topology::{DeviceId, Entry, Place, Topology, entry_order};
 
 /// Where distances are measured from.
 #[derive(Clone, Copy, Debug)]
@@ -185,107 +194,6 @@ impl core::fmt::Display for MachinePus {
     }
 }
 
-/// How a name matched a device.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Match {
-    /// Not at all.
-    No,
-    /// Through its PCI function or vendor identity: the whole entry is named.
-    Function,
-    /// By its own osname or uuid: this alias is the one to report.
-    Itself,
-}
-
-fn match_name(d: &Device, name: &str, pci: Option<&PciPattern>) -> Match {
-    if d.spec.name.eq_ignore_ascii_case(name) || d.uuid.eq_ignore_ascii_case(name) {
-        Match::Itself
-    } else if pci.is_some_and(|p| d.pci.is_some_and(|a| a.matches(p)))
-        || d.spec
-            .vendor_id
-            .as_deref()
-            .is_some_and(|v| v.eq_ignore_ascii_case(name))
-    {
-        Match::Function
-    } else {
-        Match::No
-    }
-}
-
-/// How many `PMIX_DEVICE_ID`s a query parses once, on the stack, as PCI addresses.
-/// Ids beyond them (a query naming more devices than this) are parsed where they are
-/// matched, once per entry scanned: slower, still allocation-free, same answer.
-const PARSED_IDS: usize = 16;
-
-/// A query's `PMIX_DEVICE_ID`s, with the PCI reading of each parsed once per query.
-struct Ids<'q> {
-    names: &'q [&'q str],
-    /// `pci[k]` is `names[k]` read as a PCI address, for `k < PARSED_IDS`.
-    pci: [Option<PciPattern>; PARSED_IDS],
-}
-
-impl<'q> Ids<'q> {
-    fn new(names: &'q [&'q str]) -> Self {
-        let mut pci = [None; PARSED_IDS];
-        for (slot, name) in pci.iter_mut().zip(names) {
-            *slot = PciPattern::parse(name).ok();
-        }
-        Ids { names, pci }
-    }
-
-    /// `names[k]` read as a PCI address.
-    fn pci(&self, k: usize) -> Option<PciPattern> {
-        match self.pci.get(k) {
-            Some(parsed) => *parsed,
-            None => PciPattern::parse(self.names[k]).ok(),
-        }
-    }
-}
-
-/// Measures entries from a query's origin: one implementation per kind of origin, so
-/// that each query loop is compiled for its own and the test is inlined in it.
-trait Measure {
-    /// The `(mindist, maxdist)` of entry `e`.
-    fn measure(&mut self, e: &Entry) -> (u16, u16);
-}
-
-/// Measures from the PUs of a cpuset.
-struct FromCpuset<'q> {
-    topo: &'q Topology,
-    cpus: &'q CpuSet,
-    /// The last locality measured, and the tiers its PUs see it at: tiers depend only
-    /// on the locality, and entries in PCI order mostly share their neighbour's.
-    last: Option<LocalityId>,
-    tiers: (u16, u16),
-}
-
-impl Measure for FromCpuset<'_> {
-    #[inline(always)]
-    fn measure(&mut self, e: &Entry) -> (u16, u16) {
-        if self.last != Some(e.locality) {
-            self.tiers = self.topo.cpuset_tiers(self.cpus, e.locality);
-            self.last = Some(e.locality);
-        }
-        let (lo, hi) = self.tiers;
-        let depth = e.place.depth();
-        (16 * lo + depth, 16 * hi + depth)
-    }
-}
-
-/// Measures from a device.
-struct FromDevice<'q> {
-    topo: &'q Topology,
-    /// Where the origin device sits.
-    origin: Place,
-}
-
-impl Measure for FromDevice<'_> {
-    #[inline(always)]
-    fn measure(&mut self, e: &Entry) -> (u16, u16) {
-        let v = self.topo.device_distance(&self.origin, &e.place);
-        (v, v)
-    }
-}
-
 /// Where a query measures from, resolved against the topology.
 enum ResolvedOrigin<'q> {
     /// A process location.
@@ -356,13 +264,8 @@ impl Topology {
             return Err(DistanceError::BufferTooSmall { needed });
         }
         // One loop per kind of selection and origin, each with its tests inlined.
-        let from_cpuset = |cpus| FromCpuset {
-            topo: self,
-            cpus,
-            last: None,
-            tiers: (0, 0),
-        };
-        let from_device = |origin| FromDevice { topo: self, origin };
+        let from_cpuset = |cpus| FromCpuset::new(self, cpus);
+        let from_device = |origin| FromDevice::new(self, origin);
         let (n, alias_named) = match (&ids, origin) {
             (None, ResolvedOrigin::Cpuset(c)) => self.fill(out, by_type, from_cpuset(c)),
             (None, ResolvedOrigin::Device(o)) => self.fill(out, by_type, from_device(o)),
@@ -419,97 +322,5 @@ impl Topology {
             Err(e) => Err(e),
             Ok(n) => Ok(n),
         }
-    }
-
-    /// If entry `e` is of a selected type and named by an id, the device to report for
-    /// it: an alias named by its own osname or uuid, else the default one.
-    fn select(&self, e: &Entry, types: DeviceTypes, ids: &Ids<'_>) -> Option<DeviceId> {
-        if !e.kind.intersects(types) {
-            return None;
-        }
-        let members = &self.entry_members[e.members.start as usize..e.members.end as usize];
-        let mut function_named = false;
-        for (k, name) in ids.names.iter().enumerate() {
-            let pci = ids.pci(k);
-            for &m in members {
-                match match_name(&self.devices[m as usize], name, pci.as_ref()) {
-                    Match::Itself => return Some(DeviceId(m)),
-                    Match::Function => function_named = true,
-                    Match::No => {}
-                }
-            }
-        }
-        function_named.then_some(e.default_device)
-    }
-
-    /// Finds the one PCI function (or non-PCI device) `name` designates.
-    fn resolve_origin(&self, name: &str) -> Result<&Device, DistanceError> {
-        if name.is_empty() {
-            return Err(DistanceError::EmptyName);
-        }
-        let pci = PciPattern::parse(name).ok();
-        let mut found: Option<&Device> = None;
-        for d in &self.devices {
-            if match_name(d, name, pci.as_ref()) == Match::No {
-                continue;
-            }
-            match found {
-                None => found = Some(d),
-                Some(f) => {
-                    let same = match (f.function, d.function) {
-                        (Some(a), Some(b)) => a == b,
-                        _ => core::ptr::eq(f, d),
-                    };
-                    if !same {
-                        return Err(DistanceError::AmbiguousOrigin);
-                    }
-                }
-            }
-        }
-        found.ok_or(DistanceError::OriginNotFound)
-    }
-
-    /// The lowest and highest tier the PUs of `cpus` see a locality at.
-    fn cpuset_tiers(&self, cpus: &CpuSet, locality: LocalityId) -> (u16, u16) {
-        let loc = &self.localities[locality.index()];
-        let (has0, has1, has2) = match loc.package {
-            Some(pk) => {
-                let pkset = &self.packages[pk as usize];
-                (
-                    cpus.intersects(&loc.cpus),
-                    cpus.intersects_difference(pkset, &loc.cpus),
-                    cpus.intersects_difference(self.machine_cpus(), pkset),
-                )
-            }
-            None => (false, false, true),
-        };
-        let tiers = [has0, has1, has2];
-        let min = tiers.iter().position(|&t| t).unwrap_or(2) as u16;
-        let max = tiers.iter().rposition(|&t| t).unwrap_or(2) as u16;
-        (min, max)
-    }
-
-    /// The distance between the places of an origin device `o` and a device `d`.
-    #[inline(always)]
-    fn device_distance(&self, o: &Place, d: &Place) -> u16 {
-        if o.endpoint == d.endpoint {
-            return 0;
-        }
-        let oc = &self.pci_paths[o.pci_path_start as usize..o.pci_path_end as usize];
-        let dc = &self.pci_paths[d.pci_path_start as usize..d.pci_path_end as usize];
-        let common = oc.iter().zip(dc).take_while(|(a, b)| a == b).count();
-        let (tier, hops) = if common > 0 {
-            (1, (oc.len() - common) + (dc.len() - common))
-        } else {
-            let hops = oc.len() + dc.len();
-            if PackedIndex::same(o.host_bridge, d.host_bridge) {
-                (2, hops)
-            } else if PackedIndex::same(o.package, d.package) {
-                (3, hops)
-            } else {
-                (4, hops)
-            }
-        };
-        16 * tier + hops.min(15) as u16
     }
 }
