@@ -1,6 +1,7 @@
 //! One distance query from a cpuset and one from a device on a two-socket machine with
 //! 16 GPUs (four aliases each) and 8 HCAs behind PCIe switches. Target: under 1 µs per
-//! query (OpenPMIx 4.2.2 takes about 21 µs on a 4-device machine).
+//! query (OpenPMIx 4.2.2 takes about 21 µs on a 4-device machine). The last case names
+//! four devices (`PMIX_DEVICE_ID`), each matched against every entry's aliases.
 //!
 //! Run: `cargo bench -p pmix-core --bench distances`.
 
@@ -62,6 +63,13 @@ fn bench(c: &mut Criterion) {
                 &mut out,
             )
             .unwrap()
+        })
+    });
+    let ids = ["card1", "GPU-0003", "0000:07:00.0", "nope"];
+    g.bench_function("from_cpuset_cpu0_four_ids", |b| {
+        b.iter(|| {
+            topo.distances(black_box(&Query::from_cpuset(&cpu0).ids(&ids)), &mut out)
+                .unwrap()
         })
     });
     g.finish();
