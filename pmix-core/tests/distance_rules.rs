@@ -587,3 +587,28 @@ fn uuids_use_the_hostname_given_later() {
     assert_eq!(names(&rows), ["nvml0"]);
     assert!(reference_machine().with_hostname("").is_err());
 }
+
+#[test]
+fn hostname_rule_is_caller_then_topology_then_localhost() {
+    use pmix_core::topology::{DEFAULT_HOSTNAME, check_hostname};
+    // The topology's own name stands when the caller gives none.
+    let own = reference_machine();
+    let own_name = own.hostname().to_owned();
+    assert_ne!(own_name, DEFAULT_HOSTNAME);
+    assert_eq!(own.with_caller_hostname(None).unwrap().hostname(), own_name);
+    // The caller's name wins, in every uuid.
+    let t = reference_machine()
+        .with_caller_hostname(Some("caller"))
+        .unwrap();
+    assert_eq!(t.hostname(), "caller");
+    assert!(t.devices().iter().all(|d| !d.uuid().contains(&*own_name)));
+    // A topology without a name of its own says localhost.
+    let bare = TopologyBuilder::new(cpus("0-3")).build().unwrap();
+    assert_eq!(bare.hostname(), DEFAULT_HOSTNAME);
+    // A bad caller's name is refused, by the check and by the rule alike.
+    for bad in ["", "a\0b", &"x".repeat(256)] {
+        assert!(check_hostname(bad).is_err(), "{bad:?}");
+        assert!(reference_machine().with_caller_hostname(Some(bad)).is_err());
+    }
+    assert!(check_hostname(&"x".repeat(255)).is_ok());
+}

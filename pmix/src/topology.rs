@@ -128,40 +128,35 @@ pub fn load(name: &str, hostname: Option<&str>) -> Result<Topology, LoadError> {
     apply_hostname(topo, hostname)
 }
 
-/// The host name rule, in one place: the host name a topology's device uuids carry is
-/// the caller's (`PMIX_HOSTNAME` at init, `pmix-topo --hostname`) when given, else the
-/// topology's own (what its backend found: hwloc's `HostName` info, the sysfs tree's
-/// host name), else `localhost` (the core's builder puts that in when the backend found
-/// none). Every topology the runtime loads goes through here ([`load`]).
+/// Applies the host name rule (the core's [`Topology::with_caller_hostname`]: the
+/// caller's name, else the topology's own, else `localhost`) to a topology the runtime
+/// loaded. Every topology the runtime loads goes through here ([`load`]).
 ///
 /// # Errors
 /// [`LoadError::Hostname`] for a caller's host name that is empty, longer than 255
 /// bytes or holds a NUL.
 pub fn apply_hostname(topo: Topology, caller: Option<&str>) -> Result<Topology, LoadError> {
-    match caller {
-        Some(h) => topo.with_hostname(h).map_err(LoadError::Hostname),
-        None => Ok(topo),
-    }
+    topo.with_caller_hostname(caller)
+        .map_err(LoadError::Hostname)
 }
 
 /// Checks a caller's host name before anything is loaded, so a bad one is refused when
-/// it is given (at init) rather than at the first query: the same test as
-/// [`apply_hostname`] makes.
+/// it is given (at init) rather than at the first query: the core's
+/// [`check_hostname`](pmix_core::topology::check_hostname), as a runtime error.
 ///
 /// # Errors
 /// [`Error::BadParam`] naming the host name when it is empty, longer than
 /// [`MAX_NAME_LEN`](pmix_core::MAX_NAME_LEN) bytes or holds a NUL.
 pub fn check_hostname(host: &str) -> Result<(), Error> {
-    if host.is_empty() || host.len() > pmix_core::MAX_NAME_LEN || host.contains('\0') {
-        return Err(Error::BadParam(
+    pmix_core::topology::check_hostname(host).map_err(|_| {
+        Error::BadParam(
             format!(
                 "host name {host:?}: empty, longer than {} bytes, or holding NUL",
                 pmix_core::MAX_NAME_LEN
             )
             .into(),
-        ));
-    }
-    Ok(())
+        )
+    })
 }
 
 #[cfg(test)]

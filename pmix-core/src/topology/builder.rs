@@ -180,7 +180,7 @@ impl TopologyBuilder {
         let (packages, package_nodes) = packages(&nodes, &machine)?;
 
         entries::inherit_localities(&mut nodes);
-        let hostname = hostname.unwrap_or_else(|| String::from("localhost"));
+        let hostname = hostname.unwrap_or_else(|| String::from(super::DEFAULT_HOSTNAME));
         let entries::Devices {
             devices,
             pci_paths,

@@ -155,6 +155,29 @@ pub struct Topology {
     hostname: String,
 }
 
+/// The host name device uuids carry when neither the caller nor the topology names one.
+pub const DEFAULT_HOSTNAME: &str = "localhost";
+
+/// Checks a host name a caller gives (`PMIX_HOSTNAME`, `--hostname`), so a front end can
+/// refuse a bad one when it is given, before any topology is loaded: the same test
+/// [`Topology::with_hostname`] makes.
+///
+/// # Errors
+/// [`BuildError::BadName`] when it is empty, longer than [`MAX_NAME_LEN`] bytes or
+/// holds a NUL.
+///
+/// [`MAX_NAME_LEN`]: crate::MAX_NAME_LEN
+pub fn check_hostname(host: &str) -> Result<(), BuildError> {
+    if validate::name_ok(host) {
+        Ok(())
+    } else {
+        Err(BuildError::BadName {
+            node: 0,
+            what: "hostname",
+        })
+    }
+}
+
 impl Topology {
     /// Every object, indexed by [`NodeId`].
     pub fn nodes(&self) -> &[Node] {
@@ -201,9 +224,24 @@ impl Topology {
         self.devices.get(id.0 as usize)
     }
 
-    /// The host name in the uuids (the backend's, or `localhost`).
+    /// The host name in the uuids (the backend's, or [`DEFAULT_HOSTNAME`]).
     pub fn hostname(&self) -> &str {
         &self.hostname
+    }
+
+    /// The host name rule of DESIGN §2, in one place: the host name a topology's device
+    /// uuids carry is the caller's (`PMIX_HOSTNAME` at init, `pmix-topo --hostname`)
+    /// when given, else the topology's own (what its backend found: hwloc's `HostName`
+    /// info, a sysfs tree's host name), else [`DEFAULT_HOSTNAME`] (put in at build when
+    /// the backend found none). Every front end applies it through this call.
+    ///
+    /// # Errors
+    /// [`BuildError::BadName`] for a caller's name that [`check_hostname`] refuses.
+    pub fn with_caller_hostname(self, caller: Option<&str>) -> Result<Self, BuildError> {
+        match caller {
+            Some(host) => self.with_hostname(host),
+            None => Ok(self),
+        }
     }
 
     /// The same topology with uuids built from another host name (the caller's
@@ -212,12 +250,7 @@ impl Topology {
     /// # Errors
     /// [`BuildError::BadName`] for an empty, over-long or NUL-holding name.
     pub fn with_hostname(mut self, host: &str) -> Result<Self, BuildError> {
-        if !validate::name_ok(host) {
-            return Err(BuildError::BadName {
-                node: 0,
-                what: "hostname",
-            });
-        }
+        check_hostname(host)?;
         self.hostname = String::from(host);
         for d in &mut self.devices {
             d.uuid = make_uuid(&d.spec, host);
