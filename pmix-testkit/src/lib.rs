@@ -239,6 +239,22 @@ pub fn run_child_test(test: &str, root: &Path, env: &[(String, String)], marker:
         .to_owned()
 }
 
+/// The calling thread's binding as the kernel reports it (`Cpus_allowed_list` of
+/// `/proc/self/status`, a cpu list such as `0-1`): what tests compare the runtime's
+/// answer with.
+///
+/// # Panics
+/// When `/proc/self/status` cannot be read or has no such line (not Linux).
+pub fn kernel_cpus_allowed_list() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("a Cpus_allowed_list line")
+        .trim()
+        .to_owned()
+}
+
 /// `true` when this run must not skip a comparison with a peer (OpenPMIx, libhwloc,
 /// valgrind): the environment has `CI=true` (or `CI=1`), as `.ci/run` and every CI
 /// service set it.

@@ -186,17 +186,6 @@ fn cpus_spanning_packages_give_min_and_max() {
     assert_eq!(&eth0[eth0.len() - 2..], ["1", "33"], "{out}");
 }
 
-/// This test process's binding, as the kernel reports it.
-fn own_cpus() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .unwrap()
-        .trim()
-        .to_owned()
-}
-
 #[test]
 fn default_cpus_are_the_process_binding() {
     // Packages of this machine alternate cpus (even, odd): on a test machine bound to
@@ -205,16 +194,29 @@ fn default_cpus_are_the_process_binding() {
     let json = ["--types", "all", "--format", "json"];
     let unbound = run(&[&["distances", "--source", &f][..], &json].concat());
     let given = run(&[
-        &["distances", "--source", &f, "--cpus", &own_cpus()][..],
+        &[
+            "distances",
+            "--source",
+            &f,
+            "--cpus",
+            &pmix_testkit::kernel_cpus_allowed_list(),
+        ][..],
         &json,
     ]
     .concat());
     assert_eq!(text(&unbound).2, 0, "{}", text(&unbound).1);
     assert_eq!(text(&unbound).0, text(&given).0);
     let report: DistancesReport = serde_json::from_str(&text(&unbound).0).unwrap();
-    assert_eq!(report.from, MeasuredFrom::Cpus(own_cpus()));
+    assert_eq!(
+        report.from,
+        MeasuredFrom::Cpus(pmix_testkit::kernel_cpus_allowed_list())
+    );
     // Pinned with taskset to the last cpu it may use, it reports from that cpu alone.
-    let last = own_cpus().rsplit([',', '-']).next().unwrap().to_owned();
+    let last = pmix_testkit::kernel_cpus_allowed_list()
+        .rsplit([',', '-'])
+        .next()
+        .unwrap()
+        .to_owned();
     let mut pinned = Command::new("taskset");
     pinned
         .args([
@@ -313,7 +315,10 @@ fn the_table_says_what_it_measured_from() {
     let first = out.lines().next().unwrap();
     assert_eq!(
         first,
-        format!("from cpus {} (this process's binding)", own_cpus()),
+        format!(
+            "from cpus {} (this process's binding)",
+            pmix_testkit::kernel_cpus_allowed_list()
+        ),
         "{out}"
     );
     // In JSON, the same fact is a key.

@@ -30,17 +30,6 @@ fn pin_this_thread(cpu: u32) {
     );
 }
 
-/// The main thread's binding as `/proc/self/status` reports it.
-fn main_thread_status_list() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .unwrap()
-        .trim()
-        .to_owned()
-}
-
 fn main() {
     let service = Service::new("sysfs", None).unwrap();
     let allowed = service.own_cpuset(BindEnvelope::Process).unwrap();
@@ -50,7 +39,10 @@ fn main() {
         .collect();
     if pus.len() < 2 {
         // One PU: every thread has it, and the union is that PU.
-        assert_eq!(allowed.to_string(), main_thread_status_list());
+        assert_eq!(
+            allowed.to_string(),
+            pmix_testkit::kernel_cpus_allowed_list()
+        );
         println!("binding: one PU allowed ({allowed}), so the union is the main thread's: ok");
         return;
     }
@@ -78,7 +70,7 @@ fn main() {
         "the calling thread's is its own"
     );
     // What pmix-topo used to read: the main thread's alone.
-    assert_eq!(main_thread_status_list(), a.to_string());
+    assert_eq!(pmix_testkit::kernel_cpus_allowed_list(), a.to_string());
 
     done_tx.send(()).unwrap();
     other.join().unwrap();

@@ -288,13 +288,13 @@ impl Group {
     pub fn poll_output(&mut self) -> Option<Output> {
         loop {
             let item = *self.queue.front()?;
-            if let Item::ReportDeparted { slot, next } = item {
-                if let Some(m) = self.collectives.next_departed(slot, next, &self.current) {
-                    if let Some(head) = self.queue.front_mut() {
-                        *head = Item::ReportDeparted { slot, next: m + 1 };
-                    }
-                    return Some(self.notify(Status::GROUP_MEMBER_FAILED, m));
+            if let Item::ReportDeparted { slot, next } = item
+                && let Some(m) = self.collectives.next_departed(slot, next, &self.current)
+            {
+                if let Some(head) = self.queue.front_mut() {
+                    *head = Item::ReportDeparted { slot, next: m + 1 };
                 }
+                return Some(self.notify(Status::GROUP_MEMBER_FAILED, m));
             }
             let _ = self.queue.pop_front();
             match item {

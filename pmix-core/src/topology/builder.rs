@@ -139,10 +139,10 @@ impl TopologyBuilder {
     /// every I/O object below it that has none of its own. Ignored (left to `build` to
     /// report nothing) on processor objects, whose cpuset is their locality.
     pub fn set_locality(&mut self, node: NodeId, cpus: CpuSet) -> &mut Self {
-        if let Some(n) = self.nodes.get_mut(node.0 as usize) {
-            if !n.kind.is_processor() {
-                n.locality = Some(cpus);
-            }
+        if let Some(n) = self.nodes.get_mut(node.0 as usize)
+            && !n.kind.is_processor()
+        {
+            n.locality = Some(cpus);
         }
         self
     }

@@ -1238,11 +1238,10 @@ impl Sim {
                             status,
                             ..
                         } = s
+                            && group == name
                         {
-                            if group == name {
-                                let ft = model.options.get(&i).is_some_and(|o| o.ft_collective);
-                                outcomes.entry(ft).or_default().insert(*status);
-                            }
+                            let ft = model.options.get(&i).is_some_and(|o| o.ft_collective);
+                            outcomes.entry(ft).or_default().insert(*status);
                         }
                     }
                 }

@@ -101,13 +101,14 @@ impl Emitter {
         if needs_cpus && info.cpus.is_none() {
             return Err(at(ModelError::Missing(class.hwloc_name(), "cpuset")));
         }
-        if let (Some(cpus), Some(b)) = (&info.cpus, &self.b) {
-            if needs_cpus && !cpus.is_subset(b.machine_cpus()) {
-                return Err(at(ModelError::CpusOutsideMachine {
-                    cpus: cpus.to_string(),
-                    machine: b.machine_cpus().to_string(),
-                }));
-            }
+        if let (Some(cpus), Some(b)) = (&info.cpus, &self.b)
+            && needs_cpus
+            && !cpus.is_subset(b.machine_cpus())
+        {
+            return Err(at(ModelError::CpusOutsideMachine {
+                cpus: cpus.to_string(),
+                machine: b.machine_cpus().to_string(),
+            }));
         }
         if class.is_pci() && info.pci.is_none() {
             return Err(at(ModelError::Missing(class.hwloc_name(), "PCI address")));
@@ -213,12 +214,12 @@ impl Emitter {
         let Some(frame) = self.stack.pop() else {
             return;
         };
-        if frame.class == Class::OsDevice {
-            if let Some(spec) = frame.spec {
-                let parent = self.nearest_emitted();
-                self.builder().os_device(parent, spec);
-                self.locs.push(frame.loc);
-            }
+        if frame.class == Class::OsDevice
+            && let Some(spec) = frame.spec
+        {
+            let parent = self.nearest_emitted();
+            self.builder().os_device(parent, spec);
+            self.locs.push(frame.loc);
         }
     }
 

@@ -68,10 +68,11 @@ impl Emitter {
         } else if parent.class == Class::HostBridge {
             // The host bridge is the last root registered: nothing below it registers one.
             let hb = parent.node;
-            if let Some(root) = self.roots.last_mut() {
-                if Some(root.node) == hb && root.key.is_none() {
-                    root.key = Some((addr.domain, addr.bus));
-                }
+            if let Some(root) = self.roots.last_mut()
+                && Some(root.node) == hb
+                && root.key.is_none()
+            {
+                root.key = Some((addr.domain, addr.bus));
             }
         }
     }
