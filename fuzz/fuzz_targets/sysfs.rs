@@ -25,7 +25,7 @@ use libfuzzer_sys::fuzz_target;
 use pmix_sysfs::{FileKind, FsError, Limits, MemFs, Scanner, SysFs};
 
 /// The most operations one input applies.
-const MAX_OPS: usize = 64;
+const MAX_OPS: usize = 32;
 /// The most huge files one input writes (later `Huge` contents are skipped).
 const MAX_HUGE: usize = 2;
 
