@@ -406,17 +406,17 @@ fn run(input: Input, s: &mut Scratch) {
                 }
             }
             Op::Shrink { p } => {
-                if let Some((g, key)) = current(&sim, pick(p)) {
-                    if g < 7 {
-                        let _ = sim.exchange(pick(p), key, Exchange::Shrink(KEYS[g + 1].into()));
-                    }
+                if let Some((g, key)) = current(&sim, pick(p))
+                    && g < 7
+                {
+                    let _ = sim.exchange(pick(p), key, Exchange::Shrink(KEYS[g + 1].into()));
                 }
             }
             Op::Revoke { p } => {
-                if let Some((_, key)) = current(&sim, pick(p)) {
-                    if sim.procs[pick(p)].alive {
-                        sim.revoke(pick(p), key);
-                    }
+                if let Some((_, key)) = current(&sim, pick(p))
+                    && sim.procs[pick(p)].alive
+                {
+                    sim.revoke(pick(p), key);
                 }
             }
             Op::Query {
@@ -466,7 +466,7 @@ fn run(input: Input, s: &mut Scratch) {
                     0 => Operation::Send { to: rank },
                     1 => Operation::Recv { from: rank },
                     2 => Operation::RecvAny {
-                        nonblocking: rank % 2 == 0,
+                        nonblocking: rank.is_multiple_of(2),
                     },
                     3 => Operation::Collective,
                     4 => Operation::Agree,

@@ -200,10 +200,11 @@ impl Tape<'_> {
         if self.replay {
             let pos = self.pos.get();
             self.pos.set(pos + 1);
-            if let Some((p, a)) = self.log.borrow().get(pos) {
-                if p == path && same(a) {
-                    return a.clone();
-                }
+            if let Some((p, a)) = self.log.borrow().get(pos)
+                && p == path
+                && same(a)
+            {
+                return a.clone();
             }
             return fresh();
         }
