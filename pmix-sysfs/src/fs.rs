@@ -6,10 +6,14 @@
 //! leading slash (`sys/bus/pci/devices`). Every read is bounded: files by a byte cap,
 //! directories by an entry cap, symbolic-link chains by a hop limit.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+mod mem;
+
+pub use mem::MemFs;
+pub(crate) use mem::components;
 
 /// What a path names, without following a final symbolic link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +77,16 @@ impl From<io::Error> for FsError {
     }
 }
 
+/// A failed read of [`SysFs::read_noting_dangling`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadFailure {
+    /// What went wrong.
+    pub error: FsError,
+    /// With [`FsError::NotFound`]: `path` names a symbolic link, whose target is
+    /// missing (a dangling link). Always `false` with another error.
+    pub dangling_link: bool,
+}
+
 /// Linux's `ELOOP`.
 const ELOOP: i32 = 40;
 
@@ -85,6 +99,23 @@ pub trait SysFs {
     /// file holds more than `cap` bytes, [`FsError::IsDir`], [`FsError::Loop`],
     /// [`FsError::NotUtf8`] or another [`FsError`].
     fn read_to_string(&self, path: &str, cap: usize) -> Result<String, FsError>;
+
+    /// [`SysFs::read_to_string`], telling a dangling symbolic link apart from nothing
+    /// at all: when the read finds nothing ([`FsError::NotFound`]),
+    /// [`ReadFailure::dangling_link`] says whether `path` itself names a symbolic link
+    /// (as [`SysFs::kind`] without following reports it), whose target is then
+    /// missing. The scanner warns about those. The default asks `kind` after such a
+    /// read; [`MemFs`] knows from the one walk of the read.
+    ///
+    /// # Errors
+    /// As [`SysFs::read_to_string`].
+    fn read_noting_dangling(&self, path: &str, cap: usize) -> Result<String, ReadFailure> {
+        self.read_to_string(path, cap).map_err(|error| ReadFailure {
+            dangling_link: error == FsError::NotFound
+                && self.kind(path, false) == Ok(FileKind::Symlink),
+            error,
+        })
+    }
 
     /// The target of the symbolic link at `path` (the link itself, not followed).
     ///
@@ -115,6 +146,9 @@ pub trait SysFs {
 impl<T: SysFs + ?Sized> SysFs for &T {
     fn read_to_string(&self, path: &str, cap: usize) -> Result<String, FsError> {
         (**self).read_to_string(path, cap)
+    }
+    fn read_noting_dangling(&self, path: &str, cap: usize) -> Result<String, ReadFailure> {
+        (**self).read_noting_dangling(path, cap)
     }
     fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError> {
         (**self).read_link(path, cap)
@@ -220,261 +254,6 @@ impl SysFs for RealFs {
     }
 }
 
-/// An in-memory filesystem tree: files, directories and symbolic links.
-///
-/// Links are resolved inside the tree (an absolute target starts at its root, `..` at
-/// the root stays there) with at most [`MemFs::MAX_HOPS`] links per lookup, so loops
-/// are reported as [`FsError::Loop`].
-///
-/// ```
-/// use pmix_sysfs::{MemFs, SysFs};
-/// let mut fs = MemFs::new();
-/// fs.file("sys/devices/pci0000:00/0000:00:01.0/class", "0x020000\n");
-/// fs.symlink("sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
-/// assert_eq!(fs.read_to_string("sys/bus/pci/devices/0000:00:01.0/class", 64).unwrap(), "0x020000\n");
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct MemFs {
-    root: BTreeMap<String, Entry>,
-}
-
-#[derive(Clone, Debug)]
-enum Entry {
-    File(Vec<u8>),
-    Dir(BTreeMap<String, Entry>),
-    Link(String),
-}
-
-impl MemFs {
-    /// The most symbolic links one lookup follows before reporting a loop.
-    pub const MAX_HOPS: usize = 40;
-
-    /// An empty tree.
-    pub fn new() -> Self {
-        MemFs::default()
-    }
-
-    /// Creates (or replaces) a file, creating its parent directories; an entry in the
-    /// way that is not a directory is replaced by one.
-    pub fn file(&mut self, path: &str, content: impl AsRef<[u8]>) -> &mut Self {
-        self.put(path, Entry::File(content.as_ref().to_vec()));
-        self
-    }
-
-    /// Creates (or replaces) a directory, creating its parents.
-    pub fn dir(&mut self, path: &str) -> &mut Self {
-        self.put(path, Entry::Dir(BTreeMap::new()));
-        self
-    }
-
-    /// Creates (or replaces) a symbolic link to `target`, creating its parents.
-    pub fn symlink(&mut self, path: &str, target: &str) -> &mut Self {
-        self.put(path, Entry::Link(target.to_owned()));
-        self
-    }
-
-    /// The canonical path of `path` (every symbolic link followed, the final one
-    /// too), or `None` when it does not resolve.
-    pub fn canonical(&self, path: &str) -> Option<String> {
-        self.resolve(path, true).ok().map(|(c, _)| c.join("/"))
-    }
-
-    /// Copies the real directory tree under `root/sub` for each of `subs` into a new
-    /// tree (files, directories and links as they are; files above `max_file` bytes
-    /// are truncated to it), for tests that corrupt captured trees.
-    ///
-    /// # Errors
-    /// The first I/O error met, other than a missing `sub`.
-    pub fn load_dir(root: &Path, subs: &[&str], max_file: usize) -> io::Result<MemFs> {
-        let mut fs = MemFs::new();
-        let mut stack: Vec<String> = subs.iter().map(|s| (*s).to_owned()).collect();
-        while let Some(rel) = stack.pop() {
-            let full = root.join(&rel);
-            let md = match std::fs::symlink_metadata(&full) {
-                Ok(m) => m,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(e),
-            };
-            if md.file_type().is_symlink() {
-                let t = std::fs::read_link(&full)?;
-                fs.symlink(&rel, &t.to_string_lossy());
-            } else if md.is_dir() {
-                fs.dir(&rel);
-                for e in std::fs::read_dir(&full)? {
-                    let name = e?.file_name().to_string_lossy().into_owned();
-                    stack.push(format!("{rel}/{name}"));
-                }
-            } else {
-                let mut buf = Vec::new();
-                std::fs::File::open(&full)?
-                    .take(max_file as u64)
-                    .read_to_end(&mut buf)?;
-                fs.file(&rel, buf);
-            }
-        }
-        Ok(fs)
-    }
-
-    /// Removes whatever is at `path` (without following a final link); `true` if
-    /// something was there.
-    pub fn remove(&mut self, path: &str) -> bool {
-        let comps = components(path);
-        let Some((last, dirs)) = comps.split_last() else {
-            return false;
-        };
-        let mut cur = &mut self.root;
-        for c in dirs {
-            match cur.get_mut(*c) {
-                Some(Entry::Dir(d)) => cur = d,
-                _ => return false,
-            }
-        }
-        cur.remove(*last).is_some()
-    }
-
-    fn put(&mut self, path: &str, e: Entry) {
-        let comps = components(path);
-        let Some((last, dirs)) = comps.split_last() else {
-            return;
-        };
-        let mut cur = &mut self.root;
-        for c in dirs {
-            let slot = cur
-                .entry((*c).to_owned())
-                .or_insert_with(|| Entry::Dir(BTreeMap::new()));
-            if !matches!(slot, Entry::Dir(_)) {
-                *slot = Entry::Dir(BTreeMap::new());
-            }
-            let Entry::Dir(d) = slot else { return };
-            cur = d;
-        }
-        cur.insert((*last).to_owned(), e);
-    }
-
-    /// Resolves `path` to a canonical list of components, following links in every
-    /// component (and in the last one if `follow`).
-    fn resolve(&self, path: &str, follow: bool) -> Result<(Vec<String>, &Entry), FsError> {
-        let mut hops = 0;
-        let mut done: Vec<String> = Vec::new();
-        let mut todo: Vec<String> = components(path)
-            .iter()
-            .rev()
-            .map(|s| (*s).to_owned())
-            .collect();
-        let root = RootEntry(&self.root);
-        while let Some(c) = todo.pop() {
-            if c == "." {
-                continue;
-            }
-            if c == ".." {
-                done.pop();
-                continue;
-            }
-            let parent = self.lookup(&done).ok_or(FsError::NotFound)?;
-            let dir = match parent {
-                Lookup::Root => root.0,
-                Lookup::Entry(Entry::Dir(d)) => d,
-                Lookup::Entry(_) => return Err(FsError::NotDir),
-            };
-            let Some(entry) = dir.get(&c) else {
-                return Err(FsError::NotFound);
-            };
-            match entry {
-                Entry::Link(target) if follow || !todo.is_empty() => {
-                    hops += 1;
-                    if hops > Self::MAX_HOPS {
-                        return Err(FsError::Loop);
-                    }
-                    if target.starts_with('/') {
-                        done.clear();
-                    }
-                    for t in components(target).iter().rev() {
-                        todo.push((*t).to_owned());
-                    }
-                }
-                _ => done.push(c),
-            }
-        }
-        match self.lookup(&done) {
-            Some(Lookup::Entry(e)) => Ok((done, e)),
-            Some(Lookup::Root) => Ok((done, &ROOT_DIR)),
-            None => Err(FsError::NotFound),
-        }
-    }
-
-    fn lookup(&self, comps: &[String]) -> Option<Lookup<'_>> {
-        let mut cur = &self.root;
-        let Some((last, dirs)) = comps.split_last() else {
-            return Some(Lookup::Root);
-        };
-        for c in dirs {
-            match cur.get(c)? {
-                Entry::Dir(d) => cur = d,
-                _ => return None,
-            }
-        }
-        cur.get(last).map(Lookup::Entry)
-    }
-}
-
-/// The root as a directory entry, for [`MemFs::resolve`]'s result on `""`.
-static ROOT_DIR: Entry = Entry::Dir(BTreeMap::new());
-
-struct RootEntry<'a>(&'a BTreeMap<String, Entry>);
-
-enum Lookup<'a> {
-    Root,
-    Entry(&'a Entry),
-}
-
-fn components(path: &str) -> Vec<&str> {
-    path.split('/').filter(|c| !c.is_empty()).collect()
-}
-
-impl SysFs for MemFs {
-    fn read_to_string(&self, path: &str, cap: usize) -> Result<String, FsError> {
-        match self.resolve(path, true)?.1 {
-            Entry::File(b) if b.len() > cap => Err(FsError::TooLarge { limit: cap }),
-            Entry::File(b) => String::from_utf8(b.clone()).map_err(|_| FsError::NotUtf8),
-            Entry::Dir(_) => Err(FsError::IsDir),
-            Entry::Link(_) => Err(FsError::Loop),
-        }
-    }
-
-    fn read_link(&self, path: &str, cap: usize) -> Result<String, FsError> {
-        match self.resolve(path, false)?.1 {
-            Entry::Link(t) if t.len() > cap => Err(FsError::TooLarge { limit: cap }),
-            Entry::Link(t) => Ok(t.clone()),
-            _ => Err(FsError::NotLink),
-        }
-    }
-
-    fn read_dir(&self, path: &str, max_entries: usize) -> Result<Vec<String>, FsError> {
-        let (comps, e) = self.resolve(path, true)?;
-        let d = match (comps.is_empty(), e) {
-            (true, _) => &self.root,
-            (false, Entry::Dir(d)) => d,
-            _ => return Err(FsError::NotDir),
-        };
-        if d.len() > max_entries {
-            return Err(FsError::TooManyEntries { limit: max_entries });
-        }
-        Ok(d.keys().cloned().collect())
-    }
-
-    fn kind(&self, path: &str, follow: bool) -> Result<FileKind, FsError> {
-        Ok(match self.resolve(path, follow)?.1 {
-            Entry::File(_) => FileKind::File,
-            Entry::Dir(_) => FileKind::Dir,
-            Entry::Link(_) => FileKind::Symlink,
-        })
-    }
-
-    fn display(&self, path: &str) -> String {
-        format!("/{}", components(path).join("/"))
-    }
-}
-
 impl fmt::Display for FileKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -488,42 +267,6 @@ impl fmt::Display for FileKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn memfs_follows_links_and_reports_loops() {
-        let mut fs = MemFs::new();
-        fs.file("a/b/f", "x");
-        fs.symlink("l", "a/b");
-        fs.symlink("abs", "/a/b/f");
-        fs.symlink("up", "../../../a/b/f");
-        fs.symlink("loop1", "loop2");
-        fs.symlink("loop2", "loop1");
-        fs.symlink("dangling", "nowhere");
-        assert_eq!(fs.read_to_string("l/f", 8).unwrap(), "x");
-        assert_eq!(fs.read_to_string("abs", 8).unwrap(), "x");
-        assert_eq!(fs.read_to_string("up", 8).unwrap(), "x");
-        assert_eq!(fs.read_to_string("loop1", 8), Err(FsError::Loop));
-        assert_eq!(fs.read_to_string("dangling", 8), Err(FsError::NotFound));
-        assert_eq!(fs.kind("dangling", false), Ok(FileKind::Symlink));
-        assert_eq!(fs.read_to_string("a", 8), Err(FsError::IsDir));
-        assert_eq!(fs.read_to_string("a/b/f/g", 8), Err(FsError::NotDir));
-        assert_eq!(fs.read_link("l", 8).unwrap(), "a/b");
-        assert_eq!(fs.read_link("l", 2), Err(FsError::TooLarge { limit: 2 }));
-        assert_eq!(fs.read_link("a", 8), Err(FsError::NotLink));
-        assert_eq!(fs.read_dir("l", 8).unwrap(), vec!["f".to_owned()]);
-        assert_eq!(fs.read_dir("", 10).unwrap().len(), 7);
-        assert_eq!(
-            fs.read_dir("", 3),
-            Err(FsError::TooManyEntries { limit: 3 })
-        );
-        fs.file("big", vec![b'x'; 100]);
-        assert_eq!(
-            fs.read_to_string("big", 99),
-            Err(FsError::TooLarge { limit: 99 })
-        );
-        assert!(fs.remove("big"));
-        assert_eq!(fs.display("sys/x"), "/sys/x");
-    }
 
     #[test]
     fn realfs_reports_what_it_finds() {

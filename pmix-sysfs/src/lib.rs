@@ -169,6 +169,6 @@ mod scan;
 mod source;
 
 pub use error::{ScanError, Warning};
-pub use fs::{FileKind, FsError, MemFs, RealFs, SysFs};
+pub use fs::{FileKind, FsError, MemFs, ReadFailure, RealFs, SysFs};
 pub use scan::{Limits, Scan, Scanner, scan, scan_with_warnings};
 pub use source::SysfsRoot;

@@ -8,7 +8,7 @@ use std::path::Path;
 use pmix_core::{CpuSet, NodeId, Topology, TopologyBuilder};
 
 use crate::error::{ScanError, Warning};
-use crate::fs::{FileKind, FsError, RealFs, SysFs};
+use crate::fs::{FileKind, FsError, ReadFailure, RealFs, SysFs, components};
 
 /// Bounds on what one scan reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,26 +190,42 @@ impl<F: SysFs> Ctx<'_, F> {
     /// Reads a file the topology depends on: `None` when it is absent (a dangling link
     /// counts as absent, with a warning), an error when it cannot be read.
     pub(crate) fn read_opt(&mut self, path: &str) -> Result<Option<String>, ScanError> {
-        match self.fs.read_to_string(path, self.limits.max_file_bytes) {
+        match self
+            .fs
+            .read_noting_dangling(path, self.limits.max_file_bytes)
+        {
             Ok(s) => Ok(Some(s)),
-            Err(FsError::NotFound) => {
-                self.note_dangling(path);
+            Err(ReadFailure {
+                error: FsError::NotFound,
+                dangling_link,
+            }) => {
+                if dangling_link {
+                    self.warn_dangling(path);
+                }
                 Ok(None)
             }
-            Err(e) => Err(self.read_error(path, e)),
+            Err(f) => Err(self.read_error(path, f.error)),
         }
     }
 
     /// Reads an optional attribute: problems become warnings and `None`.
     pub(crate) fn read_opt_warn(&mut self, path: &str) -> Option<String> {
-        match self.fs.read_to_string(path, self.limits.max_file_bytes) {
+        match self
+            .fs
+            .read_noting_dangling(path, self.limits.max_file_bytes)
+        {
             Ok(s) => Some(s),
-            Err(FsError::NotFound) => {
-                self.note_dangling(path);
+            Err(ReadFailure {
+                error: FsError::NotFound,
+                dangling_link,
+            }) => {
+                if dangling_link {
+                    self.warn_dangling(path);
+                }
                 None
             }
-            Err(e) => {
-                self.warn(path, format!("{e}: ignored"));
+            Err(f) => {
+                self.warn(path, format!("{}: ignored", f.error));
                 None
             }
         }
@@ -217,8 +233,12 @@ impl<F: SysFs> Ctx<'_, F> {
 
     fn note_dangling(&mut self, path: &str) {
         if self.fs.kind(path, false) == Ok(FileKind::Symlink) {
-            self.warn(path, "dangling symbolic link: treated as absent");
+            self.warn_dangling(path);
         }
+    }
+
+    fn warn_dangling(&mut self, path: &str) {
+        self.warn(path, "dangling symbolic link: treated as absent");
     }
 
     /// Lists a directory: `None` when it is absent, an error when it cannot be read.
@@ -305,23 +325,42 @@ impl<F: SysFs> Ctx<'_, F> {
 }
 
 /// Resolves a symbolic-link target against the directory holding the link, inside the
-/// root: `..` never climbs above it, an absolute target starts at it.
+/// root: `..` never climbs above it, an absolute target starts at it. The components
+/// of `dir` are taken as they are; those of `target` are interpreted (`.`, `..`).
 pub(crate) fn resolve_link(dir: &str, target: &str) -> String {
-    let mut out: Vec<&str> = if target.starts_with('/') {
-        Vec::new()
-    } else {
-        dir.split('/').filter(|c| !c.is_empty()).collect()
+    let mut out = String::with_capacity(dir.len() + target.len() + 1);
+    let push = |out: &mut String, c: &str| {
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(c);
     };
-    for c in target.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                out.pop();
-            }
-            c => out.push(c),
+    if !target.starts_with('/') {
+        for c in components(dir) {
+            push(&mut out, c);
         }
     }
-    out.join("/")
+    for c in components(target) {
+        match c {
+            "." => {}
+            ".." => {
+                // Drop the last component (never empty: components are not).
+                let cut = out.rfind('/').unwrap_or(0);
+                out.truncate(cut);
+            }
+            c => push(&mut out, c),
+        }
+    }
+    out
+}
+
+/// `dir/name`, for the paths the scanner asks about.
+pub(crate) fn join(dir: &str, name: &str) -> String {
+    let mut p = String::with_capacity(dir.len() + 1 + name.len());
+    p.push_str(dir);
+    p.push('/');
+    p.push_str(name);
+    p
 }
 
 #[cfg(test)]
@@ -343,5 +382,51 @@ mod tests {
             "sys/devices/virtual/net/lo"
         );
         assert_eq!(resolve_link("a", "./b//c/"), "a/b/c");
+        assert_eq!(resolve_link("a/../b", ".."), "a/..");
+    }
+
+    /// `resolve_link` as it was: components collected, then joined.
+    fn resolve_link_by_joining(dir: &str, target: &str) -> String {
+        let mut out: Vec<&str> = if target.starts_with('/') {
+            Vec::new()
+        } else {
+            dir.split('/').filter(|c| !c.is_empty()).collect()
+        };
+        for c in target.split('/') {
+            match c {
+                "" | "." => {}
+                ".." => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out.join("/")
+    }
+
+    #[test]
+    fn links_resolve_as_they_did() {
+        const PARTS: [&str; 8] = ["", ".", "..", "a", "bc", "...", "é", ".a"];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut path = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = (state % 7) as usize;
+            (0..n)
+                .map(|i| PARTS[((state >> (8 + 3 * i)) % 8) as usize])
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        for _ in 0..50_000 {
+            let (dir, target) = (path(), path());
+            for target in [target.clone(), format!("/{target}")] {
+                assert_eq!(
+                    resolve_link(&dir, &target),
+                    resolve_link_by_joining(&dir, &target),
+                    "{dir:?} {target:?}"
+                );
+            }
+        }
     }
 }
