@@ -22,7 +22,7 @@ use std::cell::{Cell, RefCell};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use pmix_sysfs::{FileKind, FsError, Limits, MemFs, Scanner, SysFs};
+use pmix_sysfs::{FileKind, FsError, Limits, MemFs, ReadFailure, Scanner, SysFs};
 
 /// The most operations one input applies.
 const MAX_OPS: usize = 32;
@@ -90,6 +90,11 @@ const PARTS: &[&str] = &[
     "..",
     ".",
     "",
+    // Appended, so that the corpus's indexes below the old length keep their
+    // meaning: hwloc's host-name file, and a PCI function no link of the base tree
+    // passes through.
+    "hwloc-nofile-info",
+    "0000:02:00.0",
 ];
 
 const VALUES: &[&str] = &[
@@ -118,6 +123,8 @@ const VALUES: &[&str] = &[
     "\u{0}",
     "1-0",
     ",,,",
+    // Appended (see PARTS): a capture's host-name line.
+    "HostName: node9\n",
 ];
 
 #[derive(Arbitrary, Debug)]
@@ -175,6 +182,7 @@ fn path(parts: &[Part]) -> String {
 #[derive(Clone, Debug, PartialEq)]
 enum Answer {
     Read(usize, Result<String, FsError>),
+    ReadNoting(usize, Result<String, ReadFailure>),
     Link(usize, Result<String, FsError>),
     Dir(usize, Result<Vec<String>, FsError>),
     Kind(bool, Result<FileKind, FsError>),
@@ -185,7 +193,12 @@ enum Answer {
 /// (`replay` set) while the questions come in the same order.
 struct Tape<'a> {
     fs: &'a MemFs,
-    log: RefCell<Vec<(String, Answer)>>,
+    /// The paths asked about, one after another (one buffer rather than a string
+    /// each).
+    paths: RefCell<String>,
+    /// Per question: where its path ends in `paths`, and the answer (taken when
+    /// replayed: each is given back at most once).
+    log: RefCell<Vec<(usize, Option<Answer>)>>,
     replay: bool,
     pos: Cell<usize>,
 }
@@ -200,16 +213,25 @@ impl Tape<'_> {
         if self.replay {
             let pos = self.pos.get();
             self.pos.set(pos + 1);
-            if let Some((p, a)) = self.log.borrow().get(pos)
-                && p == path
-                && same(a)
+            let mut log = self.log.borrow_mut();
+            let start = pos
+                .checked_sub(1)
+                .and_then(|p| log.get(p))
+                .map_or(0, |e| e.0);
+            if let Some((end, slot)) = log.get_mut(pos)
+                && self.paths.borrow().get(start..*end) == Some(path)
+                && slot.as_ref().is_some_and(&same)
+                && let Some(a) = slot.take()
             {
-                return a.clone();
+                return a;
             }
+            drop(log);
             return fresh();
         }
         let a = fresh();
-        self.log.borrow_mut().push((path.to_owned(), a.clone()));
+        let mut paths = self.paths.borrow_mut();
+        paths.push_str(path);
+        self.log.borrow_mut().push((paths.len(), Some(a.clone())));
         a
     }
 }
@@ -222,6 +244,17 @@ impl SysFs for Tape<'_> {
             || Answer::Read(cap, self.fs.read_to_string(path, cap)),
         ) {
             Answer::Read(_, r) => r,
+            _ => unreachable!("a read's answer"),
+        }
+    }
+
+    fn read_noting_dangling(&self, path: &str, cap: usize) -> Result<String, ReadFailure> {
+        match self.ask(
+            path,
+            |a| matches!(a, Answer::ReadNoting(c, _) if *c == cap),
+            || Answer::ReadNoting(cap, self.fs.read_noting_dangling(path, cap)),
+        ) {
+            Answer::ReadNoting(_, r) => r,
             _ => unreachable!("a read's answer"),
         }
     }
@@ -390,6 +423,7 @@ fuzz_target!(|input: Input| {
     }
     let mut tape = Tape {
         fs: &fs,
+        paths: RefCell::new(String::new()),
         log: RefCell::new(Vec::new()),
         replay: false,
         pos: Cell::new(0),

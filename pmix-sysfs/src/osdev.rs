@@ -8,7 +8,7 @@ use pmix_core::{CpuSet, DeviceTypes, OsDeviceSpec, PciAddr, TopologyBuilder};
 use crate::error::{ScanError, shorten};
 use crate::fs::{FileKind, FsError, SysFs};
 use crate::pci::{PciTree, pci_component};
-use crate::scan::{Ctx, Placed, resolve_link};
+use crate::scan::{Ctx, Placed, join, resolve_link};
 
 /// The classes read, in order, with the PMIx type each gives its devices (the type
 /// hwloc gives the same devices).
@@ -60,14 +60,19 @@ impl<F: SysFs> Ctx<'_, F> {
         let mut found: Vec<Found> = Vec::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         for (class, kind) in CLASSES {
-            let mut dir = format!("sys/class/{class}");
+            let mut dir = join("sys/class", class);
             let mut list = self.list(&dir)?;
             if list.is_none() && class == "block" {
                 dir = "sys/block".to_owned();
                 list = self.list(&dir)?;
             }
             let list = list.unwrap_or_default();
-            let listed: BTreeSet<&str> = list.iter().map(String::as_str).collect();
+            // Partitions are told by their disk's entry (block only).
+            let listed: BTreeSet<&str> = if kind == DeviceTypes::BLOCK {
+                list.iter().map(String::as_str).collect()
+            } else {
+                BTreeSet::new()
+            };
             for name in &list {
                 if let Some(f) = self.class_entry(class, kind, &dir, name, &listed, placed, tree)? {
                     found.push(f);
@@ -164,7 +169,7 @@ impl<F: SysFs> Ctx<'_, F> {
         if class == "infiniband" && name.starts_with("scif") {
             return Ok(None);
         }
-        let path = format!("{dir}/{name}");
+        let path = join(dir, name);
         if name.len() > pmix_core::MAX_NAME_LEN {
             self.warn(
                 &path,
@@ -180,7 +185,7 @@ impl<F: SysFs> Ctx<'_, F> {
             Ok(t) => resolve_link(dir, &t),
             // Old kernels: a directory whose `device` link names the parent device.
             Err(FsError::NotLink) => match self.fs.kind(&path, false) {
-                Ok(FileKind::Dir) => match self.fs.read_link(&format!("{path}/device"), cap) {
+                Ok(FileKind::Dir) => match self.fs.read_link(&join(&path, "device"), cap) {
                     Ok(t) => resolve_link(&path, &t),
                     Err(e) => {
                         self.warn(
@@ -201,18 +206,17 @@ impl<F: SysFs> Ctx<'_, F> {
                 return Ok(None);
             }
         };
-        let comps: Vec<&str> = target.split('/').collect();
-        if comps.contains(&"virtual") {
+        if target.split('/').any(|c| c == "virtual") {
             return Ok(None);
         }
         if kind == DeviceTypes::BLOCK {
             // A partition sits below its disk (`…/block/sda/sda1`) and has a
             // `partition` attribute.
-            let parent_comp = comps.len().checked_sub(2).map(|i| comps[i]);
+            let parent_comp = target.rsplit('/').nth(1);
             if parent_comp.is_some_and(|p| p != name && listed.contains(p)) {
                 return Ok(None);
             }
-            if self.fs.kind(&format!("{path}/partition"), true).is_ok() {
+            if self.fs.kind(&join(&path, "partition"), true).is_ok() {
                 return Ok(None);
             }
         }
@@ -224,13 +228,14 @@ impl<F: SysFs> Ctx<'_, F> {
         };
         match class {
             "net" => {
-                if let Some(a) = self.read_opt_warn(&format!("{path}/address")) {
+                let p = join(&path, "address");
+                if let Some(a) = self.read_opt_warn(&p) {
                     let a = a.trim();
                     if hex_groups(a, 2) && a.len() <= pmix_core::MAX_NAME_LEN {
                         spec.address = Some(a.to_owned());
                     } else {
                         self.warn(
-                            &format!("{path}/address"),
+                            &p,
                             format!("{:?} is not a hardware address: ignored", shorten(a)),
                         );
                     }
@@ -238,7 +243,7 @@ impl<F: SysFs> Ctx<'_, F> {
             }
             "infiniband" => {
                 for file in ["node_guid", "sys_image_guid"] {
-                    let p = format!("{path}/{file}");
+                    let p = join(&path, file);
                     let Some(g) = self.read_opt_warn(&p) else {
                         continue;
                     };
@@ -259,7 +264,7 @@ impl<F: SysFs> Ctx<'_, F> {
         // directory holds it); a device without one is placed by its NUMA node. Unlike
         // a bridge in a PCI path, an unlisted owner is not passed over: the device is
         // its, and the listed device above it is a bridge, which holds no OS devices.
-        let addr = comps.iter().rev().find_map(|c| pci_component(c));
+        let addr = target.rsplit('/').find_map(pci_component);
         let mut locality = None;
         match addr.map(|a| (a, tree.objects.get(&a))) {
             Some((_, Some(obj))) if !obj.bridge => {}
@@ -288,9 +293,9 @@ impl<F: SysFs> Ctx<'_, F> {
                     self.warn(&path, format!("link target {target:?}: {e}: skipped"));
                     return Ok(None);
                 }
-                locality = self.numa_locality(&format!("{path}/device/numa_node"), placed)?;
+                locality = self.numa_locality(&join(&path, "device/numa_node"), placed)?;
                 if locality.is_none() {
-                    let p = format!("{path}/device/local_cpus");
+                    let p = join(&path, "device/local_cpus");
                     if let Some(s) = self.read_opt(&p)? {
                         let mut set = self.parse_mask(&p, &s)?;
                         set.intersect_with(&placed.machine);

@@ -12,7 +12,7 @@ use pmix_core::{CpuSet, NodeId, PciAddr, TopologyBuilder};
 
 use crate::error::ScanError;
 use crate::fs::{FileKind, FsError, SysFs};
-use crate::scan::{Ctx, Placed, resolve_link};
+use crate::scan::{Ctx, Placed, join, resolve_link};
 
 const PCI_DIR: &str = "sys/bus/pci/devices";
 
@@ -49,10 +49,40 @@ struct Entry {
     dir: String,
 }
 
-/// Parses a component that must be a PCI address in the kernel's canonical form.
+/// Parses a component that must be a PCI address in the kernel's canonical form,
+/// the one [`PciAddr`] prints: `{domain:04x}:{bus:02x}:{device:02x}.{function:x}`,
+/// lowercase, the domain in four digits or more without a leading zero beyond four.
+/// (Read byte by byte: every path component of every link goes through here, and
+/// parsing then printing to compare cost an allocation and a format each.)
 pub(crate) fn pci_component(c: &str) -> Option<PciAddr> {
-    let a: PciAddr = c.parse().ok()?;
-    (a.to_string() == c).then_some(a)
+    let b = c.as_bytes();
+    let n = b.len();
+    // DDDD:BB:DD.F is 12 bytes, with an 8-digit domain 16.
+    if !(12..=16).contains(&n) || b[n - 2] != b'.' || b[n - 5] != b':' || b[n - 8] != b':' {
+        return None;
+    }
+    let dom = &b[..n - 8];
+    if dom.len() > 4 && dom[0] == b'0' {
+        return None;
+    }
+    let domain = lower_hex(dom)?;
+    let bus = lower_hex(&b[n - 7..n - 5])?;
+    let device = lower_hex(&b[n - 4..n - 2])?;
+    let function = lower_hex(&b[n - 1..])?;
+    // Both fit: at most two hex digits each.
+    PciAddr::new(domain, bus as u8, device as u8, function as u8).ok()
+}
+
+/// The value of lowercase hex digits (at most eight), `None` for anything else.
+fn lower_hex(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |v, &d| {
+        let x = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some(v << 4 | u32::from(x))
+    })
 }
 
 /// Whether a component names a PCI root bus, `pciDDDD:BB` (domain of 4 to 8 hex
@@ -78,19 +108,28 @@ fn host_key(top: PciAddr) -> (u32, u8) {
 /// top-down, checking that it ends at `addr`. The PCI path starts after the last
 /// `pciDDDD:BB` component (a VMD controller opens a new domain below a function).
 fn parse_path(target: &str, addr: PciAddr, max_depth: usize) -> Result<Vec<PciAddr>, String> {
-    let comps: Vec<&str> = target.split('/').collect();
-    let Some(h) = comps.iter().rposition(|c| is_host_component(c)) else {
+    // The index of the last root-bus component, and how many components follow it.
+    let mut host = None;
+    let mut n = 0;
+    for (i, c) in target.split('/').enumerate() {
+        if is_host_component(c) {
+            host = Some(i);
+        }
+        n = i + 1;
+    }
+    let Some(h) = host else {
         return Err(format!(
             "link target {target:?} has no pciDDDD:BB component"
         ));
     };
-    let below = &comps[h + 1..];
-    if below.len() > max_depth + 1 {
+    let up = n - h - 1;
+    if up > max_depth + 1 {
         return Err(format!(
             "link target {target:?} is more than {max_depth} bridges deep"
         ));
     }
-    let mut chain = Vec::with_capacity(below.len());
+    let below = target.split('/').skip(h + 1);
+    let mut chain = Vec::with_capacity(up);
     for c in below {
         match pci_component(c) {
             Some(a) => chain.push(a),
@@ -144,7 +183,7 @@ impl<F: SysFs> Ctx<'_, F> {
             for c in unlisted {
                 if passed_over.insert(c) {
                     self.warn(
-                        &format!("{PCI_DIR}/{}", e.addr),
+                        &e.dir,
                         format!(
                             "its link passes through {c}, which {PCI_DIR} does not list: not counted as a bridge"
                         ),
@@ -167,19 +206,16 @@ impl<F: SysFs> Ctx<'_, F> {
         // locality of their first object (the lowest address on the root bus: hwloc
         // attaches a whole root bus by it too), hung under the processor object that
         // locality names. Everything below inherits it.
+        let mut firsts: BTreeMap<(u32, u8), &Entry> = BTreeMap::new();
+        for e in &entries {
+            let first = firsts.entry(host_of(e)).or_insert(e);
+            if (e.chain.len(), e.addr) < (first.chain.len(), first.addr) {
+                *first = e;
+            }
+        }
         let mut hosts: BTreeMap<(u32, u8), NodeId> = BTreeMap::new();
-        let mut host_keys: Vec<(u32, u8)> = entries.iter().map(host_of).collect();
-        host_keys.sort_unstable();
-        host_keys.dedup();
-        for key in host_keys {
-            let first = entries
-                .iter()
-                .filter(|e| host_of(e) == key)
-                .min_by_key(|e| (e.chain.len(), e.addr));
-            let loc = match first {
-                Some(e) => self.locality(&e.dir, placed)?,
-                None => None,
-            };
+        for (key, first) in firsts {
+            let loc = self.locality(&first.dir, placed)?;
             let node = b.host_bridge(placed.attach_point(loc.as_ref()));
             if let Some(l) = loc {
                 b.set_locality(node, l);
@@ -216,9 +252,8 @@ impl<F: SysFs> Ctx<'_, F> {
                 };
             }
             if map.contains_key(&e.addr) {
-                let path = format!("{PCI_DIR}/{}", e.addr);
                 self.warn(
-                    &path,
+                    &e.dir,
                     "appears at two places in the PCI tree: kept the first",
                 );
                 continue;
@@ -247,18 +282,18 @@ impl<F: SysFs> Ctx<'_, F> {
     /// Reads one entry: its place in the tree and its class. `None` (with a
     /// warning) when it is not a PCI device we can place.
     fn pci_entry(&mut self, name: &str) -> Result<Option<Entry>, ScanError> {
-        let path = format!("{PCI_DIR}/{name}");
+        let path = join(PCI_DIR, name);
         let Some(addr) = pci_component(name) else {
             self.warn(&path, "not a PCI address: skipped");
             return Ok(None);
         };
-        let (dir, chain) = match self.fs.read_link(&path, self.limits.max_link_len) {
+        // Attributes are read through the link, so messages name
+        // `sys/bus/pci/devices/<bdf>/…`.
+        let chain = match self.fs.read_link(&path, self.limits.max_link_len) {
             Ok(t) => {
                 let target = resolve_link(PCI_DIR, &t);
                 match parse_path(&target, addr, self.limits.max_pci_depth) {
-                    // Attributes are read through the link, so messages name
-                    // `sys/bus/pci/devices/<bdf>/…`.
-                    Ok(chain) => (path.clone(), chain),
+                    Ok(chain) => chain,
                     Err(why) => {
                         self.warn(&path, format!("{why}: skipped"));
                         return Ok(None);
@@ -272,7 +307,7 @@ impl<F: SysFs> Ctx<'_, F> {
                     self.warn(&path, "neither a link nor a directory: skipped");
                     return Ok(None);
                 }
-                (path.clone(), Vec::new())
+                Vec::new()
             }
             // Gone since the listing (hot unplug).
             Err(FsError::NotFound) => return Ok(None),
@@ -282,11 +317,11 @@ impl<F: SysFs> Ctx<'_, F> {
             }
         };
 
-        let class_path = format!("{dir}/class");
+        let class_path = join(&path, "class");
         let class = match self.read_opt(&class_path)? {
             Some(s) => Some(self.parse_class(&class_path, &s)?),
             None => {
-                if !matches!(self.fs.kind(&dir, true), Ok(FileKind::Dir)) {
+                if !matches!(self.fs.kind(&path, true), Ok(FileKind::Dir)) {
                     self.warn(&path, "the link points to no directory: skipped");
                     return Ok(None);
                 }
@@ -297,7 +332,7 @@ impl<F: SysFs> Ctx<'_, F> {
             addr,
             chain,
             class,
-            dir,
+            dir: path,
         }))
     }
 
@@ -321,7 +356,7 @@ impl<F: SysFs> Ctx<'_, F> {
         dir: &str,
         placed: &Placed,
     ) -> Result<Option<CpuSet>, ScanError> {
-        let p = format!("{dir}/local_cpulist");
+        let p = join(dir, "local_cpulist");
         if let Some(s) = self.read_opt(&p)? {
             let mut set = self.parse_list(&p, &s)?;
             set.intersect_with(&placed.machine);
@@ -329,7 +364,7 @@ impl<F: SysFs> Ctx<'_, F> {
                 return Ok(Some(set));
             }
         }
-        let p = format!("{dir}/local_cpus");
+        let p = join(dir, "local_cpus");
         if let Some(s) = self.read_opt(&p)? {
             let mut set = self.parse_mask(&p, &s)?;
             set.intersect_with(&placed.machine);
@@ -337,7 +372,7 @@ impl<F: SysFs> Ctx<'_, F> {
                 return Ok(Some(set));
             }
         }
-        self.numa_locality(&format!("{dir}/numa_node"), placed)
+        self.numa_locality(&join(dir, "numa_node"), placed)
     }
 
     /// The cpus of the NUMA node a `numa_node` file names; `None` for -1, an absent
@@ -407,5 +442,76 @@ mod tests {
         assert!(!is_host_component("pci0000:0") && !is_host_component("pci0000:0g"));
         assert_eq!(pci_component("0000:00:1F.2"), None);
         assert!(pci_component("0000:00:1f.2").is_some());
+    }
+
+    /// `pci_component` as it was: the parse, then the printed form compared.
+    fn pci_component_by_printing(c: &str) -> Option<PciAddr> {
+        let a: PciAddr = c.parse().ok()?;
+        (a.to_string() == c).then_some(a)
+    }
+
+    #[test]
+    fn pci_components_are_what_prints_the_same() {
+        // Every canonical address of a few domains and buses, and strings one edit
+        // away from them (a byte replaced, inserted or removed), plus random strings
+        // over the characters that matter.
+        let mut cases: Vec<String> = Vec::new();
+        for domain in [0, 1, 0xa, 0xffff, 0x1_0000, 0xabcd_ef01, u32::MAX] {
+            for (bus, device, function) in [(0, 0, 0), (0x5e, 0x1f, 7), (0xff, 3, 1)] {
+                cases.push(
+                    PciAddr::new(domain, bus, device, function)
+                        .unwrap()
+                        .to_string(),
+                );
+            }
+        }
+        let alphabet = b"0123456789abcdefABCDEFg:.+- x";
+        let mut edited = Vec::new();
+        for c in &cases {
+            for i in 0..=c.len() {
+                for &x in alphabet {
+                    let mut b = c.as_bytes().to_vec();
+                    if i < b.len() {
+                        b[i] = x;
+                        edited.push(b.clone());
+                        b.remove(i);
+                        edited.push(b.clone());
+                    }
+                    let mut b = c.as_bytes().to_vec();
+                    b.insert(i, x);
+                    edited.push(b);
+                }
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = 10 + (state % 8) as usize;
+            edited.push(
+                (0..len)
+                    .map(|i| b"0123456789abcdefA:."[((state >> (3 * i)) % 19) as usize])
+                    .collect(),
+            );
+        }
+        cases.extend(edited.into_iter().filter_map(|b| String::from_utf8(b).ok()));
+        // Multi-byte characters where digits belong.
+        cases.extend(
+            [
+                "0000:00:0é.0",
+                "é000:00:00.0",
+                "0000:00:00.é",
+                "00é:00:00.0",
+            ]
+            .map(String::from),
+        );
+        let mut accepted = 0;
+        for c in &cases {
+            let want = pci_component_by_printing(c);
+            assert_eq!(pci_component(c), want, "{c:?}");
+            accepted += usize::from(want.is_some());
+        }
+        assert!(accepted > 100, "{accepted} of {}", cases.len());
     }
 }
