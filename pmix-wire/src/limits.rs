@@ -1,0 +1,38 @@
+//! Bounds on what one decode may ask for, checked before anything is allocated.
+
+/// Bounds on counts, lengths and nesting, checked against every count and length
+/// before it is trusted. The defaults admit everything OpenPMIx 4.2 sends in practice
+/// (the largest captured message is a 4.3 kB commit; a job-info blob for thousands of
+/// ranks is a few hundred kB) and refuse what would exhaust memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest frame payload (the header's `nbytes`), in bytes.
+    pub max_frame: u32,
+    /// The largest handshake body, in bytes (OpenPMIx's server refuses more than
+    /// 131,072).
+    pub max_handshake: u32,
+    /// The most elements one top-level pack, array or list may claim.
+    pub max_count: u32,
+    /// The longest string or byte object, in bytes.
+    pub max_bytes: u32,
+    /// The deepest nesting of buffers, values and arrays.
+    pub max_depth: u8,
+}
+
+impl Limits {
+    /// The defaults: 64 MiB frames, 128 KiB handshakes, a million elements, 64 MiB
+    /// strings and byte objects, nesting 16 deep.
+    pub const DEFAULT: Limits = Limits {
+        max_frame: 64 << 20,
+        max_handshake: 131_072,
+        max_count: 1 << 20,
+        max_bytes: 64 << 20,
+        max_depth: 16,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
