@@ -35,11 +35,13 @@ pub mod msg;
 pub mod stream;
 pub mod types;
 pub mod value;
+pub mod version;
 
 pub use buf::{Element, Reader, Writer};
 pub use error::{ErrorKind, WireError};
 pub use limits::Limits;
-pub use types::{BufferType, DataType};
+pub use types::{BufferType, Command, DataType};
+pub use version::{Codec, GroupLayout, Version};
 
 // Re-exports of `value` (its owner adds them here).
 

@@ -202,3 +202,116 @@ impl DataType {
         self as u16
     }
 }
+
+macro_rules! commands {
+    ($($(#[$doc:meta])* $name:ident = $code:literal,)*) => {
+        /// A command (`pmix_cmd_t`, PROTOCOL.md §6): the first pack of every client
+        /// request, one byte. Ids 0–32 are 4.2's; 34–38 are sent by 5.x/6.x clients
+        /// (a 4.2 server answers them NOT_SUPPORTED).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        #[non_exhaustive]
+        pub enum Command {
+            $($(#[$doc])* $name = $code,)*
+        }
+
+        impl Command {
+            /// The command of a byte; `None` for a byte no version uses.
+            pub fn from_code(code: u8) -> Option<Self> {
+                match code {
+                    $($code => Some(Command::$name),)*
+                    _ => None,
+                }
+            }
+
+            /// Every command, by id.
+            pub const ALL: &'static [Command] = &[$(Command::$name,)*];
+        }
+    };
+}
+
+commands! {
+    /// PMIx_Init's job-info request.
+    Req = 0,
+    /// PMIx_Abort.
+    Abort = 1,
+    /// PMIx_Commit.
+    Commit = 2,
+    /// PMIx_Fence(_nb).
+    FenceNb = 3,
+    /// PMIx_Get(_nb).
+    GetNb = 4,
+    /// PMIx_Finalize.
+    Finalize = 5,
+    /// PMIx_Publish(_nb).
+    PublishNb = 6,
+    /// PMIx_Lookup(_nb).
+    LookupNb = 7,
+    /// PMIx_Unpublish(_nb).
+    UnpublishNb = 8,
+    /// PMIx_Spawn(_nb).
+    SpawnNb = 9,
+    /// PMIx_Connect(_nb).
+    ConnectNb = 10,
+    /// PMIx_Disconnect(_nb).
+    DisconnectNb = 11,
+    /// PMIx_Notify_event (request), and the event a server delivers (tag 0).
+    Notify = 12,
+    /// PMIx_Register_event_handler.
+    RegEvents = 13,
+    /// PMIx_Deregister_event_handler (one-way).
+    DeregEvents = 14,
+    /// PMIx_Query_info(_nb).
+    Query = 15,
+    /// PMIx_Log(_nb).
+    Log = 16,
+    /// PMIx_Allocation_request(_nb).
+    Alloc = 17,
+    /// PMIx_Job_control(_nb).
+    JobControl = 18,
+    /// PMIx_Process_monitor(_nb).
+    Monitor = 19,
+    /// PMIx_Get_credential(_nb).
+    GetCredential = 20,
+    /// PMIx_Validate_credential(_nb).
+    ValidateCred = 21,
+    /// PMIx_IOF_pull.
+    IofPull = 22,
+    /// PMIx_IOF_push.
+    IofPush = 23,
+    /// PMIx_Group_construct(_nb).
+    GroupConstruct = 24,
+    /// Never sent by 4.2.
+    GroupJoin = 25,
+    /// Never sent by 4.2.
+    GroupInvite = 26,
+    /// PMIx_Group_leave(_nb).
+    GroupLeave = 27,
+    /// PMIx_Group_destruct(_nb).
+    GroupDestruct = 28,
+    /// PMIx_IOF_deregister.
+    IofDereg = 29,
+    /// PMIx_Fabric_register.
+    FabricRegister = 30,
+    /// PMIx_Fabric_update.
+    FabricUpdate = 31,
+    /// PMIx_Compute_distances relayed to the server.
+    ComputeDeviceDistances = 32,
+    /// 6.x: resource blocks.
+    Resblk = 34,
+    /// 6.x: session control.
+    SessionCtrl = 35,
+    /// 6.x: system information.
+    ReqSysinfo = 36,
+    /// 5.x: resolve peers.
+    ResolvePeers = 37,
+    /// 5.x: resolve node.
+    ResolveNode = 38,
+}
+
+impl Command {
+    /// The byte on the wire.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
