@@ -46,5 +46,7 @@ pub use version::{Codec, GroupLayout, Version};
 // Re-exports of `value` (its owner adds them here).
 
 // Re-exports of `handshake`, `frame` and `stream` (their owner adds them here).
+pub use frame::{Decoded, Frame, FrameDecoder, FrameHeader};
+pub use handshake::{ClientReply, ConnectMsg, Identity, PeerKind, ToolReply, Trailer};
 
 // Re-exports of `msg` (its owner adds them here).
