@@ -48,5 +48,6 @@ pub use version::{Codec, GroupLayout, Version};
 // Re-exports of `handshake`, `frame` and `stream` (their owner adds them here).
 pub use frame::{Decoded, Frame, FrameDecoder, FrameHeader};
 pub use handshake::{ClientReply, ConnectMsg, Identity, PeerKind, ToolReply, Trailer};
+pub use stream::{Conversation, Direction, FrameKind, Incomplete, Item, Message, StreamError};
 
 // Re-exports of `msg` (its owner adds them here).
