@@ -44,6 +44,10 @@ pub use types::{BufferType, Command, DataType};
 pub use version::{Codec, GroupLayout, Version};
 
 // Re-exports of `value` (its owner adds them here).
+pub use value::{
+    App, Buffer, ByteObject, Coord, DataArray, DeviceDist, Endpoint, Envar, Geometry, Info,
+    InfoFlags, Kval, Pdata, Proc, ProcInfo, Query, Rank, Regattr, Regex, Status, Topo, Value, WStr,
+};
 
 // Re-exports of `handshake`, `frame` and `stream` (their owner adds them here).
 pub use frame::{Decoded, Frame, FrameDecoder, FrameHeader};

@@ -17,17 +17,23 @@ pub struct Limits {
     pub max_bytes: u32,
     /// The deepest nesting of buffers, values and arrays.
     pub max_depth: u8,
+    /// The length of hwloc's three support structures after a TOPO element's XML
+    /// (PROTOCOL.md §5.4): the sender's hwloc decides it, 32 bytes with hwloc 2.9
+    /// (6 + 11 + 15 one-byte flags).
+    pub topo_support: u32,
 }
 
 impl Limits {
     /// The defaults: 64 MiB frames, 128 KiB handshakes, a million elements, 64 MiB
-    /// strings and byte objects, nesting 16 deep.
+    /// strings and byte objects, nesting 16 deep, hwloc 2.9's 32 bytes of
+    /// topology support structures.
     pub const DEFAULT: Limits = Limits {
         max_frame: 64 << 20,
         max_handshake: 131_072,
         max_count: 1 << 20,
         max_bytes: 64 << 20,
         max_depth: 16,
+        topo_support: 32,
     };
 }
 
