@@ -55,3 +55,4 @@ pub use handshake::{ClientReply, ConnectMsg, Identity, PeerKind, ToolReply, Trai
 pub use stream::{Conversation, Direction, FrameKind, Incomplete, Item, Message, StreamError};
 
 // Re-exports of `msg` (its owner adds them here).
+pub use msg::{Event, Iof, Reply, Request, decode_event, decode_iof, decode_reply, decode_request};

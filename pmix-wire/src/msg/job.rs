@@ -1,0 +1,192 @@
+//! REQ's reply, the job-info blob (PROTOCOL.md §6.1): `STRING nspace`, then KVAL
+//! packs until the end, with the per-process blobs and the session, node and app
+//! arrays decoded.
+
+use alloc::vec::Vec;
+
+use super::{read_nested, read_until_end, write_each, write_nested};
+use crate::buf::{Element, Reader, Writer};
+use crate::error::WireError;
+use crate::types::DataType;
+use crate::value::{DataArray, Info, Kval, Rank, Value, WStr};
+
+/// The key of a per-process blob.
+pub const PROC_BLOB_KEY: &str = "pmix.pblob";
+/// The key of the session array.
+pub const SESSION_ARRAY_KEY: &str = "pmix.ssn.arr";
+/// The key of a node array.
+pub const NODE_ARRAY_KEY: &str = "pmix.node.arr";
+/// The key of an app array.
+pub const APP_ARRAY_KEY: &str = "pmix.app.arr";
+
+/// One KVAL of the job-info blob, typed by its key.
+///
+/// A KVAL `pmix.pblob` whose value is a BYTE_OBJECT is always [`JobItem::Proc`]
+/// (its bytes must hold a valid blob, or decoding fails), and one of the array keys
+/// whose value is a DATA_ARRAY of INFO is always the typed array;
+/// [`JobItem::Value`] holds every other KVAL, and encoding refuses a
+/// [`JobItem::Value`] that should have been typed (it would decode as another
+/// item).
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobItem {
+    /// Any other value (job-level, filed under rank WILDCARD), in order.
+    Value(Kval),
+    /// `pmix.ssn.arr`: session-level information.
+    Session(Vec<Info>),
+    /// `pmix.node.arr`: one node's information (`pmix.hname`, `pmix.nodeid`
+    /// first).
+    Node(Vec<Info>),
+    /// `pmix.app.arr`: one app's information.
+    App(Vec<Info>),
+    /// `pmix.pblob`: one process's data.
+    Proc(ProcBlob),
+}
+
+/// A `pmix.pblob` byte object's contents: a buffer of the connection's type holding
+/// `PROC_RANK rank` then that rank's KVAL packs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProcBlob {
+    /// The rank.
+    pub rank: Rank,
+    /// Its values (`pmix.locstr`, `pmix.lrank`, `pmix.hname`, …).
+    pub kvals: Vec<Kval>,
+}
+
+/// REQ's reply (§6.1): the job's namespace (never NULL), then its information in
+/// the order sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobInfo {
+    /// The namespace; the client checks it is its own.
+    pub nspace: WStr,
+    /// The KVALs, typed, in order.
+    pub items: Vec<JobItem>,
+}
+
+fn array_kind(key: &WStr) -> Option<fn(Vec<Info>) -> JobItem> {
+    match key.as_bytes() {
+        b"pmix.ssn.arr" => Some(JobItem::Session),
+        b"pmix.node.arr" => Some(JobItem::Node),
+        b"pmix.app.arr" => Some(JobItem::App),
+        _ => None,
+    }
+}
+
+/// The INFOs of a DATA_ARRAY of INFO.
+fn infos(v: &Value) -> Option<Vec<Info>> {
+    match v {
+        Value::DataArray(a) if a.ty == DataType::Info => a
+            .items
+            .iter()
+            .map(|it| match it {
+                Value::Info(i) => Some((**i).clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+impl JobInfo {
+    /// The job-level values ([`JobItem::Value`]), in order.
+    pub fn values(&self) -> impl Iterator<Item = &Kval> {
+        self.items.iter().filter_map(|i| match i {
+            JobItem::Value(k) => Some(k),
+            _ => None,
+        })
+    }
+
+    /// The node arrays, in order.
+    pub fn nodes(&self) -> impl Iterator<Item = &[Info]> {
+        self.items.iter().filter_map(|i| match i {
+            JobItem::Node(n) => Some(n.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// The per-process blobs, in order.
+    pub fn procs(&self) -> impl Iterator<Item = &ProcBlob> {
+        self.items.iter().filter_map(|i| match i {
+            JobItem::Proc(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// The first job-level value of `key`.
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.values()
+            .find(|k| k.key.as_bytes() == key.as_bytes())
+            .map(|k| &k.value)
+    }
+
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let nspace = r.unpack_one::<WStr>("nspace")?;
+        let mut items = Vec::new();
+        while !r.is_empty() {
+            items.push(read_item(r)?);
+        }
+        Ok(JobInfo { nspace, items })
+    }
+
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.pack_one(&self.nspace);
+        let ty = w.buffer_type();
+        for item in &self.items {
+            match item {
+                JobItem::Value(k) => {
+                    let typed = (k.key.as_bytes() == PROC_BLOB_KEY.as_bytes()
+                        && matches!(k.value, Value::ByteObject(_)))
+                        || (array_kind(&k.key).is_some() && infos(&k.value).is_some());
+                    if typed {
+                        w.fail("a job-info value that decodes as a typed item");
+                    }
+                    w.pack_one(k);
+                }
+                JobItem::Session(v) => write_array(w, SESSION_ARRAY_KEY, v),
+                JobItem::Node(v) => write_array(w, NODE_ARRAY_KEY, v),
+                JobItem::App(v) => write_array(w, APP_ARRAY_KEY, v),
+                JobItem::Proc(p) => {
+                    w.pack_header(DataType::Kval, 1);
+                    WStr::from(PROC_BLOB_KEY).encode(w);
+                    w.data_type(DataType::ByteObject);
+                    write_nested(w, ty, |inner| {
+                        inner.pack_one(&p.rank);
+                        write_each(inner, &p.kvals);
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn write_array(w: &mut Writer, key: &str, v: &[Info]) {
+    w.pack_one(&Kval::new(key, DataArray::infos(v.iter().cloned())));
+}
+
+fn read_item(r: &mut Reader<'_>) -> Result<JobItem, WireError> {
+    // Peek at the key and the value's type: a per-process blob is decoded from the
+    // bytes in place (its nested reader counts offsets from the outer payload).
+    let mut p = r.clone();
+    super::one_header(&mut p, DataType::Kval, "kval")?;
+    let key = WStr::decode(&mut p)?;
+    if key.as_bytes() == PROC_BLOB_KEY.as_bytes()
+        && p.data_type("value type")? == DataType::ByteObject
+    {
+        let ty = p.buffer_type();
+        let blob = p.descend(|p| {
+            read_nested(p, ty, "pmix.pblob", |inner| {
+                let rank = inner.unpack_one::<Rank>("pblob rank")?;
+                let kvals = read_until_end::<Kval>(inner, "pblob kval")?;
+                Ok(ProcBlob { rank, kvals })
+            })
+        })?;
+        *r = p;
+        return Ok(JobItem::Proc(blob));
+    }
+    let kval = r.unpack_one::<Kval>("kval")?;
+    if let Some(make) = array_kind(&kval.key)
+        && let Some(v) = infos(&kval.value)
+    {
+        return Ok(make(v));
+    }
+    Ok(JobItem::Value(kval))
+}
