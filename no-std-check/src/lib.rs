@@ -1,5 +1,6 @@
-//! A `#![no_std]` static library that links `pmix-core` and answers one query, so the
-//! whole core (topology, cpusets, distances) is proven to build and link without `std`.
+//! A `#![no_std]` static library that links `pmix-core` and answers one query, and
+//! links `pmix-wire` and decodes one request, so the whole core (topology, cpusets,
+//! distances) and the wire codec are proven to build and link without `std`.
 #![no_std]
 
 extern crate alloc;
@@ -53,4 +54,16 @@ pub extern "C" fn pmix_core_no_std_check() -> usize {
     let mut out = [DeviceDistance::EMPTY; 4];
     topo.distances(&Query::from_cpuset(&cpus), &mut out)
         .unwrap_or(0)
+}
+
+/// Decodes and re-encodes a FINALIZE request (`02 05`); returns 1 when the bytes
+/// round-trip, 0 otherwise.
+#[unsafe(no_mangle)]
+pub extern "C" fn pmix_wire_no_std_check() -> usize {
+    let codec = pmix_wire::Codec::v422();
+    let bytes = [0x02, 0x05];
+    match pmix_wire::msg::decode_request(&bytes, &codec) {
+        Ok(r) => usize::from(r.encode(&codec).is_ok_and(|b| b[..] == bytes[..])),
+        Err(_) => 0,
+    }
 }
