@@ -7,7 +7,7 @@ use super::count::{put_vu_count, put_zz_count, vu_count, zz_count};
 use super::wstr::{opt_str, put_opt_str, put_str, req_str};
 use super::{Info, Pid, Proc, WStr};
 use crate::buf::{Element, Reader, Writer};
-use crate::error::WireError;
+use crate::error::{ErrorKind, WireError};
 use crate::types::DataType;
 
 /// PROC_INFO (`pmix_proc_info_t`): the process, its host name, its executable,
@@ -235,17 +235,77 @@ impl Element for Regattr {
     }
 }
 
-/// REGEX: a regular expression of node or process names, in one of the forms
-/// OpenPMIx's `preg` components write (PROTOCOL.md §5.4).
+/// REGEX: a regular expression of node or process names, in the form the `preg`
+/// component that made it writes (OpenPMIx `src/mca/preg/{native,raw,compress}`
+/// and `preg/base/preg_base_stubs.c`; PROTOCOL.md §5.4). Which form a value takes
+/// is decided by its first bytes, as the C unpacker decides it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Regex {
-    /// A string that starts with `pmix` or `raw:`: its bytes and a NUL, with no
-    /// length before them.
+    /// A string that starts with `pmix` (preg/native: `pmix[…]`) or `raw:`
+    /// (preg/raw): its bytes and a NUL, with no length before them. Encoding a
+    /// string without one of those prefixes, or holding a NUL, fails.
     Raw(WStr),
+    /// preg/compress's zlib form, kept as the bytes the wire carries: `blob:`…NUL,
+    /// `component=zlib:` NUL, a size string NUL, then more bytes. Its length is
+    /// what the C unpacker computes from those strings (the size string's leading
+    /// decimal number + 27 + the size string's length + 1), which in OpenPMIx 4.2
+    /// does not cover the compressed data it meant to (the number is read at
+    /// `size=`, so it is 0): the bytes are kept as sent, not inflated. Encoding
+    /// bytes whose own prefix does not give their length fails.
+    Blob(Vec<u8>),
     /// Any other string: a whole top-level pack of one STRING (count, then the
-    /// STRING; in a fully described buffer with its tags).
+    /// STRING; in a fully described buffer with its type tags), NULL allowed.
     Packed(Option<WStr>),
+}
+
+/// The length of the `blob:` form at the start of `bytes`: `Ok(None)` when the
+/// bytes are not that form (the C unpacker then tries the other forms),
+/// `Err(why)` when they claim it and are malformed.
+fn blob_len(bytes: &[u8]) -> Result<Option<usize>, &'static str> {
+    if !bytes.starts_with(b"blob") {
+        return Ok(None);
+    }
+    let Some(first) = bytes.iter().position(|&b| b == 0) else {
+        return Err("a blob regex without its NUL");
+    };
+    let rest = bytes.get(first + 1..).unwrap_or_default();
+    const COMPONENT: &[u8] = b"component=zlib:";
+    if !rest.starts_with(COMPONENT) {
+        return Ok(None);
+    }
+    // The C unpacker steps over the component string and one byte more.
+    let size_at = first + 1 + COMPONENT.len() + 1;
+    let size = bytes.get(size_at..).unwrap_or_default();
+    let Some(slen) = size.iter().position(|&b| b == 0) else {
+        return Err("a blob regex without its size string's NUL");
+    };
+    let digits = size.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0
+        && size
+            .first()
+            .is_some_and(|&b| b == b'+' || b == b'-' || b.is_ascii_whitespace())
+    {
+        return Err("a blob regex size this codec does not read");
+    }
+    let mut n: usize = 0;
+    for &d in size.iter().take(digits) {
+        n = n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(usize::from(d - b'0')))
+            .ok_or("a blob regex size too large")?;
+    }
+    let total = n
+        .checked_add(27 + slen + 1)
+        .ok_or("a blob regex size too large")?;
+    if total < size_at + slen + 1 {
+        return Err("a blob regex shorter than its own prefix");
+    }
+    Ok(Some(total))
+}
+
+/// The REGEX forms whose strings start with these prefixes are written raw.
+fn is_raw_prefix(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"pmix") || bytes.starts_with(b"raw:")
 }
 
 impl Element for Regex {
@@ -254,22 +314,40 @@ impl Element for Regex {
     fn encode(&self, w: &mut Writer) {
         match self {
             Regex::Raw(s) => {
+                if !is_raw_prefix(s.as_bytes()) || s.as_bytes().contains(&0) {
+                    w.fail("a raw regex without its pmix or raw: prefix, or with a NUL");
+                }
                 w.raw(s.as_bytes());
                 w.u8(0);
+            }
+            Regex::Blob(b) => {
+                if blob_len(b) != Ok(Some(b.len())) {
+                    w.fail("a blob regex whose prefix does not give its length");
+                }
+                w.raw(b);
             }
             Regex::Packed(s) => w.pack_one(s),
         }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let at = r.offset();
         let rest = r.rest();
-        if rest.starts_with(b"pmix") || rest.starts_with(b"raw:") {
-            let n = rest.iter().position(|&b| b == 0);
-            let s = match n {
-                Some(n) => r.take(n, "regex")?,
-                None => return Err(r.error(crate::ErrorKind::Truncated { what: "regex" })),
+        let bad = |why| ErrorKind::BadValue { what: "regex", why };
+        match blob_len(rest) {
+            Err(why) => return Err(r.error_at(bad(why), at)),
+            Ok(Some(n)) => {
+                let n = r.bounded(n as u64, r.limits().max_bytes, "regex", at)?;
+                return Ok(Regex::Blob(r.take(n, "regex")?.to_vec()));
+            }
+            Ok(None) => {}
+        }
+        if is_raw_prefix(rest) {
+            let Some(n) = rest.iter().position(|&b| b == 0) else {
+                return Err(r.error(ErrorKind::Truncated { what: "regex" }));
             };
-            let s = WStr::from(s);
+            r.bounded(n as u64, r.limits().max_bytes, "regex", at)?;
+            let s = WStr::from(r.take(n, "regex")?);
             r.u8("regex")?;
             Ok(Regex::Raw(s))
         } else {

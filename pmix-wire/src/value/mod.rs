@@ -35,7 +35,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::buf::{Element, Reader, Writer};
-use crate::error::{ErrorKind, WireError};
+use crate::error::WireError;
 use crate::types::{Command, DataType};
 
 mod composite;
@@ -43,6 +43,7 @@ mod count;
 mod fabric;
 mod misc;
 mod scalar;
+mod stats;
 mod wstr;
 
 pub use composite::{Buffer, ByteObject, DataArray, Info, InfoFlags, Kval, Pdata, Proc};
@@ -54,6 +55,7 @@ pub use scalar::{
     Status, StorAccess, StorAccessType, StorMedium, StorPersist, Time, Timeval, Uint, Uint8,
     Uint16, Uint32, Uint64,
 };
+pub use stats::{DiskStats, NetStats, NodeStats, ProcStats};
 pub use wstr::WStr;
 
 /// A tagged value (`pmix_value_t`, and any element a DATA_ARRAY can hold): one
@@ -182,7 +184,15 @@ pub enum Value {
     CompressedByteObject(Vec<u8>),
     /// PROC_NSPACE (never NULL).
     ProcNspace(WStr),
-    /// DATA_BUFFER.
+    /// PROC_STATS.
+    ProcStats(Box<ProcStats>),
+    /// DISK_STATS.
+    DiskStats(Box<DiskStats>),
+    /// NET_STATS.
+    NetStats(Box<NetStats>),
+    /// NODE_STATS.
+    NodeStats(Box<NodeStats>),
+    /// DATA_BUFFER (a `pmix_data_buffer_t`'s packed bytes).
     DataBuffer(Vec<u8>),
     /// STOR_MEDIUM.
     StorMedium(u64),
@@ -258,6 +268,10 @@ impl Value {
             Value::LocType(_) => T::LocType,
             Value::CompressedByteObject(_) => T::CompressedByteObject,
             Value::ProcNspace(_) => T::ProcNspace,
+            Value::ProcStats(_) => T::ProcStats,
+            Value::DiskStats(_) => T::DiskStats,
+            Value::NetStats(_) => T::NetStats,
+            Value::NodeStats(_) => T::NodeStats,
             Value::DataBuffer(_) => T::DataBuffer,
             Value::StorMedium(_) => T::StorMedium,
             Value::StorAccess(_) => T::StorAccess,
@@ -330,6 +344,10 @@ impl Value {
             Value::DeviceDist(v) => v.encode(w),
             Value::Endpoint(v) => v.encode(w),
             Value::Topo(v) => v.encode(w),
+            Value::ProcStats(v) => v.encode(w),
+            Value::DiskStats(v) => v.encode(w),
+            Value::NetStats(v) => v.encode(w),
+            Value::NodeStats(v) => v.encode(w),
         }
     }
 
@@ -407,17 +425,15 @@ impl Value {
                 Value::CompressedByteObject(composite::sized_bytes(r, "compressed byte object")?)
             }
             T::ProcNspace => Value::ProcNspace(wstr::req_str(r, "proc nspace")?),
+            T::ProcStats => Value::ProcStats(Box::new(ProcStats::decode(r)?)),
+            T::DiskStats => Value::DiskStats(Box::new(DiskStats::decode(r)?)),
+            T::NetStats => Value::NetStats(Box::new(NetStats::decode(r)?)),
+            T::NodeStats => Value::NodeStats(Box::new(NodeStats::decode(r)?)),
             T::DataBuffer => Value::DataBuffer(composite::sized_bytes(r, "data buffer")?),
             T::StorMedium => Value::StorMedium(r.varint(64, "storage medium")?),
             T::StorAccess => Value::StorAccess(r.varint(64, "storage access")?),
             T::StorPersist => Value::StorPersist(r.varint(64, "storage persistence")?),
             T::StorAccessType => Value::StorAccessType(StorAccessType::decode(r)?.0),
-            #[allow(unreachable_patterns)]
-            _ => {
-                return Err(r.error(ErrorKind::UnknownType {
-                    code: ty.code().into(),
-                }));
-            }
         })
     }
 
@@ -562,6 +578,10 @@ value_from! {
     DeviceDist => DeviceDist, Box::new;
     Endpoint => Endpoint, Box::new;
     Topo => Topo;
+    ProcStats => ProcStats, Box::new;
+    DiskStats => DiskStats, Box::new;
+    NetStats => NetStats, Box::new;
+    NodeStats => NodeStats, Box::new;
     Rank => ProcRank, |r: Rank| r.0;
     Status => Status, |s: Status| s.0;
     Size => Size, |s: Size| s.0;
