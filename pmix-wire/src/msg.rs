@@ -496,7 +496,7 @@ impl Reply {
     ///
     /// # Errors
     /// [`ErrorKind::Unencodable`] for a count or length that does not fit the wire,
-    /// a typed reply whose bytes would be a lone STATUS (that is
+    /// a typed or raw reply whose bytes would be a lone STATUS (that is
     /// [`Reply::Status`], module docs), a [`Reply::Raw`] of a command this codec
     /// types, or a group reply whose form is not the layout of `codec`'s version.
     pub fn encode(&self, codec: &Codec) -> Result<Vec<u8>, WireError> {
@@ -511,7 +511,6 @@ impl Reply {
                     w.fail("a raw reply to a command this codec types");
                 }
                 w.raw(bytes);
-                return w.finish();
             }
             Reply::Req(m) => m.write(&mut w),
             Reply::GetNb(m) => m.write(&mut w),
@@ -533,7 +532,7 @@ impl Reply {
         if lone_status(&bytes, codec).is_some() {
             return Err(WireError::new(
                 ErrorKind::Unencodable {
-                    what: "a typed reply that is a lone STATUS (it is Reply::Status)",
+                    what: "a typed or raw reply that is a lone STATUS (it is Reply::Status)",
                 },
                 0,
             ));
