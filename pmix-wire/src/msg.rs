@@ -704,3 +704,96 @@ macro_rules! layout {
     (@write list, $w:ident, $v:expr) => { $crate::msg::write_list($w, $v) };
 }
 use layout;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use crate::value::{DataArray, Kval, Proc, Value, WStr};
+    use alloc::vec;
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        s.chunks(2)
+            .map(|c| u8::from_str_radix(core::str::from_utf8(c).unwrap(), 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn an_empty_list_is_its_size_alone() {
+        let mut w = Writer::new(BufferType::NonDescribed);
+        write_list::<Proc>(&mut w, &[]);
+        assert_eq!(w.as_bytes(), [0x02, 0x00]);
+        let mut r = Reader::new(&[0x02, 0x00], BufferType::NonDescribed, Limits::DEFAULT);
+        assert_eq!(read_list::<Proc>(&mut r, "procs"), Ok(vec![]));
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn an_error_inside_a_byte_object_names_its_offset_in_the_payload() {
+        // GETNB reply: STATUS 0, one byte object of 4 bytes holding a PROC pack
+        // whose nspace string lacks its NUL (at payload offset 5).
+        let bytes = hex("0200 02 04 02 04 61 62");
+        let e = decode_reply(Command::GetNb, &bytes, &Codec::v422()).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::BadValue { .. }), "{e}");
+        assert_eq!(e.offset, 5);
+    }
+
+    #[test]
+    fn nested_blobs_count_against_the_depth_limit() {
+        let job = JobInfo {
+            nspace: WStr::from("ns"),
+            items: vec![JobItem::Proc(ProcBlob {
+                rank: crate::value::Rank(0),
+                kvals: vec![Kval::new("k", 1u32)],
+            })],
+        };
+        let codec = Codec::v422();
+        let bytes = Reply::Req(job.clone()).encode(&codec).unwrap();
+        assert_eq!(
+            decode_reply(Command::Req, &bytes, &codec),
+            Ok(Reply::Req(job))
+        );
+        let shallow = Codec {
+            limits: Limits {
+                max_depth: 2,
+                ..Limits::DEFAULT
+            },
+            ..Codec::v422()
+        };
+        let e = decode_reply(Command::Req, &bytes, &shallow).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TooDeep { limit: 2 });
+    }
+
+    #[test]
+    fn a_value_that_cannot_be_encoded_inside_a_bucket_fails_the_whole_message() {
+        // A DATA_ARRAY of UNDEF with an element is unencodable.
+        let bad = DataArray {
+            ty: DataType::Undef,
+            items: vec![Value::Bool(true)],
+        };
+        let m = Request::Commit(Commit {
+            buckets: vec![CommitBucket {
+                scope: crate::value::Scope(1),
+                buffer_type: BufferType::NonDescribed,
+                kvals: vec![Kval::new("k", bad)],
+            }],
+        });
+        assert!(matches!(
+            m.encode(&Codec::v422()).unwrap_err().kind,
+            ErrorKind::Unencodable { .. }
+        ));
+    }
+
+    #[test]
+    fn a_job_value_that_would_decode_as_a_typed_item_is_refused() {
+        let m = Reply::Req(JobInfo {
+            nspace: WStr::from("ns"),
+            items: vec![JobItem::Value(Kval::new(
+                NODE_ARRAY_KEY,
+                DataArray::infos(vec![]),
+            ))],
+        });
+        assert!(m.encode(&Codec::v422()).is_err());
+    }
+}

@@ -723,7 +723,7 @@ fn the_424_group_layouts_add_members_and_are_chosen_by_version() {
         Reply::GroupConstruct(GroupConstructReply {
             status: Status(0),
             members: Some(vec![Proc::new("ns", 0), Proc::new("ns", 1)]),
-            ctxid: Size(7),
+            ctxid: Some(Size(7)),
         })
     );
     assert!(decode_reply(Command::GroupConstruct, &bytes, &nd()).is_err());
@@ -734,10 +734,28 @@ fn the_424_group_layouts_add_members_and_are_chosen_by_version() {
         Reply::GroupConstruct(GroupConstructReply {
             status: Status(0),
             members: None,
-            ctxid: GroupConstructReply::NO_CTXID,
+            ctxid: Some(GroupConstructReply::NO_CTXID),
         })
     );
     assert!(decode_reply(Command::GroupConstruct, &bytes, &new).is_err());
+    // 4.2.4+ without the context id: the members alone.
+    let bytes = hex("0200 0201 02066e730000");
+    assert_eq!(
+        reply(Command::GroupConstruct, &bytes, &new),
+        Reply::GroupConstruct(GroupConstructReply {
+            status: Status(0),
+            members: Some(vec![Proc::new("ns", 0)]),
+            ctxid: None,
+        })
+    );
+    // 4.2.0–4.2.3 without the context id is the status reply; the typed form
+    // refuses to encode it.
+    let m = Reply::GroupConstruct(GroupConstructReply {
+        status: Status(0),
+        members: None,
+        ctxid: None,
+    });
+    assert!(m.encode(&nd()).is_err());
     // Destruct reply with its optional SIZE.
     assert_eq!(
         reply(Command::GroupDestruct, &hex("0200 0203"), &nd()),
@@ -752,12 +770,12 @@ fn the_424_group_layouts_add_members_and_are_chosen_by_version() {
         Reply::GroupConstruct(GroupConstructReply {
             status: Status(0),
             members: Some(vec![]),
-            ctxid: Size(1),
+            ctxid: Some(Size(1)),
         }),
         Reply::GroupConstruct(GroupConstructReply {
             status: Status(-1),
             members: Some(vec![Proc::new("a", 0)]),
-            ctxid: Size(u64::MAX),
+            ctxid: None,
         }),
     ] {
         let b = m.encode(&fdnew).unwrap();
@@ -1260,7 +1278,15 @@ fn typed_reply(layout: GroupLayout) -> impl Strategy<Value = Reply> {
             GroupConstructReply {
                 status,
                 members: members(p),
-                ctxid: Size(id)
+                ctxid: Some(Size(id))
+            }
+        )),
+        // 4.2.4+ may omit the context id; 4.2.0–4.2.3 without it is a lone status.
+        (status(), procs()).prop_map(move |(status, p)| Reply::GroupConstruct(
+            GroupConstructReply {
+                status,
+                ctxid: members(vec![]).map_or(Some(Size(0)), |_| None),
+                members: members(p),
             }
         )),
         (status(), any::<u64>()).prop_map(|(status, id)| Reply::GroupDestruct(

@@ -70,9 +70,11 @@ impl GroupDestruct {
 }
 
 /// GROUP_CONSTRUCT's reply (§6.9): `STATUS`, then (4.2.4 and later only)
-/// `SIZE nmembers`, `PROC[nmembers]`, then `SIZE ctxid` (SIZE_MAX if none was
-/// assigned). A 4.2.0–4.2.3 reply without the context id is a lone STATUS:
-/// [`super::Reply::Status`].
+/// `SIZE nmembers`, `PROC[nmembers]` (the final membership), then `SIZE ctxid`
+/// (SIZE_MAX if none was assigned), which servers omit on some paths and clients
+/// treat as optional. A reply that is only the STATUS (a 4.2.0–4.2.3 reply without
+/// its context id, or any error) is [`super::Reply::Status`]: encoding a 4.2.0–4.2.3
+/// reply without `ctxid` fails for that reason.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupConstructReply {
     /// The status.
@@ -80,8 +82,8 @@ pub struct GroupConstructReply {
     /// The final membership: `None` in the 4.2.0–4.2.3 layout, `Some` in the
     /// 4.2.4+ one. Encoding fails when this does not match the codec's layout.
     pub members: Option<Vec<Proc>>,
-    /// The context id.
-    pub ctxid: Size,
+    /// The context id, if it was sent.
+    pub ctxid: Option<Size>,
 }
 
 impl GroupConstructReply {
@@ -94,7 +96,11 @@ impl GroupConstructReply {
             GroupLayout::V420 => None,
             GroupLayout::V424 => Some(read_list::<Proc>(r, "group members")?),
         };
-        let ctxid = r.unpack_one::<Size>("context id")?;
+        let ctxid = if r.is_empty() {
+            None
+        } else {
+            Some(r.unpack_one::<Size>("context id")?)
+        };
         Ok(GroupConstructReply {
             status,
             members,
@@ -109,7 +115,9 @@ impl GroupConstructReply {
             (GroupLayout::V424, Some(m)) => write_list(w, m),
             _ => w.fail("a group construct reply whose members do not match the peer's layout"),
         }
-        w.pack_one(&self.ctxid);
+        if let Some(c) = &self.ctxid {
+            w.pack_one(c);
+        }
     }
 }
 
