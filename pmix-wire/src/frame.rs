@@ -195,26 +195,30 @@ impl FrameDecoder {
     /// Decodes the frame at the start of `buf` (the bytes received so far, from a
     /// frame boundary): [`Decoded::Item`] with the frame and the bytes it used
     /// (16 + `nbytes`), or [`Decoded::NeedMore`] with how many more bytes are needed
-    /// (nothing is consumed). Offsets in errors count from the start of `buf`.
+    /// (nothing is consumed): up to the header's end while `nbytes` is unread, the
+    /// exact number once it is read. Offsets in errors count from the start of `buf`.
     ///
     /// # Errors
     /// [`ErrorKind::TooLarge`] (at offset 8) as soon as the header's `nbytes` is
     /// readable and over [`Limits::max_frame`]; [`ErrorKind::BadValue`] (at offset
     /// 12) for nonzero padding. An error is final: the stream cannot be resynchronised.
     pub fn decode(&self, buf: &[u8]) -> Result<Decoded<Frame>, WireError> {
-        if buf.len() >= 12 {
-            check_nbytes(be_u32(buf, 8), &self.limits)?;
-        }
-        if buf.len() < HEADER_LEN {
+        if buf.len() < 12 {
             return Ok(Decoded::NeedMore(HEADER_LEN - buf.len()));
         }
-        let header = FrameHeader::decode(buf, &self.limits)?;
+        let nbytes = be_u32(buf, 8);
+        check_nbytes(nbytes, &self.limits)?;
         // `check_nbytes` bounded nbytes by a u32 limit: no overflow on any target
         // whose usize holds a u32 plus 16; checked all the same.
-        let total = usize::try_from(header.nbytes)
+        let total = usize::try_from(nbytes)
             .ok()
             .and_then(|n| n.checked_add(HEADER_LEN))
-            .ok_or_else(|| too_large(header.nbytes, &self.limits))?;
+            .ok_or_else(|| too_large(nbytes, &self.limits))?;
+        if buf.len() < total {
+            // The length is known: exactly this many more.
+            return Ok(Decoded::NeedMore(total - buf.len()));
+        }
+        let header = FrameHeader::decode(buf, &self.limits)?;
         match buf.get(HEADER_LEN..total) {
             Some(payload) => Ok(Decoded::Item {
                 item: Frame {
@@ -280,7 +284,7 @@ mod tests {
         let f = Frame::new(0, 101, vec![2, 0]).unwrap().encode().unwrap();
         let d = FrameDecoder::default();
         for cut in 0..f.len() {
-            let want = if cut < HEADER_LEN {
+            let want = if cut < 12 {
                 HEADER_LEN - cut
             } else {
                 f.len() - cut

@@ -209,7 +209,9 @@ pub struct ConnectMsg {
 impl ConnectMsg {
     /// Decodes the connect message at the start of `buf` (the bytes received so
     /// far): [`Decoded::Item`] with the message and the bytes it used (16 + the
-    /// header's `nbytes`), or [`Decoded::NeedMore`] until the whole body is there.
+    /// header's `nbytes`), or [`Decoded::NeedMore`] until the whole body is there
+    /// (exact once `nbytes` is read). The header's other fields are checked once the
+    /// whole message is there.
     /// Offsets in errors count from the start of `buf`.
     ///
     /// # Errors
@@ -221,11 +223,17 @@ impl ConnectMsg {
     /// string; [`ErrorKind::TrailingBytes`] for a client's trailer other than
     /// nothing or one zero byte.
     pub fn decode(buf: &[u8], limits: &Limits) -> Result<Decoded<ConnectMsg>, WireError> {
-        if buf.len() >= 12 {
-            check_nbytes(le_u32(buf, 8), limits)?;
-        }
-        if buf.len() < CONNECT_HEADER_LEN {
+        if buf.len() < 12 {
             return Ok(Decoded::NeedMore(CONNECT_HEADER_LEN - buf.len()));
+        }
+        let nbytes = le_u32(buf, 8);
+        check_nbytes(nbytes, limits)?;
+        let total = usize::try_from(nbytes)
+            .ok()
+            .and_then(|n| n.checked_add(CONNECT_HEADER_LEN))
+            .ok_or_else(|| too_large(nbytes, limits))?;
+        if buf.len() < total {
+            return Ok(Decoded::NeedMore(total - buf.len()));
         }
         for (at, want, what) in [
             (0, u32::MAX, "the connect header's pindex (must be -1)"),
@@ -242,11 +250,6 @@ impl ConnectMsg {
                 ));
             }
         }
-        let nbytes = le_u32(buf, 8);
-        let total = usize::try_from(nbytes)
-            .ok()
-            .and_then(|n| n.checked_add(CONNECT_HEADER_LEN))
-            .ok_or_else(|| too_large(nbytes, limits))?;
         let Some(body) = buf.get(CONNECT_HEADER_LEN..total) else {
             return Ok(Decoded::NeedMore(total - buf.len()));
         };
@@ -756,7 +759,7 @@ mod tests {
     fn a_connect_message_needs_its_whole_body() {
         let b = hex(EXAMPLE);
         for cut in 0..b.len() {
-            let want = if cut < 16 { 16 - cut } else { b.len() - cut };
+            let want = if cut < 12 { 16 - cut } else { b.len() - cut };
             assert_eq!(
                 ConnectMsg::decode(&b[..cut], &Limits::DEFAULT),
                 Ok(Decoded::NeedMore(want))

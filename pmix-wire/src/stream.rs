@@ -144,7 +144,8 @@ pub struct Incomplete {
     pub offset: usize,
     /// How many of its bytes arrived.
     pub have: usize,
-    /// How many more it needed, at least (exact once its length was readable).
+    /// How many more it needed: exact once its length field arrived, else the
+    /// bytes missing up to the end of that field's header.
     pub need: usize,
 }
 
