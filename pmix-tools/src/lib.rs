@@ -1,6 +1,6 @@
 //! # pmix-tools
 //!
-//! The command-line face of pmix-rs. Today one program, `pmix-topo` (DESIGN §7): the
+//! The command-line face of pmix-rs. First, `pmix-topo` (DESIGN §7): the
 //! distances from a process location or a device to a node's devices, the device ×
 //! device matrix in `nvidia-smi topo -m` words, and the topology tree, from this
 //! machine (`--source sysfs`, the default), a captured sysfs tree (`sysfs:DIR`), an
@@ -10,8 +10,14 @@
 //! The programs are thin: the command line is clap's (derive), the JSON is serde's, and
 //! every answer comes from the runtime's query service ([`pmix::Service`]), which
 //! loads the topology, applies the host name rule and resolves this process's binding;
-//! pmix-tools reads no file of its own. [`topo::run`] takes the arguments and returns
+//! pmix-topo reads no file of its own. [`topo::run`] takes the arguments and returns
 //! what to print and the exit status, so tests drive it without a process; the binary
 //! only prints.
+//!
+//! Second, `pmix-wiredump` ([`wiredump`]): it reads capture logs of OpenPMIx 4.2
+//! client/server traffic, decodes them with `pmix-wire`, one block per message, and
+//! with `--check` re-encodes every message and compares it with the captured bytes.
+//! [`wiredump::run`] has the same shape as [`topo::run`].
 
 pub mod topo;
+pub mod wiredump;

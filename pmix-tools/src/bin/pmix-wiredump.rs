@@ -1,0 +1,18 @@
+//! `pmix-wiredump`: decode capture logs of OpenPMIx 4.2 wire traffic, one block per
+//! message, and check the codec against them (`--check`); see
+//! [`pmix_tools::wiredump`].
+
+use std::io::Write as _;
+
+fn main() {
+    // Arguments that are not UTF-8 are read lossily (they then name no file).
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let outcome = pmix_tools::wiredump::run(&args);
+    // A closed pipe (`pmix-wiredump … | head`) is not worth a panic.
+    let _ = std::io::stdout().write_all(outcome.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+    std::process::exit(outcome.code);
+}

@@ -1,0 +1,544 @@
+//! `pmix-wiredump`: a protocol dissector for capture logs of OpenPMIx 4.2 client ⇄
+//! server traffic (PROTOCOL.md), and a byte-for-byte check of the `pmix-wire` codec
+//! against them.
+//!
+//! ```text
+//! pmix-wiredump [--check] [--strict] [--allow-cut] [--hex] [--quiet] LOG.jsonl...
+//! ```
+//!
+//! Each log (`testdata/wire-captures/raw/*.jsonl`, one JSON object per line, as the
+//! project's tap writes it) is read, each connection's two directions are
+//! reassembled and fed to a [`pmix_wire::Conversation`], and every message is printed
+//! as one block, in the order its first byte arrived: direction, time, stream
+//! offset, what it is, the header fields, then the decoded fields (the connect
+//! message's fields, or the frame payload decoded by `pmix_wire::msg` and printed
+//! with its `Debug`).
+//!
+//! `--check` re-encodes every decoded message — the connect message, the handshake
+//! reply, each frame, and each typed payload with the connection's codec — and
+//! compares it with the captured bytes. `--strict` also fails on a payload the
+//! codec could not type: a `Raw` request or reply (commands 25, 26, 30, 31, 34–38,
+//! which `msg` keeps as bytes) or a frame matched to no request (an unmatched reply
+//! tag, a client frame on a reserved tag).
+//!
+//! **A connection cut mid-message** (bytes at the end of a direction that are not a
+//! whole message, e.g. a rank killed while writing) is reported with its direction,
+//! the stream offset where the message starts, how many bytes arrived and how many
+//! more it needed. It fails `--check`: those bytes cannot be verified, so not every
+//! byte is accounted for. `--allow-cut` accepts it (still reported), for captures of
+//! killed processes.
+//!
+//! Exit status: 0 when every message decoded (and with `--check`, every byte of
+//! every connection re-encoded identically); 1 when a message did not decode, or a
+//! check failed (each failure on standard error, naming the log, the connection,
+//! the direction and the byte offset in that direction's stream); 2 when a log
+//! cannot be read or is not a capture log; 64 on a usage error.
+
+mod capture;
+
+use std::fmt::Write as _;
+
+use clap::Parser;
+use clap::error::ErrorKind as ClapErrorKind;
+use pmix_wire::msg;
+use pmix_wire::{Codec, Conversation, FrameKind, Identity, Item, Limits, Message, WireError};
+
+pub use capture::{Conn, Half, parse};
+
+/// Exit status of a usage error (`EX_USAGE`).
+pub const EXIT_USAGE: i32 = 64;
+/// Exit status when a message did not decode or a check failed.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status when a log cannot be read or is not a capture log.
+pub const EXIT_INPUT: i32 = 2;
+
+/// What a run printed and how it ends.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// The exit status.
+    pub code: i32,
+}
+
+/// The synopsis.
+pub const USAGE: &str =
+    "pmix-wiredump [--check] [--strict] [--allow-cut] [--hex] [--quiet] LOG.jsonl...";
+
+/// `pmix-wiredump`: decode capture logs of PMIx 4.2 wire traffic, one block per
+/// message.
+#[derive(Debug, Parser)]
+#[command(
+    name = "pmix-wiredump",
+    version,
+    about = "Decode capture logs of OpenPMIx 4.2 client/server traffic, one block per message; --check re-encodes every message and compares it with the bytes",
+    override_usage = USAGE,
+    after_help = "Exit status: 0 when everything decoded (and checked), 1 when a message did not decode or a check failed, 2 when a log cannot be read, 64 on a usage error."
+)]
+pub struct Cli {
+    /// Re-encode every decoded message and compare it with the captured bytes; fail
+    /// unless every byte of every connection is accounted for.
+    #[arg(long)]
+    pub check: bool,
+    /// Also fail on a payload the codec could not type (a raw fallback, an
+    /// unmatched frame).
+    #[arg(long)]
+    pub strict: bool,
+    /// Accept a message cut short at the end of a capture (still reported).
+    #[arg(long)]
+    pub allow_cut: bool,
+    /// Print each message's bytes as a hex dump.
+    #[arg(long)]
+    pub hex: bool,
+    /// Print nothing on standard output (failures still go to standard error).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Capture logs (`raw/*.jsonl`).
+    #[arg(required = true, value_name = "LOG.jsonl")]
+    pub logs: Vec<String>,
+}
+
+/// Runs `pmix-wiredump` with `args` (without the program name).
+pub fn run(args: &[String]) -> Outcome {
+    let argv = std::iter::once("pmix-wiredump").chain(args.iter().map(String::as_str));
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            return match e.kind() {
+                ClapErrorKind::DisplayHelp | ClapErrorKind::DisplayVersion => Outcome {
+                    stdout: text,
+                    ..Outcome::default()
+                },
+                _ => Outcome {
+                    stdout: String::new(),
+                    stderr: format!(
+                        "pmix-wiredump: {}\nusage: {USAGE}\n",
+                        text.strip_prefix("error: ")
+                            .unwrap_or(&text)
+                            .split("\n\nUsage:")
+                            .next()
+                            .unwrap_or_default()
+                            .trim_end()
+                    ),
+                    code: EXIT_USAGE,
+                },
+            };
+        }
+    };
+    let mut out = Outcome::default();
+    let mut failed = false;
+    for path in &cli.logs {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(out.stderr, "pmix-wiredump: {path}: {e}");
+                out.code = EXIT_INPUT;
+                return out;
+            }
+        };
+        let conns = match capture::parse(&text) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = writeln!(out.stderr, "pmix-wiredump: {path}: {e}");
+                out.code = EXIT_INPUT;
+                return out;
+            }
+        };
+        let name = std::path::Path::new(path)
+            .file_name()
+            .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+        if !cli.quiet {
+            let _ = writeln!(out.stdout, "=== {name}");
+        }
+        for (id, conn) in &conns {
+            let report = dump_conn(&cli, conn);
+            if !cli.quiet {
+                out.stdout.push_str(&report.text);
+            }
+            for f in &report.failures {
+                let _ = writeln!(out.stderr, "pmix-wiredump: {name} conn {id} {f}");
+            }
+            failed |= !report.failures.is_empty();
+            if cli.check && !cli.quiet {
+                let _ = writeln!(
+                    out.stdout,
+                    "check conn {id}: {} messages, {} + {} bytes, {}",
+                    report.messages,
+                    conn.c2s.bytes.len(),
+                    conn.s2c.bytes.len(),
+                    if report.failures.is_empty() {
+                        "every byte accounted for"
+                    } else {
+                        "FAILED"
+                    }
+                );
+            }
+        }
+    }
+    if failed {
+        out.code = EXIT_FAILED;
+    }
+    out
+}
+
+/// What one connection gave.
+struct Report {
+    /// The dump.
+    text: String,
+    /// Every failure, one line each: `DIR: at byte N: why`.
+    failures: Vec<String>,
+    /// How many messages decoded.
+    messages: usize,
+}
+
+/// Decodes, prints and (with `--check`) verifies one connection.
+fn dump_conn(cli: &Cli, conn: &Conn) -> Report {
+    let mut conv = Conversation::new(Limits::DEFAULT);
+    let mut msgs: Vec<Message> = Vec::new();
+    let mut failures = Vec::new();
+    for (dir, bytes) in &conn.chunks {
+        if let Err(e) = conv.feed(*dir, bytes) {
+            failures.push(format!("{e}"));
+            break;
+        }
+        msgs.extend(std::iter::from_fn(|| conv.poll()));
+    }
+    let codec = conv.codec().cloned();
+    // In the order each message's first byte arrived, client first on a tie.
+    let time = |m: &Message| conn.half(m.dir).time_at(m.offset).unwrap_or(f64::NAN);
+    let mut order: Vec<usize> = (0..msgs.len()).collect();
+    order.sort_by(|&a, &b| {
+        time(&msgs[a])
+            .total_cmp(&time(&msgs[b]))
+            .then(msgs[a].dir.cmp(&msgs[b].dir))
+            .then(msgs[a].offset.cmp(&msgs[b].offset))
+    });
+    let mut text = String::new();
+    for &i in &order {
+        let m = &msgs[i];
+        let bytes = conn
+            .half(m.dir)
+            .bytes
+            .get(m.offset..m.offset + m.len)
+            .unwrap_or_default();
+        block(
+            cli,
+            m,
+            time(m),
+            bytes,
+            codec.as_ref(),
+            &mut text,
+            &mut failures,
+        );
+    }
+    if failures.is_empty() {
+        for cut in conv.incomplete() {
+            let _ = writeln!(text, "CUT {cut}");
+            if !cli.allow_cut {
+                failures.push(format!("{cut}"));
+            }
+        }
+    }
+    for (t, ev) in &conn.events {
+        let _ = writeln!(text, "[t={t:10.6}s] {ev}");
+    }
+    text.push('\n');
+    Report {
+        text,
+        failures,
+        messages: msgs.len(),
+    }
+}
+
+/// Prints one message and checks it.
+fn block(
+    cli: &Cli,
+    m: &Message,
+    t: f64,
+    bytes: &[u8],
+    codec: Option<&Codec>,
+    out: &mut String,
+    failures: &mut Vec<String>,
+) {
+    let dir = m.dir.short();
+    let mut fail = |at: usize, why: String| failures.push(format!("{dir}: at byte {at}: {why}"));
+    let _ = write!(out, "[t={t:10.6}s] {} @{} ", m.dir, m.offset);
+    let reencoded: Result<Vec<u8>, WireError> = match &m.item {
+        Item::Connect(c) => {
+            let _ = writeln!(out, "CONNECT, {} bytes", m.len);
+            let _ = writeln!(
+                out,
+                "    header: pindex=-1 tag=0xffffffff nbytes={} pad=0 (little-endian, host order)",
+                m.len.saturating_sub(16)
+            );
+            let _ = writeln!(out, "    psec        {:?}", c.psec);
+            match c.native_ids() {
+                Some((uid, gid)) => {
+                    let _ = writeln!(out, "    credential  uid={uid} gid={gid}");
+                }
+                None => {
+                    let _ = writeln!(out, "    credential  {}", hex(&c.credential));
+                }
+            }
+            let kind = c.identity.kind();
+            let _ = writeln!(out, "    type flag   {} ({kind:?})", kind.code());
+            match &c.identity {
+                Identity::Client { nspace, rank } => {
+                    let _ = writeln!(out, "    proc        {nspace:?} rank {rank}");
+                }
+                Identity::Ids { uid, gid, .. } => {
+                    let _ = writeln!(out, "    ids         uid={uid} gid={gid}");
+                }
+                Identity::Named {
+                    uid,
+                    gid,
+                    nspace,
+                    rank,
+                    ..
+                } => {
+                    let _ = writeln!(out, "    ids         uid={uid} gid={gid}");
+                    let _ = writeln!(out, "    proc        {nspace:?} rank {rank}");
+                }
+            }
+            let _ = writeln!(out, "    version     {:?}", c.version.text);
+            let _ = writeln!(out, "    bfrops      {:?}", c.bfrops);
+            let _ = writeln!(out, "    buffer type {:?}", c.buffer_type);
+            let _ = writeln!(out, "    gds         {:?}", c.gds);
+            if !c.trailer.info.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "    tool info   {} bytes (not decoded): {}",
+                    c.trailer.info.len(),
+                    hex(&c.trailer.info)
+                );
+            }
+            let _ = writeln!(out, "    stray byte  {}", c.trailer.stray_byte);
+            c.encode()
+        }
+        Item::ClientReply(r) => {
+            let _ = writeln!(out, "HANDSHAKE REPLY, {} bytes", m.len);
+            let _ = writeln!(
+                out,
+                "    status {} (int32 BE), peer index {} (u32 BE)",
+                r.status, r.index
+            );
+            Ok(r.encode().to_vec())
+        }
+        Item::ToolReply(r) => {
+            let _ = writeln!(out, "TOOL HANDSHAKE REPLY, {} bytes", m.len);
+            let _ = writeln!(out, "    {r:?}");
+            r.encode()
+        }
+        Item::Frame { frame, kind } => {
+            let h = &frame.header;
+            let what = match kind {
+                FrameKind::Request(c) => format!("request {c:?}"),
+                FrameKind::Reply(c) => format!("reply to {c:?}"),
+                FrameKind::Event => "event".into(),
+                FrameKind::Iof => "forwarded I/O".into(),
+                FrameKind::Heartbeat => "heartbeat".into(),
+                FrameKind::Unmatched => "unmatched".into(),
+            };
+            let _ = writeln!(out, "tag {} {what}, {} payload bytes", h.tag, h.nbytes);
+            let _ = writeln!(
+                out,
+                "    header: pindex={} tag={} nbytes={} pad=0",
+                h.pindex, h.tag, h.nbytes
+            );
+            let payload_at = m.offset + pmix_wire::frame::HEADER_LEN;
+            if let Some(codec) = codec {
+                match typed(*kind, &frame.payload, codec) {
+                    None => {
+                        if cli.strict {
+                            fail(payload_at, format!("{what}: a frame matched to no request"));
+                        }
+                        if !frame.payload.is_empty() {
+                            let _ = writeln!(out, "    payload {}", hex(&frame.payload));
+                        }
+                    }
+                    Some(Err(e)) => {
+                        let _ = writeln!(out, "    DECODE ERROR {e}");
+                        fail(payload_at + e.offset, format!("{what}: {}", e.kind));
+                    }
+                    Some(Ok(t)) => {
+                        for line in t.debug.lines() {
+                            let _ = writeln!(out, "    {line}");
+                        }
+                        if cli.strict && t.raw {
+                            fail(payload_at, format!("{what}: decoded only as raw bytes"));
+                        }
+                        if cli.check {
+                            match t.reencoded {
+                                Ok(b) if b == frame.payload => {}
+                                Ok(b) => {
+                                    let at = first_difference(&b, &frame.payload);
+                                    fail(
+                                        payload_at + at,
+                                        format!(
+                                            "{what}: the typed payload re-encodes to other bytes \
+                                             (first difference at payload byte {at})"
+                                        ),
+                                    );
+                                }
+                                Err(e) => fail(
+                                    payload_at,
+                                    format!("{what}: the typed payload does not re-encode: {e}"),
+                                ),
+                            }
+                        }
+                    }
+                }
+            }
+            frame.encode()
+        }
+    };
+    if cli.hex {
+        for (i, chunk) in bytes.chunks(16).enumerate() {
+            let _ = writeln!(out, "    {:04x}  {}", i * 16, hex_spaced(chunk));
+        }
+    }
+    if cli.check {
+        match reencoded {
+            Ok(b) if b == bytes => {}
+            Ok(b) => {
+                let at = first_difference(&b, bytes);
+                fail(
+                    m.offset + at,
+                    "the message re-encodes to other bytes".to_owned(),
+                );
+            }
+            Err(e) => fail(m.offset, format!("the message does not re-encode: {e}")),
+        }
+    }
+}
+
+/// A frame payload decoded by `pmix_wire::msg`.
+struct Typed {
+    /// Its `Debug`, pretty.
+    debug: String,
+    /// Whether the codec kept it as raw bytes (no typed layout).
+    raw: bool,
+    /// What it encodes back to.
+    reencoded: Result<Vec<u8>, WireError>,
+}
+
+/// Decodes a classified frame's payload; `None` for a frame with no layout
+/// (unmatched, heartbeat).
+fn typed(kind: FrameKind, payload: &[u8], codec: &Codec) -> Option<Result<Typed, WireError>> {
+    Some(match kind {
+        FrameKind::Request(_) => msg::decode_request(payload, codec).map(|r| Typed {
+            debug: compact_debug(&format!("{r:#?}")),
+            raw: matches!(r, msg::Request::Raw { .. }),
+            reencoded: r.encode(codec),
+        }),
+        FrameKind::Reply(c) => msg::decode_reply(c, payload, codec).map(|r| Typed {
+            debug: compact_debug(&format!("{r:#?}")),
+            raw: matches!(r, msg::Reply::Raw { .. }),
+            reencoded: r.encode(codec),
+        }),
+        FrameKind::Event => msg::decode_event(payload, codec).map(|e| Typed {
+            debug: compact_debug(&format!("{e:#?}")),
+            raw: false,
+            reencoded: e.encode(codec),
+        }),
+        FrameKind::Iof => msg::decode_iof(payload, codec).map(|e| Typed {
+            debug: compact_debug(&format!("{e:#?}")),
+            raw: false,
+            reencoded: e.encode(codec),
+        }),
+        FrameKind::Heartbeat | FrameKind::Unmatched => return None,
+    })
+}
+
+/// `{:#?}` output with every block that holds one plain line folded into its
+/// opening line (`Uint32(\n    0,\n)` becomes `Uint32(0)`), repeatedly, so wrappers
+/// of wrappers fold too: a struct keeps one field a line, a scalar stays on its key's
+/// line.
+fn compact_debug(pretty: &str) -> String {
+    let mut lines: Vec<String> = pretty.lines().map(str::to_owned).collect();
+    loop {
+        let mut out: Vec<String> = Vec::with_capacity(lines.len());
+        let mut changed = false;
+        let mut i = 0;
+        while i < lines.len() {
+            let open = &lines[i];
+            let folds = open.ends_with(['(', '{', '['])
+                && lines.get(i + 1).is_some_and(|inner| {
+                    !inner.trim_end().ends_with(['(', '{', '['])
+                        && !inner.trim_start().starts_with([')', '}', ']'])
+                })
+                && lines.get(i + 2).is_some_and(|close| {
+                    let t = close.trim_start();
+                    t.starts_with([')', '}', ']']) && indent(close) == indent(open)
+                });
+            if folds {
+                let inner = lines[i + 1].trim();
+                let inner = inner.strip_suffix(',').unwrap_or(inner);
+                let close = lines[i + 2].trim_start();
+                let (pad_l, pad_r) = if open.ends_with('{') {
+                    (" ", " ")
+                } else {
+                    ("", "")
+                };
+                out.push(format!("{open}{pad_l}{inner}{pad_r}{close}"));
+                i += 3;
+                changed = true;
+            } else {
+                out.push(lines[i].clone());
+                i += 1;
+            }
+        }
+        lines = out;
+        if !changed {
+            return lines.join("\n");
+        }
+    }
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter()
+        .fold(String::with_capacity(2 * b.len()), |mut s, x| {
+            let _ = write!(s, "{x:02x}");
+            s
+        })
+}
+
+fn hex_spaced(b: &[u8]) -> String {
+    let mut s = String::with_capacity(3 * b.len());
+    for (i, x) in b.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_of_one_plain_line_fold_into_their_opening_line() {
+        let pretty = "Kval {\n    key: \"k\",\n    value: String(\n        Some(\n            \"x\",\n        ),\n    ),\n}";
+        assert_eq!(
+            compact_debug(pretty),
+            "Kval {\n    key: \"k\",\n    value: String(Some(\"x\")),\n}"
+        );
+        assert_eq!(compact_debug("Status {\n    a: 1,\n}"), "Status { a: 1 }");
+    }
+}
