@@ -42,6 +42,8 @@ declare -A FLAGS=(
   [sysfs]="--sanitizer none --no-trace-compares"
   [group_ops]="--sanitizer none --no-trace-compares"
   [ftstate_ops]="--sanitizer none --no-trace-compares"
+  [wire_decode]="--sanitizer none"
+  [wire_roundtrip]="--sanitizer none --no-trace-compares"
 )
 triple=x86_64-unknown-linux-gnu
 
