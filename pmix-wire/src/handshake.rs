@@ -19,18 +19,20 @@
 //! we refuse it as unsupported at the version string, like every version before
 //! 4.2.
 //!
-//! **Unfinished:** the tool/launcher trailer (a bfrops-packed `SIZE` and `INFO[]`)
-//! is kept as exact bytes ([`Trailer::info`]) and not yet decoded into values;
-//! that waits for the value layer's `Info`.
+//! The tool/launcher trailer (a bfrops-packed `SIZE` and `INFO[]`, in the
+//! connection's buffer type) is checked to decode when the message is decoded, and
+//! kept as its exact bytes ([`Trailer::info`]); [`ConnectMsg::tool_info`] gives the
+//! values, [`Trailer::with_info`] packs them.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::buf::Reader;
+use crate::buf::{Reader, Writer};
 use crate::error::{ErrorKind, WireError};
 use crate::frame::Decoded;
 use crate::limits::Limits;
 use crate::types::BufferType;
+use crate::value::{Info, Size};
 use crate::version::{Codec, Version};
 
 /// The length of the connect message's header, in bytes.
@@ -184,6 +186,42 @@ pub struct Trailer {
     pub stray_byte: bool,
 }
 
+impl Trailer {
+    /// A tool's trailer carrying `info` (`SIZE n`, then `INFO[n]` when n > 0),
+    /// packed in `buffer_type` (the connect message's), with or without the stray
+    /// byte.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unencodable`] when a value cannot be encoded.
+    pub fn with_info(
+        info: &[Info],
+        buffer_type: BufferType,
+        stray_byte: bool,
+    ) -> Result<Trailer, WireError> {
+        let mut w = Writer::new(buffer_type);
+        w.pack_one(&Size(info.len() as u64));
+        if !info.is_empty() {
+            w.pack(info);
+        }
+        Ok(Trailer {
+            info: w.finish()?,
+            stray_byte,
+        })
+    }
+}
+
+/// `SIZE n`, then a pack of n INFO when n > 0 (what OpenPMIx's tool packs and its
+/// server unpacks, §3.1 field 10).
+fn read_tool_info(r: &mut Reader<'_>) -> Result<Vec<Info>, WireError> {
+    let at = r.offset();
+    let n = r.unpack_one::<Size>("the tool info count")?.0;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let n = r.bounded(n, r.limits().max_count, "the tool info count", at)?;
+    r.unpack_n::<Info>(n, "the tool info")
+}
+
 /// The client's connect message (PROTOCOL.md §3.1).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConnectMsg {
@@ -323,16 +361,23 @@ impl ConnectMsg {
                 },
                 _ => return Err(r.error(ErrorKind::TrailingBytes { len: rest.len() })),
             }
+        } else if rest.is_empty() || rest == [0] {
+            Trailer {
+                info: Vec::new(),
+                stray_byte: !rest.is_empty(),
+            }
         } else {
-            match rest.split_last() {
-                Some((0, info)) if version.sends_stray_byte() => Trailer {
+            let start = r.offset();
+            let mut t = Reader::new(rest, buffer_type, *r.limits()).with_base(start);
+            read_tool_info(&mut t)?;
+            let used = t.offset() - start;
+            let (info, tail) = rest.split_at(used);
+            match tail {
+                [] | [0] => Trailer {
                     info: info.to_vec(),
-                    stray_byte: true,
+                    stray_byte: !tail.is_empty(),
                 },
-                _ => Trailer {
-                    info: rest.to_vec(),
-                    stray_byte: false,
-                },
+                _ => return Err(t.error(ErrorKind::TrailingBytes { len: tail.len() })),
             }
         };
         Ok(ConnectMsg {
@@ -409,6 +454,22 @@ impl ConnectMsg {
             .map_err(|_| unencodable("a connect body longer than u32::MAX bytes"))?;
         b[8..12].copy_from_slice(&nbytes.to_le_bytes());
         Ok(b)
+    }
+
+    /// The values of a tool's or launcher's trailer ([`Trailer::info`]): empty when
+    /// it sent none. Offsets in errors count from the start of the trailer.
+    ///
+    /// # Errors
+    /// Any [`ErrorKind`] of `SIZE` and `INFO[]` in the message's buffer type (a
+    /// decoded message's trailer always decodes), or [`ErrorKind::TrailingBytes`].
+    pub fn tool_info(&self, limits: &Limits) -> Result<Vec<Info>, WireError> {
+        if self.trailer.info.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut r = Reader::new(&self.trailer.info, self.buffer_type, *limits);
+        let v = read_tool_info(&mut r)?;
+        r.finish()?;
+        Ok(v)
     }
 
     /// The `native` credential's effective uid and gid (two u32 in the sender's
@@ -814,12 +875,25 @@ mod tests {
             nspace: "singleton.vm.42".into(),
             rank: 0,
         };
-        m.trailer.info = vec![0x02, 0x00];
+        let info = [
+            Info::new("pmix.pid", crate::value::Value::Uint32(4242)),
+            Info::new(
+                "pmix.cmd.line",
+                crate::value::Value::String(Some("prun".into())),
+            ),
+        ];
+        m.trailer = Trailer::with_info(&info, m.buffer_type, true).unwrap();
         let b = m.encode().unwrap();
         let Decoded::Item { item, .. } = ConnectMsg::decode(&b, &Limits::DEFAULT).unwrap() else {
             panic!()
         };
         assert_eq!(item, m);
+        assert_eq!(item.tool_info(&Limits::DEFAULT).unwrap(), info);
+        // A trailer whose INFO does not decode is refused where it breaks.
+        let mut bad = b.clone();
+        let at = b.len() - 1 - m.trailer.info.len();
+        bad[at + 1] = 0x7f;
+        assert!(ConnectMsg::decode(&bad, &Limits::DEFAULT).is_err());
         m.identity = Identity::Ids {
             kind: PeerKind::ToolNeedsId,
             uid: 1,

@@ -1,9 +1,10 @@
 //! Golden bytes (CONVENTIONS 19): every connection of every capture in
 //! `testdata/wire-captures/raw/` (real traffic between Debian's libpmix 4.2.2 and
 //! Open MPI 4.1.4's mpirun) decodes with the stream layer, every message re-encodes
-//! to exactly its bytes, every byte of both directions belongs to a message, and the
-//! classification of every frame agrees with the field-by-field decodes in
-//! `testdata/wire-captures/*.txt`. The handshake and the frame headers are pinned
+//! to exactly its bytes, every byte of both directions belongs to a message, every
+//! frame payload decodes into a typed message (`msg`, never a raw fallback) that
+//! re-encodes to it, and the classification of every frame agrees with the
+//! field-by-field decodes in `testdata/wire-captures/*.txt`. The handshake and the frame headers are pinned
 //! field by field against PROTOCOL.md §3.1's example and ANNOTATED.md, and any
 //! chunking of the streams (one byte at a time, random splits) gives the same
 //! messages.
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 use pmix_wire::frame::{Decoded, FrameDecoder, FrameHeader};
 use pmix_wire::handshake::{ClientReply, ConnectMsg, Identity};
 use pmix_wire::stream::{Conversation, Direction, FrameKind, Item, Message};
-use pmix_wire::{BufferType, Command, Limits};
+use pmix_wire::{BufferType, Command, Limits, msg};
 
 fn captures_dir() -> PathBuf {
     PathBuf::from(concat!(
@@ -149,6 +150,60 @@ fn every_captured_message_re_encodes_byte_for_byte_and_every_byte_is_accounted_f
         }
     }
     assert!(messages > 350, "only {messages} messages");
+}
+
+#[test]
+fn every_captured_payload_decodes_into_a_typed_message_that_re_encodes() {
+    let mut typed = 0;
+    for (name, path) in logs() {
+        for (id, conn) in load(&path) {
+            let what = format!("{name} conn {id}");
+            let mut c = run(conn.chunks.iter().map(|(d, b)| (*d, b.as_slice())), &what);
+            let codec = c.codec().cloned().expect("a codec");
+            for m in drain(&mut c) {
+                let Item::Frame { frame, kind } = m.item else {
+                    continue;
+                };
+                let p = &frame.payload;
+                let at = |e: pmix_wire::WireError| {
+                    format!("{what} {} frame at byte {}: {e}", m.dir.short(), m.offset)
+                };
+                let back = match kind {
+                    FrameKind::Request(cmd) => {
+                        let r =
+                            msg::decode_request(p, &codec).unwrap_or_else(|e| panic!("{}", at(e)));
+                        assert_eq!(r.command(), cmd, "{what}");
+                        assert!(
+                            !matches!(r, msg::Request::Raw { .. }),
+                            "{what}: raw {cmd:?}"
+                        );
+                        r.encode(&codec)
+                    }
+                    FrameKind::Reply(cmd) => {
+                        let r = msg::decode_reply(cmd, p, &codec)
+                            .unwrap_or_else(|e| panic!("{}", at(e)));
+                        assert!(!matches!(r, msg::Reply::Raw { .. }), "{what}: raw {cmd:?}");
+                        r.encode(&codec)
+                    }
+                    FrameKind::Event => msg::decode_event(p, &codec)
+                        .unwrap_or_else(|e| panic!("{}", at(e)))
+                        .encode(&codec),
+                    FrameKind::Iof => msg::decode_iof(p, &codec)
+                        .unwrap_or_else(|e| panic!("{}", at(e)))
+                        .encode(&codec),
+                    other => panic!("{what}: a {other:?} frame in a capture"),
+                };
+                assert_eq!(
+                    &back.expect("re-encode"),
+                    p,
+                    "{what} frame at byte {}",
+                    m.offset
+                );
+                typed += 1;
+            }
+        }
+    }
+    assert!(typed > 300, "only {typed} typed payloads");
 }
 
 /// The classification `pmixdecode.py` wrote into a capture's `.txt`, per log, as

@@ -308,12 +308,17 @@ fn block(
             let _ = writeln!(out, "    buffer type {:?}", c.buffer_type);
             let _ = writeln!(out, "    gds         {:?}", c.gds);
             if !c.trailer.info.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "    tool info   {} bytes (not decoded): {}",
-                    c.trailer.info.len(),
-                    hex(&c.trailer.info)
-                );
+                let _ = writeln!(out, "    tool info   {} bytes", c.trailer.info.len());
+                match c.tool_info(&Limits::DEFAULT) {
+                    Ok(info) => {
+                        for line in compact_debug(&format!("{info:#?}")).lines() {
+                            let _ = writeln!(out, "        {line}");
+                        }
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "        DECODE ERROR {e}");
+                    }
+                }
             }
             let _ = writeln!(out, "    stray byte  {}", c.trailer.stray_byte);
             c.encode()
