@@ -594,4 +594,67 @@ mod tests {
         assert_eq!(e.error.offset, 69 + 16 + 1);
         assert!(alloc::format!("{e}").contains("byte 86"));
     }
+
+    mod props {
+        use super::*;
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+
+        fn c2s_stream() -> Vec<u8> {
+            let mut b = hex(CONNECT);
+            b.extend(frame(101, &[2, 0]));
+            b.extend(frame(102, &[2, 14, 2, 0]));
+            b
+        }
+
+        fn bytes_of(m: &Message) -> Vec<u8> {
+            match &m.item {
+                Item::Connect(c) => c.encode().unwrap(),
+                Item::ClientReply(r) => r.encode().to_vec(),
+                Item::ToolReply(r) => r.encode().unwrap(),
+                Item::Frame { frame, .. } => frame.encode().unwrap(),
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn arbitrary_bytes_in_any_chunking_never_panic(
+                c2s in vec(any::<u8>(), 0..300),
+                s2c in vec(any::<u8>(), 0..300),
+                cut in 0usize..300,
+            ) {
+                let mut c = Conversation::new(Limits::DEFAULT);
+                let (a, b) = c2s.split_at(cut.min(c2s.len()));
+                let _ = c.feed(Direction::ClientToServer, a);
+                let _ = c.feed(Direction::ServerToClient, &s2c);
+                let _ = c.feed(Direction::ClientToServer, b);
+                while c.poll().is_some() {}
+                let _ = c.incomplete();
+            }
+
+            #[test]
+            fn a_mutated_stream_is_refused_or_every_message_re_encodes_to_its_bytes(
+                at in 0usize..107,
+                byte in any::<u8>(),
+                cut in 0usize..107,
+            ) {
+                let mut b = c2s_stream();
+                b[at] = byte;
+                let mut c = Conversation::new(Limits::DEFAULT);
+                let (x, y) = b.split_at(cut);
+                if c.feed(Direction::ClientToServer, x).is_ok()
+                    && c.feed(Direction::ClientToServer, y).is_ok()
+                {
+                    let mut end = 0;
+                    while let Some(m) = c.poll() {
+                        prop_assert_eq!(m.offset, end);
+                        prop_assert_eq!(bytes_of(&m), &b[m.offset..m.offset + m.len]);
+                        end += m.len;
+                    }
+                    let rest = b.len() - end;
+                    prop_assert_eq!(c.incomplete().iter().map(|i| i.have).sum::<usize>(), rest);
+                }
+            }
+        }
+    }
 }
