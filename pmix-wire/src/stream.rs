@@ -203,6 +203,24 @@ impl Conversation {
         }
     }
 
+    /// A conversation whose client has sent `connect` (its bytes not fed here): for
+    /// a client's own side, which knows what it sent and needs the server's reply
+    /// decoded in the right form. Client → server offsets then count from the end
+    /// of the connect message, as if it had been fed.
+    ///
+    /// # Errors
+    /// As [`ConnectMsg::codec`] (a bfrops module other than `v41`), or
+    /// [`ErrorKind::Unencodable`] when `connect` cannot be encoded.
+    pub fn after_connect(connect: ConnectMsg, limits: Limits) -> Result<Self, WireError> {
+        let len = connect.encode()?.len();
+        let mut c = Conversation::new(limits);
+        c.codec = Some(connect.codec(limits)?);
+        c.connect = Some(connect);
+        c.c2s.base = len;
+        c.c2s.framed = true;
+        Ok(c)
+    }
+
     /// Takes `bytes` travelling in `dir` and decodes every message they complete;
     /// [`Conversation::poll`] hands them out.
     ///
@@ -556,6 +574,31 @@ mod tests {
         let m: Vec<_> = all(&mut c);
         assert_eq!(m.len(), 2);
         assert_eq!(m[1].dir, Direction::ServerToClient);
+    }
+
+    #[test]
+    fn a_client_that_sent_its_connect_message_decodes_the_reply_and_frames() {
+        let connect = match ConnectMsg::decode(&hex(CONNECT), &Limits::DEFAULT).unwrap() {
+            Decoded::Item { item, .. } => item,
+            other => panic!("{other:?}"),
+        };
+        let mut c = Conversation::after_connect(connect, Limits::DEFAULT).unwrap();
+        c.feed(Direction::ClientToServer, &frame(101, &[2, 0]))
+            .unwrap();
+        c.feed(Direction::ServerToClient, &[0, 0, 0, 0, 0, 0, 0, 1])
+            .unwrap();
+        c.feed(Direction::ServerToClient, &frame(101, &[2, 0]))
+            .unwrap();
+        let m = all(&mut c);
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[0].offset, 69);
+        assert!(matches!(
+            m[2].item,
+            Item::Frame {
+                kind: FrameKind::Reply(Command::Req),
+                ..
+            }
+        ));
     }
 
     #[test]
