@@ -19,7 +19,7 @@
 //! compares it with the captured bytes. `--strict` also fails on a payload the
 //! codec could not type: a `Raw` request or reply (commands 25, 26, 30, 31, 34–38,
 //! which `msg` keeps as bytes) or a frame matched to no request (an unmatched reply
-//! tag, a client frame on a reserved tag).
+//! tag, a client frame on a reserved tag other than the heartbeat's).
 //!
 //! **A connection cut mid-message** (bytes at the end of a direction that are not a
 //! whole message, e.g. a rank killed while writing) is reported with its direction,
@@ -156,6 +156,7 @@ pub fn run(args: &[String]) -> Outcome {
         for (id, conn) in &conns {
             let report = dump_conn(&cli, conn);
             if !cli.quiet {
+                let _ = writeln!(out.stdout, "--- conn {id}");
                 out.stdout.push_str(&report.text);
             }
             for f in &report.failures {
@@ -357,7 +358,7 @@ fn block(
             if let Some(codec) = codec {
                 match typed(*kind, &frame.payload, codec) {
                     None => {
-                        if cli.strict {
+                        if cli.strict && *kind == FrameKind::Unmatched {
                             fail(payload_at, format!("{what}: a frame matched to no request"));
                         }
                         if !frame.payload.is_empty() {
