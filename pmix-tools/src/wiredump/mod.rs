@@ -235,7 +235,11 @@ fn dump_conn(cli: &Cli, conn: &Conn) -> Report {
             &mut failures,
         );
     }
-    if failures.is_empty() {
+    if let Some(e) = failures.first() {
+        // The stream error that stopped decoding (the rest of the bytes are not
+        // messages we can find).
+        let _ = writeln!(text, "DECODE ERROR {e}");
+    } else {
         for cut in conv.incomplete() {
             let _ = writeln!(text, "CUT {cut}");
             if !cli.allow_cut {
