@@ -200,9 +200,11 @@ fn dump_conn(cli: &Cli, conn: &Conn) -> Report {
     let mut conv = Conversation::new(Limits::DEFAULT);
     let mut msgs: Vec<Message> = Vec::new();
     let mut failures = Vec::new();
+    let mut stream_error = None;
     for (dir, bytes) in &conn.chunks {
         if let Err(e) = conv.feed(*dir, bytes) {
             failures.push(format!("{e}"));
+            stream_error = Some(e);
             break;
         }
         msgs.extend(std::iter::from_fn(|| conv.poll()));
@@ -235,7 +237,7 @@ fn dump_conn(cli: &Cli, conn: &Conn) -> Report {
             &mut failures,
         );
     }
-    if let Some(e) = failures.first() {
+    if let Some(e) = &stream_error {
         // The stream error that stopped decoding (the rest of the bytes are not
         // messages we can find).
         let _ = writeln!(text, "DECODE ERROR {e}");
