@@ -571,19 +571,20 @@ impl Iof {
 
 /// `SIZE n` then, if n > 0, one pack of n `T`.
 fn read_list<T: Element>(r: &mut Reader<'_>, what: &'static str) -> Result<Vec<T>, WireError> {
-    let at = r.offset();
     let n = r.unpack_one::<Size>(what)?.0;
     if n == 0 {
         return Ok(Vec::new());
     }
+    let pack_at = r.offset();
     let v = r.unpack::<T>(what)?;
     if v.len() as u64 != n {
+        // The pack holds another number of elements than its SIZE announced.
         return Err(WireError::new(
             ErrorKind::BadCount {
                 what,
-                found: i64::try_from(n).unwrap_or(i64::MAX),
+                found: v.len() as i64,
             },
-            at,
+            pack_at,
         ));
     }
     Ok(v)
