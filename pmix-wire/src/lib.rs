@@ -45,8 +45,9 @@ pub use version::{Codec, GroupLayout, Version};
 
 // Re-exports of `value` (its owner adds them here).
 pub use value::{
-    App, Buffer, ByteObject, Coord, DataArray, DeviceDist, Endpoint, Envar, Geometry, Info,
-    InfoFlags, Kval, Pdata, Proc, ProcInfo, Query, Rank, Regattr, Regex, Status, Topo, Value, WStr,
+    AllocDirective, App, Buffer, ByteObject, Coord, DataArray, DataRange, DeviceDist, Endpoint,
+    Envar, Geometry, Info, InfoFlags, IofChannel, Kval, Pdata, Pid, Proc, ProcInfo, Query, Rank,
+    Regattr, Regex, Scope, Size, Status, Time, Timeval, Topo, Uint32, Value, WStr,
 };
 
 // Re-exports of `handshake`, `frame` and `stream` (their owner adds them here).

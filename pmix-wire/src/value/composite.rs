@@ -1,5 +1,10 @@
 //! The composite elements every message uses: [`Proc`], [`Info`], [`Kval`],
 //! [`Pdata`], [`ByteObject`], [`Buffer`] and [`DataArray`].
+//!
+//! Layouts checked against OpenPMIx's `src/mca/bfrops/base/bfrop_base_pack.c`
+//! (`pmix_bfrops_base_pack_proc`, `_info`, `_pdata`, `_kval`, `_buf`, `_bo`,
+//! `_darray`), the functions bfrops v4.1 registers for these types
+//! (`src/mca/bfrops/v41/bfrop_pmix41.c`).
 
 use alloc::vec::Vec;
 

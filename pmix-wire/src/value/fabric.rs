@@ -1,5 +1,11 @@
 //! Fabric and topology elements: [`Coord`], [`Geometry`], [`DeviceDist`],
 //! [`Endpoint`] and [`Topo`].
+//!
+//! Layouts checked against OpenPMIx's `src/mca/bfrops/base/bfrop_base_pack.c`
+//! (`pmix_bfrops_base_pack_coord`, `_geometry`, `_devdist`, `_endpoint`) and
+//! `src/hwloc/pmix_hwloc.c` (`pmix_hwloc_pack_topology`: the XML as a STRING,
+//! then hwloc's discovery, cpubind and membind support structures as raw bytes;
+//! `pmix_hwloc_pack_cpuset`: the list string, for PROC_CPUSET).
 
 use alloc::vec::Vec;
 

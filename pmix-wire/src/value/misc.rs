@@ -1,5 +1,13 @@
 //! The remaining composite elements: [`ProcInfo`], [`App`], [`Query`],
 //! [`Envar`], [`Regattr`] and [`Regex`].
+//!
+//! Layouts checked against OpenPMIx's `src/mca/bfrops/base/bfrop_base_pack.c`
+//! (`pmix_bfrops_base_pack_pinfo`, `_app`, `_query`, `_envar`, `_regattr`,
+//! `_regex`) and, for REGEX, the `preg` components' `pack`/`unpack`
+//! (`src/mca/preg/native/preg_native.c`, `preg/raw/preg_raw.c`,
+//! `preg/compress/preg_compress.c`, `preg/base/preg_base_stubs.c`). APP's argc is
+//! packed as an INT and its env count as an INT32: with bfrops v4.1's flex128
+//! integers both are the same untagged zigzag INT32.
 
 use alloc::vec::Vec;
 

@@ -354,7 +354,7 @@ impl Value {
     /// Reads one element of type `ty` without a tag (as inside a DATA_ARRAY).
     ///
     /// # Errors
-    /// Whatever the element of `ty` can give; [`ErrorKind::TooDeep`] past
+    /// Whatever the element of `ty` can give; [`crate::ErrorKind::TooDeep`] past
     /// [`crate::Limits::max_depth`].
     pub fn decode_payload(ty: DataType, r: &mut Reader<'_>) -> Result<Value, WireError> {
         use DataType as T;
