@@ -27,13 +27,22 @@
 //! the command's own layout. The typed reply structs therefore never hold a reply
 //! that is a lone STATUS: a GETNB reply without byte objects, a 4.2.0–4.2.3 group
 //! construct reply without its context id, a QUERY reply without its SIZE are all
-//! `Reply::Status`, and
-//! `encode` refuses a typed reply whose bytes would be a lone STATUS
-//! ([`ErrorKind::Unencodable`]) rather than write bytes that decode as another
-//! message. That is the only rule needed: every other typed layout has at least
+//! `Reply::Status`, and `encode` refuses a typed (or raw) reply whose bytes would
+//! be a lone STATUS ([`ErrorKind::Unencodable`]) rather than write bytes that
+//! decode as another message. That is the only rule needed: every other typed layout has at least
 //! one pack after the status. (REQ's reply has no status, and its first pack, a
 //! STRING nspace that must not be NULL, never reads as a STATUS: `02 00` would be a
 //! NULL string.)
+//!
+//! **What is checked against what.** REQ and its blob, COMMIT, FENCENB, GETNB and
+//! its reply, FINALIZE, ABORT, REGEVENTS, DEREGEVENTS, NOTIFY, the tag-0 event,
+//! JOB_CONTROL, QUERY and its reply and the 4.2.0–4.2.3 group requests are in the
+//! captured traffic and decode and re-encode byte for byte (`tests/messages.rs`).
+//! The 4.2.4+ group layouts, the group replies with a context id, and the other
+//! commands of §6.13 (PUBLISH, LOOKUP, UNPUBLISH, SPAWN, CONNECT, DISCONNECT, LOG,
+//! ALLOC, MONITOR, the credentials, IOF, COMPUTE_DEVICE_DISTANCES and their
+//! replies) follow PROTOCOL.md's layouts and are checked only by round trips: no
+//! captured traffic holds them.
 
 use alloc::vec::Vec;
 
