@@ -512,36 +512,62 @@ fn kvals(r: &mut Reader<'_>) -> Vec<Kval> {
     v
 }
 
-#[test]
-fn the_captured_job_info_blob_decodes_and_re_encodes_byte_for_byte() {
-    let text = include_str!("../../../testdata/wire-captures/init_hash.txt");
-    // The 931-byte REQ reply: the hex dump lines after its header line.
-    let payload = capture_message(text, 931);
-    let mut r = Reader::new(&payload, BufferType::NonDescribed, Limits::DEFAULT);
-    let nspace: WStr = r.unpack_one("nspace").unwrap();
-    assert_eq!(nspace, "43843585");
+/// Decodes a captured job-info blob (the REQ reply: the namespace, then KVAL
+/// packs to the end), checks it re-encodes byte for byte, and decodes each
+/// `pmix.pblob` byte object in it (a rank, then the process's KVALs, packed in the
+/// connection's buffer type).
+fn job_info_blob_round_trips(text: &str, len: usize, bt: BufferType, nspace: &str) {
+    let payload = capture_message(text, len);
+    let mut r = Reader::new(&payload, bt, Limits::DEFAULT);
+    let ns: WStr = r.unpack_one("nspace").unwrap();
+    assert_eq!(ns, nspace);
     let kvs = kvals(&mut r);
     assert_eq!(kvs.len(), 18);
-    let mut w = Writer::new(BufferType::NonDescribed);
-    w.pack_one(&nspace);
+    let mut w = Writer::new(bt);
+    w.pack_one(&ns);
     for kv in &kvs {
         w.pack_one(kv);
     }
     assert_eq!(w.finish().unwrap(), payload);
-    // Each pmix.pblob byte object holds a rank and the process's KVALs.
     let blobs: Vec<&Kval> = kvs.iter().filter(|k| k.key == "pmix.pblob").collect();
     assert_eq!(blobs.len(), 2);
     for (i, kv) in blobs.into_iter().enumerate() {
         let Value::ByteObject(ByteObject(bytes)) = &kv.value else {
             panic!("{kv:?}");
         };
-        let mut r = Reader::new(bytes, BufferType::NonDescribed, Limits::DEFAULT);
+        let mut r = Reader::new(bytes, bt, Limits::DEFAULT);
         assert_eq!(r.unpack_one::<Rank>("rank"), Ok(Rank(i as u32)));
         let inner = kvals(&mut r);
         assert_eq!(inner.len(), 8);
         assert_eq!(inner[1], Kval::new("pmix.cpuset", alloc::format!("{i}")));
         assert_eq!(inner[2], Kval::new("pmix.grank", Rank(i as u32)));
+        let mut w = Writer::new(bt);
+        w.pack_one(&Rank(i as u32));
+        for kv in &inner {
+            w.pack_one(kv);
+        }
+        assert_eq!(&w.finish().unwrap(), bytes);
     }
+}
+
+#[test]
+fn the_captured_job_info_blob_decodes_and_re_encodes_byte_for_byte() {
+    job_info_blob_round_trips(
+        include_str!("../../../testdata/wire-captures/init_hash.txt"),
+        931,
+        BufferType::NonDescribed,
+        "43843585",
+    );
+}
+
+#[test]
+fn the_fully_described_job_info_blob_decodes_and_re_encodes_byte_for_byte() {
+    job_info_blob_round_trips(
+        include_str!("../../../testdata/wire-captures/fence_fulldesc.txt"),
+        1008,
+        BufferType::FullyDescribed,
+        "434044929",
+    );
 }
 
 /// The payload of the first message of `payload_len` bytes in a decoded capture.
