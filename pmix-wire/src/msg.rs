@@ -414,6 +414,7 @@ fn is_typed_request(command: Command) -> bool {
             | Command::GroupInvite
             | Command::FabricRegister
             | Command::FabricUpdate
+            | Command::RefreshCache
             | Command::Resblk
             | Command::SessionCtrl
             | Command::ReqSysinfo

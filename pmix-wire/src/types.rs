@@ -206,7 +206,7 @@ impl DataType {
 macro_rules! commands {
     ($($(#[$doc:meta])* $name:ident = $code:literal,)*) => {
         /// A command (`pmix_cmd_t`, PROTOCOL.md §6): the first pack of every client
-        /// request, one byte. Ids 0–32 are 4.2's; 34–38 are sent by 5.x/6.x clients
+        /// request, one byte. Ids 0–33 are 4.2's; 34–38 are sent by 5.x/6.x clients
         /// (a 4.2 server answers them NOT_SUPPORTED).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u8)]
@@ -297,6 +297,9 @@ commands! {
     FabricUpdate = 31,
     /// PMIx_Compute_distances relayed to the server.
     ComputeDeviceDistances = 32,
+    /// A client's `PMIx_Get` with `PMIX_GET_REFRESH_CACHE` asks the server to resend
+    /// a proc's data (defined by 4.2's sources; not in PROTOCOL.md's table).
+    RefreshCache = 33,
     /// 6.x: resource blocks.
     Resblk = 34,
     /// 6.x: session control.

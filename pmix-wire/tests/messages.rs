@@ -868,8 +868,16 @@ fn unknown_commands_are_kept_raw_and_unknown_bytes_refused() {
         bytes: vec![],
     };
     assert!(raw.encode(&nd()).is_err());
-    // Command 33 exists in no version.
-    assert!(decode_request(&hex("0221"), &nd()).is_err());
+    // Command 33 (REFRESH_CACHE, in 4.2's sources) is kept raw; 39 exists in no
+    // version.
+    assert_eq!(
+        req(&hex("0221 0206766d00"), &nd()),
+        Request::Raw {
+            command: Command::RefreshCache,
+            bytes: hex("0206766d00")
+        }
+    );
+    assert!(decode_request(&hex("0227"), &nd()).is_err());
 }
 
 #[test]

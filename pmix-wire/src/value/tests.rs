@@ -159,7 +159,7 @@ fn one_byte_types_and_the_pointer_sentinel() {
         ErrorKind::BadValue { .. }
     ));
     assert!(matches!(
-        kind(dec::<Command>(&hex("21"))),
+        kind(dec::<Command>(&hex("27"))),
         ErrorKind::BadValue { .. }
     ));
 }
