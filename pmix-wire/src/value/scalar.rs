@@ -168,6 +168,51 @@ impl Status {
     pub const NOT_FOUND: Status = Status(-46);
 }
 
+impl Scope {
+    /// `PMIX_SCOPE_UNDEF`.
+    pub const UNDEF: Scope = Scope(0);
+    /// `PMIX_LOCAL`: processes on the same node.
+    pub const LOCAL: Scope = Scope(1);
+    /// `PMIX_REMOTE`: processes on other nodes.
+    pub const REMOTE: Scope = Scope(2);
+    /// `PMIX_GLOBAL`: every process.
+    pub const GLOBAL: Scope = Scope(3);
+    /// `PMIX_INTERNAL`: the process itself.
+    pub const INTERNAL: Scope = Scope(4);
+}
+
+impl DataRange {
+    /// `PMIX_RANGE_UNDEF`.
+    pub const UNDEF: DataRange = DataRange(0);
+    /// `PMIX_RANGE_RM`: the resource manager.
+    pub const RM: DataRange = DataRange(1);
+    /// `PMIX_RANGE_LOCAL`: this node.
+    pub const LOCAL: DataRange = DataRange(2);
+    /// `PMIX_RANGE_NAMESPACE`: the caller's namespace.
+    pub const NAMESPACE: DataRange = DataRange(3);
+    /// `PMIX_RANGE_SESSION`: the caller's session.
+    pub const SESSION: DataRange = DataRange(4);
+    /// `PMIX_RANGE_GLOBAL`: everyone.
+    pub const GLOBAL: DataRange = DataRange(5);
+    /// `PMIX_RANGE_CUSTOM`: the processes named alongside.
+    pub const CUSTOM: DataRange = DataRange(6);
+    /// `PMIX_RANGE_PROC_LOCAL`: the caller only.
+    pub const PROC_LOCAL: DataRange = DataRange(7);
+    /// `PMIX_RANGE_INVALID`.
+    pub const INVALID: DataRange = DataRange(255);
+}
+
+impl IofChannel {
+    /// `PMIX_FWD_STDIN_CHANNEL`.
+    pub const STDIN: IofChannel = IofChannel(0x01);
+    /// `PMIX_FWD_STDOUT_CHANNEL`.
+    pub const STDOUT: IofChannel = IofChannel(0x02);
+    /// `PMIX_FWD_STDERR_CHANNEL`.
+    pub const STDERR: IofChannel = IofChannel(0x04);
+    /// `PMIX_FWD_STDDIAG_CHANNEL`.
+    pub const STDDIAG: IofChannel = IofChannel(0x08);
+}
+
 /// UINT (`unsigned int`): packed as a zigzag *INT32* of the same bits (an OpenPMIx
 /// quirk, PROTOCOL.md §5.3), so `u32::MAX` is `-1` on the wire (`01`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
