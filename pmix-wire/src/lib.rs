@@ -7,17 +7,38 @@
 //! The byte-level specification is PROTOCOL.md (written from OpenPMIx 4.2.2's sources
 //! and checked against real traffic, a copy of which is in `testdata/wire-captures/`).
 //!
-//! **Layers.**
+//! **Layers**, bottom up:
 //! - [`buf`]: bfrops v4.1 buffers, [`Reader`] and [`Writer`]: flex128 varints,
 //!   zigzag integers, strings, type tags, top-level packs, in either
 //!   [`BufferType`]. Every count and length is checked against [`Limits`] before
 //!   anything is allocated, every error names its byte offset ([`WireError`]), and
 //!   only minimal encodings are accepted, so what decodes re-encodes to the same
 //!   bytes.
+//! - [`value`]: every element type of PROTOCOL.md §5.4 ([`Value`], [`Info`],
+//!   [`Proc`], [`WStr`], the scalar newtypes …), each an [`Element`].
+//! - [`handshake`] and [`frame`]: the connect message and the server's replies
+//!   (§3), the 16-byte frame header and tags (§4), with an incremental
+//!   [`FrameDecoder`].
+//! - [`msg`]: one typed message per command, request ([`Request`]) and reply
+//!   ([`Reply`], including the lone-STATUS form every command can get), the tag-0
+//!   [`Event`] and tag-2 [`Iof`] (§6–7). The peer's [`Version`] in a [`Codec`]
+//!   selects the group layouts of 4.2.0–4.2.3 or 4.2.4+.
+//! - [`stream`]: a [`Conversation`] fed either direction's bytes in any chunking;
+//!   it yields the handshake, then frames classified as requests, replies (matched
+//!   to their request by tag), events or I/O, ready for [`msg`].
 //!
-//! **Status.** Work in progress (issue 11): the buffer layer is complete; the value
-//! types, the handshake, the frames, the typed messages and the incremental decoder
-//! are being written.
+//! ```
+//! use pmix_wire::{Codec, Request, decode_request};
+//! // FENCENB over {nspace "ns", WILDCARD} with no directives, as a 4.2.2 client sends it.
+//! let bytes = [2, 3, 2, 1, 2, 6, b'n', b's', 0, 0xfe, 0xff, 0xff, 0xff, 0x0f, 2, 0];
+//! let codec = Codec::v422();
+//! let Request::FenceNb(f) = decode_request(&bytes, &codec).unwrap() else { panic!() };
+//! assert_eq!(f.procs[0].nspace, "ns");
+//! assert_eq!(Request::FenceNb(f).encode(&codec).unwrap(), bytes);
+//! ```
+//!
+//! **Not here.** Sockets, timers and decisions (what a server answers) belong to the
+//! `pmix` runtime; compressed strings stay compressed (no zlib in a `no_std` codec).
 
 #![no_std]
 #![forbid(unsafe_code)]
