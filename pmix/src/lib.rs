@@ -79,6 +79,7 @@ mod instance;
 pub mod os;
 mod progress;
 mod relay;
+pub mod server;
 pub mod service;
 pub mod topology;
 
