@@ -88,4 +88,5 @@ pub use error::{Error, LoadError};
 pub use instance::{DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
 pub use os::BindEnvelope;
 pub use pmix_core::{PmixError, Status};
+pub use server::{Server, ServerConfig};
 pub use service::{AnswerError, Service};

@@ -1,0 +1,150 @@
+//! One accepted connection: its socket, what it has sent that is not yet a whole
+//! message, and what is queued for it.
+
+use std::io::{self, Read, Write};
+use std::time::Instant;
+
+use mio::net::TcpStream;
+
+/// The most bytes read from one socket before the others get a turn.
+pub(crate) const READ_BUDGET: usize = 1 << 20;
+
+/// Where a connection is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Waiting for the whole connect message, until the deadline.
+    Handshake { deadline: Instant },
+    /// Exchanging frames.
+    Framed,
+    /// The core closed it: write what is queued until the deadline, then drop it.
+    Closing { deadline: Instant },
+}
+
+/// An accepted connection.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    pub(crate) stream: TcpStream,
+    /// The socket's real owner (from the kernel's socket table).
+    pub(crate) peer_uid: u32,
+    pub(crate) phase: Phase,
+    /// Received bytes not yet consumed: `inbuf[inpos..]`.
+    inbuf: Vec<u8>,
+    inpos: usize,
+    /// Bytes to send: `out[outpos..]`.
+    out: Vec<u8>,
+    outpos: usize,
+}
+
+/// What reading did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ReadOutcome {
+    /// The socket has nothing more now.
+    Drained,
+    /// The budget was used up: read again later.
+    Budget,
+    /// The peer closed its end (what came before is still in the buffer).
+    Eof,
+}
+
+impl Conn {
+    pub(crate) fn new(stream: TcpStream, peer_uid: u32, handshake_deadline: Instant) -> Conn {
+        Conn {
+            stream,
+            peer_uid,
+            phase: Phase::Handshake {
+                deadline: handshake_deadline,
+            },
+            inbuf: Vec::new(),
+            inpos: 0,
+            out: Vec::new(),
+            outpos: 0,
+        }
+    }
+
+    /// The bytes received and not consumed.
+    pub(crate) fn input(&self) -> &[u8] {
+        self.inbuf.get(self.inpos..).unwrap_or_default()
+    }
+
+    /// Marks the first `n` bytes of [`Conn::input`] consumed.
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.inpos = (self.inpos + n).min(self.inbuf.len());
+        if self.inpos == self.inbuf.len() {
+            self.inbuf.clear();
+            self.inpos = 0;
+        }
+    }
+
+    /// Reads what the socket has, at most [`READ_BUDGET`] bytes, appending to the
+    /// input.
+    ///
+    /// # Errors
+    /// The socket's error (the connection is dead).
+    pub(crate) fn read_some(&mut self, scratch: &mut [u8]) -> io::Result<ReadOutcome> {
+        // Drop what was consumed before growing the buffer.
+        if self.inpos > 0 {
+            self.inbuf.drain(..self.inpos);
+            self.inpos = 0;
+        }
+        let mut total = 0;
+        loop {
+            match self.stream.read(scratch) {
+                Ok(0) => return Ok(ReadOutcome::Eof),
+                Ok(n) => {
+                    self.inbuf
+                        .extend_from_slice(scratch.get(..n).unwrap_or_default());
+                    total += n;
+                    if total >= READ_BUDGET {
+                        return Ok(ReadOutcome::Budget);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return Ok(ReadOutcome::Drained);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The number of bytes queued and not yet written.
+    pub(crate) fn pending(&self) -> usize {
+        self.out.len() - self.outpos
+    }
+
+    /// Queues `bytes` after what is queued already.
+    pub(crate) fn queue(&mut self, bytes: &[u8]) {
+        if self.outpos == self.out.len() {
+            self.out.clear();
+            self.outpos = 0;
+        }
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// Writes what is queued until the socket takes no more.
+    ///
+    /// # Errors
+    /// The socket's error (the connection is dead).
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        while self.outpos < self.out.len() {
+            match self
+                .stream
+                .write(self.out.get(self.outpos..).unwrap_or_default())
+            {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.outpos += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if self.outpos == self.out.len() {
+            self.out.clear();
+            self.outpos = 0;
+        } else if self.outpos > (1 << 20) && self.outpos * 2 > self.out.len() {
+            self.out.drain(..self.outpos);
+            self.outpos = 0;
+        }
+        Ok(())
+    }
+}

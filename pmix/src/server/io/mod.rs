@@ -1,0 +1,420 @@
+//! The server's I/O layer: the embeddable [`Server`] a launcher starts, and the one
+//! progress thread that drives the [`Core`](super::core::Core) (DESIGN §8,
+//! CONVENTIONS 17).
+//!
+//! [`Server::start`] binds a TCP listener on 127.0.0.1, port 0 (`tcp4`, as OpenPMIx
+//! 4.x), creates the server's temporary directory with mode 0700, and starts **one**
+//! progress thread running a `mio` poll loop that owns the listener, every socket and
+//! every timer:
+//! - **accept**: the socket's real owner is looked up in the kernel's socket table
+//!   ([`net::peer_uid`]) before a byte is read; a socket owned by
+//!   another uid than the server's is closed at once, without a reply (DESIGN §8);
+//! - **handshake**: the connect message is decoded with
+//!   [`pmix_wire::ConnectMsg::decode`] as its bytes arrive (bounded by
+//!   [`Limits::max_handshake`](pmix_wire::Limits::max_handshake), and by
+//!   [`ServerConfig::handshake_timeout`]), then handed to
+//!   [`Core::connect`](super::core::Core::connect) with the socket's real owner; its
+//!   reply is sent, a refusal closes the socket without one (as OpenPMIx does);
+//! - **frames**: [`pmix_wire::FrameDecoder`] cuts the stream into whole frames (each
+//!   length checked against [`Limits::max_frame`](pmix_wire::Limits::max_frame) before
+//!   its payload is awaited), each goes to [`Core::frame`](super::core::Core::frame);
+//!   end of stream or an error goes to [`Core::closed`](super::core::Core::closed);
+//! - after every core call its outputs are drained: bytes are queued on their
+//!   connection and written as the socket takes them (partial writes kept, at most
+//!   [`ServerConfig::max_pending_output`] queued), a close closes that connection only
+//!   (after what was queued before it is written, or [`LINGER`] passed), and job events
+//!   go to the launcher ([`Server::next_event`]);
+//! - [`Core::next_deadline`](super::core::Core::next_deadline) sets the poll timeout,
+//!   and [`Core::tick`](super::core::Core::tick) runs when it is due;
+//! - a [`mio::Waker`] brings the launcher's commands: a namespace to add, a rank that
+//!   exited, shutdown.
+//!
+//! Bytes that do not decode close that connection only: the other clients never
+//! notice. A panic in the core while it handles one connection's input is caught,
+//! that connection is closed, and the others are served on.
+//!
+//! **What is not here.** Tool rendezvous files (PROTOCOL.md §2.4) are not written (no
+//! tool finds this server without being told its URI); the listener is IPv4 only.
+
+mod conn;
+mod progress;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use pmix_wire::Limits;
+
+use super::core::{JobEvent, NamespaceSpec, ServerError};
+use super::net;
+
+/// The version this server announces to its clients (`PMIX_VERSION`): the OpenPMIx
+/// release whose wire it speaks.
+pub const SERVER_VERSION: &str = "4.2.2";
+
+/// How long [`Server::shutdown`] (and drop) waits for the progress thread to end.
+pub const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
+
+/// How long a connection the core closed may take to accept what was queued for it
+/// before it is dropped unsent.
+pub const LINGER: Duration = Duration::from_secs(5);
+
+/// How long [`Server::add_namespace`] waits for the progress thread's answer.
+const CALL_LIMIT: Duration = Duration::from_secs(30);
+
+/// What a [`Server`] is started with. [`ServerConfig::default`] suits a launcher on
+/// one node.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The server's own nspace (the first part of its URI); default
+    /// `pmix-rs.server.<pid>`.
+    pub nspace: Option<String>,
+    /// The server's own rank; default 0.
+    pub rank: u32,
+    /// This node's host name (`PMIX_HOSTNAME`, `pmix.hname`); default the
+    /// `gethostname` name without its domain.
+    pub hostname: Option<String>,
+    /// The directory the server's own temporary directory is created in (and the
+    /// clients' `PMIX_SYSTEM_TMPDIR`); default [`std::env::temp_dir`].
+    pub tmpdir_base: Option<PathBuf>,
+    /// The bounds every decode of a peer's bytes is held to.
+    pub limits: Limits,
+    /// How long a GETNB of a key not committed yet is held without `pmix.timeout`.
+    pub get_timeout: Duration,
+    /// How long a connection may take to send its whole connect message.
+    pub handshake_timeout: Duration,
+    /// The most connections open at once; one more is closed as soon as it is
+    /// accepted.
+    pub max_connections: usize,
+    /// The most bytes queued for one connection that does not read them; past it the
+    /// connection is closed (and its rank lost).
+    pub max_pending_output: usize,
+    /// Whether refused and malformed connections are logged on stderr (one line
+    /// each, `pmix-server: …`).
+    pub log: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            nspace: None,
+            rank: 0,
+            hostname: None,
+            tmpdir_base: None,
+            limits: Limits::DEFAULT,
+            get_timeout: Duration::from_secs(2),
+            handshake_timeout: Duration::from_secs(30),
+            max_connections: 4096,
+            max_pending_output: 256 << 20,
+            log: true,
+        }
+    }
+}
+
+/// Why a call to a running [`Server`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// The core refused the call.
+    #[error(transparent)]
+    Core(#[from] ServerError),
+    /// The progress thread has stopped ([`Server::shutdown`], or it failed), or did
+    /// not answer in time.
+    #[error("the PMIx server's progress thread is not running")]
+    Stopped,
+}
+
+/// Counts of what the progress thread did, for tests and diagnostics
+/// ([`Server::stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    /// Connections accepted.
+    pub accepted: u64,
+    /// Connections refused because their socket is owned by another uid (before
+    /// reading any byte).
+    pub refused_peer_uid: u64,
+    /// Connections refused by the core at the handshake.
+    pub refused_handshake: u64,
+    /// Connections closed because their bytes did not decode, a size exceeded the
+    /// limits, or the handshake took too long.
+    pub malformed: u64,
+    /// Handshakes completed.
+    pub connected: u64,
+    /// Connections open now.
+    pub open: u64,
+}
+
+/// Counters shared with the progress thread.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) accepted: AtomicU64,
+    pub(crate) refused_peer_uid: AtomicU64,
+    pub(crate) refused_handshake: AtomicU64,
+    pub(crate) malformed: AtomicU64,
+    pub(crate) connected: AtomicU64,
+    pub(crate) open: AtomicUsize,
+}
+
+/// A command from the API to the progress thread.
+#[derive(Debug)]
+pub(crate) enum Command {
+    AddNamespace(NamespaceSpec, mpsc::Sender<Result<(), ServerError>>),
+    ProcExited {
+        nspace: String,
+        rank: u32,
+        status: i32,
+    },
+    Shutdown,
+}
+
+/// The embeddable PMIx server: a listener on 127.0.0.1 and one progress thread
+/// serving OpenPMIx 4.2 clients (module docs). The launcher registers each job with
+/// [`Server::add_namespace`], starts its ranks with [`Server::client_env`] in their
+/// environment, reports their exits with [`Server::proc_exited`], and learns of
+/// finalize, abort and lost ranks from [`Server::next_event`]. Dropping it shuts it
+/// down ([`Server::shutdown`]).
+#[derive(Debug)]
+pub struct Server {
+    uri: String,
+    addr: SocketAddr,
+    hostname: String,
+    tmpdir: PathBuf,
+    system_tmpdir: PathBuf,
+    commands: mpsc::Sender<Command>,
+    waker: Arc<mio::Waker>,
+    events: Mutex<mpsc::Receiver<JobEvent>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    counters: Arc<Counters>,
+}
+
+impl Server {
+    /// Starts a server: binds 127.0.0.1 port 0, creates its temporary directory
+    /// (mode 0700) under [`ServerConfig::tmpdir_base`], and starts the progress thread.
+    ///
+    /// # Errors
+    /// The OS error of binding the listener, creating the poll instance or the
+    /// directory, or starting the thread.
+    pub fn start(cfg: ServerConfig) -> std::io::Result<Server> {
+        let pid = std::process::id();
+        let nspace = cfg
+            .nspace
+            .clone()
+            .unwrap_or_else(|| format!("pmix-rs.server.{pid}"));
+        let hostname = cfg.hostname.clone().unwrap_or_else(net::short_hostname);
+        let system_tmpdir = cfg.tmpdir_base.clone().unwrap_or_else(std::env::temp_dir);
+        let tmpdir = make_private_dir(&system_tmpdir, &hostname, pid)?;
+        let started = progress::Loop::bind(&cfg, &nspace, &hostname);
+        let (lp, waker, addr) = match started {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = std::fs::remove_dir(&tmpdir);
+                return Err(e);
+            }
+        };
+        let (commands, command_rx) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
+        let counters = Arc::new(Counters::default());
+        let thread = {
+            let counters = Arc::clone(&counters);
+            std::thread::Builder::new()
+                .name("pmix-server".into())
+                .spawn(move || lp.run(command_rx, event_tx, &counters))
+        };
+        let thread = match thread {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = std::fs::remove_dir(&tmpdir);
+                return Err(e);
+            }
+        };
+        Ok(Server {
+            uri: format!("{nspace}.{};tcp4://{addr}", cfg.rank),
+            addr,
+            hostname,
+            tmpdir,
+            system_tmpdir,
+            commands,
+            waker: Arc::new(waker),
+            events: Mutex::new(events),
+            thread: Mutex::new(Some(thread)),
+            counters,
+        })
+    }
+
+    /// The server's URI as its clients get it (`<nspace>.<rank>;tcp4://127.0.0.1:<port>`,
+    /// PROTOCOL.md §2.3).
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The listener's address (127.0.0.1 and the port the OS chose).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The host name clients are given (`PMIX_HOSTNAME`).
+    pub fn hostname(&self) -> &str {
+        &self.hostname
+    }
+
+    /// The server's temporary directory (mode 0700, removed at shutdown):
+    /// `PMIX_SERVER_TMPDIR`.
+    pub fn tmpdir(&self) -> &Path {
+        &self.tmpdir
+    }
+
+    /// Registers a namespace whose ranks may then connect; call it before spawning
+    /// them. Waits for the progress thread's answer.
+    ///
+    /// # Errors
+    /// [`ApiError::Core`] when the core refuses the specification (a duplicate name,
+    /// an inconsistent spec); [`ApiError::Stopped`] when the progress thread is not
+    /// running.
+    pub fn add_namespace(&self, spec: NamespaceSpec) -> Result<(), ApiError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Command::AddNamespace(spec, tx))?;
+        match rx.recv_timeout(CALL_LIMIT) {
+            Ok(r) => r.map_err(ApiError::Core),
+            Err(_) => Err(ApiError::Stopped),
+        }
+    }
+
+    /// The environment a client rank `nspace`:`rank` must be started with
+    /// (SERVING.md §1, PROTOCOL.md §2.1): `PMIX_NAMESPACE`, `PMIX_RANK`, the server URI
+    /// under every name a 4.x/3.x/2.x client looks for (`PMIX_SERVER_URI41`, `…4`,
+    /// `…3`, `…21`, `…2`), `PMIX_SECURITY_MODE=native`, `PMIX_GDS_MODULE=hash`,
+    /// `PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_NON_DESC`, `PMIX_VERSION`,
+    /// `PMIX_HOSTNAME`, `PMIX_SERVER_TMPDIR` and `PMIX_SYSTEM_TMPDIR`.
+    ///
+    /// No `PMIX_DSTORE_*` variable is set, which keeps clients on the `hash` store;
+    /// the launcher must also remove any `PMIX_*` variable it inherited (a
+    /// `PMIX_DSTORE_*` or `PMIX_MCA_ptl=usock` of its own environment would break the
+    /// client). It does not check that the rank is registered.
+    pub fn client_env(&self, nspace: &str, rank: u32) -> Vec<(String, String)> {
+        let mut env: Vec<(String, String)> = vec![
+            ("PMIX_NAMESPACE".into(), nspace.into()),
+            ("PMIX_RANK".into(), rank.to_string()),
+        ];
+        for v in ["41", "4", "3", "21", "2"] {
+            env.push((format!("PMIX_SERVER_URI{v}"), self.uri.clone()));
+        }
+        let path = |p: &Path| p.to_string_lossy().into_owned();
+        env.extend([
+            ("PMIX_SECURITY_MODE".into(), "native".into()),
+            (
+                "PMIX_BFROP_BUFFER_TYPE".into(),
+                "PMIX_BFROP_BUFFER_NON_DESC".into(),
+            ),
+            ("PMIX_GDS_MODULE".into(), "hash".into()),
+            ("PMIX_SERVER_TMPDIR".into(), path(&self.tmpdir)),
+            ("PMIX_SYSTEM_TMPDIR".into(), path(&self.system_tmpdir)),
+            ("PMIX_HOSTNAME".into(), self.hostname.clone()),
+            ("PMIX_VERSION".into(), SERVER_VERSION.into()),
+        ]);
+        env
+    }
+
+    /// The next job event (a rank connected, finalized, aborted or was lost), waiting
+    /// at most `timeout`; `None` when none came in time or the progress thread has
+    /// stopped ([`Server::is_running`] tells which).
+    pub fn next_event(&self, timeout: Duration) -> Option<JobEvent> {
+        let rx = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        rx.recv_timeout(timeout).ok()
+    }
+
+    /// The launcher saw rank `nspace`:`rank` exit with `status` (its wait status as an
+    /// exit code, or minus the signal). A rank that had not finalized is lost.
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is not running.
+    pub fn proc_exited(&self, nspace: &str, rank: u32, status: i32) -> Result<(), ApiError> {
+        self.send(Command::ProcExited {
+            nspace: nspace.into(),
+            rank,
+            status,
+        })
+    }
+
+    /// What the progress thread did so far.
+    pub fn stats(&self) -> ServerStats {
+        let c = &self.counters;
+        ServerStats {
+            accepted: c.accepted.load(Ordering::Relaxed),
+            refused_peer_uid: c.refused_peer_uid.load(Ordering::Relaxed),
+            refused_handshake: c.refused_handshake.load(Ordering::Relaxed),
+            malformed: c.malformed.load(Ordering::Relaxed),
+            connected: c.connected.load(Ordering::Relaxed),
+            open: c.open.load(Ordering::Relaxed) as u64,
+        }
+    }
+
+    /// Whether the progress thread is running.
+    pub fn is_running(&self) -> bool {
+        let t = self.thread.lock().unwrap_or_else(|p| p.into_inner());
+        t.as_ref().is_some_and(|t| !t.is_finished())
+    }
+
+    /// Stops the server: every connection and the listener are closed (what was
+    /// queued is written if the socket takes it at once), the progress thread ends and
+    /// is joined, waiting at most [`SHUTDOWN_LIMIT`], and the temporary directory is
+    /// removed. Calling it again does nothing.
+    ///
+    /// # Errors
+    /// [`std::io::ErrorKind::TimedOut`] when the thread did not end in time (it is
+    /// left running, detached); [`std::io::ErrorKind::Other`] when it had panicked.
+    pub fn shutdown(&self) -> std::io::Result<()> {
+        let Some(thread) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Ok(());
+        };
+        let _ = self.send(Command::Shutdown);
+        let deadline = Instant::now() + SHUTDOWN_LIMIT;
+        while !thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = std::fs::remove_dir_all(&self.tmpdir);
+        if !thread.is_finished() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("the PMIx server's progress thread did not stop within {SHUTDOWN_LIMIT:?}"),
+            ));
+        }
+        thread
+            .join()
+            .map_err(|_| std::io::Error::other("the PMIx server's progress thread panicked"))
+    }
+
+    fn send(&self, cmd: Command) -> Result<(), ApiError> {
+        self.commands.send(cmd).map_err(|_| ApiError::Stopped)?;
+        self.waker.wake().map_err(|_| ApiError::Stopped)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+/// Creates `<base>/pmix-rs.<host>.<pid>.<n>` with mode 0700 (a fresh name: an existing
+/// directory is never reused).
+fn make_private_dir(base: &Path, host: &str, pid: u32) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    loop {
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("pmix-rs.{host}.{pid}.{n}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {
+                // The umask can only remove bits; set the mode all the same.
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000_000 => {}
+            Err(e) => return Err(e),
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! The progress thread: one `mio` poll loop over the listener, the connections, the
+//! core's timers and the launcher's commands (module docs of [`super`]).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use mio::net::TcpListener;
+use mio::{Events, Interest, Poll, Token, Waker};
+use pmix_wire::{ConnectMsg, Decoded, FrameDecoder, Limits};
+
+use super::conn::{Conn, Phase, ReadOutcome};
+use super::{Command, Counters, LINGER, ServerConfig};
+use crate::server::core::{ConnId, Core, CoreConfig, JobEvent, Output, Refused};
+use crate::server::net;
+
+const LISTENER: Token = Token(0);
+const WAKER: Token = Token(1);
+/// Connection ids start here, so that an id is its token.
+const FIRST_CONN: ConnId = 2;
+/// How soon accepting is retried after it failed for want of descriptors.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
+/// Everything the progress thread owns.
+pub(crate) struct Loop {
+    poll: Poll,
+    listener: TcpListener,
+    core: Core,
+    conns: HashMap<ConnId, Conn>,
+    next_id: ConnId,
+    server_uid: u32,
+    limits: Limits,
+    handshake_timeout: Duration,
+    max_connections: usize,
+    max_pending_output: usize,
+    log: bool,
+    /// Connections whose read budget ran out: read again before sleeping.
+    again: Vec<ConnId>,
+    /// When accepting failed for want of descriptors: retry then.
+    accept_retry: Option<Instant>,
+    shutdown: bool,
+}
+
+impl Loop {
+    /// Binds the listener and makes the poll instance, its waker and the core.
+    pub(crate) fn bind(
+        cfg: &ServerConfig,
+        nspace: &str,
+        hostname: &str,
+    ) -> io::Result<(Loop, Waker, SocketAddr)> {
+        let poll = Poll::new()?;
+        let mut listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        let addr = listener.local_addr()?;
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        let waker = Waker::new(poll.registry(), WAKER)?;
+        let (uid, gid) = net::effective_ids();
+        let mut core_cfg = CoreConfig::new(nspace, cfg.rank, hostname, uid, gid);
+        core_cfg.limits = cfg.limits;
+        core_cfg.get_timeout = cfg.get_timeout;
+        let lp = Loop {
+            poll,
+            listener,
+            core: Core::new(core_cfg),
+            conns: HashMap::new(),
+            next_id: FIRST_CONN,
+            server_uid: uid,
+            limits: cfg.limits,
+            handshake_timeout: cfg.handshake_timeout,
+            max_connections: cfg.max_connections,
+            max_pending_output: cfg.max_pending_output,
+            log: cfg.log,
+            again: Vec::new(),
+            accept_retry: None,
+            shutdown: false,
+        };
+        Ok((lp, waker, addr))
+    }
+
+    /// Runs until a [`Command::Shutdown`] (or the API side is gone), then closes every
+    /// connection.
+    pub(crate) fn run(
+        mut self,
+        commands: mpsc::Receiver<Command>,
+        events: mpsc::Sender<JobEvent>,
+        counters: &Counters,
+    ) {
+        let mut ctx = Ctx {
+            events,
+            counters,
+            scratch: vec![0u8; 64 << 10],
+        };
+        let mut poll_events = Events::with_capacity(256);
+        while !self.shutdown {
+            let timeout = self.timeout(Instant::now());
+            if let Err(e) = self.poll.poll(&mut poll_events, timeout) {
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                self.warn(format_args!("poll failed, the server stops: {e}"));
+                break;
+            }
+            for ev in poll_events.iter() {
+                match ev.token() {
+                    LISTENER => self.accept(&mut ctx),
+                    WAKER => {}
+                    Token(t) => {
+                        let id = t as ConnId;
+                        if ev.is_writable() {
+                            self.flush(id, &mut ctx);
+                        }
+                        if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                            self.read(id, &mut ctx);
+                        }
+                    }
+                }
+            }
+            for id in std::mem::take(&mut self.again) {
+                self.read(id, &mut ctx);
+            }
+            self.commands(&commands, &mut ctx);
+            self.timers(&mut ctx);
+        }
+        self.close_all(&ctx);
+    }
+
+    /// How long the poll may sleep: until the nearest deadline, or not at all when a
+    /// connection is waiting for another read.
+    fn timeout(&self, now: Instant) -> Option<Duration> {
+        if !self.again.is_empty() {
+            return Some(Duration::ZERO);
+        }
+        let conn_deadlines = self.conns.values().filter_map(|c| match c.phase {
+            Phase::Handshake { deadline } | Phase::Closing { deadline } => Some(deadline),
+            Phase::Framed => None,
+        });
+        conn_deadlines
+            .chain(self.core.next_deadline())
+            .chain(self.accept_retry)
+            .min()
+            .map(|d| d.saturating_duration_since(now))
+    }
+
+    fn accept(&mut self, ctx: &mut Ctx<'_>) {
+        loop {
+            let (mut stream, peer) = match self.listener.accept() {
+                Ok(x) => x,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => continue,
+                Err(e) => {
+                    // Out of descriptors or memory: the pending connections stay in
+                    // the backlog; try again shortly.
+                    self.warn(format_args!("accept failed: {e}"));
+                    self.accept_retry = Some(Instant::now() + ACCEPT_RETRY);
+                    return;
+                }
+            };
+            ctx.counters.accepted.fetch_add(1, Ordering::Relaxed);
+            if self.conns.len() >= self.max_connections {
+                self.warn(format_args!(
+                    "refused {peer}: {} connections are open already",
+                    self.conns.len()
+                ));
+                continue;
+            }
+            // The socket's real owner, before any byte of it is read (DESIGN §8).
+            let uid = match stream
+                .local_addr()
+                .and_then(|ours| net::peer_uid(ours, peer))
+            {
+                Ok(uid) => uid,
+                Err(e) => {
+                    ctx.counters
+                        .refused_peer_uid
+                        .fetch_add(1, Ordering::Relaxed);
+                    self.warn(format_args!("refused {peer}: its owner is unknown: {e}"));
+                    continue;
+                }
+            };
+            if uid != self.server_uid {
+                ctx.counters
+                    .refused_peer_uid
+                    .fetch_add(1, Ordering::Relaxed);
+                let why = Refused::PeerUid {
+                    peer_uid: uid,
+                    server_uid: self.server_uid,
+                };
+                self.warn(format_args!("refused {peer}: {why}"));
+                continue;
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            let token = Token(id as usize);
+            if let Err(e) = self.poll.registry().register(
+                &mut stream,
+                token,
+                Interest::READABLE | Interest::WRITABLE,
+            ) {
+                self.warn(format_args!("cannot watch {peer}: {e}"));
+                continue;
+            }
+            let deadline = Instant::now() + self.handshake_timeout;
+            self.conns.insert(id, Conn::new(stream, uid, deadline));
+            ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
+        }
+    }
+
+    /// Reads what `id` has and hands every whole message to the core.
+    fn read(&mut self, id: ConnId, ctx: &mut Ctx<'_>) {
+        let Some(conn) = self.conns.get_mut(&id) else {
+            return;
+        };
+        if matches!(conn.phase, Phase::Closing { .. }) {
+            return;
+        }
+        let outcome = conn.read_some(&mut ctx.scratch);
+        // Whole messages first: what came before an end of stream is still served.
+        self.process(id, ctx);
+        match outcome {
+            Ok(ReadOutcome::Drained) => {}
+            Ok(ReadOutcome::Budget) => {
+                if self.conns.contains_key(&id) {
+                    self.again.push(id);
+                }
+            }
+            Ok(ReadOutcome::Eof) | Err(_) => self.drop_conn(id, true, ctx),
+        }
+    }
+
+    /// Decodes and hands on every whole message in `id`'s input.
+    fn process(&mut self, id: ConnId, ctx: &mut Ctx<'_>) {
+        loop {
+            let Some(conn) = self.conns.get_mut(&id) else {
+                return;
+            };
+            match conn.phase {
+                Phase::Closing { .. } => return,
+                Phase::Handshake { .. } => match ConnectMsg::decode(conn.input(), &self.limits) {
+                    Ok(Decoded::NeedMore(_)) => return,
+                    Err(e) => {
+                        ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
+                        self.warn(format_args!(
+                            "closed connection {id}: bad connect message: {e}"
+                        ));
+                        self.drop_conn(id, false, ctx);
+                        return;
+                    }
+                    Ok(Decoded::Item { item, used }) => {
+                        conn.consume(used);
+                        let peer_uid = conn.peer_uid;
+                        let now = Instant::now();
+                        let core = &mut self.core;
+                        let result = catch_unwind(AssertUnwindSafe(|| {
+                            core.connect(id, &item, peer_uid, now)
+                        }));
+                        match result {
+                            Ok(Ok(reply)) => {
+                                ctx.counters.connected.fetch_add(1, Ordering::Relaxed);
+                                if let Some(conn) = self.conns.get_mut(&id) {
+                                    conn.phase = Phase::Framed;
+                                    // The reply goes before anything the core queued
+                                    // after it (cached events).
+                                    conn.queue(&reply);
+                                }
+                                self.flush(id, ctx);
+                                self.drain(ctx);
+                            }
+                            Ok(Err(why)) => {
+                                ctx.counters
+                                    .refused_handshake
+                                    .fetch_add(1, Ordering::Relaxed);
+                                self.warn(format_args!("refused connection {id}: {why}"));
+                                self.drop_conn(id, false, ctx);
+                                self.drain(ctx);
+                                return;
+                            }
+                            Err(_) => {
+                                self.warn(format_args!(
+                                    "closed connection {id}: internal error in its handshake"
+                                ));
+                                self.drop_conn(id, true, ctx);
+                                return;
+                            }
+                        }
+                    }
+                },
+                Phase::Framed => {
+                    let decoder = FrameDecoder::new(self.limits);
+                    match decoder.decode(conn.input()) {
+                        Ok(Decoded::NeedMore(_)) => return,
+                        Err(e) => {
+                            ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
+                            self.warn(format_args!("closed connection {id}: bad frame: {e}"));
+                            self.drop_conn(id, true, ctx);
+                            return;
+                        }
+                        Ok(Decoded::Item { item, used }) => {
+                            conn.consume(used);
+                            let now = Instant::now();
+                            let core = &mut self.core;
+                            let result =
+                                catch_unwind(AssertUnwindSafe(|| core.frame(id, &item, now)));
+                            if result.is_err() {
+                                self.warn(format_args!(
+                                    "closed connection {id}: internal error handling its request"
+                                ));
+                                self.drop_conn(id, true, ctx);
+                                return;
+                            }
+                            self.drain(ctx);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Carries out everything the core has queued, and the consequences of that
+    /// (a connection found dead while writing is closed, which the core hears of).
+    fn drain(&mut self, ctx: &mut Ctx<'_>) {
+        loop {
+            let core = &mut self.core;
+            let next = match catch_unwind(AssertUnwindSafe(|| core.poll_output())) {
+                Ok(o) => o,
+                Err(_) => {
+                    self.warn(format_args!("internal error draining the core's output"));
+                    None
+                }
+            };
+            let Some(out) = next else {
+                return;
+            };
+            match out {
+                Output::Send { conn, bytes } => {
+                    let Some(c) = self.conns.get_mut(&conn) else {
+                        continue;
+                    };
+                    if matches!(c.phase, Phase::Closing { .. }) {
+                        continue;
+                    }
+                    if c.pending() + bytes.len() > self.max_pending_output {
+                        self.warn(format_args!(
+                            "closed connection {conn}: over {} bytes queued that it does not read",
+                            self.max_pending_output
+                        ));
+                        self.drop_conn(conn, true, ctx);
+                        continue;
+                    }
+                    c.queue(&bytes);
+                    self.flush(conn, ctx);
+                }
+                Output::Close { conn } => {
+                    let Some(c) = self.conns.get_mut(&conn) else {
+                        continue;
+                    };
+                    c.phase = Phase::Closing {
+                        deadline: Instant::now() + LINGER,
+                    };
+                    if c.pending() == 0 {
+                        self.drop_conn(conn, false, ctx);
+                    } else {
+                        self.flush(conn, ctx);
+                    }
+                }
+                Output::Job(ev) => {
+                    let _ = ctx.events.send(ev);
+                }
+            }
+        }
+    }
+
+    /// Writes what is queued for `id`; a dead socket is closed (and the core told).
+    fn flush(&mut self, id: ConnId, ctx: &mut Ctx<'_>) {
+        let Some(conn) = self.conns.get_mut(&id) else {
+            return;
+        };
+        match conn.flush() {
+            Ok(()) => {
+                if conn.pending() == 0 && matches!(conn.phase, Phase::Closing { .. }) {
+                    self.drop_conn(id, false, ctx);
+                }
+            }
+            Err(_) => {
+                let closing = matches!(conn.phase, Phase::Closing { .. });
+                self.drop_conn(id, !closing, ctx);
+            }
+        }
+    }
+
+    /// Closes `id`'s socket; with `tell_core`, the core hears of it
+    /// ([`Core::closed`]) and its output is drained.
+    fn drop_conn(&mut self, id: ConnId, tell_core: bool, ctx: &mut Ctx<'_>) {
+        let Some(mut conn) = self.conns.remove(&id) else {
+            return;
+        };
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        drop(conn);
+        ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
+        if tell_core {
+            let now = Instant::now();
+            let core = &mut self.core;
+            if catch_unwind(AssertUnwindSafe(|| core.closed(id, now))).is_err() {
+                self.warn(format_args!("internal error closing connection {id}"));
+            }
+            self.drain(ctx);
+        }
+    }
+
+    fn commands(&mut self, commands: &mpsc::Receiver<Command>, ctx: &mut Ctx<'_>) {
+        loop {
+            let cmd = match commands.try_recv() {
+                Ok(c) => c,
+                Err(mpsc::TryRecvError::Empty) => return,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.shutdown = true;
+                    return;
+                }
+            };
+            match cmd {
+                Command::AddNamespace(spec, reply) => {
+                    let core = &mut self.core;
+                    let r = catch_unwind(AssertUnwindSafe(|| core.add_namespace(spec)));
+                    match r {
+                        Ok(r) => {
+                            let _ = reply.send(r);
+                        }
+                        Err(_) => self.warn(format_args!("internal error adding a namespace")),
+                    }
+                }
+                Command::ProcExited {
+                    nspace,
+                    rank,
+                    status,
+                } => {
+                    let now = Instant::now();
+                    let core = &mut self.core;
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        core.proc_exited(&nspace, rank, status, now)
+                    }));
+                    if r.is_err() {
+                        self.warn(format_args!(
+                            "internal error handling the exit of {nspace}:{rank}"
+                        ));
+                    }
+                }
+                Command::Shutdown => {
+                    self.shutdown = true;
+                    return;
+                }
+            }
+            self.drain(ctx);
+        }
+    }
+
+    fn timers(&mut self, ctx: &mut Ctx<'_>) {
+        let now = Instant::now();
+        if self.accept_retry.is_some_and(|t| t <= now) {
+            self.accept_retry = None;
+            self.accept(ctx);
+        }
+        if self.core.next_deadline().is_some_and(|d| d <= now) {
+            let core = &mut self.core;
+            if catch_unwind(AssertUnwindSafe(|| core.tick(now))).is_err() {
+                self.warn(format_args!("internal error running the core's timers"));
+            }
+            self.drain(ctx);
+        }
+        let due: Vec<(ConnId, bool)> = self
+            .conns
+            .iter()
+            .filter_map(|(&id, c)| match c.phase {
+                Phase::Handshake { deadline } if deadline <= now => Some((id, true)),
+                Phase::Closing { deadline } if deadline <= now => Some((id, false)),
+                _ => None,
+            })
+            .collect();
+        for (id, handshake) in due {
+            if handshake {
+                ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
+                self.warn(format_args!(
+                    "closed connection {id}: no whole connect message within {:?}",
+                    self.handshake_timeout
+                ));
+            }
+            self.drop_conn(id, false, ctx);
+        }
+    }
+
+    /// At shutdown: what each socket takes at once is written, then all are closed.
+    fn close_all(&mut self, ctx: &Ctx<'_>) {
+        for (_, mut conn) in self.conns.drain() {
+            let _ = conn.flush();
+            let _ = self.poll.registry().deregister(&mut conn.stream);
+        }
+        ctx.counters.open.store(0, Ordering::Relaxed);
+        let _ = self.poll.registry().deregister(&mut self.listener);
+    }
+
+    fn warn(&self, msg: std::fmt::Arguments<'_>) {
+        if self.log {
+            eprintln!("pmix-server: {msg}");
+        }
+    }
+}
+
+/// What the loop's steps share besides the loop itself.
+struct Ctx<'a> {
+    events: mpsc::Sender<JobEvent>,
+    counters: &'a Counters,
+    scratch: Vec<u8>,
+}

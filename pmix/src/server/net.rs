@@ -1,0 +1,206 @@
+//! The server's operating-system calls about peers and identity: the real owner of a
+//! loopback TCP connection, the process's effective ids, the host name.
+//!
+//! **Why the socket table.** TCP carries no kernel peer credentials (`SO_PEERCRED` is
+//! for Unix sockets), and the `native` credential a client sends is only a claim any
+//! local user can forge (DESIGN §8). On one host both ends of a loopback connection
+//! are sockets in the same kernel, and the kernel's socket table records who created
+//! each: `/proc/net/tcp` (and `tcp6`, for IPv6 sockets, including v4-mapped ones) has
+//! one line per socket with its local and remote address and its owner's uid. The
+//! client's socket is the line whose *local* address is the peer address the server
+//! sees and whose *remote* address is the server's own end. [`peer_uid`] reads it.
+//!
+//! A socket keeps its owner's uid for as long as it is a full socket, which includes
+//! `FIN_WAIT` after the client closed: only `TIME_WAIT` entries show uid 0, and a
+//! connection reaches `TIME_WAIT` on the client's side only after the server closed it
+//! too, so a connection the server still holds always shows its real owner.
+
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+/// The socket tables [`peer_uid`] reads, IPv4 first.
+pub const SOCKET_TABLES: [&str; 2] = ["/proc/net/tcp", "/proc/net/tcp6"];
+
+/// The uid owning the client socket of a TCP connection on this host, given the
+/// server's end `ours` (the accepted socket's local address) and the client's end
+/// `peer` (its peer address), from the kernel's socket table ([`SOCKET_TABLES`]).
+///
+/// # Errors
+/// [`io::ErrorKind::NotFound`] when no table has the client's socket (a peer on
+/// another host, or a socket that is gone); the error of reading a table when
+/// neither can be read.
+pub fn peer_uid(ours: SocketAddr, peer: SocketAddr) -> io::Result<u32> {
+    let mut last_err = None;
+    let mut read_any = false;
+    for table in SOCKET_TABLES {
+        match std::fs::read_to_string(table) {
+            Ok(text) => {
+                read_any = true;
+                if let Some(uid) = find_owner(&text, ours, peer) {
+                    return Ok(uid);
+                }
+            }
+            Err(e) => last_err = Some(e),
+        }
+    }
+    match (read_any, last_err) {
+        (false, Some(e)) => Err(e),
+        _ => Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no socket {peer} connected to {ours} in {SOCKET_TABLES:?}"),
+        )),
+    }
+}
+
+/// The uid of the socket in `table` (the text of `/proc/net/tcp` or `tcp6`) whose
+/// local address is `peer` and remote address is `ours`; `None` when no line has it
+/// or the lines cannot be read. IPv4-mapped IPv6 addresses match their IPv4 form.
+pub fn find_owner(table: &str, ours: SocketAddr, peer: SocketAddr) -> Option<u32> {
+    let (ours, peer) = (canonical(ours), canonical(peer));
+    table.lines().skip(1).find_map(|line| {
+        let mut f = line.split_whitespace();
+        let local = parse_addr(f.nth(1)?)?;
+        let remote = parse_addr(f.next()?)?;
+        if canonical(local) != peer || canonical(remote) != ours {
+            return None;
+        }
+        // st, tx:rx, tr:when, retrnsmt, then uid.
+        f.nth(4)?.parse().ok()
+    })
+}
+
+/// `addr` with an IPv4-mapped IPv6 address as its IPv4 form.
+fn canonical(addr: SocketAddr) -> SocketAddr {
+    match addr.ip() {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => SocketAddr::new(IpAddr::V4(v4), addr.port()),
+            None => addr,
+        },
+        IpAddr::V4(_) => addr,
+    }
+}
+
+/// One address of the table: `HEX:PORT`, the address as 8 (IPv4) or 32 (IPv6) hex
+/// digits of 32-bit words in the kernel's byte order (this host's), the port as 4 hex
+/// digits.
+fn parse_addr(field: &str) -> Option<SocketAddr> {
+    let (ip, port) = field.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let word = |s: &str| u32::from_str_radix(s, 16).ok().map(u32::to_ne_bytes);
+    let ip = match ip.len() {
+        8 => IpAddr::V4(Ipv4Addr::from(word(ip)?)),
+        32 => {
+            let mut b = [0u8; 16];
+            for (i, chunk) in b.chunks_exact_mut(4).enumerate() {
+                chunk.copy_from_slice(&word(ip.get(i * 8..i * 8 + 8)?)?);
+            }
+            IpAddr::V6(Ipv6Addr::from(b))
+        }
+        _ => return None,
+    };
+    Some(SocketAddr::new(ip, port))
+}
+
+/// The process's effective uid and gid (`geteuid`, `getegid`).
+pub fn effective_ids() -> (u32, u32) {
+    // SAFETY: geteuid and getegid take no arguments, touch no memory of ours and
+    // cannot fail.
+    unsafe { (libc::geteuid(), libc::getegid()) }
+}
+
+/// This host's name as `gethostname` gives it, with the domain part removed (what
+/// OpenPMIx uses when `PMIX_HOSTNAME` is not set); `localhost` when it cannot be read.
+pub fn short_hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the pointer and length describe `buf`, which outlives the call;
+    // gethostname writes at most that many bytes.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "localhost".to_owned();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(buf.get(..end).unwrap_or_default());
+    match name.split('.').next() {
+        Some(short) if !short.is_empty() => short.to_owned(),
+        _ => "localhost".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn the_client_socket_of_a_real_loopback_connection_is_owned_by_this_process_uid() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server_end, peer) = listener.accept().unwrap();
+        assert_eq!(peer, client.local_addr().unwrap());
+        let ours = server_end.local_addr().unwrap();
+        assert_eq!(peer_uid(ours, peer).unwrap(), effective_ids().0);
+        // The server's own end is not the client's socket: swapped ends name the
+        // accepted socket, which this process owns too, but a wrong port finds nothing.
+        let wrong = SocketAddr::new(peer.ip(), peer.port().wrapping_add(1).max(1));
+        let e = peer_uid(ours, wrong).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+    }
+
+    #[test]
+    fn a_table_line_is_matched_by_the_clients_local_and_the_servers_remote_address() {
+        // 127.0.0.1:40000 -> 127.0.0.1:5000, owned by uid 1000; the server's accepted
+        // end (5000 -> 40000) by uid 0.
+        let lo = u32::from_ne_bytes([127, 0, 0, 1]);
+        let table = format!(
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+             \x20  0: {lo:08X}:1388 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1\n\
+             \x20  1: {lo:08X}:1388 {lo:08X}:9C40 01 00000000:00000000 00:00000000 00000000     0        0 2 1\n\
+             \x20  2: {lo:08X}:9C40 {lo:08X}:1388 01 00000000:00000000 00:00000000 00000000  1000        0 3 1\n"
+        );
+        let server: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        let client: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        assert_eq!(find_owner(&table, server, client), Some(1000));
+        assert_eq!(find_owner(&table, client, server), Some(0));
+        let other: SocketAddr = "127.0.0.1:40001".parse().unwrap();
+        assert_eq!(find_owner(&table, server, other), None);
+    }
+
+    #[test]
+    fn an_ipv4_mapped_tcp6_line_matches_the_ipv4_connection() {
+        // ::ffff:127.0.0.1 as four host-order words.
+        let words = [
+            0u32,
+            0,
+            u32::from_ne_bytes([0, 0, 0xff, 0xff]),
+            u32::from_ne_bytes([127, 0, 0, 1]),
+        ];
+        let ip: String = words.iter().map(|w| format!("{w:08X}")).collect();
+        let table = format!(
+            "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+             \x20  0: {ip}:9C40 {ip}:1388 01 00000000:00000000 00:00000000 00000000  65534        0 3 1\n"
+        );
+        let server: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        let client: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        assert_eq!(find_owner(&table, server, client), Some(65534));
+    }
+
+    #[test]
+    fn malformed_table_lines_match_nothing() {
+        let server: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        let client: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        for table in [
+            "",
+            "header\n",
+            "header\n 0: zz:1 yy:2 01\n",
+            "h\n 0: 0100007F:9C40 0100007F:1388 01 a b c d x\n",
+        ] {
+            assert_eq!(find_owner(table, server, client), None, "{table:?}");
+        }
+    }
+
+    #[test]
+    fn the_short_hostname_has_no_domain() {
+        let h = short_hostname();
+        assert!(!h.is_empty() && !h.contains('.'), "{h}");
+    }
+}

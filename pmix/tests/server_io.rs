@@ -1,0 +1,83 @@
+//! The embeddable server's I/O layer (`pmix::Server`): the listener, the rendezvous
+//! variables, the temporary directory, shutdown.
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use pmix::{Server, ServerConfig};
+
+fn quiet() -> ServerConfig {
+    ServerConfig {
+        log: false,
+        ..ServerConfig::default()
+    }
+}
+
+#[test]
+fn a_started_server_listens_on_loopback_and_its_uri_names_it() {
+    let server = Server::start(quiet()).unwrap();
+    let addr = server.local_addr();
+    assert!(addr.ip().is_loopback() && addr.is_ipv4(), "{addr}");
+    assert_ne!(addr.port(), 0);
+    let uri = server.uri();
+    let (id, endpoint) = uri.split_once(';').unwrap();
+    assert_eq!(endpoint, format!("tcp4://127.0.0.1:{}", addr.port()));
+    let (_, rank) = id.rsplit_once('.').unwrap();
+    assert_eq!(rank, "0");
+    assert!(server.is_running());
+    std::net::TcpStream::connect(addr).unwrap();
+}
+
+#[test]
+fn client_env_has_every_rendezvous_variable_and_no_dstore() {
+    let server = Server::start(quiet()).unwrap();
+    let env = server.client_env("job.1", 3);
+    let get = |k: &str| {
+        env.iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("{k} missing from {env:?}"))
+    };
+    assert_eq!(get("PMIX_NAMESPACE"), "job.1");
+    assert_eq!(get("PMIX_RANK"), "3");
+    for v in ["41", "4", "3", "21", "2"] {
+        assert_eq!(get(&format!("PMIX_SERVER_URI{v}")), server.uri());
+    }
+    assert_eq!(get("PMIX_SECURITY_MODE"), "native");
+    assert_eq!(get("PMIX_GDS_MODULE"), "hash");
+    assert_eq!(get("PMIX_BFROP_BUFFER_TYPE"), "PMIX_BFROP_BUFFER_NON_DESC");
+    assert!(get("PMIX_VERSION").starts_with("4.2."));
+    assert_eq!(get("PMIX_HOSTNAME"), server.hostname());
+    assert_eq!(get("PMIX_SERVER_TMPDIR"), server.tmpdir().to_str().unwrap());
+    assert!(!get("PMIX_SYSTEM_TMPDIR").is_empty());
+    assert!(
+        env.iter().all(|(k, _)| !k.starts_with("PMIX_DSTORE")),
+        "{env:?}"
+    );
+}
+
+#[test]
+fn the_tmpdir_is_private_and_removed_at_shutdown() {
+    let server = Server::start(quiet()).unwrap();
+    let dir = server.tmpdir().to_path_buf();
+    let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
+    server.shutdown().unwrap();
+    assert!(!dir.exists(), "{}", dir.display());
+    assert!(!server.is_running());
+    // Shutting down twice is harmless; events after it are none.
+    server.shutdown().unwrap();
+    assert!(server.next_event(Duration::from_millis(10)).is_none());
+}
+
+#[test]
+fn after_shutdown_the_port_refuses_connections_and_calls_say_stopped() {
+    let server = Server::start(quiet()).unwrap();
+    let addr = server.local_addr();
+    server.shutdown().unwrap();
+    assert!(std::net::TcpStream::connect(addr).is_err());
+    assert!(matches!(
+        server.proc_exited("x", 0, 0),
+        Err(pmix::server::ApiError::Stopped)
+    ));
+}
