@@ -5,241 +5,114 @@
 //! sockets and the timers, decodes each peer's connect message with
 //! [`pmix_wire::ConnectMsg`] and its frames with [`pmix_wire::FrameDecoder`], and
 //! hands them to a [`Core`] with the current time. After **every** call it drains
-//! [`Core::poll_output`] and carries out each [`Output`]: send bytes on a
+//! [`Core::poll_output`] and carries out each [`Output`] in order: send bytes on a
 //! connection, close one, or tell the launcher about its job ([`JobEvent`]). It
 //! calls [`Core::tick`] when [`Core::next_deadline`] is due.
 //!
 //! Every byte the core reads or writes goes through `pmix-wire`; a peer whose
 //! bytes fail to decode is closed ([`Output::Close`]) and nobody else notices.
 //!
-//! **Status of this module.** This is the first, skeleton version of the API: the
-//! handshake checks are done, and every request after it is answered with a lone
-//! `PMIX_ERR_NOT_SUPPORTED` status (DEREGEVENTS, which is one-way, gets nothing).
-//! The commands are filled in by later commits; this paragraph says which are
-//! missing.
+//! **What is served** (one node; PROTOCOL.md §6, SERVING.md):
+//! - the handshake of launched clients (flag 0) and of tools, launchers and
+//!   singletons (flags 3–10, the long reply of §3.3), with the peer checks of
+//!   DESIGN §8 ([`Core::connect`]);
+//! - REQ (the job-info blob, packed once per namespace, buffer type and client
+//!   version), FINALIZE, ABORT;
+//! - COMMIT, GETNB (held until the target commits, `pmix.timeout`,
+//!   `pmix.immediate`), FENCENB (`pmix.timeout`, `pmix.grp.ftcoll`);
+//! - REGEVENTS, DEREGEVENTS (no reply), NOTIFY with every range, caching for late
+//!   registrants, and `PMIX_ERR_PROC_ABORTED` for lost ranks;
+//! - PUBLISH, LOOKUP (`pmix.wait`), UNPUBLISH, JOB_CONTROL (cleanup
+//!   registrations), QUERY (`pmix.qry.ns` and the keys of [`QUERY_KEYS`]);
+//!   COMPUTE_DEVICE_DISTANCES is not served yet (a lone NOT_SUPPORTED);
+//! - the group commands go to `groups.rs`, which answers NOT_SUPPORTED until the
+//!   groups work lands there;
+//! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
+//!
+//! No [`Host`]-style up-calls exist yet: nothing leaves the node.
+//!
+//! [`Host`]: https://example.invalid "DESIGN §8's Host trait, not built yet"
 
-use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::Instant;
 
-use pmix_wire::{ConnectMsg, Frame, Limits};
+use pmix_wire::{Codec, Command, Frame, Reply, Request, Status};
 
-/// A connection's identity, assigned by the I/O layer (unique while it is open).
-pub type ConnId = u64;
+mod distances;
+mod events;
+mod fence;
+mod groups;
+mod handshake;
+mod namespace;
+mod pubsub;
+mod query;
+mod store;
+mod types;
 
-/// What a [`Core`] is configured with: who the server is and its limits.
-#[derive(Clone, Debug)]
-pub struct CoreConfig {
-    /// The server's own nspace (what a tool's handshake reply names).
-    pub nspace: String,
-    /// The server's own rank.
-    pub rank: u32,
-    /// This node's host name (`pmix.hname`).
-    pub hostname: String,
-    /// The server's effective uid: every peer's socket must be owned by it.
-    pub uid: u32,
-    /// The server's effective gid.
-    pub gid: u32,
-    /// The bounds every decode of a peer's bytes is held to.
-    pub limits: Limits,
-    /// How long a GETNB of a key not committed yet is held when the request gives
-    /// no `pmix.timeout` (2 s, as OpenPMIx's direct modex).
-    pub get_timeout: Duration,
-}
+pub use events::PROC_ABORTED;
+pub use fence::{FENCE_LOST, FT_KEY};
+pub use namespace::DIST_ORIGIN_KEY;
+pub use query::KNOWN_KEYS as QUERY_KEYS;
+pub use types::{
+    ConnId, CoreConfig, JobEvent, NamespaceSpec, Output, RankSpec, Refused, ServerError,
+};
 
-impl CoreConfig {
-    /// A configuration for the server `nspace`/`rank` on `hostname`, running as
-    /// `uid`/`gid`, with [`Limits::DEFAULT`] and a 2 s get timeout.
-    pub fn new(
-        nspace: impl Into<String>,
-        rank: u32,
-        hostname: impl Into<String>,
-        uid: u32,
-        gid: u32,
-    ) -> Self {
-        CoreConfig {
-            nspace: nspace.into(),
-            rank,
-            hostname: hostname.into(),
-            uid,
-            gid,
-            limits: Limits::DEFAULT,
-            get_timeout: Duration::from_secs(2),
-        }
-    }
-}
+use namespace::{Namespace, RankState};
 
-/// One local rank of a namespace: what its job-info blob says about it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RankSpec {
-    /// The rank in its namespace.
-    pub rank: u32,
-    /// Its rank among the job's processes on this node (`pmix.lrank`).
-    pub local_rank: u16,
-    /// Its rank among all processes on this node (`pmix.nrank`).
-    pub node_rank: u16,
-    /// Its application number (`pmix.appnum`).
-    pub appnum: u32,
-    /// Its binding as OpenPMIx writes it (`pmix.cpuset`, `hwloc:0-3`), if known.
-    pub cpuset: Option<String>,
-    /// Its locality string (`pmix.locstr`), if known.
-    pub locstr: Option<String>,
-}
+/// A process: its nspace and rank.
+pub(crate) type ProcKey = (String, u32);
 
-/// A namespace (job) the launcher registers before it spawns its ranks.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct NamespaceSpec {
-    /// The namespace's name.
-    pub nspace: String,
-    /// The uid its clients must claim (and the server's, DESIGN §8).
-    pub uid: u32,
-    /// The gid its clients must claim.
-    pub gid: u32,
-    /// The job's size (`pmix.job.size`): every rank, on this node or not.
-    pub job_size: u32,
-    /// The ranks on this node, in rank order (all of them on one node).
-    pub ranks: Vec<RankSpec>,
-    /// Job-level values added to the blob as they are (after the standard ones).
-    pub job_info: Vec<pmix_wire::Kval>,
-}
-
-/// Why [`Core::add_namespace`] refused a namespace.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServerError {
-    /// A namespace of that name is registered already.
-    #[error("namespace {0:?} is registered already")]
-    DuplicateNamespace(String),
-    /// The specification is inconsistent; the text says how.
-    #[error("bad namespace specification: {0}")]
-    BadSpec(String),
-}
-
-/// Why a connection was refused at its handshake: the I/O layer closes it without
-/// a reply (what OpenPMIx does) and logs this.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Refused {
-    /// The socket's real owner is not the server's user (DESIGN §8).
-    #[error("peer socket owned by uid {peer_uid}, the server runs as uid {server_uid}")]
-    PeerUid {
-        /// The socket's real owner.
-        peer_uid: u32,
-        /// The server's uid.
-        server_uid: u32,
-    },
-    /// The native credential is missing, malformed or not the registered ids.
-    #[error("credential refused: {0}")]
-    Credential(String),
-    /// The claimed nspace/rank is not a registered local rank.
-    #[error("unknown process {nspace}:{rank}")]
-    UnknownProc {
-        /// The claimed nspace.
-        nspace: String,
-        /// The claimed rank.
-        rank: u32,
-    },
-    /// The rank is connected already.
-    #[error("process {nspace}:{rank} is connected already")]
-    AlreadyConnected {
-        /// The nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
-    /// The peer speaks something this server does not (bfrops module, version,
-    /// psec module, peer kind).
-    #[error("unsupported peer: {0}")]
-    Unsupported(String),
-    /// The connection id is in use.
-    #[error("connection {0} is open already")]
-    DuplicateConn(ConnId),
-}
-
-/// What the I/O layer must do, drained with [`Core::poll_output`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum Output {
-    /// Send these bytes (one whole frame, header included) on `conn`.
-    Send {
-        /// The connection.
-        conn: ConnId,
-        /// The frame's bytes.
-        bytes: Vec<u8>,
-    },
-    /// Close `conn` (after sending what was queued before this output). The core
-    /// has forgotten it; [`Core::closed`] for it afterwards is harmless.
-    Close {
-        /// The connection.
-        conn: ConnId,
-    },
-    /// Something the launcher must know about its job.
-    Job(JobEvent),
-}
-
-/// A change in a job's processes the launcher must know about.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum JobEvent {
-    /// A rank completed its handshake on `conn`.
-    Connected {
-        /// The connection.
-        conn: ConnId,
-        /// The rank's nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
-    /// A rank called `PMIx_Finalize` (its FINALIZE was answered).
-    Finalized {
-        /// The nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
-    /// A rank called `PMIx_Abort`: the job should end with `status`.
-    Aborted {
-        /// The nspace.
-        nspace: String,
-        /// The rank that aborted.
-        rank: u32,
-        /// The status it gave.
-        status: i32,
-        /// Its message, if any.
-        message: Option<String>,
-    },
-    /// A rank's connection closed without FINALIZE (or the launcher reported its
-    /// exit with [`Core::proc_exited`] before it finalized).
-    Lost {
-        /// The nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
-}
+/// `PMIX_ERR_DUPLICATE_KEY`.
+pub(crate) const ERR_DUPLICATE_KEY: Status = Status(-53);
 
 /// The server's state machine: namespaces, connected peers, the commit store, held
 /// gets, fences, event registrations, published data (module docs).
 #[derive(Debug)]
 pub struct Core {
     cfg: CoreConfig,
-    namespaces: Vec<NamespaceSpec>,
-    conns: std::collections::HashMap<ConnId, Peer>,
+    namespaces: BTreeMap<String, Namespace>,
+    conns: HashMap<ConnId, Peer>,
     out: VecDeque<Output>,
     next_index: u32,
+    next_tool: u32,
+    store: store::Store,
+    fences: fence::Fences,
+    events: events::Events,
+    pubsub: pubsub::PubSub,
+    /// The state the groups commands need (owned by `groups.rs`).
+    pub(crate) groups: groups::GroupState,
 }
 
+/// One connected peer.
 #[derive(Debug)]
-struct Peer {
-    codec: pmix_wire::Codec,
+pub(crate) struct Peer {
+    /// How its messages are decoded and encoded.
+    pub(crate) codec: Codec,
+    /// Its identity: a registered rank, or a tool's (assigned or given) name.
+    pub(crate) proc: ProcKey,
+    /// A tool, launcher or singleton (not a rank of a registered namespace).
+    pub(crate) tool: bool,
+    /// It sent FINALIZE.
+    pub(crate) finalized: bool,
+    /// Its event registrations.
+    pub(crate) regs: Vec<events::Registration>,
 }
 
 impl Core {
     /// A server with no namespace and no peer.
     pub fn new(cfg: CoreConfig) -> Core {
         Core {
+            events: events::Events::new(cfg.max_cached_events),
             cfg,
-            namespaces: Vec::new(),
-            conns: Default::default(),
+            namespaces: BTreeMap::new(),
+            conns: HashMap::new(),
             out: VecDeque::new(),
             next_index: 0,
+            next_tool: 0,
+            store: Default::default(),
+            fences: Default::default(),
+            pubsub: Default::default(),
+            groups: Default::default(),
         }
     }
 
@@ -252,74 +125,176 @@ impl Core {
     ///
     /// # Errors
     /// [`ServerError::DuplicateNamespace`] for a name in use;
-    /// [`ServerError::BadSpec`] for a rank at or above the job size or listed twice.
+    /// [`ServerError::BadSpec`] for an empty or over-long name, a rank at or above
+    /// the job size or listed twice.
     pub fn add_namespace(&mut self, ns: NamespaceSpec) -> Result<(), ServerError> {
-        if self.namespaces.iter().any(|n| n.nspace == ns.nspace) {
+        if self.namespaces.contains_key(&ns.nspace) {
             return Err(ServerError::DuplicateNamespace(ns.nspace));
         }
-        self.namespaces.push(ns);
+        let ns = Namespace::new(ns, &self.cfg)?;
+        self.namespaces.insert(ns.spec.nspace.clone(), ns);
         Ok(())
     }
 
+    /// The names of the registered namespaces, in order.
+    pub fn namespaces(&self) -> impl Iterator<Item = &str> {
+        self.namespaces.keys().map(String::as_str)
+    }
+
     /// A connect message arrived on `conn` (decoded by the I/O layer with
-    /// [`ConnectMsg::decode`]); `peer_uid` is the socket's real owner (from the
-    /// kernel, not the claim). Returns the handshake reply's bytes to send.
+    /// [`pmix_wire::ConnectMsg::decode`]); `peer_uid` is the socket's real owner
+    /// (from the kernel, not the claim). Returns the handshake reply's bytes to
+    /// send; cached events may follow in [`Core::poll_output`].
     ///
     /// # Errors
-    /// [`Refused`]: close the connection without a reply.
+    /// [`Refused`]: close the connection without a reply (what OpenPMIx does).
     pub fn connect(
         &mut self,
         conn: ConnId,
-        msg: &ConnectMsg,
+        msg: &pmix_wire::ConnectMsg,
         peer_uid: u32,
         now: Instant,
     ) -> Result<Vec<u8>, Refused> {
-        let _ = (msg, peer_uid, now);
-        if self.conns.contains_key(&conn) {
-            return Err(Refused::DuplicateConn(conn));
-        }
-        Err(Refused::Unsupported("the server core is a skeleton".into()))
+        handshake::connect(self, conn, msg, peer_uid, now)
     }
 
-    /// One whole frame arrived on `conn` after its handshake.
+    /// One whole frame arrived on `conn` after its handshake. A frame that does not
+    /// decode, or that comes on a tag no client uses for requests, closes `conn`.
     pub fn frame(&mut self, conn: ConnId, frame: &Frame, now: Instant) {
-        let _ = now;
         let Some(peer) = self.conns.get(&conn) else {
             return;
         };
-        match pmix_wire::decode_request(&frame.payload, &peer.codec) {
-            Err(_) => self.out.push_back(Output::Close { conn }),
-            Ok(pmix_wire::Request::DeregEvents(_)) => {}
-            Ok(req) => {
-                let reply = pmix_wire::Reply::Status {
-                    command: req.command(),
-                    status: pmix_wire::Status::NOT_SUPPORTED,
-                };
-                if let Ok(payload) = reply.encode(&peer.codec)
-                    && let Ok(f) = Frame::new(0, frame.header.tag, payload)
-                    && let Ok(bytes) = f.encode()
-                {
-                    self.out.push_back(Output::Send { conn, bytes });
-                }
+        if !pmix_wire::frame::is_request_tag(frame.header.tag) {
+            // Tag 1 is a heartbeat (PMIx_Process_monitor): nothing to answer.
+            if frame.header.tag != pmix_wire::frame::TAG_HEARTBEAT {
+                self.close(conn, now);
             }
+            return;
+        }
+        let req = match pmix_wire::decode_request(&frame.payload, &peer.codec) {
+            Ok(r) => r,
+            Err(_) => {
+                self.close(conn, now);
+                return;
+            }
+        };
+        self.dispatch(conn, frame.header.tag, req, now);
+    }
+
+    fn dispatch(&mut self, conn: ConnId, tag: u32, req: Request, now: Instant) {
+        let cmd = req.command();
+        match req {
+            Request::Req => namespace::req(self, conn, tag),
+            Request::Finalize => self.finalize(conn, tag, now),
+            Request::Abort(a) => self.abort(conn, tag, a),
+            Request::Commit(c) => store::commit(self, conn, tag, c, now),
+            Request::GetNb(g) => store::get(self, conn, tag, g, now),
+            Request::FenceNb(f) => fence::fence(self, conn, tag, f, now),
+            Request::RegEvents(r) => events::register(self, conn, tag, r),
+            Request::DeregEvents(d) => events::deregister(self, conn, d),
+            Request::Notify(n) => events::notify(self, conn, tag, n),
+            Request::Publish(p) => pubsub::publish(self, conn, tag, p, now),
+            Request::Lookup(l) => pubsub::lookup(self, conn, tag, l, now),
+            Request::Unpublish(u) => pubsub::unpublish(self, conn, tag, u),
+            Request::JobControl(j) => query::job_control(self, conn, tag, j),
+            Request::Query(q) => query::query(self, conn, tag, q),
+            Request::ComputeDeviceDistances(d) => distances::compute(self, conn, tag, d),
+            Request::GroupConstruct(_) | Request::GroupDestruct(_) | Request::GroupLeave(_) => {
+                groups::request(self, conn, tag, req, now)
+            }
+            Request::Raw {
+                command: Command::GroupJoin | Command::GroupInvite,
+                ..
+            } => groups::request(self, conn, tag, req, now),
+            _ => self.reply_status(conn, tag, cmd, Status::NOT_SUPPORTED),
         }
     }
 
     /// `conn`'s socket closed (EOF or error). A rank that had not finalized is
-    /// lost ([`JobEvent::Lost`]).
+    /// lost: [`JobEvent::Lost`], `PMIX_ERR_PROC_ABORTED` to registered handlers,
+    /// and the collectives it was in complete or fail (DESIGN §8). Harmless for a
+    /// connection the core does not know (or closed itself).
     pub fn closed(&mut self, conn: ConnId, now: Instant) {
-        let _ = now;
-        self.conns.remove(&conn);
+        let Some(peer) = self.conns.remove(&conn) else {
+            return;
+        };
+        self.forget_conn(conn, &peer, now);
+        if !peer.tool && !peer.finalized {
+            self.rank_lost(&peer.proc, None, now);
+        }
     }
 
-    /// Runs the timers due at `now` (held gets, fences with a timeout).
+    /// Closes `conn` from this side ([`Output::Close`]) as if its socket had closed.
+    fn close(&mut self, conn: ConnId, now: Instant) {
+        if self.conns.contains_key(&conn) {
+            self.out.push_back(Output::Close { conn });
+            self.closed(conn, now);
+        }
+    }
+
+    /// Drops what belongs to a connection that is going away.
+    fn forget_conn(&mut self, conn: ConnId, peer: &Peer, now: Instant) {
+        if let Some(ns) = self.namespaces.get_mut(&peer.proc.0)
+            && let Some(st) = ns.states.get_mut(&peer.proc.1)
+            && *st == RankState::Connected(conn)
+        {
+            *st = if peer.finalized {
+                RankState::Finalized
+            } else {
+                RankState::Lost
+            };
+        }
+        self.store.forget_conn(conn);
+        self.pubsub.forget_conn(conn);
+        groups::conn_closed(self, conn, now);
+    }
+
+    /// A rank is lost (socket closed or exited without FINALIZE): tell the
+    /// launcher and the registered handlers, and let the collectives it is in
+    /// complete on the survivors or fail.
+    fn rank_lost(&mut self, proc: &ProcKey, status: Option<i32>, now: Instant) {
+        let Some(ns) = self.namespaces.get_mut(&proc.0) else {
+            return;
+        };
+        if let Some(st) = ns.states.get_mut(&proc.1) {
+            if matches!(*st, RankState::Finalized) {
+                return;
+            }
+            *st = RankState::Lost;
+        }
+        if !ns.lost_reported.insert(proc.1) {
+            return;
+        }
+        self.out.push_back(Output::Job(JobEvent::Lost {
+            nspace: proc.0.clone(),
+            rank: proc.1,
+        }));
+        events::proc_aborted(self, proc, status);
+        fence::proc_departed(self, proc);
+        store::proc_departed(self, proc);
+        groups::proc_lost(self, proc, now);
+    }
+
+    /// Runs the timers due at `now`: held gets and lookups time out, fences with a
+    /// `pmix.timeout` fail with `PMIX_ERR_TIMEOUT`.
     pub fn tick(&mut self, now: Instant) {
-        let _ = now;
+        store::tick(self, now);
+        fence::tick(self, now);
+        pubsub::tick(self, now);
+        groups::tick(self, now);
     }
 
     /// When [`Core::tick`] must next be called; `None` when no timer is pending.
     pub fn next_deadline(&self) -> Option<Instant> {
-        None
+        [
+            self.store.next_deadline(),
+            self.fences.next_deadline(),
+            self.pubsub.next_deadline(),
+            groups::next_deadline(self),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next thing the I/O layer must do; `None` when there is nothing. Drain
@@ -329,8 +304,151 @@ impl Core {
     }
 
     /// The launcher saw `nspace`:`rank` exit with `status`. A rank that had not
-    /// finalized is lost, as if its socket had closed.
+    /// finalized is lost (as if its socket had closed, and its connection, if
+    /// still open, is closed); a rank that had is forgotten quietly.
     pub fn proc_exited(&mut self, nspace: &str, rank: u32, status: i32, now: Instant) {
-        let _ = (nspace, rank, status, now, self.next_index);
+        let Some(ns) = self.namespaces.get(nspace) else {
+            return;
+        };
+        let proc = (nspace.to_string(), rank);
+        match ns.states.get(&rank) {
+            Some(RankState::Connected(conn)) => {
+                let conn = *conn;
+                let finalized = self.conns.get(&conn).is_some_and(|p| p.finalized);
+                self.out.push_back(Output::Close { conn });
+                if let Some(peer) = self.conns.remove(&conn) {
+                    self.forget_conn(conn, &peer, now);
+                }
+                if !finalized {
+                    self.rank_lost(&proc, Some(status), now);
+                }
+            }
+            Some(RankState::Waiting) => self.rank_lost(&proc, Some(status), now),
+            _ => {}
+        }
     }
+
+    fn finalize(&mut self, conn: ConnId, tag: u32, now: Instant) {
+        let _ = now;
+        let Some(peer) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        peer.finalized = true;
+        peer.regs.clear();
+        let proc = peer.proc.clone();
+        let tool = peer.tool;
+        self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
+        self.events.purge_source(&proc);
+        if !tool {
+            if let Some(ns) = self.namespaces.get_mut(&proc.0)
+                && let Some(st) = ns.states.get_mut(&proc.1)
+            {
+                *st = RankState::Finalized;
+            }
+            self.out.push_back(Output::Job(JobEvent::Finalized {
+                nspace: proc.0.clone(),
+                rank: proc.1,
+            }));
+            fence::proc_departed(self, &proc);
+            store::proc_departed(self, &proc);
+        }
+    }
+
+    fn abort(&mut self, conn: ConnId, tag: u32, a: pmix_wire::msg::Abort) {
+        let Some(peer) = self.conns.get(&conn) else {
+            return;
+        };
+        let proc = peer.proc.clone();
+        self.reply_status(conn, tag, Command::Abort, Status::SUCCESS);
+        self.out.push_back(Output::Job(JobEvent::Aborted {
+            nspace: proc.0,
+            rank: proc.1,
+            status: a.status.0,
+            message: a.message.map(|m| m.to_string()),
+        }));
+    }
+
+    /// Sends `reply` on `conn` with `tag` in the peer's codec. A reply that cannot
+    /// be encoded (it should not happen) is answered with a lone `PMIX_ERROR` so the
+    /// client's receive completes.
+    pub(crate) fn reply(&mut self, conn: ConnId, tag: u32, reply: &Reply) {
+        let Some(peer) = self.conns.get(&conn) else {
+            return;
+        };
+        let payload = reply.encode(&peer.codec).or_else(|_| {
+            Reply::Status {
+                command: reply.command(),
+                status: Status::ERROR,
+            }
+            .encode(&peer.codec)
+        });
+        self.send_payload(conn, tag, payload.ok());
+    }
+
+    /// Sends a lone STATUS reply.
+    pub(crate) fn reply_status(
+        &mut self,
+        conn: ConnId,
+        tag: u32,
+        command: Command,
+        status: Status,
+    ) {
+        self.reply(conn, tag, &Reply::Status { command, status });
+    }
+
+    /// Sends an encoded payload as one frame on `tag` (pindex 0, as the 4.2
+    /// server).
+    pub(crate) fn send_payload(&mut self, conn: ConnId, tag: u32, payload: Option<Vec<u8>>) {
+        let bytes = payload
+            .and_then(|p| Frame::new(0, tag, p).ok())
+            .and_then(|f| f.encode().ok());
+        match bytes {
+            Some(bytes) => self.out.push_back(Output::Send { conn, bytes }),
+            // Only a payload over 4 GiB gets here: the peer cannot be answered.
+            None => self.out.push_back(Output::Close { conn }),
+        }
+    }
+
+    /// Whether a local rank is gone (lost or finalized): it will never contribute.
+    pub(crate) fn departed(&self, proc: &ProcKey) -> bool {
+        self.namespaces
+            .get(&proc.0)
+            .and_then(|ns| ns.states.get(&proc.1))
+            .is_some_and(|s| matches!(s, RankState::Lost | RankState::Finalized))
+    }
+}
+
+/// The value of directive `key` in `info` (the last one given).
+pub(crate) fn info_value<'a>(
+    info: &'a [pmix_wire::Info],
+    key: &str,
+) -> Option<&'a pmix_wire::Value> {
+    info.iter().rev().find(|i| i.key == key).map(|i| &i.value)
+}
+
+/// Whether the BOOL directive `key` is given and true.
+pub(crate) fn info_flag(info: &[pmix_wire::Info], key: &str) -> bool {
+    info_value(info, key).and_then(pmix_wire::Value::as_bool) == Some(true)
+}
+
+/// The deadline `pmix.timeout` (seconds, 0 = none) sets from `now`: `None` when
+/// absent, 0, negative or not an integer; `default` applies when absent.
+pub(crate) fn info_deadline(
+    info: &[pmix_wire::Info],
+    now: Instant,
+    default: Option<std::time::Duration>,
+) -> Option<Instant> {
+    let d = match info_value(info, "pmix.timeout") {
+        None => default?,
+        Some(v) => {
+            let secs = v
+                .as_i64()
+                .or_else(|| v.as_u64().and_then(|u| i64::try_from(u).ok()))?;
+            if secs <= 0 {
+                return None;
+            }
+            std::time::Duration::from_secs(secs.min(1 << 31) as u64)
+        }
+    };
+    now.checked_add(d)
 }

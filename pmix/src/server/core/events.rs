@@ -1,0 +1,286 @@
+//! Event registration, notification and delivery (PROTOCOL.md §6.7, §6.8, §7).
+//!
+//! REGEVENTS records the codes (none: a default handler) and an affected-proc
+//! filter (`pmix.evproc` / `pmix.evaffected`), answers `STATUS 0`, then replays
+//! the cached events the new registration matches (without the trailing range, as
+//! OpenPMIx does). DEREGEVENTS removes codes (`INT32_MIN`: the default handler)
+//! and is never answered.
+//!
+//! NOTIFY from a client: `STATUS 0` to the sender; the event, with
+//! `pmix.srvr.internal.notify` = true appended (one that already carries it is
+//! dropped: no echo loops), goes on tag 0 to every connected, not finalized peer
+//! except the source whose registrations match (a specific code, or a default
+//! handler unless `pmix.evnondef`) and that is in range: PROC_LOCAL reaches
+//! nobody, CUSTOM the procs of `pmix.evrange` (a PROC or a DATA_ARRAY of PROC; a
+//! WILDCARD rank covers its namespace), NAMESPACE the source's namespace, every
+//! other range (LOCAL, SESSION, GLOBAL, RM, UNDEF) every local peer. It is cached
+//! for late registrants unless `pmix.evnocache` (at most
+//! [`super::CoreConfig::max_cached_events`], the oldest dropped first; a source's
+//! events are purged when it finalizes).
+//!
+//! A lost rank raises `PMIX_ERR_PROC_ABORTED` (-7) from the server
+//! (`CoreConfig::nspace`/`rank`) with `pmix.evproc` = the lost rank and, when the
+//! launcher reported it, `pmix.exit.code`, to every peer with a matching
+//! registration, and it is cached.
+
+use std::collections::VecDeque;
+
+use pmix_wire::msg::{DeregEvents, Notify, RegEvents};
+use pmix_wire::{Command, DataRange, Event, Info, Proc, Rank, Status, Value};
+
+use super::{ConnId, Core, ProcKey, info_flag, info_value};
+
+/// `PMIX_ERR_PROC_ABORTED`.
+pub const PROC_ABORTED: Status = Status(-7);
+
+/// The key OpenPMIx's server adds to every event it relays.
+const INTERNAL_KEY: &str = "pmix.srvr.internal.notify";
+
+/// One REGEVENTS of a peer.
+#[derive(Clone, Debug)]
+pub(crate) struct Registration {
+    codes: Vec<i32>,
+    default: bool,
+    /// Only events affecting one of these procs (None: any event).
+    affected: Option<Vec<ProcKey>>,
+}
+
+#[derive(Debug)]
+struct Cached {
+    code: Status,
+    source: ProcKey,
+    info: Vec<Info>,
+    range: DataRange,
+    delivered: Vec<ProcKey>,
+}
+
+/// The event cache.
+#[derive(Debug)]
+pub(crate) struct Events {
+    cache: VecDeque<Cached>,
+    max: usize,
+}
+
+impl Events {
+    pub(crate) fn new(max: usize) -> Events {
+        Events {
+            cache: VecDeque::new(),
+            max,
+        }
+    }
+
+    /// Drops the cached events `source` raised.
+    pub(crate) fn purge_source(&mut self, source: &ProcKey) {
+        self.cache.retain(|c| &c.source != source);
+    }
+
+    fn push(&mut self, c: Cached) {
+        if self.max == 0 {
+            return;
+        }
+        while self.cache.len() >= self.max {
+            self.cache.pop_front();
+        }
+        self.cache.push_back(c);
+    }
+}
+
+fn proc_key(p: &Proc) -> Option<ProcKey> {
+    Some((p.nspace.as_str()?.to_string(), p.rank.0))
+}
+
+/// The procs of a PROC value or a DATA_ARRAY of PROC.
+fn procs_of(v: &Value) -> Vec<ProcKey> {
+    match v {
+        Value::Proc(p) => proc_key(p).into_iter().collect(),
+        Value::DataArray(a) => a
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Value::Proc(p) => proc_key(p),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn covers(list: &[ProcKey], p: &ProcKey) -> bool {
+    list.iter()
+        .any(|q| q.0 == p.0 && (q.1 == p.1 || q.1 == Rank::WILDCARD.0))
+}
+
+/// The procs an event says it affects (`pmix.evproc`, `pmix.evaffected`).
+fn affected(info: &[Info]) -> Vec<ProcKey> {
+    let mut v: Vec<ProcKey> = info_value(info, "pmix.evproc")
+        .map(procs_of)
+        .unwrap_or_default();
+    v.extend(
+        info_value(info, "pmix.evaffected")
+            .map(procs_of)
+            .unwrap_or_default(),
+    );
+    v
+}
+
+fn reg_matches(r: &Registration, code: i32, nondef: bool, affected: &[ProcKey]) -> bool {
+    if !(r.codes.contains(&code) || (r.default && !nondef)) {
+        return false;
+    }
+    match &r.affected {
+        None => true,
+        Some(filter) => affected.iter().any(|a| {
+            filter.iter().any(|f| {
+                f.0 == a.0 && (f.1 == a.1 || f.1 == Rank::WILDCARD.0 || a.1 == Rank::WILDCARD.0)
+            })
+        }),
+    }
+}
+
+fn in_range(range: DataRange, source: &ProcKey, target: &ProcKey, info: &[Info]) -> bool {
+    match range {
+        DataRange::PROC_LOCAL => false,
+        DataRange::CUSTOM => info_value(info, "pmix.evrange")
+            .map(procs_of)
+            .is_some_and(|l| covers(&l, target)),
+        DataRange::NAMESPACE => source.0 == target.0,
+        _ => true,
+    }
+}
+
+/// Sends `ev` on tag 0 to `conn`.
+fn send_event(core: &mut Core, conn: ConnId, ev: &Event) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let payload = ev.encode(&peer.codec).ok();
+    core.send_payload(conn, pmix_wire::frame::TAG_EVENT, payload);
+}
+
+/// REGEVENTS.
+pub(super) fn register(core: &mut Core, conn: ConnId, tag: u32, r: RegEvents) {
+    let filter = affected(&r.info);
+    let reg = Registration {
+        default: r.codes.is_empty(),
+        codes: r.codes.iter().map(|s| s.0).collect(),
+        affected: (!filter.is_empty()).then_some(filter),
+    };
+    let Some(peer) = core.conns.get_mut(&conn) else {
+        return;
+    };
+    peer.regs.push(reg.clone());
+    let me = peer.proc.clone();
+    core.reply_status(conn, tag, Command::RegEvents, Status::SUCCESS);
+    // Replay the cached events this registration matches.
+    let mut replay = Vec::new();
+    for c in core.events.cache.iter_mut() {
+        let nondef = info_flag(&c.info, "pmix.evnondef");
+        if c.source != me
+            && !c.delivered.contains(&me)
+            && in_range(c.range, &c.source, &me, &c.info)
+            && reg_matches(&reg, c.code.0, nondef, &affected(&c.info))
+        {
+            c.delivered.push(me.clone());
+            replay.push(Event {
+                status: c.code,
+                source: Proc::new(c.source.0.as_str(), c.source.1),
+                info: c.info.clone(),
+                range: None,
+            });
+        }
+    }
+    for ev in replay {
+        send_event(core, conn, &ev);
+    }
+}
+
+/// DEREGEVENTS: never answered.
+pub(super) fn deregister(core: &mut Core, conn: ConnId, d: DeregEvents) {
+    let Some(peer) = core.conns.get_mut(&conn) else {
+        return;
+    };
+    for code in d.codes {
+        if code == DeregEvents::DEFAULT_HANDLER {
+            peer.regs.iter_mut().for_each(|r| r.default = false);
+        } else {
+            peer.regs
+                .iter_mut()
+                .for_each(|r| r.codes.retain(|c| *c != code.0));
+        }
+    }
+    peer.regs.retain(|r| r.default || !r.codes.is_empty());
+}
+
+/// Delivers an event to every matching peer in range but `except`, and caches it
+/// unless `pmix.evnocache`.
+pub(crate) fn raise(
+    core: &mut Core,
+    code: Status,
+    source: &ProcKey,
+    info: Vec<Info>,
+    range: DataRange,
+    except: Option<ConnId>,
+) {
+    let nondef = info_flag(&info, "pmix.evnondef");
+    let aff = affected(&info);
+    let mut conns: Vec<ConnId> = core
+        .conns
+        .iter()
+        .filter(|(c, p)| {
+            Some(**c) != except
+                && !p.finalized
+                && &p.proc != source
+                && in_range(range, source, &p.proc, &info)
+                && p.regs.iter().any(|r| reg_matches(r, code.0, nondef, &aff))
+        })
+        .map(|(c, _)| *c)
+        .collect();
+    conns.sort_unstable();
+    let ev = Event {
+        status: code,
+        source: Proc::new(source.0.as_str(), source.1),
+        info,
+        range: Some(range),
+    };
+    let mut delivered = Vec::new();
+    for c in conns {
+        if let Some(p) = core.conns.get(&c) {
+            delivered.push(p.proc.clone());
+        }
+        send_event(core, c, &ev);
+    }
+    if range != DataRange::PROC_LOCAL && !info_flag(&ev.info, "pmix.evnocache") {
+        core.events.push(Cached {
+            code,
+            source: source.clone(),
+            info: ev.info,
+            range,
+            delivered,
+        });
+    }
+}
+
+/// NOTIFY from a client.
+pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let source = peer.proc.clone();
+    core.reply_status(conn, tag, Command::Notify, Status::SUCCESS);
+    if info_value(&n.info, INTERNAL_KEY).is_some() {
+        return;
+    }
+    let mut info = n.info;
+    info.push(Info::new(INTERNAL_KEY, true));
+    raise(core, n.status, &source, info, n.range, Some(conn));
+}
+
+/// `proc` was lost: `PMIX_ERR_PROC_ABORTED` to the registered handlers.
+pub(super) fn proc_aborted(core: &mut Core, proc: &ProcKey, status: Option<i32>) {
+    let server = (core.cfg.nspace.clone(), core.cfg.rank);
+    let mut info = vec![Info::new("pmix.evproc", Proc::new(proc.0.as_str(), proc.1))];
+    if let Some(s) = status {
+        info.push(Info::new("pmix.exit.code", Value::Int(s)));
+    }
+    raise(core, PROC_ABORTED, &server, info, DataRange::GLOBAL, None);
+}

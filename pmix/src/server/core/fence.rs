@@ -1,0 +1,189 @@
+//! FENCENB (PROTOCOL.md §6.5): a barrier over the listed processes.
+//!
+//! The participants are the listed procs, a WILDCARD rank meaning every rank of
+//! the namespace (a name that is no namespace of ours is asked of the groups
+//! seam, [`super::groups::fence_members`]); the sorted set identifies the fence.
+//! Every participant's reply is a lone STATUS: the collected data stays in the
+//! server and travels by GETNB (`pmix.collect` changes nothing on one node).
+//!
+//! A participant that is gone (lost, or finalized without joining): with
+//! `PMIX_GROUP_FT_COLLECTIVE` (`pmix.grp.ftcoll`, asked by any contributor) the
+//! fence completes on the survivors with `STATUS 0`; without it every contributor
+//! gets [`FENCE_LOST`] at once, and so does any later one. `pmix.timeout`
+//! (seconds) fails the fence with `PMIX_ERR_TIMEOUT`. Nobody waits on a dead peer.
+
+use std::time::Instant;
+
+use pmix_wire::msg::FenceNb;
+use pmix_wire::{Command, Rank, Status};
+
+use super::{ConnId, Core, ProcKey, info_deadline, info_flag};
+
+/// What a non-FT fence answers when a participant is gone
+/// (`PMIX_ERR_LOST_CONNECTION`, as OpenPMIx 4.2's server).
+pub const FENCE_LOST: Status = Status(-61);
+
+/// The key of `PMIX_GROUP_FT_COLLECTIVE`.
+pub const FT_KEY: &str = "pmix.grp.ftcoll";
+
+/// The fences in flight.
+#[derive(Debug, Default)]
+pub(crate) struct Fences {
+    list: Vec<Fence>,
+}
+
+#[derive(Debug)]
+struct Fence {
+    /// Sorted, without duplicates.
+    participants: Vec<ProcKey>,
+    contributors: Vec<Contrib>,
+    ft: bool,
+    deadline: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Contrib {
+    conn: ConnId,
+    tag: u32,
+    proc: ProcKey,
+}
+
+impl Fences {
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.list.iter().filter_map(|f| f.deadline).min()
+    }
+}
+
+/// The participants of `f`, sorted; `Err(status)` to answer at once.
+fn participants(core: &Core, f: &FenceNb) -> Result<Vec<ProcKey>, Status> {
+    let mut out = Vec::new();
+    for p in &f.procs {
+        let Some(name) = p.nspace.as_str() else {
+            return Err(Status(-27));
+        };
+        match core.namespaces.get(name) {
+            Some(ns) if p.rank == Rank::WILDCARD => {
+                out.extend((0..ns.spec.job_size).map(|r| (name.to_string(), r)));
+            }
+            Some(ns) if p.rank.0 < ns.spec.job_size => out.push((name.to_string(), p.rank.0)),
+            Some(_) => return Err(Status(-27)),
+            None => match super::groups::fence_members(core, name) {
+                Some(Ok(members)) => out.extend(members),
+                Some(Err(s)) => return Err(s),
+                None => return Err(Status(-27)),
+            },
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err(Status(-27));
+    }
+    Ok(out)
+}
+
+/// FENCENB from `conn`.
+pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: Instant) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let me = peer.proc.clone();
+    let parts = match participants(core, &f) {
+        Ok(p) => p,
+        Err(s) => return core.reply_status(conn, tag, Command::FenceNb, s),
+    };
+    if parts.binary_search(&me).is_err() {
+        // A process fencing with others without being one of them.
+        return core.reply_status(conn, tag, Command::FenceNb, Status(-27));
+    }
+    let ft = info_flag(&f.info, FT_KEY);
+    let deadline = info_deadline(&f.info, now, None);
+    let idx = match core
+        .fences
+        .list
+        .iter()
+        .position(|x| x.participants == parts && !x.contributors.iter().any(|c| c.proc == me))
+    {
+        Some(i) => i,
+        None => {
+            core.fences.list.push(Fence {
+                participants: parts,
+                contributors: Vec::new(),
+                ft: false,
+                deadline: None,
+            });
+            core.fences.list.len() - 1
+        }
+    };
+    let fence = &mut core.fences.list[idx];
+    fence.ft |= ft;
+    fence.deadline = match (fence.deadline, deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    fence.contributors.push(Contrib {
+        conn,
+        tag,
+        proc: me,
+    });
+    evaluate(core, idx);
+}
+
+/// Completes or fails fence `idx` if it can; returns whether it was removed.
+fn evaluate(core: &mut Core, idx: usize) -> bool {
+    let fence = &core.fences.list[idx];
+    let mut missing_alive = false;
+    let mut missing_gone = false;
+    for p in &fence.participants {
+        if fence.contributors.iter().any(|c| &c.proc == p) {
+            continue;
+        }
+        if core.departed(p) {
+            missing_gone = true;
+        } else {
+            missing_alive = true;
+        }
+    }
+    let status = if missing_gone && !fence.ft {
+        FENCE_LOST
+    } else if missing_alive {
+        return false;
+    } else {
+        Status::SUCCESS
+    };
+    let fence = core.fences.list.remove(idx);
+    for c in fence.contributors {
+        core.reply_status(c.conn, c.tag, Command::FenceNb, status);
+    }
+    true
+}
+
+/// Re-evaluates every fence (a participant departed).
+fn evaluate_all(core: &mut Core) {
+    let mut i = 0;
+    while i < core.fences.list.len() {
+        if !evaluate(core, i) {
+            i += 1;
+        }
+    }
+}
+
+/// `proc` is gone (lost or finalized): the fences it was missing from complete on
+/// the survivors or fail.
+pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
+    let _ = proc;
+    evaluate_all(core);
+}
+
+/// Fences whose deadline passed: `PMIX_ERR_TIMEOUT` to every contributor.
+pub(super) fn tick(core: &mut Core, now: Instant) {
+    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.fences.list)
+        .into_iter()
+        .partition(|f| f.deadline.is_some_and(|d| d <= now));
+    core.fences.list = keep;
+    for f in due {
+        for c in f.contributors {
+            core.reply_status(c.conn, c.tag, Command::FenceNb, Status(-24));
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The connect handshake's decisions (PROTOCOL.md §3.2–3.3, DESIGN §8).
+//!
+//! Every peer: the socket's real owner (`peer_uid`, from the kernel) must be the
+//! server's user, whatever the credential claims; the psec module must be
+//! `native` with an 8-byte credential; the bfrops module `v41` and a 4.2-protocol
+//! version. A launched client (flag 0) must name a registered, not yet connected
+//! rank, and its credential must be the uid/gid registered for its namespace. A
+//! tool, launcher or singleton (flags 3–10) must claim the server's uid in both
+//! its credential and its identity block; one that needs an identifier (3, 6) gets
+//! `<server nspace>.tool.<n>`, rank 0. Legacy flags 1 and 2 never reach us (the
+//! codec refuses pre-4.2 versions). Every refusal closes without a reply.
+
+use std::time::Instant;
+
+use pmix_wire::handshake::ToolAccept;
+use pmix_wire::{ClientReply, ConnectMsg, Identity, ToolReply};
+
+use super::namespace::RankState;
+use super::{ConnId, Core, JobEvent, Output, Peer, Refused};
+
+pub(super) fn connect(
+    core: &mut Core,
+    conn: ConnId,
+    msg: &ConnectMsg,
+    peer_uid: u32,
+    now: Instant,
+) -> Result<Vec<u8>, Refused> {
+    let _ = now;
+    if core.conns.contains_key(&conn) {
+        return Err(Refused::DuplicateConn(conn));
+    }
+    if core.conns.len() >= core.cfg.max_conns {
+        return Err(Refused::TooManyConns(core.cfg.max_conns));
+    }
+    if peer_uid != core.cfg.uid {
+        return Err(Refused::PeerUid {
+            peer_uid,
+            server_uid: core.cfg.uid,
+        });
+    }
+    if msg.psec != "native" {
+        return Err(Refused::Unsupported(format!(
+            "psec module {:?} (only native is served)",
+            msg.psec
+        )));
+    }
+    let Some((cuid, cgid)) = msg.native_ids() else {
+        return Err(Refused::Credential(format!(
+            "a native credential of {} bytes (8 expected)",
+            msg.credential.len()
+        )));
+    };
+    if !msg.version.is_supported() {
+        return Err(Refused::Unsupported(format!(
+            "version {}",
+            msg.version.text
+        )));
+    }
+    let codec = msg
+        .codec(core.cfg.limits)
+        .map_err(|_| Refused::Unsupported(format!("bfrops module {:?}", msg.bfrops)))?;
+    match &msg.identity {
+        Identity::Client { nspace, rank } => {
+            let Some(ns) = core.namespaces.get_mut(nspace) else {
+                return Err(unknown(nspace, *rank));
+            };
+            if (cuid, cgid) != (ns.spec.uid, ns.spec.gid) {
+                return Err(Refused::Credential(format!(
+                    "claims uid {cuid} gid {cgid}, {nspace} is registered for uid {} gid {}",
+                    ns.spec.uid, ns.spec.gid
+                )));
+            }
+            match ns.states.get_mut(rank) {
+                None => return Err(unknown(nspace, *rank)),
+                Some(st @ RankState::Waiting) => *st = RankState::Connected(conn),
+                Some(_) => {
+                    return Err(Refused::AlreadyConnected {
+                        nspace: nspace.clone(),
+                        rank: *rank,
+                    });
+                }
+            }
+            let index = core.next_index;
+            core.next_index = core.next_index.wrapping_add(1);
+            core.conns.insert(
+                conn,
+                Peer {
+                    codec,
+                    proc: (nspace.clone(), *rank),
+                    tool: false,
+                    finalized: false,
+                    regs: Vec::new(),
+                },
+            );
+            core.out.push_back(Output::Job(JobEvent::Connected {
+                conn,
+                nspace: nspace.clone(),
+                rank: *rank,
+            }));
+            Ok(ClientReply { status: 0, index }.encode().to_vec())
+        }
+        Identity::Ids { kind, uid, gid } | Identity::Named { kind, uid, gid, .. } => {
+            if (cuid, *uid) != (core.cfg.uid, core.cfg.uid)
+                || (cgid, *gid) != (core.cfg.gid, core.cfg.gid)
+            {
+                return Err(Refused::Credential(format!(
+                    "tool claims uid {cuid}/{uid} gid {cgid}/{gid}, the server runs as uid {} gid {}",
+                    core.cfg.uid, core.cfg.gid
+                )));
+            }
+            let (proc, assigned) = match msg.identity.proc() {
+                Some((ns, rank)) if !kind.needs_identifier() => ((ns.to_string(), rank), None),
+                _ => {
+                    let ns = format!("{}.tool.{}", core.cfg.nspace, core.next_tool);
+                    core.next_tool += 1;
+                    ((ns.clone(), 0), Some((ns, 0)))
+                }
+            };
+            if core.namespaces.contains_key(&proc.0) {
+                return Err(Refused::Unsupported(format!(
+                    "a tool naming itself after the job namespace {}",
+                    proc.0
+                )));
+            }
+            let reply = ToolReply {
+                status: 0,
+                accept: Some(ToolAccept {
+                    assigned,
+                    server_nspace: core.cfg.nspace.clone(),
+                    server_rank: core.cfg.rank,
+                    cred_status: 0,
+                }),
+            }
+            .encode()
+            .map_err(|e| Refused::Unsupported(format!("tool reply: {e}")))?;
+            core.conns.insert(
+                conn,
+                Peer {
+                    codec,
+                    proc,
+                    tool: true,
+                    finalized: false,
+                    regs: Vec::new(),
+                },
+            );
+            Ok(reply)
+        }
+    }
+}
+
+fn unknown(nspace: &str, rank: u32) -> Refused {
+    Refused::UnknownProc {
+        nspace: nspace.into(),
+        rank,
+    }
+}

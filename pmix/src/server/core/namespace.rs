@@ -1,0 +1,251 @@
+//! A registered namespace: its ranks' states and its job-info blob (REQ, PROTOCOL.md
+//! §6.1.1, SERVING.md §1(b)).
+//!
+//! The blob carries, in the order mpirun sends it: the job-level values
+//! (`pmix.srv.nspace`, `pmix.srv.rank`, `pmix.jobid`, `pmix.offset`,
+//! `pmix.num.nodes`, `pmix.job.size`, `pmix.job.napps`, `pmix.max.size`, the
+//! capability key `pmix.rs.dist.origin` (BOOL true: this server answers
+//! COMPUTE_DEVICE_DISTANCES with `PMIX_DEVICE_DIST_ORIGIN`, DESIGN §6), the
+//! launcher's own job info, and `pmix.bfrops.mod`, the client's version string);
+//! a session array (`pmix.session.id`, `pmix.univ.size`); one node array
+//! (`pmix.hname` first, `pmix.nodeid`, `pmix.node.size`, `pmix.lpeers`,
+//! `pmix.lldr`, `pmix.local.size`); one `pmix.pblob` per local rank
+//! (`pmix.locstr` and `pmix.cpuset` when known, `pmix.grank`, `pmix.lrank`,
+//! `pmix.nrank`, `pmix.nodeid`, `pmix.hname`, `pmix.appnum`). It is packed once
+//! per (buffer type, client version) and reused.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use pmix_wire::msg::{JobInfo, JobItem, ProcBlob};
+use pmix_wire::{BufferType, Info, Kval, Rank, Reply, Value, WStr};
+
+use super::{ConnId, Core, CoreConfig, NamespaceSpec, ServerError};
+
+/// The capability key of DESIGN §6 (BOOL true in our blob).
+pub const DIST_ORIGIN_KEY: &str = "pmix.rs.dist.origin";
+
+/// The longest namespace name (`PMIX_MAX_NSLEN`).
+const MAX_NSLEN: usize = 255;
+
+/// Where a local rank stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RankState {
+    /// Not connected yet.
+    Waiting,
+    /// Connected on this connection.
+    Connected(ConnId),
+    /// Sent FINALIZE.
+    Finalized,
+    /// Gone without FINALIZE.
+    Lost,
+}
+
+/// A registered namespace.
+#[derive(Debug)]
+pub(crate) struct Namespace {
+    /// What the launcher registered.
+    pub(crate) spec: NamespaceSpec,
+    /// Each local rank's state.
+    pub(crate) states: BTreeMap<u32, RankState>,
+    /// Ranks already reported lost (each once).
+    pub(crate) lost_reported: HashSet<u32>,
+    /// The job-level values (rank WILDCARD), including the node and session
+    /// values, for GETNB of rank WILDCARD.
+    pub(crate) job_kvals: Vec<Kval>,
+    /// Each local rank's own values (its `pmix.pblob` contents).
+    pub(crate) rank_kvals: BTreeMap<u32, Vec<Kval>>,
+    /// The items of the blob before `pmix.bfrops.mod` / after it.
+    head: Vec<JobItem>,
+    tail: Vec<JobItem>,
+    /// Packed REQ replies by (buffer type, client version).
+    blobs: HashMap<(BufferType, String), Arc<Vec<u8>>>,
+}
+
+impl Namespace {
+    pub(crate) fn new(spec: NamespaceSpec, cfg: &CoreConfig) -> Result<Namespace, ServerError> {
+        if spec.nspace.is_empty() || spec.nspace.len() > MAX_NSLEN || spec.nspace.contains('\0') {
+            return Err(ServerError::BadSpec(format!(
+                "namespace name {:?}: 1 to 255 bytes, no NUL",
+                spec.nspace
+            )));
+        }
+        let mut states = BTreeMap::new();
+        for r in &spec.ranks {
+            if r.rank >= spec.job_size {
+                return Err(ServerError::BadSpec(format!(
+                    "rank {} of a job of size {}",
+                    r.rank, spec.job_size
+                )));
+            }
+            if states.insert(r.rank, RankState::Waiting).is_some() {
+                return Err(ServerError::BadSpec(format!(
+                    "rank {} listed twice",
+                    r.rank
+                )));
+            }
+        }
+        let size = spec.job_size;
+        let max = if spec.max_size == 0 {
+            size
+        } else {
+            spec.max_size
+        };
+        let univ = if spec.univ_size == 0 {
+            size
+        } else {
+            spec.univ_size
+        };
+        let napps = spec
+            .ranks
+            .iter()
+            .map(|r| r.appnum)
+            .max()
+            .map_or(1, |a| a + 1);
+        let mut local: Vec<u32> = spec.ranks.iter().map(|r| r.rank).collect();
+        local.sort_unstable();
+        let lpeers = local
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let nlocal = local.len() as u32;
+        let host = cfg.hostname.as_str();
+
+        let mut job_kvals = vec![
+            Kval::new("pmix.srv.nspace", cfg.nspace.as_str()),
+            Kval::new("pmix.srv.rank", cfg.rank),
+            Kval::new("pmix.jobid", spec.nspace.as_str()),
+            Kval::new("pmix.offset", 0u32),
+            Kval::new("pmix.num.nodes", 1u32),
+            Kval::new("pmix.job.size", size),
+            Kval::new("pmix.job.napps", napps),
+            Kval::new("pmix.max.size", max),
+            Kval::new(DIST_ORIGIN_KEY, true),
+        ];
+        job_kvals.extend(spec.job_info.iter().cloned());
+        let mut head: Vec<JobItem> = job_kvals.iter().cloned().map(JobItem::Value).collect();
+        let session = vec![
+            Info::new("pmix.session.id", 0u32),
+            Info::new("pmix.univ.size", univ),
+        ];
+        let mut node = vec![
+            Info::new("pmix.hname", host),
+            Info::new("pmix.nodeid", 0u32),
+            Info::new("pmix.node.size", nlocal),
+            Info::new("pmix.lpeers", lpeers.as_str()),
+        ];
+        if let Some(first) = local.first() {
+            node.push(Info::new("pmix.lldr", Rank(*first)));
+        }
+        node.push(Info::new("pmix.local.size", nlocal));
+        // GETNB of rank WILDCARD answers node and session keys too (the client's
+        // hash store files them as job-level data of its own node).
+        job_kvals.extend(session.iter().chain(node.iter()).map(|i| Kval {
+            key: i.key.clone(),
+            value: i.value.clone(),
+        }));
+        let mut tail = vec![JobItem::Session(session), JobItem::Node(node)];
+        let mut rank_kvals = BTreeMap::new();
+        let mut ranks = spec.ranks.clone();
+        ranks.sort_by_key(|r| r.rank);
+        for r in &ranks {
+            let mut kv = Vec::new();
+            if let Some(l) = &r.locstr {
+                kv.push(Kval::new("pmix.locstr", l.as_str()));
+            }
+            if let Some(c) = &r.cpuset {
+                kv.push(Kval::new("pmix.cpuset", c.as_str()));
+            }
+            kv.extend([
+                Kval::new("pmix.grank", Rank(r.rank)),
+                Kval::new("pmix.lrank", r.local_rank),
+                Kval::new("pmix.nrank", r.node_rank),
+                Kval::new("pmix.nodeid", 0u32),
+                Kval::new("pmix.hname", host),
+                Kval::new("pmix.appnum", r.appnum),
+            ]);
+            tail.push(JobItem::Proc(ProcBlob {
+                rank: Rank(r.rank),
+                kvals: kv.clone(),
+            }));
+            rank_kvals.insert(r.rank, kv);
+        }
+        // Check once that the items encode: a launcher's job info that cannot be
+        // packed is refused here, not at a client's REQ.
+        head.shrink_to_fit();
+        let ns = Namespace {
+            spec,
+            states,
+            lost_reported: HashSet::new(),
+            job_kvals,
+            rank_kvals,
+            head,
+            tail,
+            blobs: HashMap::new(),
+        };
+        ns.encode_blob(&pmix_wire::Codec::v422())
+            .map_err(|e| ServerError::BadSpec(format!("the job info does not encode: {e}")))?;
+        Ok(ns)
+    }
+
+    /// The REQ reply's payload for a client speaking `codec`.
+    fn encode_blob(&self, codec: &pmix_wire::Codec) -> Result<Vec<u8>, pmix_wire::WireError> {
+        let mut items = self.head.clone();
+        items.push(JobItem::Value(Kval::new(
+            "pmix.bfrops.mod",
+            codec.version.text.as_str(),
+        )));
+        items.extend(self.tail.iter().cloned());
+        Reply::Req(JobInfo {
+            nspace: WStr::from(self.spec.nspace.as_str()),
+            items,
+        })
+        .encode(codec)
+    }
+
+    /// The packed blob for `codec`, from the cache or packed now.
+    fn blob(&mut self, codec: &pmix_wire::Codec) -> Option<Arc<Vec<u8>>> {
+        let key = (codec.buffer_type, codec.version.text.clone());
+        if let Some(b) = self.blobs.get(&key) {
+            return Some(b.clone());
+        }
+        let b = Arc::new(self.encode_blob(codec).ok()?);
+        self.blobs.insert(key, b.clone());
+        Some(b)
+    }
+
+    /// The job-level value of `key`.
+    pub(crate) fn job_value(&self, key: &str) -> Option<&Value> {
+        self.job_kvals
+            .iter()
+            .rev()
+            .find(|k| k.key == key)
+            .map(|k| &k.value)
+    }
+}
+
+/// REQ: the job-info blob of the requester's namespace; a tool (no namespace of
+/// ours) gets `PMIX_ERR_NOT_SUPPORTED`.
+pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let codec = peer.codec.clone();
+    let blob = if peer.tool {
+        None
+    } else {
+        core.namespaces
+            .get_mut(&peer.proc.0)
+            .and_then(|ns| ns.blob(&codec))
+    };
+    match blob {
+        Some(b) => core.send_payload(conn, tag, Some(b.as_ref().clone())),
+        None => core.reply_status(
+            conn,
+            tag,
+            pmix_wire::Command::Req,
+            pmix_wire::Status::NOT_SUPPORTED,
+        ),
+    }
+}

@@ -1,0 +1,207 @@
+//! PUBLISH, LOOKUP and UNPUBLISH (PROTOCOL.md §6.13).
+//!
+//! PUBLISH stores each INFO that is not a directive (`pmix.range`,
+//! `pmix.persist`, `pmix.timeout`, `pmix.wait`, `pmix.euid`, `pmix.egid`) under
+//! its key with the publisher and the range (`pmix.range`, default SESSION); a key
+//! published already → `PMIX_ERR_DUPLICATE_KEY`, nothing stored. LOOKUP answers
+//! `STATUS 0` and one PDATA per key found in range (NAMESPACE data only to the
+//! publisher's namespace, PROC_LOCAL only to the publisher), `PMIX_ERR_NOT_FOUND`
+//! when none is; with `pmix.wait` (true, or a count > 0) it is held until every key
+//! is published or `pmix.timeout` passes (then what was found, or
+//! `PMIX_ERR_TIMEOUT`). UNPUBLISH removes the named keys (none named: all) the
+//! requester published and answers `STATUS 0`. Persistence is not implemented:
+//! data stays until unpublished.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use pmix_wire::msg::{Lookup, LookupReply, Publish, Unpublish};
+use pmix_wire::{Command, DataRange, Info, Pdata, Proc, Reply, Status, Value};
+
+use super::{ConnId, Core, ERR_DUPLICATE_KEY, ProcKey, info_deadline, info_value};
+
+const DIRECTIVES: [&str; 6] = [
+    "pmix.range",
+    "pmix.persist",
+    "pmix.timeout",
+    "pmix.wait",
+    "pmix.euid",
+    "pmix.egid",
+];
+
+/// Published data and held lookups.
+#[derive(Debug, Default)]
+pub(crate) struct PubSub {
+    data: BTreeMap<String, Published>,
+    held: Vec<HeldLookup>,
+}
+
+#[derive(Debug)]
+struct Published {
+    proc: ProcKey,
+    value: Value,
+    range: DataRange,
+}
+
+#[derive(Debug)]
+struct HeldLookup {
+    conn: ConnId,
+    tag: u32,
+    who: ProcKey,
+    keys: Vec<String>,
+    deadline: Option<Instant>,
+}
+
+impl PubSub {
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.held.iter().filter_map(|h| h.deadline).min()
+    }
+
+    pub(crate) fn forget_conn(&mut self, conn: ConnId) {
+        self.held.retain(|h| h.conn != conn);
+    }
+
+    fn find(&self, who: &ProcKey, keys: &[String]) -> Vec<Pdata> {
+        keys.iter()
+            .filter_map(|k| {
+                let p = self.data.get(k)?;
+                let visible = match p.range {
+                    DataRange::NAMESPACE => p.proc.0 == who.0,
+                    DataRange::PROC_LOCAL => &p.proc == who,
+                    _ => true,
+                };
+                visible.then(|| Pdata {
+                    proc: Proc::new(p.proc.0.as_str(), p.proc.1),
+                    key: k.as_str().into(),
+                    value: p.value.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+fn range_of(info: &[Info]) -> DataRange {
+    match info_value(info, "pmix.range") {
+        Some(Value::DataRange(r)) => DataRange(*r),
+        _ => DataRange::SESSION,
+    }
+}
+
+/// PUBLISH.
+pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: Instant) {
+    let _ = now;
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let who = peer.proc.clone();
+    let range = range_of(&p.info);
+    let items: Vec<(String, Value)> = p
+        .info
+        .into_iter()
+        .filter(|i| !DIRECTIVES.iter().any(|d| i.key == *d))
+        .filter_map(|i| Some((i.key.as_str()?.to_string(), i.value)))
+        .collect();
+    if items.iter().any(|(k, _)| core.pubsub.data.contains_key(k)) {
+        return core.reply_status(conn, tag, Command::PublishNb, ERR_DUPLICATE_KEY);
+    }
+    for (k, value) in items {
+        core.pubsub.data.insert(
+            k,
+            Published {
+                proc: who.clone(),
+                value,
+                range,
+            },
+        );
+    }
+    core.reply_status(conn, tag, Command::PublishNb, Status::SUCCESS);
+    // Held lookups that are now complete.
+    let held = std::mem::take(&mut core.pubsub.held);
+    let mut keep = Vec::new();
+    for h in held {
+        let found = core.pubsub.find(&h.who, &h.keys);
+        if found.len() == h.keys.len() {
+            answer(core, h.conn, h.tag, found, Status::NOT_FOUND);
+        } else {
+            keep.push(h);
+        }
+    }
+    keep.append(&mut core.pubsub.held);
+    core.pubsub.held = keep;
+}
+
+fn answer(core: &mut Core, conn: ConnId, tag: u32, data: Vec<Pdata>, none: Status) {
+    if data.is_empty() {
+        core.reply_status(conn, tag, Command::LookupNb, none);
+    } else {
+        core.reply(
+            conn,
+            tag,
+            &Reply::Lookup(LookupReply {
+                status: Status::SUCCESS,
+                data,
+            }),
+        );
+    }
+}
+
+/// LOOKUP.
+pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: Instant) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let who = peer.proc.clone();
+    let keys: Vec<String> = l
+        .keys
+        .iter()
+        .filter_map(|k| k.as_str().map(str::to_string))
+        .collect();
+    let found = core.pubsub.find(&who, &keys);
+    let wait = match info_value(&l.info, "pmix.wait") {
+        Some(Value::Bool(b)) => *b,
+        Some(v) => v.as_i64().is_some_and(|n| n > 0) || v.as_u64().is_some_and(|n| n > 0),
+        None => false,
+    };
+    if wait && found.len() < keys.len() {
+        let deadline = info_deadline(&l.info, now, None);
+        core.pubsub.held.push(HeldLookup {
+            conn,
+            tag,
+            who,
+            keys,
+            deadline,
+        });
+        return;
+    }
+    answer(core, conn, tag, found, Status::NOT_FOUND);
+}
+
+/// UNPUBLISH.
+pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let who = peer.proc.clone();
+    if u.keys.is_empty() {
+        core.pubsub.data.retain(|_, p| p.proc != who);
+    } else {
+        for k in u.keys.iter().filter_map(|k| k.as_str()) {
+            if core.pubsub.data.get(k).is_some_and(|p| p.proc == who) {
+                core.pubsub.data.remove(k);
+            }
+        }
+    }
+    core.reply_status(conn, tag, Command::UnpublishNb, Status::SUCCESS);
+}
+
+/// Held lookups whose deadline passed: what was found, else `PMIX_ERR_TIMEOUT`.
+pub(super) fn tick(core: &mut Core, now: Instant) {
+    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.pubsub.held)
+        .into_iter()
+        .partition(|h| h.deadline.is_some_and(|d| d <= now));
+    core.pubsub.held = keep;
+    for h in due {
+        let found = core.pubsub.find(&h.who, &h.keys);
+        answer(core, h.conn, h.tag, found, Status(-24));
+    }
+}

@@ -1,0 +1,256 @@
+//! The commit store and GETNB (PROTOCOL.md §6.4, §6.6).
+//!
+//! Each process's committed values are kept in two buckets, LOCAL (what local
+//! peers see) and REMOTE (what other nodes would see); GLOBAL values come in both.
+//! Commits are cumulative (each resends everything), so a commit upserts by key.
+//!
+//! GETNB of a local rank: the key in the scope visible to the requester (LOCAL, or
+//! the one `pmix.scope` names; GLOBAL/UNDEF = both) → `STATUS 0` and one byte
+//! object with all the target's visible values (plus its blob values for a
+//! reserved key); the key only in the other bucket → `PMIX_ERR_NOT_FOUND`; not
+//! there yet → held until a commit of the target brings it (then answered), until
+//! the deadline (`pmix.timeout` seconds, else [`super::CoreConfig::get_timeout`];
+//! `pmix.timeout` 0 = no deadline) → `PMIX_ERR_TIMEOUT`, or until the target is
+//! gone → `PMIX_ERR_NOT_FOUND`; with `pmix.immediate` → `PMIX_ERR_NOT_FOUND` at
+//! once. GETNB of rank WILDCARD: the job-level value (`pmix.hwlocxml*` and
+//! `pmix.topo2` are never served, so a client discovers its own topology) →
+//! `STATUS 0` and one byte object under `PROC(nspace, WILDCARD)`, else
+//! NOT_FOUND. A namespace or rank this server does not hold: NOT_FOUND (no host
+//! to ask yet).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use pmix_wire::msg::{Commit, GetNb, GetNbReply, ProcData};
+use pmix_wire::{Command, Kval, Proc, Rank, Reply, Scope, Status};
+
+use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
+
+/// Keys a server answers only from a topology it shares, which we do not.
+const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo2"];
+
+/// The committed values and the held gets.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    data: HashMap<ProcKey, Committed>,
+    held: Vec<HeldGet>,
+}
+
+#[derive(Debug, Default)]
+struct Committed {
+    local: Vec<Kval>,
+    remote: Vec<Kval>,
+}
+
+#[derive(Debug)]
+struct HeldGet {
+    conn: ConnId,
+    tag: u32,
+    target: ProcKey,
+    key: Option<String>,
+    scope: Option<u8>,
+    deadline: Option<Instant>,
+}
+
+enum Answer {
+    Data(Vec<Kval>),
+    NotFound,
+    Absent,
+}
+
+impl Store {
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.held.iter().filter_map(|h| h.deadline).min()
+    }
+
+    pub(crate) fn forget_conn(&mut self, conn: ConnId) {
+        self.held.retain(|h| h.conn != conn);
+    }
+}
+
+fn upsert(bucket: &mut Vec<Kval>, kvals: &[Kval]) {
+    for kv in kvals {
+        match bucket.iter_mut().find(|k| k.key == kv.key) {
+            Some(old) => old.value = kv.value.clone(),
+            None => bucket.push(kv.clone()),
+        }
+    }
+}
+
+/// COMMIT: store the buckets, answer `STATUS 0`, release the gets they satisfy.
+pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: Instant) {
+    let _ = now;
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let proc = peer.proc.clone();
+    let entry = core.store.data.entry(proc.clone()).or_default();
+    for b in &c.buckets {
+        match b.scope {
+            Scope::REMOTE => upsert(&mut entry.remote, &b.kvals),
+            Scope::GLOBAL => {
+                upsert(&mut entry.local, &b.kvals);
+                upsert(&mut entry.remote, &b.kvals);
+            }
+            _ => upsert(&mut entry.local, &b.kvals),
+        }
+    }
+    core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
+    release(core, &proc, false);
+}
+
+/// Re-evaluates the gets held for `target`; with `gone`, those still unanswered
+/// get NOT_FOUND.
+fn release(core: &mut Core, target: &ProcKey, gone: bool) {
+    let held = std::mem::take(&mut core.store.held);
+    let mut keep = Vec::with_capacity(held.len());
+    for h in held {
+        if &h.target != target {
+            keep.push(h);
+            continue;
+        }
+        match evaluate(core, &h.target, h.key.as_deref(), h.scope) {
+            Answer::Data(kv) => send_data(core, h.conn, h.tag, &h.target, kv),
+            Answer::NotFound => not_found(core, h.conn, h.tag),
+            Answer::Absent if gone => not_found(core, h.conn, h.tag),
+            Answer::Absent => keep.push(h),
+        }
+    }
+    keep.append(&mut core.store.held);
+    core.store.held = keep;
+}
+
+/// A local rank is gone: the gets held for it will never be satisfied.
+pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
+    release(core, proc, true);
+}
+
+/// Held gets whose deadline passed: `PMIX_ERR_TIMEOUT`.
+pub(super) fn tick(core: &mut Core, now: Instant) {
+    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.store.held)
+        .into_iter()
+        .partition(|h| h.deadline.is_some_and(|d| d <= now));
+    core.store.held = keep;
+    for h in due {
+        core.reply_status(h.conn, h.tag, Command::GetNb, Status(-24));
+    }
+}
+
+fn not_found(core: &mut Core, conn: ConnId, tag: u32) {
+    core.reply_status(conn, tag, Command::GetNb, Status::NOT_FOUND);
+}
+
+fn send_data(core: &mut Core, conn: ConnId, tag: u32, target: &ProcKey, kvals: Vec<Kval>) {
+    let reply = Reply::GetNb(GetNbReply {
+        status: Status::SUCCESS,
+        data: vec![ProcData {
+            proc: Proc::new(target.0.as_str(), target.1),
+            kvals,
+        }],
+    });
+    core.reply(conn, tag, &reply);
+}
+
+/// What a get of `key` (None: everything) from `target` in `scope` finds now.
+fn evaluate(core: &Core, target: &ProcKey, key: Option<&str>, scope: Option<u8>) -> Answer {
+    let blob = core
+        .namespaces
+        .get(&target.0)
+        .and_then(|ns| ns.rank_kvals.get(&target.1));
+    let committed = core.store.data.get(target);
+    let empty = Vec::new();
+    let (local, remote) = committed.map_or((&empty, &empty), |c| (&c.local, &c.remote));
+    let mut visible: Vec<Kval> = match scope.map(Scope) {
+        None | Some(Scope::LOCAL) => local.clone(),
+        Some(Scope::REMOTE) => remote.clone(),
+        Some(_) => {
+            let mut v = local.clone();
+            upsert(&mut v, remote);
+            v
+        }
+    };
+    let Some(key) = key else {
+        return if committed.is_some() {
+            Answer::Data(visible)
+        } else {
+            Answer::Absent
+        };
+    };
+    if visible.iter().any(|k| k.key == key) {
+        return Answer::Data(visible);
+    }
+    if let Some(blob) = blob
+        && blob.iter().any(|k| k.key == key)
+    {
+        let mut all = blob.clone();
+        all.append(&mut visible);
+        return Answer::Data(all);
+    }
+    if local.iter().chain(remote.iter()).any(|k| k.key == key) {
+        return Answer::NotFound;
+    }
+    Answer::Absent
+}
+
+/// GETNB (module docs).
+pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instant) {
+    let Some(nspace) = g.nspace.as_str().map(str::to_string) else {
+        return not_found(core, conn, tag);
+    };
+    let key = g.key.as_ref().and_then(|k| k.as_str()).map(str::to_string);
+    let Some(ns) = core.namespaces.get(&nspace) else {
+        return not_found(core, conn, tag);
+    };
+    if g.rank == Rank::WILDCARD {
+        let kvals: Vec<Kval> = match key.as_deref() {
+            Some(k) if TOPOLOGY_KEYS.contains(&k) => Vec::new(),
+            Some(k) => ns.job_value(k).map_or_else(Vec::new, |v| {
+                vec![Kval {
+                    key: k.into(),
+                    value: v.clone(),
+                }]
+            }),
+            None => ns.job_kvals.clone(),
+        };
+        if kvals.is_empty() {
+            return not_found(core, conn, tag);
+        }
+        let reply = Reply::GetNb(GetNbReply {
+            status: Status::SUCCESS,
+            data: vec![ProcData {
+                proc: Proc {
+                    nspace: g.nspace.clone(),
+                    rank: Rank::WILDCARD,
+                },
+                kvals,
+            }],
+        });
+        return core.reply(conn, tag, &reply);
+    }
+    if !ns.states.contains_key(&g.rank.0) {
+        return not_found(core, conn, tag);
+    }
+    let target = (nspace, g.rank.0);
+    let scope = info_value(&g.info, "pmix.scope").and_then(|v| match v {
+        pmix_wire::Value::Scope(s) => Some(*s),
+        _ => None,
+    });
+    match evaluate(core, &target, key.as_deref(), scope) {
+        Answer::Data(kv) => send_data(core, conn, tag, &target, kv),
+        Answer::NotFound => not_found(core, conn, tag),
+        Answer::Absent => {
+            if info_flag(&g.info, "pmix.immediate") || core.departed(&target) {
+                return not_found(core, conn, tag);
+            }
+            let deadline = info_deadline(&g.info, now, Some(core.cfg.get_timeout));
+            core.store.held.push(HeldGet {
+                conn,
+                tag,
+                target,
+                key,
+                scope,
+                deadline,
+            });
+        }
+    }
+}

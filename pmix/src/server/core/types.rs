@@ -1,0 +1,239 @@
+//! The core's public types: its configuration, a namespace's specification, the
+//! errors, and what it asks the I/O layer and the launcher to do.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pmix_wire::Limits;
+
+/// A connection's identity, assigned by the I/O layer (unique while it is open).
+pub type ConnId = u64;
+
+/// What a [`Core`](super::Core) is configured with: who the server is and its limits.
+#[derive(Clone, Debug)]
+pub struct CoreConfig {
+    /// The server's own nspace (what a tool's handshake reply names).
+    pub nspace: String,
+    /// The server's own rank.
+    pub rank: u32,
+    /// This node's host name (`pmix.hname`).
+    pub hostname: String,
+    /// The server's effective uid: every peer's socket must be owned by it.
+    pub uid: u32,
+    /// The server's effective gid.
+    pub gid: u32,
+    /// The bounds every decode of a peer's bytes is held to.
+    pub limits: Limits,
+    /// How long a GETNB of a key not committed yet is held when the request gives
+    /// no `pmix.timeout` (2 s, as OpenPMIx's direct modex).
+    pub get_timeout: Duration,
+    /// The most events kept for late registrants (the oldest is dropped first).
+    pub max_cached_events: usize,
+    /// The most connections served at once; a connect beyond it is refused.
+    pub max_conns: usize,
+    /// The topology service COMPUTE_DEVICE_DISTANCES is answered from (`None`:
+    /// that command gets `PMIX_ERR_NOT_SUPPORTED`).
+    pub service: Option<Arc<crate::Service>>,
+}
+
+impl CoreConfig {
+    /// A configuration for the server `nspace`/`rank` on `hostname`, running as
+    /// `uid`/`gid`, with [`Limits::DEFAULT`] and a 2 s get timeout.
+    pub fn new(
+        nspace: impl Into<String>,
+        rank: u32,
+        hostname: impl Into<String>,
+        uid: u32,
+        gid: u32,
+    ) -> Self {
+        CoreConfig {
+            nspace: nspace.into(),
+            rank,
+            hostname: hostname.into(),
+            uid,
+            gid,
+            limits: Limits::DEFAULT,
+            get_timeout: Duration::from_secs(2),
+            max_cached_events: 256,
+            max_conns: 4096,
+            service: None,
+        }
+    }
+}
+
+/// One local rank of a namespace: what its job-info blob says about it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RankSpec {
+    /// The rank in its namespace.
+    pub rank: u32,
+    /// Its rank among the job's processes on this node (`pmix.lrank`).
+    pub local_rank: u16,
+    /// Its rank among all processes on this node (`pmix.nrank`).
+    pub node_rank: u16,
+    /// Its application number (`pmix.appnum`).
+    pub appnum: u32,
+    /// Its binding as OpenPMIx writes it (`pmix.cpuset`, `hwloc:0-3`), if known.
+    pub cpuset: Option<String>,
+    /// Its locality string (`pmix.locstr`), if known.
+    pub locstr: Option<String>,
+}
+
+/// A namespace (job) the launcher registers before it spawns its ranks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamespaceSpec {
+    /// The namespace's name.
+    pub nspace: String,
+    /// The uid its clients must claim (and the server's, DESIGN §8).
+    pub uid: u32,
+    /// The gid its clients must claim.
+    pub gid: u32,
+    /// The job's size (`pmix.job.size`): every rank, on this node or not.
+    pub job_size: u32,
+    /// The ranks on this node, in rank order (all of them on one node).
+    pub ranks: Vec<RankSpec>,
+    /// The job's maximum size (`pmix.max.size`); 0 means the job size.
+    pub max_size: u32,
+    /// The universe size (`pmix.univ.size` in the session array); 0 means the job
+    /// size.
+    pub univ_size: u32,
+    /// Job-level values added to the blob as they are (after the standard ones).
+    pub job_info: Vec<pmix_wire::Kval>,
+}
+
+impl NamespaceSpec {
+    /// A job of `size` ranks, all on this node, run as `uid`/`gid`: rank r has
+    /// local and node rank r, app 0, and no cpuset or locality string.
+    pub fn single_node(nspace: impl Into<String>, size: u32, uid: u32, gid: u32) -> Self {
+        NamespaceSpec {
+            nspace: nspace.into(),
+            uid,
+            gid,
+            job_size: size,
+            ranks: (0..size)
+                .map(|r| RankSpec {
+                    rank: r,
+                    local_rank: r as u16,
+                    node_rank: r as u16,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Why [`Core::add_namespace`](super::Core::add_namespace) refused a namespace.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// A namespace of that name is registered already.
+    #[error("namespace {0:?} is registered already")]
+    DuplicateNamespace(String),
+    /// The specification is inconsistent; the text says how.
+    #[error("bad namespace specification: {0}")]
+    BadSpec(String),
+}
+
+/// Why a connection was refused at its handshake: the I/O layer closes it without
+/// a reply (what OpenPMIx does) and logs this.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refused {
+    /// The socket's real owner is not the server's user (DESIGN §8).
+    #[error("peer socket owned by uid {peer_uid}, the server runs as uid {server_uid}")]
+    PeerUid {
+        /// The socket's real owner.
+        peer_uid: u32,
+        /// The server's uid.
+        server_uid: u32,
+    },
+    /// The native credential is missing, malformed or not the registered ids.
+    #[error("credential refused: {0}")]
+    Credential(String),
+    /// The claimed nspace/rank is not a registered local rank.
+    #[error("unknown process {nspace}:{rank}")]
+    UnknownProc {
+        /// The claimed nspace.
+        nspace: String,
+        /// The claimed rank.
+        rank: u32,
+    },
+    /// The rank is connected already.
+    #[error("process {nspace}:{rank} is connected already")]
+    AlreadyConnected {
+        /// The nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// The peer speaks something this server does not (bfrops module, version,
+    /// psec module, peer kind).
+    #[error("unsupported peer: {0}")]
+    Unsupported(String),
+    /// The server serves [`CoreConfig::max_conns`] connections already.
+    #[error("too many connections ({0})")]
+    TooManyConns(usize),
+    /// The connection id is in use.
+    #[error("connection {0} is open already")]
+    DuplicateConn(ConnId),
+}
+
+/// What the I/O layer must do, drained with [`Core::poll_output`](super::Core::poll_output).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Send these bytes (one whole frame, header included) on `conn`.
+    Send {
+        /// The connection.
+        conn: ConnId,
+        /// The frame's bytes.
+        bytes: Vec<u8>,
+    },
+    /// Close `conn` (after sending what was queued before this output). The core
+    /// has forgotten it; [`Core::closed`](super::Core::closed) for it afterwards is harmless.
+    Close {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// Something the launcher must know about its job.
+    Job(JobEvent),
+}
+
+/// A change in a job's processes the launcher must know about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobEvent {
+    /// A rank completed its handshake on `conn`.
+    Connected {
+        /// The connection.
+        conn: ConnId,
+        /// The rank's nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// A rank called `PMIx_Finalize` (its FINALIZE was answered).
+    Finalized {
+        /// The nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// A rank called `PMIx_Abort`: the job should end with `status`.
+    Aborted {
+        /// The nspace.
+        nspace: String,
+        /// The rank that aborted.
+        rank: u32,
+        /// The status it gave.
+        status: i32,
+        /// Its message, if any.
+        message: Option<String>,
+    },
+    /// A rank's connection closed without FINALIZE (or the launcher reported its
+    /// exit with [`Core::proc_exited`](super::Core::proc_exited) before it finalized).
+    Lost {
+        /// The nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+}
