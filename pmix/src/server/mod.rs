@@ -7,4 +7,5 @@ pub mod core;
 pub mod io;
 pub mod net;
 
+pub use self::core::{JobEvent, NamespaceSpec, RankSpec, ServerError};
 pub use io::{ApiError, Server, ServerConfig, ServerStats};

@@ -193,6 +193,8 @@ impl Loop {
                 self.warn(format_args!("refused {peer}: {why}"));
                 continue;
             }
+            // Replies are small and latency matters (fences, gets): no Nagle delay.
+            let _ = stream.set_nodelay(true);
             let id = self.next_id;
             self.next_id += 1;
             let token = Token(id as usize);
@@ -228,7 +230,21 @@ impl Loop {
                     self.again.push(id);
                 }
             }
-            Ok(ReadOutcome::Eof) | Err(_) => self.drop_conn(id, true, ctx),
+            Ok(ReadOutcome::Eof) => match self.conns.get(&id).map(|c| c.phase) {
+                // The core closed it while handling the last bytes: what it queued
+                // is still written (the peer may only have shut down its sending
+                // side), within the linger time.
+                Some(Phase::Closing { .. }) => self.flush(id, ctx),
+                Some(_) => self.drop_conn(id, true, ctx),
+                None => {}
+            },
+            Err(_) => {
+                let closing = matches!(
+                    self.conns.get(&id).map(|c| c.phase),
+                    Some(Phase::Closing { .. })
+                );
+                self.drop_conn(id, !closing, ctx);
+            }
         }
     }
 
@@ -398,6 +414,9 @@ impl Loop {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };
+        // What the socket takes at once of what is queued (a reply before an error
+        // found later in the same read) is not lost.
+        let _ = conn.flush();
         let _ = self.poll.registry().deregister(&mut conn.stream);
         drop(conn);
         ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
