@@ -1,0 +1,397 @@
+//! The server core's events (REGEVENTS, DEREGEVENTS, NOTIFY, ranges, caching,
+//! lost ranks), PUBLISH/LOOKUP/UNPUBLISH, QUERY and JOB_CONTROL, driven by fake
+//! clients that speak pmix-wire.
+
+mod server_core_common;
+
+use std::time::{Duration, Instant};
+
+use pmix::server::core::{Core, CoreConfig, NamespaceSpec, PROC_ABORTED};
+use pmix_wire::msg::{DeregEvents, JobControl, Lookup, Notify, Publish, QueryInfo, RegEvents};
+use pmix_wire::{
+    Command, DataArray, DataRange, DataType, Info, Proc, Query, Rank, Reply, Request, Status,
+    Uint32, Value, WStr,
+};
+use server_core_common::*;
+
+const CODE: Status = Status(-3007);
+
+fn reg(codes: &[Status], info: Vec<Info>) -> Request {
+    Request::RegEvents(RegEvents {
+        codes: codes.to_vec(),
+        info,
+    })
+}
+
+fn notify(range: DataRange, info: Vec<Info>) -> Request {
+    Request::Notify(Notify {
+        status: CODE,
+        range,
+        info,
+    })
+}
+
+/// `n` ranks of "job" connected, each registered with `regs[i]` (None: not
+/// registered), registrations answered.
+fn job(n: u32, regs: &[Option<Request>]) -> (Core, Vec<Fake>) {
+    let now = Instant::now();
+    let mut core = core_with("job", n);
+    let mut f: Vec<Fake> = (0..n)
+        .map(|r| connect(&mut core, r.into(), "job", r, now))
+        .collect();
+    drain(&mut core);
+    for (i, r) in regs.iter().enumerate() {
+        if let Some(r) = r {
+            let t = f[i].send(&mut core, r, now);
+            let outs = drain(&mut core);
+            assert_eq!(status(&outs, &f[i], t, Command::RegEvents), 0);
+        }
+    }
+    (core, f)
+}
+
+#[test]
+fn a_notify_reaches_registered_peers_but_not_its_source() {
+    let now = Instant::now();
+    let dflt = Some(reg(&[], vec![]));
+    let (mut core, mut f) = job(4, &[dflt.clone(), dflt, Some(reg(&[CODE], vec![])), None]);
+    let info = vec![Info::new("demo.payload", 5u32)];
+    let t = f[0].send(&mut core, &notify(DataRange::LOCAL, info), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert!(events(&outs, &f[0]).is_empty(), "no echo to the source");
+    assert!(events(&outs, &f[3]).is_empty(), "not registered");
+    for p in [1, 2] {
+        let ev = events(&outs, &f[p]);
+        assert_eq!(ev.len(), 1);
+        assert_eq!(ev[0].status, CODE);
+        assert_eq!(ev[0].source, Proc::new("job", 0));
+        assert_eq!(ev[0].range, Some(DataRange::LOCAL));
+        assert!(ev[0].info.iter().any(|i| i.key == "demo.payload"));
+        assert!(
+            ev[0]
+                .info
+                .iter()
+                .any(|i| i.key == "pmix.srvr.internal.notify")
+        );
+    }
+}
+
+#[test]
+fn a_non_default_event_skips_default_handlers() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(
+        3,
+        &[None, Some(reg(&[], vec![])), Some(reg(&[CODE], vec![]))],
+    );
+    let info = vec![Info::new("pmix.evnondef", true)];
+    f[0].send(&mut core, &notify(DataRange::SESSION, info), now);
+    let outs = drain(&mut core);
+    assert!(events(&outs, &f[1]).is_empty());
+    assert_eq!(events(&outs, &f[2]).len(), 1);
+}
+
+#[test]
+fn ranges_custom_namespace_and_proc_local_pick_the_receivers() {
+    let now = Instant::now();
+    let d = || Some(reg(&[], vec![]));
+    let (mut core, mut f) = job(3, &[d(), d(), d()]);
+    // A second namespace with one registered rank.
+    core.add_namespace(NamespaceSpec::single_node("other", 1, UID, GID))
+        .unwrap();
+    let mut o = connect(&mut core, 50, "other", 0, now);
+    let t = o.send(&mut core, &reg(&[], vec![]), now);
+    assert_eq!(status(&drain(&mut core), &o, t, Command::RegEvents), 0);
+
+    let custom = Value::DataArray(
+        DataArray::new(DataType::Proc, vec![Value::Proc(Proc::new("job", 2))]).unwrap(),
+    );
+    f[0].send(
+        &mut core,
+        &notify(DataRange::CUSTOM, vec![Info::new("pmix.evrange", custom)]),
+        now,
+    );
+    let outs = drain(&mut core);
+    assert!(events(&outs, &f[1]).is_empty());
+    assert_eq!(events(&outs, &f[2]).len(), 1);
+    assert!(events(&outs, &o).is_empty());
+
+    // A single PROC with a WILDCARD rank covers its namespace.
+    let wild = Value::Proc(Proc {
+        nspace: "other".into(),
+        rank: Rank::WILDCARD,
+    });
+    f[0].send(
+        &mut core,
+        &notify(DataRange::CUSTOM, vec![Info::new("pmix.evrange", wild)]),
+        now,
+    );
+    let outs = drain(&mut core);
+    assert_eq!(events(&outs, &o).len(), 1);
+    assert!(events(&outs, &f[1]).is_empty());
+
+    f[0].send(&mut core, &notify(DataRange::NAMESPACE, vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(events(&outs, &f[1]).len(), 1);
+    assert!(events(&outs, &o).is_empty());
+
+    f[0].send(&mut core, &notify(DataRange::GLOBAL, vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(events(&outs, &f[2]).len(), 1);
+    assert_eq!(events(&outs, &o).len(), 1);
+
+    let t = f[0].send(&mut core, &notify(DataRange::PROC_LOCAL, vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert_eq!(
+        frames_to(&outs, f[1].conn).len() + frames_to(&outs, o.conn).len(),
+        0
+    );
+}
+
+#[test]
+fn a_late_registrant_gets_the_cached_event_once_without_its_range() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3, &[None, Some(reg(&[], vec![])), None]);
+    f[0].send(&mut core, &notify(DataRange::SESSION, vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(events(&outs, &f[1]).len(), 1);
+    let t = f[2].send(&mut core, &reg(&[CODE], vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], t, Command::RegEvents), 0);
+    let ev = events(&outs, &f[2]);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].range, None);
+    assert_eq!(ev[0].source, Proc::new("job", 0));
+    // Rank 1 had it already; registering again replays nothing.
+    f[1].send(&mut core, &reg(&[CODE], vec![]), now);
+    assert!(events(&drain(&mut core), &f[1]).is_empty());
+    f[2].send(&mut core, &reg(&[], vec![]), now);
+    assert!(events(&drain(&mut core), &f[2]).is_empty());
+    // No cache with pmix.evnocache.
+    let other = Status(-3008);
+    let nc = Request::Notify(Notify {
+        status: other,
+        range: DataRange::SESSION,
+        info: vec![Info::new("pmix.evnocache", true)],
+    });
+    f[0].send(&mut core, &nc, now);
+    drain(&mut core);
+    f[2].send(&mut core, &reg(&[other], vec![]), now);
+    assert!(events(&drain(&mut core), &f[2]).is_empty());
+}
+
+#[test]
+fn deregistering_stops_delivery_and_is_never_answered() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2, &[None, Some(reg(&[CODE], vec![]))]);
+    f[1].send(
+        &mut core,
+        &Request::DeregEvents(DeregEvents { codes: vec![CODE] }),
+        now,
+    );
+    assert!(drain(&mut core).is_empty(), "no reply to DEREGEVENTS");
+    f[0].send(&mut core, &notify(DataRange::LOCAL, vec![]), now);
+    assert!(events(&drain(&mut core), &f[1]).is_empty());
+    f[1].send(&mut core, &reg(&[], vec![]), now);
+    drain(&mut core);
+    let dd = DeregEvents {
+        codes: vec![DeregEvents::DEFAULT_HANDLER],
+    };
+    f[1].send(&mut core, &Request::DeregEvents(dd), now);
+    assert!(drain(&mut core).is_empty());
+    f[0].send(&mut core, &notify(DataRange::LOCAL, vec![]), now);
+    // Only the cache replay rule could deliver; live delivery must not.
+    assert!(events(&drain(&mut core), &f[1]).is_empty());
+}
+
+#[test]
+fn an_affected_proc_filter_limits_what_a_handler_gets() {
+    let now = Instant::now();
+    let filt = vec![Info::new("pmix.evproc", Proc::new("job", 0))];
+    let (mut core, mut f) = job(3, &[None, None, Some(reg(&[CODE], filt))]);
+    f[1].send(&mut core, &notify(DataRange::LOCAL, vec![]), now);
+    assert!(
+        events(&drain(&mut core), &f[2]).is_empty(),
+        "no affected proc"
+    );
+    let aff = vec![Info::new("pmix.evproc", Proc::new("job", 0))];
+    f[1].send(&mut core, &notify(DataRange::LOCAL, aff), now);
+    assert_eq!(events(&drain(&mut core), &f[2]).len(), 1);
+}
+
+#[test]
+fn a_lost_rank_raises_proc_aborted_to_registered_handlers() {
+    let now = Instant::now();
+    let (mut core, f) = job(
+        3,
+        &[
+            None,
+            Some(reg(&[], vec![])),
+            Some(reg(&[PROC_ABORTED], vec![])),
+        ],
+    );
+    core.closed(f[0].conn, now);
+    let outs = drain(&mut core);
+    for p in [1, 2] {
+        let ev = events(&outs, &f[p]);
+        assert_eq!(ev.len(), 1, "rank {p}");
+        assert_eq!(ev[0].status, PROC_ABORTED);
+        assert_eq!(ev[0].source, Proc::new("srv", 0));
+        let who = ev[0].info.iter().find(|i| i.key == "pmix.evproc").unwrap();
+        assert_eq!(who.value, Value::Proc(Proc::new("job", 0)));
+    }
+    core.proc_exited("job", 1, 3, now);
+    let outs = drain(&mut core);
+    let ev = events(&outs, &f[2]);
+    assert_eq!(ev.len(), 1);
+    let code = ev[0]
+        .info
+        .iter()
+        .find(|i| i.key == "pmix.exit.code")
+        .unwrap();
+    assert_eq!(code.value, Value::Int(3));
+}
+
+fn publish(info: Vec<Info>) -> Request {
+    Request::Publish(Publish {
+        uid: Uint32(UID),
+        info,
+    })
+}
+
+fn lookup(keys: &[&str], info: Vec<Info>) -> Request {
+    Request::Lookup(Lookup {
+        uid: Uint32(UID),
+        keys: keys.iter().map(|k| WStr::from(*k)).collect(),
+        info,
+    })
+}
+
+#[test]
+fn publish_lookup_and_unpublish() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2, &[None, None]);
+    let t = f[0].send(&mut core, &publish(vec![Info::new("svc", "port-1")]), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::PublishNb), 0);
+    let t = f[1].send(&mut core, &publish(vec![Info::new("svc", "again")]), now);
+    assert_eq!(status(&drain(&mut core), &f[1], t, Command::PublishNb), -53);
+    let t = f[1].send(&mut core, &lookup(&["svc", "absent"], vec![]), now);
+    let outs = drain(&mut core);
+    let Reply::Lookup(r) = reply(&outs, &f[1], t, Command::LookupNb) else {
+        panic!()
+    };
+    assert_eq!(r.data.len(), 1);
+    assert_eq!(r.data[0].proc, Proc::new("job", 0));
+    assert_eq!(r.data[0].value, Value::from("port-1"));
+    let t = f[1].send(&mut core, &lookup(&["absent"], vec![]), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[1], t, Command::LookupNb),
+        Status::NOT_FOUND.0
+    );
+    // Unpublish by another rank removes nothing; by the publisher, the key.
+    let unp = |keys: &[&str]| {
+        Request::Unpublish(Lookup {
+            uid: Uint32(UID),
+            keys: keys.iter().map(|k| WStr::from(*k)).collect(),
+            info: vec![],
+        })
+    };
+    let t = f[1].send(&mut core, &unp(&["svc"]), now);
+    assert_eq!(status(&drain(&mut core), &f[1], t, Command::UnpublishNb), 0);
+    let t = f[1].send(&mut core, &lookup(&["svc"], vec![]), now);
+    assert!(matches!(
+        reply(&drain(&mut core), &f[1], t, Command::LookupNb),
+        Reply::Lookup(_)
+    ));
+    let t = f[0].send(&mut core, &unp(&[]), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::UnpublishNb), 0);
+    let t = f[1].send(&mut core, &lookup(&["svc"], vec![]), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[1], t, Command::LookupNb),
+        Status::NOT_FOUND.0
+    );
+}
+
+#[test]
+fn a_waiting_lookup_is_answered_by_the_publish_or_its_timeout() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2, &[None, None]);
+    let wait = vec![
+        Info::new("pmix.wait", true),
+        Info::new("pmix.timeout", Value::Int(4)),
+    ];
+    let t = f[1].send(&mut core, &lookup(&["k"], wait.clone()), now);
+    assert!(drain(&mut core).is_empty());
+    f[0].send(&mut core, &publish(vec![Info::new("k", 1u32)]), now);
+    let outs = drain(&mut core);
+    assert!(matches!(
+        reply(&outs, &f[1], t, Command::LookupNb),
+        Reply::Lookup(_)
+    ));
+    let t = f[1].send(&mut core, &lookup(&["never"], wait), now);
+    core.tick(now + Duration::from_secs(4));
+    assert_eq!(status(&drain(&mut core), &f[1], t, Command::LookupNb), -24);
+}
+
+#[test]
+fn query_answers_namespaces_and_job_size_and_nothing_else() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2, &[None, None]);
+    let q = |keys: &[&str], quals: Vec<Info>| {
+        Request::Query(QueryInfo {
+            queries: vec![Query {
+                keys: keys.iter().map(|k| WStr::from(*k)).collect(),
+                qualifiers: quals,
+            }],
+        })
+    };
+    let t = f[0].send(
+        &mut core,
+        &q(&["pmix.qry.ns", "pmix.job.size"], vec![]),
+        now,
+    );
+    let outs = drain(&mut core);
+    let Reply::Query(r) = reply(&outs, &f[0], t, Command::Query) else {
+        panic!()
+    };
+    assert_eq!(r.status, Status::SUCCESS);
+    assert_eq!(r.info[0].value, Value::from("job"));
+    assert_eq!(r.info[1].value, Value::Uint32(2));
+    let quals = vec![Info::new("pmix.nspace", "nope")];
+    let t = f[0].send(&mut core, &q(&["pmix.job.size"], quals), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::Query),
+        Status::NOT_SUPPORTED.0
+    );
+    let t = f[0].send(&mut core, &q(&["pmix.qry.weird"], vec![]), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::Query),
+        Status::NOT_SUPPORTED.0
+    );
+}
+
+#[test]
+fn job_control_accepts_cleanup_registrations_only() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(1, &[None]);
+    let jc = |key: &str| {
+        Request::JobControl(JobControl {
+            targets: vec![],
+            directives: vec![
+                Info::new(key, "/tmp/x"),
+                Info::new("pmix.clnup.recurse", true),
+            ],
+        })
+    };
+    let t = f[0].send(&mut core, &jc("pmix.reg.cleanupdir"), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::JobControl), 0);
+    let t = f[0].send(&mut core, &jc("pmix.reg.cleanup"), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::JobControl), 0);
+    let t = f[0].send(&mut core, &jc("pmix.jctrl.kill"), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::JobControl),
+        Status::NOT_SUPPORTED.0
+    );
+    let _ = Core::new(CoreConfig::new("s", 0, "h", 0, 0));
+}
