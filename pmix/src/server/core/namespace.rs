@@ -4,11 +4,11 @@
 //! The blob carries, in the order mpirun sends it: the job-level values
 //! (`pmix.srv.nspace`, `pmix.srv.rank`, `pmix.jobid`, `pmix.offset`,
 //! `pmix.num.nodes`, `pmix.job.size`, `pmix.job.napps`, `pmix.max.size`, the
-//! capability key `pmix.rs.dist.origin` (BOOL true: this server answers
-//! COMPUTE_DEVICE_DISTANCES with `PMIX_DEVICE_DIST_ORIGIN`, DESIGN §6), the
 //! launcher's own job info, and `pmix.bfrops.mod`, the client's version string);
-//! a session array (`pmix.session.id`, `pmix.univ.size`); one node array
-//! (`pmix.hname` first, `pmix.nodeid`, `pmix.node.size`, `pmix.lpeers`,
+//! a session array (`pmix.session.id`, `pmix.univ.size`, and the capability key
+//! [`DIST_ORIGIN_KEY`], BOOL true: this server is one that may answer
+//! COMPUTE_DEVICE_DISTANCES with `PMIX_DEVICE_DIST_ORIGIN`, DESIGN §6); one node
+//! array (`pmix.hname` first, `pmix.nodeid`, `pmix.node.size`, `pmix.lpeers`,
 //! `pmix.lldr`, `pmix.local.size`); one `pmix.pblob` per local rank
 //! (`pmix.locstr` and `pmix.cpuset` when known, `pmix.grank`, `pmix.lrank`,
 //! `pmix.nrank`, `pmix.nodeid`, `pmix.hname`, `pmix.appnum`). It is packed once
@@ -22,7 +22,13 @@ use pmix_wire::{BufferType, Info, Kval, Rank, Reply, Value, WStr};
 
 use super::{ConnId, Core, CoreConfig, NamespaceSpec, ServerError};
 
-/// The capability key of DESIGN §6 (BOOL true in our blob).
+/// The capability key of DESIGN §6, BOOL true in the blob's **session array**.
+///
+/// Not a top-level value: libpmix2 4.2.2's hash store refuses a top-level key that
+/// starts with `pmix` and is not in its dictionary (`PMIX ERROR: BAD-PARAM` in
+/// `gds_hash.c`), and then drops every item after it (the node array, the
+/// per-rank blobs). Inside the session array it is kept as it is. A GETNB of rank
+/// WILDCARD for it answers it too.
 pub const DIST_ORIGIN_KEY: &str = "pmix.rs.dist.origin";
 
 /// The longest namespace name (`PMIX_MAX_NSLEN`).
@@ -121,13 +127,13 @@ impl Namespace {
             Kval::new("pmix.job.size", size),
             Kval::new("pmix.job.napps", napps),
             Kval::new("pmix.max.size", max),
-            Kval::new(DIST_ORIGIN_KEY, true),
         ];
         job_kvals.extend(spec.job_info.iter().cloned());
         let mut head: Vec<JobItem> = job_kvals.iter().cloned().map(JobItem::Value).collect();
         let session = vec![
-            Info::new("pmix.session.id", 0u32),
+            Info::new("pmix.session.id", u32::MAX),
             Info::new("pmix.univ.size", univ),
+            Info::new(DIST_ORIGIN_KEY, true),
         ];
         let mut node = vec![
             Info::new("pmix.hname", host),
