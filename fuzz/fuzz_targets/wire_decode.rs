@@ -15,6 +15,12 @@
 //!             input ends first)
 //! ```
 //!
+//! **Seeds** (`fuzz/corpus/wire_decode/seed-*`, from connection 0 of each
+//! `testdata/wire-captures/raw/*.0.jsonl`): `seed-conv-NAME`, the whole
+//! conversation, one record per captured chunk, in chunks of 64 and 7 bytes; and
+//! `seed-{req,reply}CMD-NAME`, one record holding the first payload of each request
+//! command, reply command and buffer type met, byte 0 naming the reply's command.
+//!
 //! **Checks.**
 //!
 //! 1. The records, each fed whole to a [`Conversation`] in order, and the same
