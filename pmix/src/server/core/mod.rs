@@ -23,8 +23,9 @@
 //! - REGEVENTS, DEREGEVENTS (no reply), NOTIFY with every range, caching for late
 //!   registrants, and `PMIX_ERR_PROC_ABORTED` for lost ranks;
 //! - PUBLISH, LOOKUP (`pmix.wait`), UNPUBLISH, JOB_CONTROL (cleanup
-//!   registrations), QUERY (`pmix.qry.ns` and the keys of [`QUERY_KEYS`]);
-//!   COMPUTE_DEVICE_DISTANCES is not served yet (a lone NOT_SUPPORTED);
+//!   registrations), QUERY (`pmix.qry.ns` and the keys of [`QUERY_KEYS`]),
+//!   COMPUTE_DEVICE_DISTANCES (from [`CoreConfig::service`], with every
+//!   directive including `PMIX_DEVICE_DIST_ORIGIN`);
 //! - the group commands go to `groups.rs`, which answers NOT_SUPPORTED until the
 //!   groups work lands there;
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
@@ -49,6 +50,7 @@ mod query;
 mod store;
 mod types;
 
+pub use distances::ORIGIN_KEY as DIST_ORIGIN_DIRECTIVE;
 pub use events::PROC_ABORTED;
 pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
