@@ -165,9 +165,13 @@ pub(super) fn register(core: &mut Core, conn: ConnId, tag: u32, r: RegEvents) {
         codes: r.codes.iter().map(|s| s.0).collect(),
         affected: (!filter.is_empty()).then_some(filter),
     };
+    let max = core.cfg.max_registrations;
     let Some(peer) = core.conns.get_mut(&conn) else {
         return;
     };
+    if peer.regs.len() >= max {
+        return core.reply_status(conn, tag, Command::RegEvents, super::ERR_OUT_OF_RESOURCE);
+    }
     peer.regs.push(reg.clone());
     let me = peer.proc.clone();
     core.reply_status(conn, tag, Command::RegEvents, Status::SUCCESS);

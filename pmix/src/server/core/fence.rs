@@ -52,6 +52,13 @@ impl Fences {
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
         self.list.iter().filter_map(|f| f.deadline).min()
     }
+
+    pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
+        self.list
+            .iter()
+            .map(|f| f.contributors.iter().filter(|c| c.conn == conn).count())
+            .sum()
+    }
 }
 
 /// The participants of `f`, sorted; `Err(status)` to answer at once.
@@ -95,6 +102,9 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
     if parts.binary_search(&me).is_err() {
         // A process fencing with others without being one of them.
         return core.reply_status(conn, tag, Command::FenceNb, Status(-27));
+    }
+    if !core.may_wait(conn) {
+        return core.reply_status(conn, tag, Command::FenceNb, super::ERR_OUT_OF_RESOURCE);
     }
     let ft = info_flag(&f.info, FT_KEY);
     let deadline = info_deadline(&f.info, now, None);

@@ -64,6 +64,9 @@ use namespace::{Namespace, RankState};
 /// A process: its nspace and rank.
 pub(crate) type ProcKey = (String, u32);
 
+/// `PMIX_ERR_OUT_OF_RESOURCE`: a peer went over one of [`CoreConfig`]'s bounds.
+pub(crate) const ERR_OUT_OF_RESOURCE: Status = Status(-29);
+
 /// `PMIX_ERR_DUPLICATE_KEY`.
 pub(crate) const ERR_DUPLICATE_KEY: Status = Status(-53);
 
@@ -409,6 +412,12 @@ impl Core {
             // Only a payload over 4 GiB gets here: the peer cannot be answered.
             None => self.out.push_back(Output::Close { conn }),
         }
+    }
+
+    /// Whether `conn` may have one more waiting request ([`CoreConfig::max_pending`]).
+    pub(crate) fn may_wait(&self, conn: ConnId) -> bool {
+        self.store.pending_of(conn) + self.pubsub.pending_of(conn) + self.fences.pending_of(conn)
+            < self.cfg.max_pending
     }
 
     /// Whether a local rank is gone (lost or finalized): it will never contribute.

@@ -61,6 +61,10 @@ impl PubSub {
         self.held.retain(|h| h.conn != conn);
     }
 
+    pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
+        self.held.iter().filter(|h| h.conn == conn).count()
+    }
+
     fn find(&self, who: &ProcKey, keys: &[String]) -> Vec<Pdata> {
         keys.iter()
             .filter_map(|k| {
@@ -103,6 +107,9 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
         .collect();
     if items.iter().any(|(k, _)| core.pubsub.data.contains_key(k)) {
         return core.reply_status(conn, tag, Command::PublishNb, ERR_DUPLICATE_KEY);
+    }
+    if core.pubsub.data.len() + items.len() > core.cfg.max_published {
+        return core.reply_status(conn, tag, Command::PublishNb, super::ERR_OUT_OF_RESOURCE);
     }
     for (k, value) in items {
         core.pubsub.data.insert(
@@ -163,6 +170,9 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         None => false,
     };
     if wait && found.len() < keys.len() {
+        if !core.may_wait(conn) {
+            return core.reply_status(conn, tag, Command::LookupNb, super::ERR_OUT_OF_RESOURCE);
+        }
         let deadline = info_deadline(&l.info, now, None);
         core.pubsub.held.push(HeldLookup {
             conn,

@@ -66,13 +66,27 @@ impl Store {
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
         self.held.retain(|h| h.conn != conn);
     }
+
+    pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
+        self.held.iter().filter(|h| h.conn == conn).count()
+    }
 }
 
+/// Adds `kvals` to `bucket`, replacing the values of keys it has (in time linear
+/// in both: a peer's commit of many keys must not cost quadratic time).
 fn upsert(bucket: &mut Vec<Kval>, kvals: &[Kval]) {
+    let mut index: HashMap<Vec<u8>, usize> = bucket
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.key.as_bytes().to_vec(), i))
+        .collect();
     for kv in kvals {
-        match bucket.iter_mut().find(|k| k.key == kv.key) {
-            Some(old) => old.value = kv.value.clone(),
-            None => bucket.push(kv.clone()),
+        match index.get(kv.key.as_bytes()) {
+            Some(&i) => bucket[i].value = kv.value.clone(),
+            None => {
+                index.insert(kv.key.as_bytes().to_vec(), bucket.len());
+                bucket.push(kv.clone());
+            }
         }
     }
 }
@@ -84,17 +98,23 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
         return;
     };
     let proc = peer.proc.clone();
+    let max = core.cfg.max_keys_per_proc;
     let entry = core.store.data.entry(proc.clone()).or_default();
+    let (mut local, mut remote) = (entry.local.clone(), entry.remote.clone());
     for b in &c.buckets {
         match b.scope {
-            Scope::REMOTE => upsert(&mut entry.remote, &b.kvals),
+            Scope::REMOTE => upsert(&mut remote, &b.kvals),
             Scope::GLOBAL => {
-                upsert(&mut entry.local, &b.kvals);
-                upsert(&mut entry.remote, &b.kvals);
+                upsert(&mut local, &b.kvals);
+                upsert(&mut remote, &b.kvals);
             }
-            _ => upsert(&mut entry.local, &b.kvals),
+            _ => upsert(&mut local, &b.kvals),
         }
     }
+    if local.len() > max || remote.len() > max {
+        return core.reply_status(conn, tag, Command::Commit, super::ERR_OUT_OF_RESOURCE);
+    }
+    (entry.local, entry.remote) = (local, remote);
     core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
     release(core, &proc, false);
 }
@@ -241,6 +261,9 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
         Answer::Absent => {
             if info_flag(&g.info, "pmix.immediate") || core.departed(&target) {
                 return not_found(core, conn, tag);
+            }
+            if !core.may_wait(conn) {
+                return core.reply_status(conn, tag, Command::GetNb, super::ERR_OUT_OF_RESOURCE);
             }
             let deadline = info_deadline(&g.info, now, Some(core.cfg.get_timeout));
             core.store.held.push(HeldGet {

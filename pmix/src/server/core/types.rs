@@ -31,6 +31,20 @@ pub struct CoreConfig {
     pub max_cached_events: usize,
     /// The most connections served at once; a connect beyond it is refused.
     pub max_conns: usize,
+    /// The most requests one connection may have waiting at once (held gets, held
+    /// lookups, fence contributions); one more is answered
+    /// `PMIX_ERR_OUT_OF_RESOURCE` at once.
+    pub max_pending: usize,
+    /// The most event registrations one connection may hold; one more REGEVENTS is
+    /// answered `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_registrations: usize,
+    /// The most keys one process may have committed (both buckets counted
+    /// apart); a COMMIT that would exceed it stores nothing and is answered
+    /// `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_keys_per_proc: usize,
+    /// The most keys published at once, server-wide; a PUBLISH that would exceed it
+    /// stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_published: usize,
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from (`None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`).
     pub service: Option<Arc<crate::Service>>,
@@ -38,7 +52,9 @@ pub struct CoreConfig {
 
 impl CoreConfig {
     /// A configuration for the server `nspace`/`rank` on `hostname`, running as
-    /// `uid`/`gid`, with [`Limits::DEFAULT`] and a 2 s get timeout.
+    /// `uid`/`gid`, with [`Limits::DEFAULT`], a 2 s get timeout, 256 cached events,
+    /// 4,096 connections, 4,096 pending requests and 1,024 registrations per
+    /// connection, 65,536 committed keys per process and 65,536 published keys.
     pub fn new(
         nspace: impl Into<String>,
         rank: u32,
@@ -56,6 +72,10 @@ impl CoreConfig {
             get_timeout: Duration::from_secs(2),
             max_cached_events: 256,
             max_conns: 4096,
+            max_pending: 4096,
+            max_registrations: 1024,
+            max_keys_per_proc: 1 << 16,
+            max_published: 1 << 16,
             service: None,
         }
     }

@@ -1,0 +1,161 @@
+//! The server core's bounds on what one peer can make it hold: waiting requests,
+//! event registrations, committed keys, published keys. Past a bound the request
+//! is answered `PMIX_ERR_OUT_OF_RESOURCE` at once and nothing is kept.
+
+mod server_core_common;
+
+use std::time::Instant;
+
+use pmix::server::core::{Core, CoreConfig, NamespaceSpec};
+use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb, Lookup, Publish, RegEvents};
+use pmix_wire::{
+    BufferType, Command, Info, Kval, Proc, Rank, Request, Scope, Status, Uint32, WStr,
+};
+use server_core_common::*;
+
+const OUT_OF_RESOURCE: i32 = -29;
+
+fn small_core() -> Core {
+    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
+    cfg.max_pending = 3;
+    cfg.max_registrations = 2;
+    cfg.max_keys_per_proc = 4;
+    cfg.max_published = 2;
+    let mut core = Core::new(cfg);
+    core.add_namespace(NamespaceSpec::single_node("job", 2, UID, GID))
+        .unwrap();
+    core
+}
+
+fn get(key: &str) -> Request {
+    Request::GetNb(GetNb {
+        nspace: "job".into(),
+        rank: Rank(1),
+        info: vec![],
+        key: Some(WStr::from(key)),
+    })
+}
+
+#[test]
+fn waiting_requests_past_the_bound_are_refused_at_once() {
+    let now = Instant::now();
+    let mut core = small_core();
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    drain(&mut core);
+    let fence = Request::FenceNb(FenceNb {
+        procs: vec![Proc {
+            nspace: "job".into(),
+            rank: Rank::WILDCARD,
+        }],
+        info: vec![],
+    });
+    a.send(&mut core, &get("k1"), now);
+    a.send(&mut core, &get("k2"), now);
+    a.send(&mut core, &fence, now);
+    assert!(drain(&mut core).is_empty(), "three requests wait");
+    let t = a.send(&mut core, &get("k3"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &a, t, Command::GetNb), OUT_OF_RESOURCE);
+    let wait = vec![Info::new("pmix.wait", true)];
+    let lookup = Request::Lookup(Lookup {
+        uid: Uint32(UID),
+        keys: vec![WStr::from("nope")],
+        info: wait,
+    });
+    let t = a.send(&mut core, &lookup, now);
+    assert_eq!(
+        status(&drain(&mut core), &a, t, Command::LookupNb),
+        OUT_OF_RESOURCE
+    );
+    let t = a.send(&mut core, &fence, now);
+    assert_eq!(
+        status(&drain(&mut core), &a, t, Command::FenceNb),
+        OUT_OF_RESOURCE
+    );
+}
+
+#[test]
+fn registrations_committed_keys_and_published_keys_are_bounded() {
+    let now = Instant::now();
+    let mut core = small_core();
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    let mut b = connect(&mut core, 2, "job", 1, now);
+    drain(&mut core);
+    let reg = Request::RegEvents(RegEvents {
+        codes: vec![],
+        info: vec![],
+    });
+    for want in [0, 0, OUT_OF_RESOURCE] {
+        let t = a.send(&mut core, &reg, now);
+        assert_eq!(status(&drain(&mut core), &a, t, Command::RegEvents), want);
+    }
+    let commit = |keys: &[&str]| {
+        Request::Commit(Commit {
+            buckets: vec![CommitBucket {
+                scope: Scope::LOCAL,
+                buffer_type: BufferType::NonDescribed,
+                kvals: keys.iter().map(|k| Kval::new(*k, 1u32)).collect(),
+            }],
+        })
+    };
+    let t = b.send(&mut core, &commit(&["a", "b", "c"]), now);
+    assert_eq!(status(&drain(&mut core), &b, t, Command::Commit), 0);
+    let t = b.send(&mut core, &commit(&["a", "d", "e"]), now);
+    assert_eq!(
+        status(&drain(&mut core), &b, t, Command::Commit),
+        OUT_OF_RESOURCE
+    );
+    // Nothing of the refused commit was kept.
+    let imm = vec![Info::new("pmix.immediate", true)];
+    let t = a.send(
+        &mut core,
+        &Request::GetNb(GetNb {
+            nspace: "job".into(),
+            rank: Rank(1),
+            info: imm,
+            key: Some(WStr::from("d")),
+        }),
+        now,
+    );
+    assert_eq!(
+        status(&drain(&mut core), &a, t, Command::GetNb),
+        Status::NOT_FOUND.0
+    );
+    let publish = |keys: &[&str]| {
+        Request::Publish(Publish {
+            uid: Uint32(UID),
+            info: keys.iter().map(|k| Info::new(*k, 1u32)).collect(),
+        })
+    };
+    let t = a.send(&mut core, &publish(&["p1", "p2", "p3"]), now);
+    assert_eq!(
+        status(&drain(&mut core), &a, t, Command::PublishNb),
+        OUT_OF_RESOURCE
+    );
+    let t = a.send(&mut core, &publish(&["p1", "p2"]), now);
+    assert_eq!(status(&drain(&mut core), &a, t, Command::PublishNb), 0);
+}
+
+#[test]
+fn a_large_commit_is_stored_in_linear_time() {
+    // 50,000 keys in one commit, then again with every value changed: quadratic
+    // upserts would take minutes here.
+    let now = Instant::now();
+    let mut core = Core::new(CoreConfig::new("srv", 0, "node0", UID, GID));
+    core.add_namespace(NamespaceSpec::single_node("job", 1, UID, GID))
+        .unwrap();
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    drain(&mut core);
+    for v in [1u32, 2] {
+        let kvals = (0..50_000).map(|i| Kval::new(format!("k{i}"), v)).collect();
+        let c = Request::Commit(Commit {
+            buckets: vec![CommitBucket {
+                scope: Scope::LOCAL,
+                buffer_type: BufferType::NonDescribed,
+                kvals,
+            }],
+        });
+        let t = a.send(&mut core, &c, now);
+        assert_eq!(status(&drain(&mut core), &a, t, Command::Commit), 0);
+    }
+}
