@@ -93,6 +93,12 @@ pub struct ServerConfig {
     /// The most bytes queued for one connection that does not read them; past it the
     /// connection is closed (and its rank lost).
     pub max_pending_output: usize,
+    /// The most events kept for clients that register later (OpenPMIx caches
+    /// events and replays them to late registrants); the oldest is dropped first.
+    pub max_cached_events: usize,
+    /// The topology service COMPUTE_DEVICE_DISTANCES is answered from; `None`:
+    /// that command gets `PMIX_ERR_NOT_SUPPORTED`.
+    pub service: Option<Arc<crate::Service>>,
     /// Whether refused and malformed connections are logged on stderr (one line
     /// each, `pmix-server: …`).
     pub log: bool,
@@ -110,6 +116,8 @@ impl Default for ServerConfig {
             handshake_timeout: Duration::from_secs(30),
             max_connections: 4096,
             max_pending_output: 256 << 20,
+            max_cached_events: 256,
+            service: None,
             log: true,
         }
     }

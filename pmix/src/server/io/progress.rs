@@ -62,6 +62,9 @@ impl Loop {
         let mut core_cfg = CoreConfig::new(nspace, cfg.rank, hostname, uid, gid);
         core_cfg.limits = cfg.limits;
         core_cfg.get_timeout = cfg.get_timeout;
+        core_cfg.max_conns = cfg.max_connections;
+        core_cfg.max_cached_events = cfg.max_cached_events;
+        core_cfg.service = cfg.service.clone();
         let lp = Loop {
             poll,
             listener,
