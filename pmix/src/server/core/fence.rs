@@ -36,6 +36,8 @@ pub(crate) struct Fences {
 struct Fence {
     /// Sorted, without duplicates.
     participants: Vec<ProcKey>,
+    /// The group ids the request named (their members are participants).
+    groups: Vec<String>,
     contributors: Vec<Contrib>,
     ft: bool,
     deadline: Option<Instant>,
@@ -61,9 +63,11 @@ impl Fences {
     }
 }
 
-/// The participants of `f`, sorted; `Err(status)` to answer at once.
-fn participants(core: &Core, f: &FenceNb) -> Result<Vec<ProcKey>, Status> {
+/// The participants of `f`, sorted, and the group ids it named; `Err(status)` to
+/// answer at once.
+fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>), Status> {
     let mut out = Vec::new();
+    let mut groups = Vec::new();
     for p in &f.procs {
         let Some(name) = p.nspace.as_str() else {
             return Err(Status(-27));
@@ -75,7 +79,10 @@ fn participants(core: &Core, f: &FenceNb) -> Result<Vec<ProcKey>, Status> {
             Some(ns) if p.rank.0 < ns.spec.job_size => out.push((name.to_string(), p.rank.0)),
             Some(_) => return Err(Status(-27)),
             None => match super::groups::fence_members(core, name) {
-                Some(Ok(members)) => out.extend(members),
+                Some(Ok(members)) => {
+                    out.extend(members);
+                    groups.push(name.to_string());
+                }
                 Some(Err(s)) => return Err(s),
                 None => return Err(Status(-27)),
             },
@@ -86,7 +93,9 @@ fn participants(core: &Core, f: &FenceNb) -> Result<Vec<ProcKey>, Status> {
     if out.is_empty() {
         return Err(Status(-27));
     }
-    Ok(out)
+    groups.sort_unstable();
+    groups.dedup();
+    Ok((out, groups))
 }
 
 /// FENCENB from `conn`.
@@ -95,7 +104,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         return;
     };
     let me = peer.proc.clone();
-    let parts = match participants(core, &f) {
+    let (parts, groups) = match participants(core, &f) {
         Ok(p) => p,
         Err(s) => return core.reply_status(conn, tag, Command::FenceNb, s),
     };
@@ -118,6 +127,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         None => {
             core.fences.list.push(Fence {
                 participants: parts,
+                groups,
                 contributors: Vec::new(),
                 ft: false,
                 deadline: None,
@@ -140,26 +150,31 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
 }
 
 /// Completes or fails fence `idx` if it can; returns whether it was removed.
+///
+/// A participant that has not contributed is *gone* when the groups seam says so
+/// for a group fence ([`super::groups::fence_departed`], with the status a non-FT
+/// fence then fails with) or when it is lost or finalized ([`FENCE_LOST`]).
 fn evaluate(core: &mut Core, idx: usize) -> bool {
     let fence = &core.fences.list[idx];
     let mut missing_alive = false;
-    let mut missing_gone = false;
+    let mut gone: Option<Status> = None;
     for p in &fence.participants {
         if fence.contributors.iter().any(|c| &c.proc == p) {
             continue;
         }
-        if core.departed(p) {
-            missing_gone = true;
-        } else {
-            missing_alive = true;
+        let why = super::groups::fence_departed(core, &fence.groups, p)
+            .or_else(|| core.departed(p).then_some(FENCE_LOST));
+        match why {
+            Some(s) => {
+                gone.get_or_insert(s);
+            }
+            None => missing_alive = true,
         }
     }
-    let status = if missing_gone && !fence.ft {
-        FENCE_LOST
-    } else if missing_alive {
-        return false;
-    } else {
-        Status::SUCCESS
+    let status = match gone {
+        Some(s) if !fence.ft => s,
+        _ if missing_alive => return false,
+        _ => Status::SUCCESS,
     };
     let fence = core.fences.list.remove(idx);
     for c in fence.contributors {
@@ -168,8 +183,9 @@ fn evaluate(core: &mut Core, idx: usize) -> bool {
     true
 }
 
-/// Re-evaluates every fence (a participant departed).
-fn evaluate_all(core: &mut Core) {
+/// Re-evaluates every fence: a participant departed (the groups work calls this
+/// when a member leaves a group).
+pub(crate) fn evaluate_all(core: &mut Core) {
     let mut i = 0;
     while i < core.fences.list.len() {
         if !evaluate(core, i) {

@@ -9,7 +9,10 @@
 //! - [`request`]: a decoded group request from `conn` (reply with
 //!   [`Core::reply`] / [`Core::reply_status`] on `tag`; events with
 //!   `super::events::raise`);
-//! - [`fence_members`]: a fence naming a group id instead of a namespace;
+//! - [`fence_members`]: a fence naming a group id instead of a namespace, and
+//!   [`fence_departed`]: whether a member of such a fence will never join it
+//!   (and the status a non-FT fence then fails with); after a leave, call
+//!   `super::fence::evaluate_all` so waiting fences are settled;
 //! - [`conn_closed`], [`proc_lost`]: departures, for in-flight collectives;
 //! - [`tick`], [`next_deadline`]: timers;
 //! - [`GroupState`]: the state, a field of [`Core`] (`core.groups`).
@@ -36,6 +39,17 @@ pub(crate) fn request(core: &mut Core, conn: ConnId, tag: u32, req: Request, now
 /// it with `status` (`PMIX_ERR_NOT_A_MEMBER`, …).
 pub(crate) fn fence_members(core: &Core, name: &str) -> Option<Result<Vec<ProcKey>, Status>> {
     let _ = (core, name);
+    None
+}
+
+/// For a fence that named the group ids `groups`: `Some(status)` when member
+/// `proc`, which has not joined the fence, never will (it left the group:
+/// `PMIX_ERR_NOT_A_MEMBER`; it was lost: `PMIX_ERR_PROC_TERM_WO_SYNC`, DESIGN §4);
+/// a fence without `PMIX_GROUP_FT_COLLECTIVE` fails with that status, an FT one
+/// completes without `proc`. `None`: the core decides (lost or finalized ranks
+/// fail a non-FT fence with `super::FENCE_LOST`). Today: always `None`.
+pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> Option<Status> {
+    let _ = (core, groups, proc);
     None
 }
 
