@@ -116,6 +116,27 @@ impl RawClient {
         })
     }
 
+    /// A client whose connect message was already written on `stream`: reads the
+    /// 8-byte reply; the next request gets tag 102 (101 is taken to be sent).
+    ///
+    /// # Panics
+    /// When the server closes instead of answering.
+    pub fn from_stream_after_connect(mut stream: TcpStream, codec: Codec) -> RawClient {
+        let mut reply = [0u8; 8];
+        stream.read_exact(&mut reply).unwrap();
+        let Decoded::Item { item, .. } = pmix_wire::ClientReply::decode(&reply) else {
+            unreachable!()
+        };
+        assert_eq!(item.status, 0);
+        RawClient {
+            stream,
+            codec,
+            index: item.index,
+            tag: pmix_wire::frame::TAG_FIRST_REQUEST,
+            inbuf: Vec::new(),
+        }
+    }
+
     /// Sends `req` with the next tag; returns the tag.
     pub fn send(&mut self, req: &Request) -> u32 {
         self.tag = pmix_wire::frame::next_tag(self.tag);
