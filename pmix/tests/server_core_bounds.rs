@@ -159,3 +159,30 @@ fn a_large_commit_is_stored_in_linear_time() {
         assert_eq!(status(&drain(&mut core), &a, t, Command::Commit), 0);
     }
 }
+
+#[test]
+fn a_fence_of_2048_ranks_completes_without_quadratic_work() {
+    let now = Instant::now();
+    let n = 2048;
+    let mut core = Core::new(CoreConfig::new("srv", 0, "node0", UID, GID));
+    core.add_namespace(NamespaceSpec::single_node("big", n, UID, GID))
+        .unwrap();
+    let mut f: Vec<_> = (0..n)
+        .map(|r| connect(&mut core, r.into(), "big", r, now))
+        .collect();
+    drain(&mut core);
+    let fence = Request::FenceNb(FenceNb {
+        procs: vec![Proc {
+            nspace: "big".into(),
+            rank: Rank::WILDCARD,
+        }],
+        info: vec![],
+    });
+    let tags: Vec<u32> = f
+        .iter_mut()
+        .map(|c| c.send(&mut core, &fence, now))
+        .collect();
+    let outs = drain(&mut core);
+    assert_eq!(outs.len(), n as usize);
+    assert_eq!(status(&outs, &f[7], tags[7], Command::FenceNb), 0);
+}

@@ -12,6 +12,7 @@
 //! gets [`FENCE_LOST`] at once, and so does any later one. `pmix.timeout`
 //! (seconds) fails the fence with `PMIX_ERR_TIMEOUT`. Nobody waits on a dead peer.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use pmix_wire::msg::FenceNb;
@@ -39,6 +40,11 @@ struct Fence {
     /// The group ids the request named (their members are participants).
     groups: Vec<String>,
     contributors: Vec<Contrib>,
+    /// The procs in `contributors`.
+    contributed: HashSet<ProcKey>,
+    /// A participant was found gone at the last full look: contributions look
+    /// again (else a contribution only counts).
+    gone_seen: bool,
     ft: bool,
     deadline: Option<Instant>,
 }
@@ -47,7 +53,6 @@ struct Fence {
 struct Contrib {
     conn: ConnId,
     tag: u32,
-    proc: ProcKey,
 }
 
 impl Fences {
@@ -121,7 +126,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         .fences
         .list
         .iter()
-        .position(|x| x.participants == parts && !x.contributors.iter().any(|c| c.proc == me))
+        .position(|x| x.participants == parts && !x.contributed.contains(&me))
     {
         Some(i) => i,
         None => {
@@ -129,6 +134,8 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
                 participants: parts,
                 groups,
                 contributors: Vec::new(),
+                contributed: HashSet::new(),
+                gone_seen: true,
                 ft: false,
                 deadline: None,
             });
@@ -141,12 +148,9 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    fence.contributors.push(Contrib {
-        conn,
-        tag,
-        proc: me,
-    });
-    evaluate(core, idx);
+    fence.contributed.insert(me);
+    fence.contributors.push(Contrib { conn, tag });
+    evaluate(core, idx, false);
 }
 
 /// Completes or fails fence `idx` if it can; returns whether it was removed.
@@ -154,12 +158,18 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
 /// A participant that has not contributed is *gone* when the groups seam says so
 /// for a group fence ([`super::groups::fence_departed`], with the status a non-FT
 /// fence then fails with) or when it is lost or finalized ([`FENCE_LOST`]).
-fn evaluate(core: &mut Core, idx: usize) -> bool {
+/// Without `full`, and when no participant was gone at the last full look, only
+/// the count of contributions is checked (a fence round costs linear time, not
+/// quadratic).
+fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
     let fence = &core.fences.list[idx];
+    if !full && !fence.gone_seen && fence.contributed.len() < fence.participants.len() {
+        return false;
+    }
     let mut missing_alive = false;
     let mut gone: Option<Status> = None;
     for p in &fence.participants {
-        if fence.contributors.iter().any(|c| &c.proc == p) {
+        if fence.contributed.contains(p) {
             continue;
         }
         let why = super::groups::fence_departed(core, &fence.groups, p)
@@ -173,7 +183,10 @@ fn evaluate(core: &mut Core, idx: usize) -> bool {
     }
     let status = match gone {
         Some(s) if !fence.ft => s,
-        _ if missing_alive => return false,
+        _ if missing_alive => {
+            core.fences.list[idx].gone_seen = gone.is_some();
+            return false;
+        }
         _ => Status::SUCCESS,
     };
     let fence = core.fences.list.remove(idx);
@@ -188,7 +201,7 @@ fn evaluate(core: &mut Core, idx: usize) -> bool {
 pub(crate) fn evaluate_all(core: &mut Core) {
     let mut i = 0;
     while i < core.fences.list.len() {
-        if !evaluate(core, i) {
+        if !evaluate(core, i, true) {
             i += 1;
         }
     }
