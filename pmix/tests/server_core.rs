@@ -178,6 +178,46 @@ fn a_tool_gets_the_long_reply_with_an_identifier_when_it_needs_one() {
     );
 }
 
+#[test]
+fn a_tool_started_as_a_rank_of_our_job_is_that_rank() {
+    let now = Instant::now();
+    let mut core = core_with("job", 2);
+    let mut m = client_msg("job", 1, UID, GID);
+    m.identity = Identity::Named {
+        kind: PeerKind::ToolClient,
+        uid: UID,
+        gid: GID,
+        nspace: "job".into(),
+        rank: 1,
+    };
+    let r = core.connect(4, &m, UID, now).unwrap();
+    let Ok(Decoded::Item { item, .. }) = ToolReply::decode(&r, false) else {
+        panic!("bad tool reply")
+    };
+    assert_eq!(item.status, 0);
+    let outs = drain(&mut core);
+    assert!(matches!(
+        &outs[..],
+        [Output::Job(JobEvent::Connected { rank: 1, .. })]
+    ));
+    // It is served as rank 1 (REQ answered with the blob), and the rank is taken.
+    let mut t = Fake {
+        conn: 4,
+        codec: pmix_wire::Codec::v422(),
+        index: 0,
+        tag: 100,
+        nspace: "job".into(),
+        rank: 1,
+    };
+    let tag = t.send(&mut core, &Request::Req, now);
+    let outs = drain(&mut core);
+    assert!(matches!(reply(&outs, &t, tag, Command::Req), Reply::Req(_)));
+    assert!(
+        core.connect(5, &client_msg("job", 1, UID, GID), UID, now)
+            .is_err()
+    );
+}
+
 fn blob(core: &mut Core, f: &mut Fake) -> (Vec<u8>, pmix_wire::msg::JobInfo) {
     let tag = f.send(core, &Request::Req, Instant::now());
     let outs = drain(core);

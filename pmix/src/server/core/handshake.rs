@@ -8,12 +8,15 @@
 //! tool, launcher or singleton (flags 3–10) must claim the server's uid in both
 //! its credential and its identity block; one that needs an identifier (3, 6) gets
 //! `<server nspace>.tool.<n>`, rank 0. Legacy flags 1 and 2 never reach us (the
-//! codec refuses pre-4.2 versions). Every refusal closes without a reply.
+//! codec refuses pre-4.2 versions). A tool or launcher started as a rank of one of
+//! our jobs (flags 5 and 8 naming a registered namespace) is that rank, with the
+//! checks of a launched client, answered with the tool reply. Every refusal closes
+//! without a reply.
 
 use std::time::Instant;
 
 use pmix_wire::handshake::ToolAccept;
-use pmix_wire::{ClientReply, ConnectMsg, Identity, ToolReply};
+use pmix_wire::{ClientReply, ConnectMsg, Identity, PeerKind, ToolReply};
 
 use super::namespace::RankState;
 use super::{ConnId, Core, JobEvent, Output, Peer, Refused};
@@ -61,43 +64,24 @@ pub(super) fn connect(
         .map_err(|_| Refused::Unsupported(format!("bfrops module {:?}", msg.bfrops)))?;
     match &msg.identity {
         Identity::Client { nspace, rank } => {
-            let Some(ns) = core.namespaces.get_mut(nspace) else {
-                return Err(unknown(nspace, *rank));
-            };
-            if (cuid, cgid) != (ns.spec.uid, ns.spec.gid) {
-                return Err(Refused::Credential(format!(
-                    "claims uid {cuid} gid {cgid}, {nspace} is registered for uid {} gid {}",
-                    ns.spec.uid, ns.spec.gid
-                )));
-            }
-            match ns.states.get_mut(rank) {
-                None => return Err(unknown(nspace, *rank)),
-                Some(st @ RankState::Waiting) => *st = RankState::Connected(conn),
-                Some(_) => {
-                    return Err(Refused::AlreadyConnected {
-                        nspace: nspace.clone(),
-                        rank: *rank,
-                    });
-                }
-            }
+            claim_rank(core, conn, nspace, *rank, (cuid, cgid))?;
             let index = core.next_index;
             core.next_index = core.next_index.wrapping_add(1);
-            core.conns.insert(
-                conn,
-                Peer {
-                    codec,
-                    proc: (nspace.clone(), *rank),
-                    tool: false,
-                    finalized: false,
-                    regs: Vec::new(),
-                },
-            );
-            core.out.push_back(Output::Job(JobEvent::Connected {
-                conn,
-                nspace: nspace.clone(),
-                rank: *rank,
-            }));
+            add_rank_peer(core, conn, codec, nspace, *rank);
             Ok(ClientReply { status: 0, index }.encode().to_vec())
+        }
+        Identity::Named {
+            kind: PeerKind::ToolClient | PeerKind::LauncherClient,
+            nspace,
+            rank,
+            ..
+        } if core.namespaces.contains_key(nspace) => {
+            // A tool or launcher we started as a rank of a job: it is that rank,
+            // answered with the tool reply.
+            claim_rank(core, conn, nspace, *rank, (cuid, cgid))?;
+            let reply = tool_reply(core, None)?;
+            add_rank_peer(core, conn, codec, nspace, *rank);
+            Ok(reply)
         }
         Identity::Ids { kind, uid, gid } | Identity::Named { kind, uid, gid, .. } => {
             if (cuid, *uid) != (core.cfg.uid, core.cfg.uid)
@@ -122,17 +106,7 @@ pub(super) fn connect(
                     proc.0
                 )));
             }
-            let reply = ToolReply {
-                status: 0,
-                accept: Some(ToolAccept {
-                    assigned,
-                    server_nspace: core.cfg.nspace.clone(),
-                    server_rank: core.cfg.rank,
-                    cred_status: 0,
-                }),
-            }
-            .encode()
-            .map_err(|e| Refused::Unsupported(format!("tool reply: {e}")))?;
+            let reply = tool_reply(core, assigned)?;
             core.conns.insert(
                 conn,
                 Peer {
@@ -146,6 +120,71 @@ pub(super) fn connect(
             Ok(reply)
         }
     }
+}
+
+/// Checks that `nspace`:`rank` is a registered rank, not connected yet, whose
+/// namespace is registered for the claimed `ids`, and marks it connected on `conn`.
+fn claim_rank(
+    core: &mut Core,
+    conn: ConnId,
+    nspace: &str,
+    rank: u32,
+    ids: (u32, u32),
+) -> Result<(), Refused> {
+    let Some(ns) = core.namespaces.get_mut(nspace) else {
+        return Err(unknown(nspace, rank));
+    };
+    if ids != (ns.spec.uid, ns.spec.gid) {
+        return Err(Refused::Credential(format!(
+            "claims uid {} gid {}, {nspace} is registered for uid {} gid {}",
+            ids.0, ids.1, ns.spec.uid, ns.spec.gid
+        )));
+    }
+    match ns.states.get_mut(&rank) {
+        None => Err(unknown(nspace, rank)),
+        Some(st @ RankState::Waiting) => {
+            *st = RankState::Connected(conn);
+            Ok(())
+        }
+        Some(_) => Err(Refused::AlreadyConnected {
+            nspace: nspace.into(),
+            rank,
+        }),
+    }
+}
+
+/// Records the peer of a rank that connected, and tells the launcher.
+fn add_rank_peer(core: &mut Core, conn: ConnId, codec: pmix_wire::Codec, nspace: &str, rank: u32) {
+    core.conns.insert(
+        conn,
+        Peer {
+            codec,
+            proc: (nspace.into(), rank),
+            tool: false,
+            finalized: false,
+            regs: Vec::new(),
+        },
+    );
+    core.out.push_back(Output::Job(JobEvent::Connected {
+        conn,
+        nspace: nspace.into(),
+        rank,
+    }));
+}
+
+/// The bytes of an accepting tool reply.
+fn tool_reply(core: &Core, assigned: Option<(String, u32)>) -> Result<Vec<u8>, Refused> {
+    ToolReply {
+        status: 0,
+        accept: Some(ToolAccept {
+            assigned,
+            server_nspace: core.cfg.nspace.clone(),
+            server_rank: core.cfg.rank,
+            cred_status: 0,
+        }),
+    }
+    .encode()
+    .map_err(|e| Refused::Unsupported(format!("tool reply: {e}")))
 }
 
 fn unknown(nspace: &str, rank: u32) -> Refused {
