@@ -232,3 +232,40 @@ fn a_lost_client_is_reported_to_the_launcher() {
     }
     panic!("no Lost event for rank 1; saw {seen:?}");
 }
+
+#[test]
+fn a_client_that_never_reads_is_closed_once_its_queue_passes_the_bound() {
+    // A job-info blob of about 240 kB, a bound of 1 MiB: a hundred unread REQ
+    // replies (24 MB) pass it, whatever the kernel buffers (a few MB on loopback).
+    let server = start(
+        2000,
+        ServerConfig {
+            max_pending_output: 1 << 20,
+            ..quiet()
+        },
+    );
+    let (uid, gid) = ids();
+    let addr = server.local_addr();
+    let mut hog = RawClient::connect(addr, NS, 0, uid, gid).unwrap();
+    for _ in 0..100 {
+        let payload = pmix_wire::Request::Req.encode(&hog.codec).unwrap();
+        let f = Frame::new(0, 101, payload).unwrap().encode().unwrap();
+        hog.stream.write_all(&f).unwrap();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut closed = false;
+    while std::time::Instant::now() < deadline {
+        if server.stats().open == 0 {
+            closed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        closed,
+        "the server kept queueing for a client that never reads"
+    );
+    let mut c = RawClient::connect(addr, NS, 1, uid, gid).unwrap();
+    assert_eq!(c.req(), NS);
+    c.finalize();
+}
