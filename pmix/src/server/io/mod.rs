@@ -34,7 +34,11 @@
 //! that connection is closed, and the others are served on.
 //!
 //! **What is not here.** Tool rendezvous files (PROTOCOL.md §2.4) are not written (no
-//! tool finds this server without being told its URI); the listener is IPv4 only.
+//! tool finds this server without being told its URI); the listener is IPv4 only (as
+//! OpenPMIx 4.2's default); the real owner of a socket is found for IPv4 loopback
+//! peers (`sock_diag`, else `/proc/net/tcp` and `tcp6`), so a peer on another host
+//! is refused. What the server answers is the core's business (its module docs say
+//! what is served).
 
 mod conn;
 mod progress;
@@ -185,6 +189,24 @@ pub(crate) enum Command {
 /// environment, reports their exits with [`Server::proc_exited`], and learns of
 /// finalize, abort and lost ranks from [`Server::next_event`]. Dropping it shuts it
 /// down ([`Server::shutdown`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use pmix::server::{NamespaceSpec, Server, ServerConfig, net};
+///
+/// let server = Server::start(ServerConfig::default())?;
+/// let (uid, gid) = net::effective_ids();
+/// server.add_namespace(NamespaceSpec::single_node("job.1", 2, uid, gid))?;
+/// for rank in 0..2 {
+///     let env = server.client_env("job.1", rank);
+///     assert!(env.iter().any(|(k, v)| k == "PMIX_SERVER_URI41" && v == server.uri()));
+///     // std::process::Command::new(prog).envs(env).spawn()? …
+/// }
+/// // Events queue until read: Connected, Finalized, Aborted, Lost.
+/// assert!(server.next_event(Duration::from_millis(1)).is_none());
+/// server.shutdown()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Server {
     uri: String,
@@ -328,7 +350,8 @@ impl Server {
 
     /// The next job event (a rank connected, finalized, aborted or was lost), waiting
     /// at most `timeout`; `None` when none came in time or the progress thread has
-    /// stopped ([`Server::is_running`] tells which).
+    /// stopped ([`Server::is_running`] tells which). Events queue, unbounded, until
+    /// they are read: a launcher keeps reading them.
     pub fn next_event(&self, timeout: Duration) -> Option<JobEvent> {
         let rx = self.events.lock().unwrap_or_else(|p| p.into_inner());
         rx.recv_timeout(timeout).ok()
