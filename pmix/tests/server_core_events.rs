@@ -395,3 +395,56 @@ fn job_control_accepts_cleanup_registrations_only() {
     );
     let _ = Core::new(CoreConfig::new("s", 0, "h", 0, 0));
 }
+
+#[test]
+fn an_abort_tells_the_others_at_once_and_only_once() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3, &[None, Some(reg(&[], vec![])), None]);
+    let abort = Request::Abort(pmix_wire::msg::Abort {
+        status: Status(5),
+        message: None,
+        procs: vec![],
+    });
+    let t = f[0].send(&mut core, &abort, now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Abort), 0);
+    let ev = events(&outs, &f[1]);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].status, PROC_ABORTED);
+    let code = ev[0]
+        .info
+        .iter()
+        .find(|i| i.key == "pmix.exit.code")
+        .unwrap();
+    assert_eq!(code.value, Value::Int(5));
+    // Its death later is a loss for the launcher, not a second event.
+    core.closed(f[0].conn, now);
+    let outs = drain(&mut core);
+    assert!(events(&outs, &f[1]).is_empty());
+    assert!(outs.contains(&pmix::server::core::Output::Job(
+        pmix::server::core::JobEvent::Lost {
+            nspace: "job".into(),
+            rank: 0
+        }
+    )));
+}
+
+#[test]
+fn the_launcher_can_raise_an_event_of_its_own() {
+    let (mut core, f) = job(2, &[Some(reg(&[Status(-3)], vec![])), None]);
+    core.raise_event(
+        -3,
+        None,
+        vec![Info::new("why", "release")],
+        DataRange::SESSION,
+    );
+    let outs = drain(&mut core);
+    let ev = events(&outs, &f[0]);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].source, Proc::new("srv", 0));
+    assert!(events(&outs, &f[1]).is_empty());
+    // Cached: a later registrant gets it.
+    let mut f1 = f.into_iter().nth(1).unwrap();
+    f1.send(&mut core, &reg(&[Status(-3)], vec![]), Instant::now());
+    assert_eq!(events(&drain(&mut core), &f1).len(), 1);
+}

@@ -18,7 +18,8 @@
 //! [`super::CoreConfig::max_cached_events`], the oldest dropped first; a source's
 //! events are purged when it finalizes).
 //!
-//! A lost rank raises `PMIX_ERR_PROC_ABORTED` (-7) from the server
+//! A rank that calls ABORT, or is lost, raises `PMIX_ERR_PROC_ABORTED` (-7), once,
+//! from the server
 //! (`CoreConfig::nspace`/`rank`) with `pmix.evproc` = the lost rank and, when the
 //! launcher reported it, `pmix.exit.code`, to every peer with a matching
 //! registration, and it is cached.
@@ -279,7 +280,7 @@ pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) {
     raise(core, n.status, &source, info, n.range, Some(conn));
 }
 
-/// `proc` was lost: `PMIX_ERR_PROC_ABORTED` to the registered handlers.
+/// `proc` aborted or was lost: `PMIX_ERR_PROC_ABORTED` to the registered handlers.
 pub(super) fn proc_aborted(core: &mut Core, proc: &ProcKey, status: Option<i32>) {
     let server = (core.cfg.nspace.clone(), core.cfg.rank);
     let mut info = vec![Info::new("pmix.evproc", Proc::new(proc.0.as_str(), proc.1))];

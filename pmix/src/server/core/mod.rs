@@ -17,7 +17,8 @@
 //!   singletons (flags 3–10, the long reply of §3.3), with the peer checks of
 //!   DESIGN §8 ([`Core::connect`]);
 //! - REQ (the job-info blob, packed once per namespace, buffer type and client
-//!   version), FINALIZE, ABORT;
+//!   version), FINALIZE, ABORT (the launcher is told, and the other peers get
+//!   `PMIX_ERR_PROC_ABORTED` at once);
 //! - COMMIT, GETNB (held until the target commits, `pmix.timeout`,
 //!   `pmix.immediate`), FENCENB (`pmix.timeout`, `pmix.grp.ftcoll`);
 //! - REGEVENTS, DEREGEVENTS (no reply), NOTIFY with every range, caching for late
@@ -270,11 +271,14 @@ impl Core {
         if !ns.lost_reported.insert(proc.1) {
             return;
         }
+        let told = !ns.aborted_reported.insert(proc.1);
         self.out.push_back(Output::Job(JobEvent::Lost {
             nspace: proc.0.clone(),
             rank: proc.1,
         }));
-        events::proc_aborted(self, proc, status);
+        if !told {
+            events::proc_aborted(self, proc, status);
+        }
         fence::proc_departed(self, proc);
         store::proc_departed(self, proc);
         groups::proc_lost(self, proc, now);
@@ -364,13 +368,40 @@ impl Core {
             return;
         };
         let proc = peer.proc.clone();
+        let tool = peer.tool;
         self.reply_status(conn, tag, Command::Abort, Status::SUCCESS);
         self.out.push_back(Output::Job(JobEvent::Aborted {
-            nspace: proc.0,
+            nspace: proc.0.clone(),
             rank: proc.1,
             status: a.status.0,
             message: a.message.map(|m| m.to_string()),
         }));
+        // The others hear of it now (once: not again when the rank dies).
+        if !tool
+            && let Some(ns) = self.namespaces.get_mut(&proc.0)
+            && ns.aborted_reported.insert(proc.1)
+        {
+            events::proc_aborted(self, &proc, Some(a.status.0));
+        }
+    }
+
+    /// Raises event `code` from the server itself (source: [`CoreConfig::nspace`]
+    /// and `rank`) or from `source`, to every connected peer whose registrations
+    /// match and that is in `range` (as a client's NOTIFY, [`events`]), and caches
+    /// it for late registrants unless `info` holds `pmix.evnocache` = true. For the
+    /// launcher's own notifications (a job ending, a debugger release).
+    pub fn raise_event(
+        &mut self,
+        code: i32,
+        source: Option<(&str, u32)>,
+        info: Vec<pmix_wire::Info>,
+        range: pmix_wire::DataRange,
+    ) {
+        let source = match source {
+            Some((ns, r)) => (ns.to_string(), r),
+            None => (self.cfg.nspace.clone(), self.cfg.rank),
+        };
+        events::raise(self, Status(code), &source, info, range, None);
     }
 
     /// Sends `reply` on `conn` with `tag` in the peer's codec. A reply that cannot

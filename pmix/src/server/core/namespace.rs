@@ -56,6 +56,8 @@ pub(crate) struct Namespace {
     pub(crate) states: BTreeMap<u32, RankState>,
     /// Ranks already reported lost (each once).
     pub(crate) lost_reported: HashSet<u32>,
+    /// Ranks whose `PMIX_ERR_PROC_ABORTED` went out (on ABORT or loss), once each.
+    pub(crate) aborted_reported: HashSet<u32>,
     /// The job-level values (rank WILDCARD), including the node and session
     /// values, for GETNB of rank WILDCARD.
     pub(crate) job_kvals: Vec<Kval>,
@@ -184,6 +186,7 @@ impl Namespace {
             spec,
             states,
             lost_reported: HashSet::new(),
+            aborted_reported: HashSet::new(),
             job_kvals,
             rank_kvals,
             head,
