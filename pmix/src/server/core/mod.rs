@@ -387,7 +387,7 @@ impl Core {
 
     /// Raises event `code` from the server itself (source: [`CoreConfig::nspace`]
     /// and `rank`) or from `source`, to every connected peer whose registrations
-    /// match and that is in `range` (as a client's NOTIFY, [`events`]), and caches
+    /// match and that is in `range` (the rules of a client's NOTIFY), and caches
     /// it for late registrants unless `info` holds `pmix.evnocache` = true. For the
     /// launcher's own notifications (a job ending, a debugger release).
     pub fn raise_event(
