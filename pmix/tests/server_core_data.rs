@@ -186,6 +186,33 @@ fn immediate_and_job_level_gets_are_answered_at_once() {
 }
 
 #[test]
+fn hwlocxml2_is_served_only_when_the_launcher_gives_libhwlocs_export() {
+    let now = Instant::now();
+    let mut cfg = pmix::server::core::CoreConfig::new("srv", 0, "node0", UID, GID);
+    cfg.hwloc_xml = Some("<topology version=\"2.0\"/>".into());
+    let mut core = Core::new(cfg);
+    core.add_namespace(pmix::server::core::NamespaceSpec::single_node(
+        "job", 1, UID, GID,
+    ))
+    .unwrap();
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    drain(&mut core);
+    let imm = vec![Info::new("pmix.immediate", true)];
+    let tag = a.send(
+        &mut core,
+        &get("job", Rank::WILDCARD, "pmix.hwlocxml2", imm),
+        now,
+    );
+    let Reply::GetNb(r) = reply(&drain(&mut core), &a, tag, Command::GetNb) else {
+        panic!()
+    };
+    assert_eq!(
+        r.data[0].kvals[0].value,
+        Value::from("<topology version=\"2.0\"/>")
+    );
+}
+
+#[test]
 fn a_get_held_for_a_rank_that_is_lost_is_answered_not_found() {
     let now = Instant::now();
     let (mut core, a, mut b) = two(now);

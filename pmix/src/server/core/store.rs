@@ -12,8 +12,9 @@
 //! the deadline (`pmix.timeout` seconds, else [`super::CoreConfig::get_timeout`];
 //! `pmix.timeout` 0 = no deadline) → `PMIX_ERR_TIMEOUT`, or until the target is
 //! gone → `PMIX_ERR_NOT_FOUND`; with `pmix.immediate` → `PMIX_ERR_NOT_FOUND` at
-//! once. GETNB of rank WILDCARD: the job-level value (`pmix.hwlocxml*` and
-//! `pmix.topo2` are never served, so a client discovers its own topology) →
+//! once. GETNB of rank WILDCARD: the job-level value (`pmix.hwlocxml2` only from
+//! [`super::CoreConfig::hwloc_xml`]; `pmix.hwlocxml1` and `pmix.topo2` never, so
+//! a client discovers its own topology) →
 //! `STATUS 0` and one byte object under `PROC(nspace, WILDCARD)`, else
 //! NOT_FOUND. A namespace or rank this server does not hold: NOT_FOUND (no host
 //! to ask yet).
@@ -223,6 +224,10 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
     };
     if g.rank == Rank::WILDCARD {
         let kvals: Vec<Kval> = match key.as_deref() {
+            Some("pmix.hwlocxml2") if core.cfg.hwloc_xml.is_some() => {
+                let xml = core.cfg.hwloc_xml.as_deref().unwrap_or_default();
+                vec![Kval::new("pmix.hwlocxml2", xml)]
+            }
             Some(k) if TOPOLOGY_KEYS.contains(&k) => Vec::new(),
             Some(k) => ns.job_value(k).map_or_else(Vec::new, |v| {
                 vec![Kval {

@@ -48,6 +48,11 @@ pub struct CoreConfig {
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from (`None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`).
     pub service: Option<Arc<crate::Service>>,
+    /// libhwloc's own v2 XML export of this node, served as the job-level
+    /// `pmix.hwlocxml2` (what direct-launched Open MPI asks for); `None`: that key
+    /// is NOT_FOUND and the client discovers its own topology. Only a libhwloc
+    /// export belongs here (the `native` feature), never our own XML emitter's.
+    pub hwloc_xml: Option<Arc<str>>,
 }
 
 impl CoreConfig {
@@ -77,6 +82,7 @@ impl CoreConfig {
             max_keys_per_proc: 1 << 16,
             max_published: 1 << 16,
             service: None,
+            hwloc_xml: None,
         }
     }
 }
