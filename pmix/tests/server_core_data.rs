@@ -337,3 +337,33 @@ fn proc_exited_without_finalize_is_a_loss_and_closes_its_connection() {
     core.proc_exited("job", 1, 1, now);
     assert!(drain(&mut core).is_empty());
 }
+
+#[test]
+fn removing_a_namespace_closes_its_ranks_and_settles_what_waited_on_them() {
+    let now = Instant::now();
+    let mut core = core_with("job", 2);
+    core.add_namespace(pmix::server::core::NamespaceSpec::single_node(
+        "other", 1, UID, GID,
+    ))
+    .unwrap();
+    let a = connect(&mut core, 1, "job", 0, now);
+    let mut o = connect(&mut core, 3, "other", 0, now);
+    drain(&mut core);
+    let held = o.send(&mut core, &get("job", Rank(0), "never", vec![]), now);
+    core.remove_namespace("job", now).unwrap();
+    let outs = drain(&mut core);
+    assert!(outs.contains(&Output::Close { conn: a.conn }));
+    assert!(
+        !outs.iter().any(|x| matches!(x, Output::Job(_))),
+        "{outs:?}"
+    );
+    assert_eq!(status(&outs, &o, held, Command::GetNb), Status::NOT_FOUND.0);
+    assert_eq!(core.namespaces().collect::<Vec<_>>(), ["other"]);
+    assert!(core.remove_namespace("job", now).is_err());
+    // The name can be used again, and its ranks connect afresh.
+    core.add_namespace(pmix::server::core::NamespaceSpec::single_node(
+        "job", 2, UID, GID,
+    ))
+    .unwrap();
+    connect(&mut core, 9, "job", 0, now);
+}

@@ -75,6 +75,11 @@ impl Events {
         self.cache.retain(|c| &c.source != source);
     }
 
+    /// Drops the cached events raised by a rank of `nspace`.
+    pub(crate) fn purge_nspace(&mut self, nspace: &str) {
+        self.cache.retain(|c| c.source.0 != nspace);
+    }
+
     fn push(&mut self, c: Cached) {
         if self.max == 0 {
             return;

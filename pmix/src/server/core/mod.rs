@@ -142,6 +142,48 @@ impl Core {
         Ok(())
     }
 
+    /// Forgets a namespace whose job is over: its connected ranks are closed
+    /// ([`Output::Close`], no [`JobEvent`]), what waited on them is settled as if
+    /// they were lost (held gets NOT_FOUND, fences with them complete or fail), and
+    /// their committed and published data and cached events are dropped. Its name
+    /// may then be registered again.
+    ///
+    /// # Errors
+    /// [`ServerError::UnknownNamespace`] for a name not registered.
+    pub fn remove_namespace(&mut self, nspace: &str, now: Instant) -> Result<(), ServerError> {
+        let Some(ns) = self.namespaces.get_mut(nspace) else {
+            return Err(ServerError::UnknownNamespace(nspace.into()));
+        };
+        let mut conns = Vec::new();
+        for st in ns.states.values_mut() {
+            if let RankState::Connected(c) = *st {
+                conns.push(c);
+            }
+            if !matches!(*st, RankState::Finalized) {
+                *st = RankState::Lost;
+            }
+        }
+        let ranks: Vec<u32> = ns.states.keys().copied().collect();
+        for c in conns {
+            self.out.push_back(Output::Close { conn: c });
+            // Quietly (no loss, no event): the launcher ended this job.
+            if self.conns.remove(&c).is_some() {
+                self.store.forget_conn(c);
+                self.pubsub.forget_conn(c);
+                groups::conn_closed(self, c, now);
+            }
+        }
+        for r in ranks {
+            store::proc_departed(self, &(nspace.to_string(), r));
+        }
+        fence::evaluate_all(self);
+        self.store.forget_nspace(nspace);
+        self.pubsub.forget_nspace(nspace);
+        self.events.purge_nspace(nspace);
+        self.namespaces.remove(nspace);
+        Ok(())
+    }
+
     /// The names of the registered namespaces, in order.
     pub fn namespaces(&self) -> impl Iterator<Item = &str> {
         self.namespaces.keys().map(String::as_str)

@@ -65,6 +65,11 @@ impl PubSub {
         self.held.iter().filter(|h| h.conn == conn).count()
     }
 
+    /// Drops what the ranks of `nspace` published.
+    pub(crate) fn forget_nspace(&mut self, nspace: &str) {
+        self.data.retain(|_, p| p.proc.0 != nspace);
+    }
+
     fn find(&self, who: &ProcKey, keys: &[String]) -> Vec<Pdata> {
         keys.iter()
             .filter_map(|k| {

@@ -71,6 +71,11 @@ impl Store {
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
         self.held.iter().filter(|h| h.conn == conn).count()
     }
+
+    /// Drops what the ranks of `nspace` committed.
+    pub(crate) fn forget_nspace(&mut self, nspace: &str) {
+        self.data.retain(|p, _| p.0 != nspace);
+    }
 }
 
 /// Adds `kvals` to `bucket`, replacing the values of keys it has (in time linear

@@ -155,6 +155,9 @@ pub enum ServerError {
     /// A namespace of that name is registered already.
     #[error("namespace {0:?} is registered already")]
     DuplicateNamespace(String),
+    /// No namespace of that name is registered.
+    #[error("namespace {0:?} is not registered")]
+    UnknownNamespace(String),
     /// The specification is inconsistent; the text says how.
     #[error("bad namespace specification: {0}")]
     BadSpec(String),
