@@ -1,10 +1,13 @@
 //! The embeddable server's I/O layer (`pmix::Server`): the listener, the rendezvous
-//! variables, the temporary directory, shutdown.
+//! variables, the temporary directory, shutdown, the launcher's calls.
+
+mod server_io_common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use pmix::{Server, ServerConfig};
+use server_io_common::{RawClient, read_to_close};
 
 fn quiet() -> ServerConfig {
     ServerConfig {
@@ -79,5 +82,50 @@ fn after_shutdown_the_port_refuses_connections_and_calls_say_stopped() {
     assert!(matches!(
         server.proc_exited("x", 0, 0),
         Err(pmix::server::ApiError::Stopped)
+    ));
+}
+
+#[test]
+fn the_server_can_be_shared_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Server>();
+}
+
+#[test]
+fn a_rank_the_launcher_saw_exit_before_finalizing_is_lost_and_its_socket_closed() {
+    let server = Server::start(quiet()).unwrap();
+    let (uid, gid) = pmix::server::net::effective_ids();
+    server
+        .add_namespace(pmix::server::NamespaceSpec::single_node(
+            "io.exit", 2, uid, gid,
+        ))
+        .unwrap();
+    let mut c = RawClient::connect(server.local_addr(), "io.exit", 0, uid, gid).unwrap();
+    assert_eq!(c.req(), "io.exit");
+    server.proc_exited("io.exit", 0, 9).unwrap();
+    assert_eq!(
+        read_to_close(&mut c.stream, "a rank that exited"),
+        Vec::<u8>::new()
+    );
+    // A rank that never connected is lost too.
+    server.proc_exited("io.exit", 1, 1).unwrap();
+    let mut lost = Vec::new();
+    while lost.len() < 2 {
+        match server.next_event(Duration::from_secs(30)) {
+            Some(pmix::server::JobEvent::Lost { nspace, rank }) => {
+                assert_eq!(nspace, "io.exit");
+                lost.push(rank);
+            }
+            Some(_) => {}
+            None => panic!("lost so far: {lost:?}"),
+        }
+    }
+    assert_eq!(lost, [0, 1]);
+    // A second add of the same namespace is refused by the core.
+    assert!(matches!(
+        server.add_namespace(pmix::server::NamespaceSpec::single_node(
+            "io.exit", 2, uid, gid
+        )),
+        Err(pmix::server::ApiError::Core(_))
     ));
 }
