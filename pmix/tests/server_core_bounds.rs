@@ -186,3 +186,153 @@ fn a_fence_of_2048_ranks_completes_without_quadratic_work() {
     assert_eq!(outs.len(), n as usize);
     assert_eq!(status(&outs, &f[7], tags[7], Command::FenceNb), 0);
 }
+
+/// A tiny deterministic generator (xorshift64*), so the test needs no crate.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Valid requests of every kind the core handles, to mutate.
+fn seeds() -> Vec<Request> {
+    use pmix_wire::msg::{
+        Abort, ComputeDeviceDistances, DeregEvents, GroupConstruct, GroupLeave, JobControl, Notify,
+        ProcCpuset, QueryInfo,
+    };
+    use pmix_wire::{DataArray, DataRange, DataType, Query, Topo, Value};
+    let evrange = Value::DataArray(
+        DataArray::new(DataType::Proc, vec![Value::Proc(Proc::new("job", 1))]).unwrap(),
+    );
+    vec![
+        Request::Req,
+        Request::Finalize,
+        Request::Commit(Commit {
+            buckets: vec![CommitBucket {
+                scope: Scope::LOCAL,
+                buffer_type: BufferType::NonDescribed,
+                kvals: vec![Kval::new("k", 1u32)],
+            }],
+        }),
+        get("k"),
+        Request::FenceNb(FenceNb {
+            procs: vec![Proc::new("job", 0), Proc::new("job", 1)],
+            info: vec![Info::new("pmix.timeout", pmix_wire::Value::Int(1))],
+        }),
+        Request::RegEvents(RegEvents {
+            codes: vec![Status(-7)],
+            info: vec![Info::new("pmix.evproc", Proc::new("job", 1))],
+        }),
+        Request::DeregEvents(DeregEvents {
+            codes: vec![Status(-7)],
+        }),
+        Request::Notify(Notify {
+            status: Status(-3000),
+            range: DataRange::CUSTOM,
+            info: vec![Info::new("pmix.evrange", evrange)],
+        }),
+        Request::Publish(Publish {
+            uid: Uint32(UID),
+            info: vec![
+                Info::new("p", 1u32),
+                Info::new("pmix.range", Value::DataRange(3)),
+            ],
+        }),
+        Request::Lookup(Lookup {
+            uid: Uint32(UID),
+            keys: vec![WStr::from("p")],
+            info: vec![Info::new("pmix.wait", true)],
+        }),
+        Request::JobControl(JobControl {
+            targets: vec![],
+            directives: vec![Info::new("pmix.reg.cleanup", "/tmp/x")],
+        }),
+        Request::Query(QueryInfo {
+            queries: vec![Query {
+                keys: vec![WStr::from("pmix.job.size")],
+                qualifiers: vec![Info::new("pmix.nspace", "job")],
+            }],
+        }),
+        Request::ComputeDeviceDistances(ComputeDeviceDistances {
+            topo: Topo::default(),
+            cpuset: ProcCpuset(Some(WStr::from("0"))),
+            info: vec![Info::new("pmix.dev.type", Value::DevType(4))],
+        }),
+        Request::GroupConstruct(GroupConstruct {
+            grp: WStr::from("g"),
+            procs: vec![Proc::new("job", 0)],
+            info: vec![],
+        }),
+        Request::GroupLeave(GroupLeave {
+            grp: WStr::from("g"),
+            info: vec![],
+        }),
+        Request::Abort(Abort {
+            status: Status(1),
+            message: None,
+            procs: vec![],
+        }),
+    ]
+}
+
+#[test]
+fn mutated_requests_never_panic_and_always_get_an_answer_or_a_close() {
+    let codec = pmix_wire::Codec::v422();
+    let seeds: Vec<Vec<u8>> = seeds().iter().map(|r| r.encode(&codec).unwrap()).collect();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut now = Instant::now();
+    for round in 0..300 {
+        let mut core = small_core();
+        let mut a = connect(&mut core, 1, "job", 0, now);
+        let _b = connect(&mut core, 2, "job", 1, now);
+        drain(&mut core);
+        for _ in 0..20 {
+            let mut bytes = seeds[rng.below(seeds.len())].clone();
+            for _ in 0..=rng.below(4) {
+                match rng.below(3) {
+                    0 if !bytes.is_empty() => {
+                        let i = rng.below(bytes.len());
+                        bytes[i] = rng.next() as u8;
+                    }
+                    1 if !bytes.is_empty() => {
+                        bytes.truncate(rng.below(bytes.len()));
+                    }
+                    _ => bytes.push(rng.next() as u8),
+                }
+            }
+            a.tag = pmix_wire::frame::next_tag(a.tag);
+            let frame = pmix_wire::Frame::new(0, a.tag, bytes.clone()).unwrap();
+            core.frame(a.conn, &frame, now);
+            let outs = drain(&mut core);
+            let closed = outs.contains(&pmix::server::core::Output::Close { conn: a.conn });
+            let answered = !no_reply(&outs, &a, a.tag);
+            let req = pmix_wire::decode_request(&bytes, &codec);
+            let quiet = matches!(
+                req,
+                Ok(Request::DeregEvents(_)
+                    | Request::GetNb(_)
+                    | Request::FenceNb(_)
+                    | Request::Lookup(_))
+            );
+            assert!(
+                closed || answered || quiet,
+                "round {round}: {req:?} got neither an answer nor a close"
+            );
+            if closed {
+                break;
+            }
+        }
+        now += std::time::Duration::from_secs(3);
+        core.tick(now);
+        drain(&mut core);
+    }
+}
