@@ -7,6 +7,7 @@ mod server_io_common;
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::Duration;
 
@@ -66,10 +67,17 @@ fn a_client_under_another_uid_is_refused_before_any_request_whatever_it_claims()
             ..Default::default()
         })
         .unwrap();
-    // The test binary, where user nobody can run it.
-    let dir = TempDir::new("io-uid");
+    // The test binary, where user nobody can run it: under /tmp (a TMPDIR of root's
+    // may be closed to others), in a directory and file open to all.
+    let dir =
+        TempDir(std::path::Path::new("/tmp").join(format!("pmix-io-uid-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir(&dir.0).unwrap();
     let exe = dir.0.join("client");
     std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    for (path, mode) in [(&dir.0, 0o755), (&exe, 0o755)] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
     for (claim, what) in [(NOBODY, "its own uid"), (uid, "the server's uid, forged")] {
         let out = output_within(
             Command::new("setpriv")
