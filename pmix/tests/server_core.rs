@@ -70,6 +70,14 @@ fn unknown_processes_bad_credentials_and_foreign_sockets_are_refused() {
         refused(&mut core, &client_msg("job", 0, UID, GID), UID + 7),
         Refused::PeerUid { .. }
     ));
+    // A namespace registered for another uid: the server's user claiming that uid
+    // is refused too (the claim must be the socket's real owner).
+    core.add_namespace(NamespaceSpec::single_node("theirs", 1, UID + 3, GID))
+        .unwrap();
+    assert!(matches!(
+        refused(&mut core, &client_msg("theirs", 0, UID + 3, GID), UID),
+        Refused::Credential(_)
+    ));
     let mut m = client_msg("job", 0, UID, GID);
     m.bfrops = "v4".into();
     assert!(matches!(
