@@ -31,9 +31,15 @@
 //!   groups work lands there;
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
 //!
-//! No [`Host`]-style up-calls exist yet: nothing leaves the node.
-//!
-//! [`Host`]: https://example.invalid "DESIGN §8's Host trait, not built yet"
+//! **Not done.** DESIGN §8's `Host` (fences, gets, events and groups across
+//! nodes) does not exist: nothing leaves the node, a namespace or rank this server
+//! does not hold is NOT_FOUND. The group commands wait for the groups work behind
+//! the seam of `groups.rs`. Published data has no persistence rules (it stays
+//! until unpublished or its namespace is removed). A fence whose contributors mix
+//! `pmix.collect` true and false is not refused (OpenPMIx answers
+//! `PMIX_ERR_INVALID_ARG`). `pmix.node.size` counts the namespace's own local
+//! ranks, not every job's on the node. [`JobEvent::Aborted`] does not carry the
+//! procs `PMIx_Abort` named (the launcher ends the whole job).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
