@@ -6,9 +6,9 @@ mod server_io_common;
 
 use std::time::{Duration, Instant};
 
-use pmix::server::core::{NamespaceSpec, RankSpec};
-use pmix::{Server, ServerConfig};
-use server_io_common::{RawClient, ids};
+use pmix::Server;
+use pmix::server::NamespaceSpec;
+use server_io_common::{RawClient, ids, quiet};
 
 const CYCLES: u32 = 1000;
 const WARMUP: u32 = 100;
@@ -45,31 +45,18 @@ fn settle(server: &Server) {
 
 #[test]
 fn a_thousand_connect_finalize_cycles_leak_no_descriptor_and_keep_memory_flat() {
-    let server = Server::start(ServerConfig {
-        log: false,
-        ..ServerConfig::default()
-    })
-    .unwrap();
+    let server = Server::start(quiet()).unwrap();
     let (uid, gid) = ids();
     let total = CYCLES + WARMUP;
     let namespaces = total.div_ceil(PER_NS);
     for n in 0..namespaces {
         server
-            .add_namespace(NamespaceSpec {
-                nspace: format!("io.cycles.{n}"),
+            .add_namespace(NamespaceSpec::single_node(
+                format!("io.cycles.{n}"),
+                PER_NS,
                 uid,
                 gid,
-                job_size: PER_NS,
-                ranks: (0..PER_NS)
-                    .map(|r| RankSpec {
-                        rank: r,
-                        local_rank: r as u16,
-                        node_rank: r as u16,
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
+            ))
             .unwrap();
     }
     let addr = server.local_addr();

@@ -8,41 +8,14 @@ use std::io::Write;
 use std::net::{Shutdown, SocketAddr};
 use std::time::Duration;
 
-use pmix::server::core::{NamespaceSpec, RankSpec};
 use pmix::{Server, ServerConfig};
 use pmix_wire::{Frame, FrameHeader};
-use server_io_common::{RawClient, connect_msg, dial, ids, read_to_close};
+use server_io_common::{RawClient, connect_msg, dial, ids, quiet, read_to_close};
 
 const NS: &str = "io.malformed";
 
 fn start(size: u32, cfg: ServerConfig) -> Server {
-    let server = Server::start(cfg).unwrap();
-    let (uid, gid) = ids();
-    server
-        .add_namespace(NamespaceSpec {
-            nspace: NS.into(),
-            uid,
-            gid,
-            job_size: size,
-            ranks: (0..size)
-                .map(|r| RankSpec {
-                    rank: r,
-                    local_rank: r as u16,
-                    node_rank: r as u16,
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })
-        .unwrap();
-    server
-}
-
-fn quiet() -> ServerConfig {
-    ServerConfig {
-        log: false,
-        ..ServerConfig::default()
-    }
+    server_io_common::start(cfg, NS, size)
 }
 
 /// Hands out ranks, and proves a fresh client is served (REQ, FINALIZE).

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pmix::server::core::{JobEvent, NamespaceSpec, RankSpec};
+use pmix::server::{JobEvent, NamespaceSpec};
 use pmix::{Server, ServerConfig};
 use pmix_testkit::TempDir;
 use pmix_testkit::child::output_within;
@@ -57,21 +57,7 @@ fn an_openpmix_client_inits_gets_its_job_size_and_finalizes() {
     let server = Server::start(ServerConfig::default()).unwrap();
     let (uid, gid) = pmix::server::net::effective_ids();
     server
-        .add_namespace(NamespaceSpec {
-            nspace: NS.into(),
-            uid,
-            gid,
-            job_size: 2,
-            ranks: (0..2)
-                .map(|r| RankSpec {
-                    rank: r,
-                    local_rank: r as u16,
-                    node_rank: r as u16,
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })
+        .add_namespace(NamespaceSpec::single_node(NS, 2, uid, gid))
         .unwrap();
     for rank in 0..2 {
         let mut cmd = clean_command(&exe);

@@ -6,37 +6,13 @@ mod server_io_common;
 use std::io::Write;
 use std::time::Duration;
 
-use pmix::server::core::{NamespaceSpec, RankSpec};
-use pmix::{Server, ServerConfig};
+use pmix::Server;
 use pmix_wire::msg::FenceNb;
 use pmix_wire::{Command, Frame, Proc, Rank, Reply, Request, Status};
 use server_io_common::{RawClient, connect_msg, dial, ids};
 
 fn start(nspace: &str, size: u32) -> Server {
-    let server = Server::start(ServerConfig {
-        log: false,
-        ..ServerConfig::default()
-    })
-    .unwrap();
-    let (uid, gid) = ids();
-    server
-        .add_namespace(NamespaceSpec {
-            nspace: nspace.into(),
-            uid,
-            gid,
-            job_size: size,
-            ranks: (0..size)
-                .map(|r| RankSpec {
-                    rank: r,
-                    local_rank: r as u16,
-                    node_rank: r as u16,
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })
-        .unwrap();
-    server
+    server_io_common::start(server_io_common::quiet(), nspace, size)
 }
 
 #[test]

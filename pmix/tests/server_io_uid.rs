@@ -11,12 +11,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::Duration;
 
-use pmix::server::core::{JobEvent, NamespaceSpec, RankSpec};
-use pmix::{Server, ServerConfig};
+use pmix::server::JobEvent;
 use pmix_testkit::child::output_within;
 use pmix_testkit::{TempDir, peer_absent};
 use pmix_wire::{Frame, Request};
-use server_io_common::{RawClient, connect_msg, dial, ids, read_to_close};
+use server_io_common::{RawClient, connect_msg, dial, ids, quiet, read_to_close, start};
 
 const NS: &str = "io.uid";
 const NOBODY: u32 = 65534;
@@ -45,28 +44,7 @@ fn a_client_under_another_uid_is_refused_before_any_request_whatever_it_claims()
         );
         return;
     }
-    let server = Server::start(ServerConfig {
-        log: false,
-        ..ServerConfig::default()
-    })
-    .unwrap();
-    server
-        .add_namespace(NamespaceSpec {
-            nspace: NS.into(),
-            uid,
-            gid,
-            job_size: 2,
-            ranks: (0..2)
-                .map(|r| RankSpec {
-                    rank: r,
-                    local_rank: r as u16,
-                    node_rank: r as u16,
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })
-        .unwrap();
+    let server = start(quiet(), NS, 2);
     // The test binary, where user nobody can run it: under /tmp (a TMPDIR of root's
     // may be closed to others), in a directory and file open to all.
     let dir =

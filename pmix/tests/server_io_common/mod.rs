@@ -7,6 +7,8 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+use pmix::server::NamespaceSpec;
+use pmix::{Server, ServerConfig};
 use pmix_wire::{
     BufferType, Codec, Command, ConnectMsg, Decoded, Frame, FrameDecoder, Identity, Limits, Reply,
     Request, Status, Trailer, Version, decode_reply,
@@ -195,6 +197,25 @@ impl RawClient {
             other => panic!("FINALIZE answered {other:?}"),
         }
     }
+}
+
+/// A configuration that logs nothing (the tests provoke refusals on purpose).
+pub fn quiet() -> ServerConfig {
+    ServerConfig {
+        log: false,
+        ..ServerConfig::default()
+    }
+}
+
+/// A server started with `cfg`, with the one-node namespace `nspace` of `size`
+/// ranks registered for this process's uid and gid.
+pub fn start(cfg: ServerConfig, nspace: &str, size: u32) -> Server {
+    let server = Server::start(cfg).unwrap();
+    let (uid, gid) = ids();
+    server
+        .add_namespace(NamespaceSpec::single_node(nspace, size, uid, gid))
+        .unwrap();
+    server
 }
 
 /// The uid and gid this process runs as.
