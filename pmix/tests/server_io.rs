@@ -6,15 +6,8 @@ mod server_io_common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use pmix::{Server, ServerConfig};
-use server_io_common::{RawClient, read_to_close};
-
-fn quiet() -> ServerConfig {
-    ServerConfig {
-        log: false,
-        ..ServerConfig::default()
-    }
-}
+use pmix::Server;
+use server_io_common::{RawClient, quiet, read_to_close};
 
 #[test]
 fn a_started_server_listens_on_loopback_and_its_uri_names_it() {
@@ -128,4 +121,59 @@ fn a_rank_the_launcher_saw_exit_before_finalizing_is_lost_and_its_socket_closed(
         )),
         Err(pmix::server::ApiError::Core(_))
     ));
+}
+
+#[test]
+fn an_event_the_launcher_raises_reaches_a_registered_client() {
+    use pmix_wire::msg::RegEvents;
+    use pmix_wire::{DataRange, Reply, Request, Status};
+    const CODE: i32 = -3000;
+    let server = server_io_common::start(quiet(), "io.raise", 1);
+    let (uid, gid) = pmix::server::net::effective_ids();
+    let mut c = RawClient::connect(server.local_addr(), "io.raise", 0, uid, gid).unwrap();
+    assert_eq!(c.req(), "io.raise");
+    let reg = Request::RegEvents(RegEvents {
+        codes: vec![Status(CODE)],
+        info: vec![],
+    });
+    match c.call(&reg) {
+        Reply::Status { status, .. } => assert_eq!(status, Status::SUCCESS),
+        other => panic!("REGEVENTS answered {other:?}"),
+    }
+    server
+        .raise_event(CODE, None, vec![], DataRange::GLOBAL)
+        .unwrap();
+    let f = c.frame();
+    assert_eq!(f.header.tag, pmix_wire::frame::TAG_EVENT);
+    let ev = pmix_wire::decode_event(&f.payload, &c.codec).unwrap();
+    assert_eq!(ev.status, Status(CODE));
+    c.finalize();
+}
+
+#[test]
+fn a_removed_namespace_closes_its_ranks_and_its_name_can_be_registered_again() {
+    let server = server_io_common::start(quiet(), "io.remove", 1);
+    let (uid, gid) = pmix::server::net::effective_ids();
+    let mut c = RawClient::connect(server.local_addr(), "io.remove", 0, uid, gid).unwrap();
+    assert_eq!(c.req(), "io.remove");
+    server.remove_namespace("io.remove").unwrap();
+    assert_eq!(
+        read_to_close(&mut c.stream, "a rank of a removed namespace"),
+        Vec::<u8>::new()
+    );
+    assert!(matches!(
+        server.remove_namespace("io.remove"),
+        Err(pmix::server::ApiError::Core(_))
+    ));
+    server
+        .add_namespace(pmix::server::NamespaceSpec::single_node(
+            "io.remove",
+            1,
+            uid,
+            gid,
+        ))
+        .unwrap();
+    let mut c = RawClient::connect(server.local_addr(), "io.remove", 0, uid, gid).unwrap();
+    assert_eq!(c.req(), "io.remove");
+    c.finalize();
 }

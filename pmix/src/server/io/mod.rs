@@ -103,6 +103,10 @@ pub struct ServerConfig {
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from; `None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`.
     pub service: Option<Arc<crate::Service>>,
+    /// libhwloc's own v2 XML export of this node, served as `pmix.hwlocxml2` (what
+    /// direct-launched Open MPI asks for); `None`: that key is NOT_FOUND and the
+    /// client discovers its own topology. Only a libhwloc export belongs here.
+    pub hwloc_xml: Option<Arc<str>>,
     /// Whether refused and malformed connections are logged on stderr (one line
     /// each, `pmix-server: …`).
     pub log: bool,
@@ -122,6 +126,7 @@ impl Default for ServerConfig {
             max_pending_output: 256 << 20,
             max_cached_events: 256,
             service: None,
+            hwloc_xml: None,
             log: true,
         }
     }
@@ -175,10 +180,17 @@ pub(crate) struct Counters {
 #[derive(Debug)]
 pub(crate) enum Command {
     AddNamespace(NamespaceSpec, mpsc::Sender<Result<(), ServerError>>),
+    RemoveNamespace(String, mpsc::Sender<Result<(), ServerError>>),
     ProcExited {
         nspace: String,
         rank: u32,
         status: i32,
+    },
+    RaiseEvent {
+        code: i32,
+        source: Option<(String, u32)>,
+        info: Vec<pmix_wire::Info>,
+        range: pmix_wire::DataRange,
     },
     Shutdown,
 }
@@ -311,6 +323,49 @@ impl Server {
             Ok(r) => r.map_err(ApiError::Core),
             Err(_) => Err(ApiError::Stopped),
         }
+    }
+
+    /// Forgets a namespace whose job is over ([`Core::remove_namespace`]): its
+    /// connected ranks are closed (no job event), what waited on them is settled,
+    /// its data and cached events are dropped, and its name may be registered
+    /// again. Waits for the progress thread's answer.
+    ///
+    /// # Errors
+    /// [`ApiError::Core`] for a name not registered; [`ApiError::Stopped`] when the
+    /// progress thread is not running.
+    ///
+    /// [`Core::remove_namespace`]: super::core::Core::remove_namespace
+    pub fn remove_namespace(&self, nspace: &str) -> Result<(), ApiError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Command::RemoveNamespace(nspace.into(), tx))?;
+        match rx.recv_timeout(CALL_LIMIT) {
+            Ok(r) => r.map_err(ApiError::Core),
+            Err(_) => Err(ApiError::Stopped),
+        }
+    }
+
+    /// Raises event `code` from the server itself, or from `source` (nspace, rank),
+    /// to every connected client whose registrations match and that is in `range`,
+    /// cached for late registrants unless `info` holds `pmix.evnocache`
+    /// ([`Core::raise_event`]): the launcher's own notifications.
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is not running.
+    ///
+    /// [`Core::raise_event`]: super::core::Core::raise_event
+    pub fn raise_event(
+        &self,
+        code: i32,
+        source: Option<(&str, u32)>,
+        info: Vec<pmix_wire::Info>,
+        range: pmix_wire::DataRange,
+    ) -> Result<(), ApiError> {
+        self.send(Command::RaiseEvent {
+            code,
+            source: source.map(|(ns, r)| (ns.to_owned(), r)),
+            info,
+            range,
+        })
     }
 
     /// The environment a client rank `nspace`:`rank` must be started with

@@ -65,6 +65,7 @@ impl Loop {
         core_cfg.max_conns = cfg.max_connections;
         core_cfg.max_cached_events = cfg.max_cached_events;
         core_cfg.service = cfg.service.clone();
+        core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         let lp = Loop {
             poll,
             listener,
@@ -452,6 +453,32 @@ impl Loop {
                             let _ = reply.send(r);
                         }
                         Err(_) => self.warn(format_args!("internal error adding a namespace")),
+                    }
+                }
+                Command::RemoveNamespace(nspace, reply) => {
+                    let now = Instant::now();
+                    let core = &mut self.core;
+                    let r = catch_unwind(AssertUnwindSafe(|| core.remove_namespace(&nspace, now)));
+                    match r {
+                        Ok(r) => {
+                            let _ = reply.send(r);
+                        }
+                        Err(_) => self.warn(format_args!("internal error removing {nspace}")),
+                    }
+                }
+                Command::RaiseEvent {
+                    code,
+                    source,
+                    info,
+                    range,
+                } => {
+                    let core = &mut self.core;
+                    let source = source.as_ref().map(|(ns, r)| (ns.as_str(), *r));
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        core.raise_event(code, source, info, range)
+                    }));
+                    if r.is_err() {
+                        self.warn(format_args!("internal error raising event {code}"));
                     }
                 }
                 Command::ProcExited {
