@@ -247,6 +247,15 @@ const EXPECTED: &[&str] = &[
     // mpirun answers a QUERY of pmix.qry.ns... with PMIX_ERROR and an INFO; we know
     // the namespaces.
     "query_hash.0 tag 102 Query",
+    // mpirun answers every group command NOT_SUPPORTED; we serve them (groups.rs):
+    // the construct completes, the leave succeeds, and the destruct of the group
+    // just left is NOT_FOUND.
+    "group_hash.0 tag 102 GroupConstruct",
+    "group_hash.0 tag 103 GroupLeave",
+    "group_hash.0 tag 104 GroupDestruct",
+    "group_hash.1 tag 102 GroupConstruct",
+    "group_hash.1 tag 103 GroupLeave",
+    "group_hash.1 tag 104 GroupDestruct",
 ];
 
 #[test]

@@ -280,6 +280,8 @@ pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) {
     if info_value(&n.info, INTERNAL_KEY).is_some() {
         return;
     }
+    // The end of a 4.2 invite/join (PMIX_GROUP_CONSTRUCT_COMPLETE) records the group.
+    super::groups::notified(core, &source, n.status, &n.info);
     let mut info = n.info;
     info.push(Info::new(INTERNAL_KEY, true));
     raise(core, n.status, &source, info, n.range, Some(conn));

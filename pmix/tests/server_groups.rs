@@ -1,0 +1,499 @@
+//! The server core's group commands (GROUP_CONSTRUCT, GROUP_DESTRUCT,
+//! GROUP_LEAVE, DESIGN §4, PROTOCOL.md §6.9) driven by fake pmix-wire clients:
+//! context ids, both 4.2 layouts, leaves and losses during collectives, fences
+//! over groups, and invite/join groups recorded from NOTIFY.
+// Ranks index the fake clients on purpose.
+#![allow(clippy::needless_range_loop)]
+
+mod server_core_common;
+mod server_groups_common;
+
+use std::time::{Duration, Instant};
+
+use pmix_wire::msg::Notify;
+use pmix_wire::{Command, DataArray, DataRange, DataType, Info, Proc, Request, Status, Value};
+use server_core_common::*;
+use server_groups_common::*;
+
+#[test]
+fn construct_with_assign_context_id_gives_members_one_id_and_groups_different_ids() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let (tags, outs) = construct_all(&mut core, &mut f, "ga", &[0, 1, 2], &[actxid()], now);
+    let ids: Vec<u64> = (0..3)
+        .map(|r| {
+            let (s, m, c) = construct_reply(&outs, &f[r], tags[r]);
+            assert_eq!(s, 0);
+            assert_eq!(m, None, "4.2.2 clients get no membership");
+            c.expect("a context id")
+        })
+        .collect();
+    assert!(ids.iter().all(|&i| i == ids[0] && i != NO_CTXID), "{ids:?}");
+    let (tags, outs) = construct_all(&mut core, &mut f, "gb", &[0, 1], &[actxid()], now);
+    let b0 = construct_reply(&outs, &f[0], tags[0]).2.unwrap();
+    let b1 = construct_reply(&outs, &f[1], tags[1]).2.unwrap();
+    assert_eq!(b0, b1);
+    assert_ne!(b0, ids[0]);
+    assert_ne!(b0, NO_CTXID);
+}
+
+#[test]
+fn construct_without_assign_context_id_replies_size_max() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    for r in 0..2 {
+        assert_eq!(
+            construct_reply(&outs, &f[r], tags[r]),
+            (0, None, Some(NO_CTXID))
+        );
+    }
+}
+
+#[test]
+fn construct_waits_for_every_member() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let req = construct_req("g", &[0, 1, 2], Vec::new());
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    let outs = drain(&mut core);
+    assert!(no_reply(&outs, &f[0], t0) && no_reply(&outs, &f[1], t1));
+    let t2 = f[2].send(&mut core, &req, now);
+    let outs = drain(&mut core);
+    for (r, t) in [t0, t1, t2].into_iter().enumerate() {
+        assert_eq!(construct_reply(&outs, &f[r], t).0, 0);
+    }
+}
+
+#[test]
+fn construct_reply_in_4_2_4_layout_carries_membership_and_destruct_lists_members() {
+    let now = Instant::now();
+    let (mut core, mut f) = job_v(3, "4.2.4");
+    let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[actxid()], now);
+    let (s, m, c) = construct_reply(&outs, &f[1], tags[1]);
+    assert_eq!((s, m), (0, Some(vec![0, 1, 2])));
+    assert_ne!(c, Some(NO_CTXID));
+    let mut outs = Vec::new();
+    let mut dt = Vec::new();
+    for r in 0..3 {
+        dt.push(send_destruct(&mut core, &mut f[r], "g", &[0, 1, 2], now));
+        outs.extend(drain(&mut core));
+    }
+    for r in 0..3 {
+        assert_eq!(status(&outs, &f[r], dt[r], Command::GroupDestruct), 0);
+    }
+}
+
+#[test]
+fn destruct_completes_among_members_and_frees_the_id() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    let t0 = send_destruct(&mut core, &mut f[0], "g", &[], now);
+    assert!(no_reply(&drain(&mut core), &f[0], t0));
+    let t1 = send_destruct(&mut core, &mut f[1], "g", &[], now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::GroupDestruct), 0);
+    assert_eq!(status(&outs, &f[1], t1, Command::GroupDestruct), 0);
+    // The id can be constructed again, over other members.
+    let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0], &[], now);
+    assert_eq!(construct_reply(&outs, &f[0], tags[0]).0, 0);
+}
+
+#[test]
+fn leave_during_construct_counts_member_as_departed() {
+    let now = Instant::now();
+    let (mut core, mut f) = job_v(3, "4.2.4");
+    let req = construct_req("g", &[0, 1, 2], Vec::new());
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    drain(&mut core);
+    let tl = f[2].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], tl, Command::GroupLeave), 0);
+    for (r, t) in [(0, t0), (1, t1)] {
+        let left = events_of(&outs, &f[r], LEFT);
+        assert_eq!(left.len(), 1, "rank {r} gets one PMIX_GROUP_LEFT");
+        assert_eq!(ev_group_and_proc(&left[0]), ("g".to_string(), 2));
+        assert_eq!(left[0].source, Proc::new("job", 2));
+        assert!(events_of(&outs, &f[r], MEMBER_FAILED).is_empty());
+        let (s, m, _) = construct_reply(&outs, &f[r], t);
+        assert_eq!((s, m), (0, Some(vec![0, 1])), "completes on the survivors");
+        // The member hears of the leave before its construct returns.
+        assert!(position_of(&outs, &f[r], 0) < position_of(&outs, &f[r], t));
+    }
+    assert!(events(&outs, &f[2]).is_empty());
+}
+
+#[test]
+fn leave_during_ft_construct_completes_on_survivors_with_member_failed() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let req = construct_req("g", &[0, 1, 2], vec![ft()]);
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    drain(&mut core);
+    let tl = f[2].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], tl, Command::GroupLeave), 0);
+    for (r, t) in [(0, t0), (1, t1)] {
+        assert_eq!(events_of(&outs, &f[r], LEFT).len(), 1);
+        let failed = events_of(&outs, &f[r], MEMBER_FAILED);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(ev_group_and_proc(&failed[0]).1, 2);
+        assert_eq!(construct_reply(&outs, &f[r], t).0, 0);
+    }
+}
+
+#[test]
+fn leave_reply_is_sent_before_the_members_hear_of_it_and_does_not_wait_for_them() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    // Rank 1 never reads its socket: nothing it should send is awaited.
+    let tl = f[0].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], tl, Command::GroupLeave), 0);
+    let first_event = outs
+        .iter()
+        .position(
+            |o| matches!(o, pmix::server::core::Output::Send { conn, .. } if *conn != f[0].conn),
+        )
+        .expect("the members are told");
+    assert!(position_of(&outs, &f[0], tl) < first_event);
+    assert_eq!(events_of(&outs, &f[1], LEFT).len(), 1);
+    assert_eq!(events_of(&outs, &f[2], LEFT).len(), 1);
+}
+
+#[test]
+fn leave_during_destruct_completes_the_destruct_on_survivors() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    let t0 = send_destruct(&mut core, &mut f[0], "g", &[], now);
+    let t1 = send_destruct(&mut core, &mut f[1], "g", &[], now);
+    assert!(no_reply(&drain(&mut core), &f[0], t0));
+    let tl = f[2].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], tl, Command::GroupLeave), 0);
+    for (r, t) in [(0, t0), (1, t1)] {
+        assert_eq!(events_of(&outs, &f[r], LEFT).len(), 1);
+        assert_eq!(status(&outs, &f[r], t, Command::GroupDestruct), 0);
+    }
+}
+
+#[test]
+fn destruct_after_a_leave_completes_among_survivors_alone() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    f[1].send(&mut core, &leave_req("g"), now);
+    drain(&mut core);
+    let t0 = send_destruct(&mut core, &mut f[0], "g", &[], now);
+    let t2 = send_destruct(&mut core, &mut f[2], "g", &[], now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::GroupDestruct), 0);
+    assert_eq!(status(&outs, &f[2], t2, Command::GroupDestruct), 0);
+    // The leaver has nothing left to destruct.
+    let t1 = send_destruct(&mut core, &mut f[1], "g", &[], now);
+    let outs = drain(&mut core);
+    assert_eq!(
+        status(&outs, &f[1], t1, Command::GroupDestruct),
+        Status::NOT_FOUND.0
+    );
+}
+
+#[test]
+fn leave_of_an_unknown_group_is_not_found_and_a_second_leave_too() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    let t = f[0].send(&mut core, &leave_req("nope"), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::GroupLeave),
+        -46
+    );
+    construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    f[0].send(&mut core, &leave_req("g"), now);
+    drain(&mut core);
+    let t = f[0].send(&mut core, &leave_req("g"), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::GroupLeave),
+        -46
+    );
+}
+
+#[test]
+fn leave_cancels_the_leavers_own_call_in_flight() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    let t0 = f[0].send(&mut core, &construct_req("g", &[0, 1], Vec::new()), now);
+    drain(&mut core);
+    let tl = f[0].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], tl, Command::GroupLeave), 0);
+    assert_eq!(construct_reply(&outs, &f[0], t0).0, NOT_A_MEMBER);
+    // Rank 1 alone completes the construct.
+    let t1 = f[1].send(&mut core, &construct_req("g", &[0, 1], Vec::new()), now);
+    let outs = drain(&mut core);
+    assert_eq!(construct_reply(&outs, &f[1], t1).0, 0);
+}
+
+#[test]
+fn fence_over_a_left_group_ft_succeeds_on_survivors() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    f[2].send(&mut core, &leave_req("g"), now);
+    drain(&mut core);
+    let t0 = f[0].send(&mut core, &group_fence_req("g", true), now);
+    assert!(no_reply(&drain(&mut core), &f[0], t0));
+    let t1 = f[1].send(&mut core, &group_fence_req("g", true), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::FenceNb), 0);
+    assert_eq!(status(&outs, &f[1], t1, Command::FenceNb), 0);
+}
+
+#[test]
+fn fence_over_a_left_group_without_ft_fails_not_a_member() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    f[2].send(&mut core, &leave_req("g"), now);
+    drain(&mut core);
+    let t0 = f[0].send(&mut core, &group_fence_req("g", false), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::FenceNb), NOT_A_MEMBER);
+}
+
+#[test]
+fn leave_during_a_group_fence_settles_it() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    let t0 = f[0].send(&mut core, &group_fence_req("g", true), now);
+    let t1 = f[1].send(&mut core, &group_fence_req("g", false), now);
+    assert!(no_reply(&drain(&mut core), &f[0], t0));
+    f[2].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    // FT asked by one contributor makes the fence FT (the core's rule).
+    assert_eq!(status(&outs, &f[0], t0, Command::FenceNb), 0);
+    assert_eq!(status(&outs, &f[1], t1, Command::FenceNb), 0);
+}
+
+#[test]
+fn member_lost_mid_construct_aborts_a_construct_without_ft() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let req = construct_req("g", &[0, 1, 2], Vec::new());
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    drain(&mut core);
+    core.closed(f[2].conn, now);
+    let outs = drain(&mut core);
+    for (r, t) in [(0, t0), (1, t1)] {
+        let ab = events_of(&outs, &f[r], ABORT);
+        assert_eq!(ab.len(), 1, "rank {r} gets PMIX_GROUP_CONSTRUCT_ABORT");
+        assert_eq!(ev_group_and_proc(&ab[0]), ("g".to_string(), 2));
+        assert_eq!(construct_reply(&outs, &f[r], t).0, ABORT);
+    }
+    // Nothing is left of it: the survivors may construct the id again.
+    let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    assert_eq!(construct_reply(&outs, &f[0], tags[0]).0, 0);
+    assert_eq!(construct_reply(&outs, &f[1], tags[1]).0, 0);
+}
+
+#[test]
+fn member_lost_mid_construct_with_ft_completes_on_survivors() {
+    let now = Instant::now();
+    let (mut core, mut f) = job_v(3, "4.2.4");
+    let req = construct_req("g", &[0, 1, 2], vec![ft()]);
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    drain(&mut core);
+    core.proc_exited("job", 2, 9, now);
+    let outs = drain(&mut core);
+    for (r, t) in [(0, t0), (1, t1)] {
+        let failed = events_of(&outs, &f[r], MEMBER_FAILED);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(ev_group_and_proc(&failed[0]).1, 2);
+        assert!(events_of(&outs, &f[r], ABORT).is_empty());
+        assert_eq!(construct_reply(&outs, &f[r], t).0, 0);
+        assert_eq!(construct_reply(&outs, &f[r], t).1, Some(vec![0, 1]));
+    }
+}
+
+#[test]
+fn member_lost_before_calling_construct_aborts_it_for_later_callers_too() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    core.closed(f[2].conn, now);
+    drain(&mut core);
+    let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    assert_eq!(construct_reply(&outs, &f[0], tags[0]).0, ABORT);
+    assert_eq!(construct_reply(&outs, &f[1], tags[1]).0, ABORT);
+}
+
+#[test]
+fn fence_over_a_group_with_a_lost_member_fails_without_ft_and_completes_with_it() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(4);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[], now);
+    construct_all(&mut core, &mut f, "h", &[0, 1, 2], &[], now);
+    core.closed(f[2].conn, now);
+    drain(&mut core);
+    let t0 = f[0].send(&mut core, &group_fence_req("g", false), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::FenceNb), TERM_WO_SYNC);
+    let t0 = f[0].send(&mut core, &group_fence_req("h", true), now);
+    let t1 = f[1].send(&mut core, &group_fence_req("h", true), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::FenceNb), 0);
+    assert_eq!(status(&outs, &f[1], t1, Command::FenceNb), 0);
+}
+
+#[test]
+fn notify_termination_reports_a_member_lost_after_construct() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let nt = Info::new("pmix.grp.notterm", true);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[nt], now);
+    core.closed(f[2].conn, now);
+    let outs = drain(&mut core);
+    for r in 0..2 {
+        let failed = events_of(&outs, &f[r], MEMBER_FAILED);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(ev_group_and_proc(&failed[0]), ("g".to_string(), 2));
+    }
+    // A later destruct completes on the survivors.
+    let t0 = send_destruct(&mut core, &mut f[0], "g", &[], now);
+    let t1 = send_destruct(&mut core, &mut f[1], "g", &[], now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t0, Command::GroupDestruct), 0);
+    assert_eq!(status(&outs, &f[1], t1, Command::GroupDestruct), 0);
+}
+
+#[test]
+fn group_left_reaches_a_default_handler() {
+    let now = Instant::now();
+    let mut core = core_with("job", 2);
+    let mut f: Vec<Fake> = (0..2)
+        .map(|r| connect(&mut core, r.into(), "job", r, now))
+        .collect();
+    let reg = Request::RegEvents(pmix_wire::msg::RegEvents {
+        codes: Vec::new(),
+        info: Vec::new(),
+    });
+    f[1].send(&mut core, &reg, now);
+    drain(&mut core);
+    construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    f[0].send(&mut core, &leave_req("g"), now);
+    let outs = drain(&mut core);
+    assert_eq!(events_of(&outs, &f[1], LEFT).len(), 1);
+}
+
+#[test]
+fn construct_timeout_fails_every_caller() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let req = construct_req("g", &[0, 1, 2], vec![Info::new("pmix.timeout", 1i32)]);
+    let t0 = f[0].send(&mut core, &req, now);
+    drain(&mut core);
+    let due = core.next_deadline().expect("a timer");
+    assert!(due <= now + Duration::from_secs(1));
+    core.tick(due);
+    let outs = drain(&mut core);
+    assert_eq!(construct_reply(&outs, &f[0], t0).0, -24);
+    assert!(core.next_deadline().is_none());
+}
+
+#[test]
+fn bad_constructs_are_refused() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    // The caller is not listed.
+    let t = f[0].send(&mut core, &construct_req("g", &[1, 2], Vec::new()), now);
+    assert_eq!(construct_reply(&drain(&mut core), &f[0], t).0, -27);
+    // A rank beyond the job.
+    let t = f[0].send(&mut core, &construct_req("g", &[0, 7], Vec::new()), now);
+    assert_eq!(construct_reply(&drain(&mut core), &f[0], t).0, -27);
+    // Another membership for an id under construction.
+    f[0].send(&mut core, &construct_req("g", &[0, 1], Vec::new()), now);
+    drain(&mut core);
+    let t = f[2].send(&mut core, &construct_req("g", &[0, 2], Vec::new()), now);
+    assert_eq!(construct_reply(&drain(&mut core), &f[2], t).0, -27);
+    // Constructing twice.
+    let t = f[0].send(&mut core, &construct_req("g", &[0, 1], Vec::new()), now);
+    assert_eq!(construct_reply(&drain(&mut core), &f[0], t).0, -27);
+    // JOIN and INVITE are never sent by 4.2 clients.
+    let t = f[0].send(
+        &mut core,
+        &Request::Raw {
+            command: Command::GroupJoin,
+            bytes: Vec::new(),
+        },
+        now,
+    );
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::GroupJoin), -47);
+}
+
+#[test]
+fn wildcard_construct_covers_the_whole_job() {
+    let now = Instant::now();
+    let (mut core, mut f) = job_v(3, "4.2.4");
+    let req = Request::GroupConstruct(pmix_wire::msg::GroupConstruct {
+        grp: "all".into(),
+        procs: vec![Proc::new("job", pmix_wire::Rank::WILDCARD.0)],
+        info: Vec::new(),
+    });
+    let mut outs = Vec::new();
+    let tags: Vec<u32> = (0..3)
+        .map(|r| {
+            let t = f[r].send(&mut core, &req, now);
+            outs.extend(drain(&mut core));
+            t
+        })
+        .collect();
+    assert_eq!(
+        construct_reply(&outs, &f[2], tags[2]).1,
+        Some(vec![0, 1, 2])
+    );
+}
+
+#[test]
+fn construct_complete_notify_records_an_invited_group_for_fences_and_leaves() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let members = DataArray::new(
+        DataType::Proc,
+        vec![
+            Value::Proc(Proc::new("job", 1)),
+            Value::Proc(Proc::new("job", 2)),
+        ],
+    )
+    .unwrap();
+    let n = Request::Notify(Notify {
+        status: Status(COMPLETE),
+        range: DataRange::CUSTOM,
+        info: vec![
+            Info::new("pmix.evrange", members),
+            Info::new("pmix.evnondef", true),
+            Info::new("pmix.grp.id", "inv"),
+        ],
+    });
+    let tn = f[0].send(&mut core, &n, now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], tn, Command::Notify), 0);
+    let tags: Vec<u32> = (0..3)
+        .map(|r| f[r].send(&mut core, &group_fence_req("inv", false), now))
+        .collect();
+    let outs = drain(&mut core);
+    for r in 0..3 {
+        assert_eq!(status(&outs, &f[r], tags[r], Command::FenceNb), 0);
+    }
+    let tl = f[2].send(&mut core, &leave_req("inv"), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], tl, Command::GroupLeave), 0);
+    assert_eq!(events_of(&outs, &f[0], LEFT).len(), 1);
+    assert_eq!(events_of(&outs, &f[1], LEFT).len(), 1);
+}
