@@ -25,9 +25,7 @@
 //!
 //! 1. The records, each fed whole to a [`Conversation`] in order, and the same
 //!    records cut into the chunks above (a chunk never spans two records, so the
-//!    interleaving of the directions is the same; the record in which the connect
-//!    message ends is split at its end in both runs, see [`split_at_connect_end`]),
-//!    give the same messages, the same
+//!    interleaving of the directions is the same) give the same messages, the same
 //!    result (the same [`StreamError`] if any) and, without an error, the same cut
 //!    messages ([`Conversation::incomplete`]).
 //! 2. Every message the conversation yields re-encodes to exactly the bytes of its
@@ -52,8 +50,6 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libfuzzer_sys::fuzz_target;
-use pmix_wire::frame::Decoded;
-use pmix_wire::handshake::ConnectMsg;
 use pmix_wire::stream::{Conversation, Direction, Incomplete, Item, Message, StreamError};
 use pmix_wire::{
     BufferType, Codec, Command, FrameKind, Limits, Version, decode_event, decode_iof, decode_reply,
@@ -176,49 +172,12 @@ fn parse(data: &[u8]) -> Option<Input<'_>> {
         records.push((dir, bytes));
         rest = after;
     }
-    split_at_connect_end(&mut records);
     let all = Command::ALL;
     Some(Input {
         reply_cmd: all[usize::from(cfg) % all.len()],
         chunks,
         records,
     })
-}
-
-/// Splits the client record in which the connect message ends at its end, when
-/// bytes follow it in that record.
-///
-/// The server's bytes wait for the connect message, and [`Conversation::feed`]
-/// decodes them once the client's bytes of that feed are decoded: when a record
-/// holds the end of the connect message and frames after it, the server bytes that
-/// were waiting are decoded after those frames if the record is fed whole, but
-/// before them if the connect message ended in an earlier chunk (so their order,
-/// a reply's match, and what is yielded before an error differ). The harness
-/// feeds the connect message's end as a boundary in both runs; the lead has the
-/// report.
-fn split_at_connect_end(records: &mut Vec<(Direction, &[u8])>) {
-    let c2s: Vec<u8> = records
-        .iter()
-        .filter(|(d, _)| *d == Direction::ClientToServer)
-        .flat_map(|(_, b)| b.iter().copied())
-        .collect();
-    let Ok(Decoded::Item { used: end, .. }) = ConnectMsg::decode(&c2s, &Limits::DEFAULT) else {
-        return;
-    };
-    let mut at = 0;
-    for i in 0..records.len() {
-        let (dir, bytes) = records[i];
-        if dir != Direction::ClientToServer {
-            continue;
-        }
-        if end > at && end < at + bytes.len() {
-            let (a, b) = bytes.split_at(end - at);
-            records[i] = (dir, a);
-            records.insert(i + 1, (dir, b));
-            return;
-        }
-        at += bytes.len();
-    }
 }
 
 /// What a conversation gave: every message, the first error, the cut messages.

@@ -15,7 +15,11 @@
 //! to the request by tag; DEREGEVENTS gets none), an event (tag 0), forwarded I/O
 //! (tag 2), a heartbeat (tag 1 from the client), or unmatched. The connect message
 //! sets the [`Codec`] (buffer type and version) for everything after it; the
-//! server's bytes wait until it is known.
+//! server's bytes wait until it is known, and the server bytes that waited are
+//! decoded right after it, before any client byte that follows it (they arrived
+//! before those bytes: the handshake reply comes right after the connect message,
+//! and a waiting frame cannot be the reply to a request sent after it). So the
+//! messages do not depend on how each direction's bytes are cut into feeds.
 //!
 //! This layer does not decode payloads into typed messages: hand a classified
 //! frame's payload and the conversation's [`Conversation::codec`] to
@@ -233,14 +237,9 @@ impl Conversation {
             return Err(e.clone());
         }
         self.half(dir).buf.extend_from_slice(bytes);
-        let r = self.drain(dir).and_then(|()| {
-            // The client's connect message may have unblocked the server's bytes.
-            if dir == Direction::ClientToServer {
-                self.drain(Direction::ServerToClient)
-            } else {
-                Ok(())
-            }
-        });
+        // The server bytes the connect message unblocks are drained as soon as it
+        // is decoded (in `drain`), before the client bytes after it.
+        let r = self.drain(dir);
         if let Err(e) = &r {
             self.failed = Some(e.clone());
         }
@@ -340,6 +339,7 @@ impl Conversation {
                     break Ok(());
                 }
                 Ok(Step::Item(item, used)) => {
+                    let is_connect = matches!(item, Item::Connect(_));
                     let kind = match item {
                         Item::Frame { frame, .. } => {
                             let kind = self.classify(dir, &frame).map_err(|error| StreamError {
@@ -378,6 +378,11 @@ impl Conversation {
                     });
                     used_total += used;
                     self.half(dir).need = 0;
+                    // The server's bytes waited for the connect message: they all
+                    // arrived before the client bytes after it, so they come now.
+                    if is_connect && let Err(e) = self.drain(Direction::ServerToClient) {
+                        break Err(e);
+                    }
                 }
             }
         };
@@ -574,6 +579,57 @@ mod tests {
         let m: Vec<_> = all(&mut c);
         assert_eq!(m.len(), 2);
         assert_eq!(m[1].dir, Direction::ServerToClient);
+    }
+
+    /// What each message is, `None` for the handshake messages.
+    fn kinds(m: &[Message]) -> Vec<(Direction, Option<FrameKind>)> {
+        m.iter()
+            .map(|m| match m.item {
+                Item::Frame { kind, .. } => (m.dir, Some(kind)),
+                _ => (m.dir, None),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn server_bytes_that_waited_for_the_connect_message_come_right_after_it_in_any_chunking() {
+        use Direction::{ClientToServer as C2S, ServerToClient as S2C};
+        let mut s2c = alloc::vec![0, 0, 0, 0, 0, 0, 0, 1];
+        s2c.extend(frame(101, &[2, 0]));
+        let mut c2s = hex(CONNECT);
+        c2s.extend(frame(101, &[2, 0]));
+        // The server's frame on tag 101 arrived before the client's request on that
+        // tag: it cannot be its reply.
+        let want = [
+            (C2S, None),
+            (S2C, None),
+            (S2C, Some(FrameKind::Unmatched)),
+            (C2S, Some(FrameKind::Request(Command::Req))),
+        ];
+        for cut in 0..=c2s.len() {
+            let mut c = Conversation::new(Limits::DEFAULT);
+            c.feed(S2C, &s2c).unwrap();
+            let (a, b) = c2s.split_at(cut);
+            c.feed(C2S, a).unwrap();
+            c.feed(C2S, b).unwrap();
+            let m = all(&mut c);
+            assert_eq!(kinds(&m), want, "cut at {cut}");
+            assert!(c.outstanding().eq([(101, Command::Req)]));
+        }
+        // An error after the connect message in the same feed: the handshake reply
+        // and the waiting frame were still yielded, as when fed apart.
+        let mut bad = hex(CONNECT);
+        let mut f = frame(101, &[2, 0]);
+        f[13] = 1;
+        bad.extend(f);
+        for cut in [69, bad.len()] {
+            let mut c = Conversation::new(Limits::DEFAULT);
+            c.feed(S2C, &s2c).unwrap();
+            let (a, b) = bad.split_at(cut);
+            let e = c.feed(C2S, a).and_then(|()| c.feed(C2S, b)).unwrap_err();
+            assert_eq!((e.dir, e.error.offset), (C2S, 69 + 12));
+            assert_eq!(kinds(&all(&mut c)), want[..3], "cut at {cut}");
+        }
     }
 
     #[test]
