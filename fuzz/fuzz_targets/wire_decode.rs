@@ -41,9 +41,10 @@
 //! 5. Nothing panics (overflow checks are on), and memory stays bounded: a
 //!    counting allocator measures the peak of live heap bytes during each decode
 //!    above what was live before it, which must stay under [`MEM_BASE`] +
-//!    [`mem_per_byte`] × the input length (the [`Limits`] are checked before
-//!    allocating, and no vector is reserved beyond the bytes left, so a few bytes
-//!    claiming a million elements must not allocate for them).
+//!    [`MEM_PER_BYTE`] × the input length (the [`Limits`] are checked before
+//!    allocating, and no vector is reserved beyond the bytes left or
+//!    [`pmix_wire::buf::MAX_PREALLOC`] elements, so a few bytes claiming a million
+//!    elements, or arrays nested in arrays, must not allocate for them).
 #![no_main]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -58,17 +59,12 @@ use pmix_wire::{
 
 /// Live heap bytes allowed during one decode whatever the input.
 const MEM_BASE: usize = 1 << 20;
-/// Live heap bytes allowed per input byte during one decode: 512, plus what the
-/// decoders' reservation rule allows today. A vector is reserved for up to as many
-/// elements as there are bytes left, and a DATA_ARRAY inside a DATA_ARRAY reserves
-/// again against the same bytes, so nested arrays reserve up to `max_depth` ×
-/// `size_of::<Value>()` bytes per input byte before any element is read (an 8 kB
-/// payload of 15 nested arrays reserves 6.7 MB; reported to the lead, with a cap on
-/// up-front reservations as the fix). Once reservations are capped, 512 alone
-/// should hold.
-fn mem_per_byte() -> usize {
-    512 + usize::from(Limits::DEFAULT.max_depth) * std::mem::size_of::<pmix_wire::Value>()
-}
+/// Live heap bytes allowed per input byte during one decode. Every decoded element
+/// takes at least one input byte and holds far less than this; what is reserved
+/// before elements are read is at most one element per byte left and at most
+/// [`pmix_wire::buf::MAX_PREALLOC`] elements per vector, for at most `max_depth`
+/// vectors being filled at once (nested arrays no longer multiply it).
+const MEM_PER_BYTE: usize = 512;
 
 /// The system allocator, counting live bytes and their peak.
 struct Counting;
@@ -129,7 +125,7 @@ fn bounded<T>(input_len: usize, what: &str, f: impl FnOnce() -> T) -> T {
     PEAK.store(base, Ordering::Relaxed);
     let out = f();
     let grew = PEAK.load(Ordering::Relaxed).saturating_sub(base);
-    let bound = MEM_BASE + mem_per_byte() * input_len;
+    let bound = MEM_BASE + MEM_PER_BYTE * input_len;
     assert!(
         grew <= bound,
         "{what}: {grew} bytes live at the peak for a {input_len}-byte input (bound {bound})"

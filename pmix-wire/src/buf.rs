@@ -34,6 +34,12 @@ pub trait Element: Sized {
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError>;
 }
 
+/// The most elements a decoder reserves room for before reading them
+/// ([`Reader::capacity_for`]): a few bytes claiming many elements, or arrays nested
+/// in arrays, reserve at most this many each; a vector that holds more grows as it
+/// is filled.
+pub const MAX_PREALLOC: usize = 1024;
+
 /// A cursor over the bytes of one buffer.
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
@@ -362,14 +368,21 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
+    /// How many elements to reserve up front for a pack or array of `n` (already
+    /// checked against the limits): at most one per byte left (every element takes
+    /// at least one) and at most [`MAX_PREALLOC`], so that arrays nested in arrays
+    /// do not each reserve against the same bytes; pushing grows the rest.
+    pub fn capacity_for(&self, n: usize) -> usize {
+        n.min(self.rest().len()).min(MAX_PREALLOC)
+    }
+
     /// A top-level pack of any number of `T`.
     ///
     /// # Errors
     /// As [`Reader::pack_header`] and [`Element::decode`].
     pub fn unpack<T: Element>(&mut self, what: &'static str) -> Result<Vec<T>, WireError> {
         let n = self.pack_header(T::TYPE, what)?;
-        // Every element takes at least one byte: never reserve more than remain.
-        let mut v = Vec::with_capacity(n.min(self.rest().len()));
+        let mut v = Vec::with_capacity(self.capacity_for(n));
         for _ in 0..n {
             v.push(T::decode(self)?);
         }
@@ -579,6 +592,16 @@ mod tests {
 
     fn r(b: &[u8]) -> Reader<'_> {
         Reader::new(b, BufferType::NonDescribed, Limits::DEFAULT)
+    }
+
+    #[test]
+    fn an_up_front_reservation_is_capped_by_the_bytes_left_and_max_prealloc() {
+        let bytes = vec![0u8; 5000];
+        let mut rd = r(&bytes);
+        assert_eq!(rd.capacity_for(10), 10);
+        assert_eq!(rd.capacity_for(1_000_000), MAX_PREALLOC);
+        rd.take(4990, "x").unwrap();
+        assert_eq!(rd.capacity_for(1_000_000), 10);
     }
 
     #[test]

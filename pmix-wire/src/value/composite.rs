@@ -329,7 +329,7 @@ impl Element for DataArray {
                 ));
             }
             // Every element of a type other than UNDEF takes at least one byte.
-            let mut items = Vec::with_capacity(n.min(r.rest().len()));
+            let mut items = Vec::with_capacity(r.capacity_for(n));
             for _ in 0..n {
                 items.push(Value::decode_payload(ty, r)?);
             }

@@ -41,7 +41,7 @@ impl Element for Coord {
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let view = r.u8("coord view")?;
         let n = vu_count(r, "coord dims")?;
-        let mut coord = Vec::with_capacity(n.min(r.rest().len()));
+        let mut coord = Vec::with_capacity(r.capacity_for(n));
         for _ in 0..n {
             coord.push(r.varint(32, "coord")? as u32);
         }
@@ -81,7 +81,7 @@ impl Element for Geometry {
         let uuid = opt_str(r, "geometry uuid")?;
         let osname = opt_str(r, "geometry osname")?;
         let n = vu_count(r, "geometry ncoords")?;
-        let mut coordinates = Vec::with_capacity(n.min(r.rest().len()));
+        let mut coordinates = Vec::with_capacity(r.capacity_for(n));
         for _ in 0..n {
             coordinates.push(Coord::decode(r)?);
         }

@@ -58,7 +58,7 @@ impl Element for ProcInfo {
 
 /// Reads `n` non-NULL strings.
 fn strings(r: &mut Reader<'_>, n: usize, what: &'static str) -> Result<Vec<WStr>, WireError> {
-    let mut v = Vec::with_capacity(n.min(r.rest().len()));
+    let mut v = Vec::with_capacity(r.capacity_for(n));
     for _ in 0..n {
         v.push(req_str(r, what)?);
     }
@@ -67,7 +67,7 @@ fn strings(r: &mut Reader<'_>, n: usize, what: &'static str) -> Result<Vec<WStr>
 
 /// Reads `n` INFO elements.
 fn infos(r: &mut Reader<'_>, n: usize) -> Result<Vec<Info>, WireError> {
-    let mut v = Vec::with_capacity(n.min(r.rest().len()));
+    let mut v = Vec::with_capacity(r.capacity_for(n));
     for _ in 0..n {
         v.push(Info::decode(r)?);
     }

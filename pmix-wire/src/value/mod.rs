@@ -26,8 +26,9 @@
 //! zlib, so inflating them is the caller's business.
 //!
 //! **Bounds.** Every count and length is checked against [`crate::Limits`] before
-//! anything is allocated, and no vector is reserved beyond the bytes left in the
-//! input; a [`Value`] inside a [`DataArray`] or inside a value goes one level deeper
+//! anything is allocated, and no vector is reserved up front beyond the bytes left
+//! in the input or [`crate::buf::MAX_PREALLOC`] elements (so arrays nested in arrays
+//! do not multiply reservations); a [`Value`] inside a [`DataArray`] or inside a value goes one level deeper
 //! ([`Reader::descend`]), so nesting stops at [`crate::Limits::max_depth`].
 
 use alloc::boxed::Box;

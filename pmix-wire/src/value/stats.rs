@@ -311,12 +311,12 @@ impl Element for NodeStats {
         let (swap_cached, swap_total, swap_free, mapped) = (f()?, f()?, f()?, f()?);
         let sample_time = Timeval::decode(r)?;
         let n = vu_count(r, "node stats ndiskstats")?;
-        let mut diskstats = Vec::with_capacity(n.min(r.rest().len()));
+        let mut diskstats = Vec::with_capacity(r.capacity_for(n));
         for _ in 0..n {
             diskstats.push(DiskStats::decode(r)?);
         }
         let n = vu_count(r, "node stats nnetstats")?;
-        let mut netstats = Vec::with_capacity(n.min(r.rest().len()));
+        let mut netstats = Vec::with_capacity(r.capacity_for(n));
         for _ in 0..n {
             netstats.push(NetStats::decode(r)?);
         }
