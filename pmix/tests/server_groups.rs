@@ -497,3 +497,24 @@ fn construct_complete_notify_records_an_invited_group_for_fences_and_leaves() {
     assert_eq!(events_of(&outs, &f[0], LEFT).len(), 1);
     assert_eq!(events_of(&outs, &f[1], LEFT).len(), 1);
 }
+
+#[test]
+fn a_group_fence_is_not_merged_with_a_fence_over_the_same_procs() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    let job_fence = Request::FenceNb(pmix_wire::msg::FenceNb {
+        procs: vec![Proc::new("job", pmix_wire::Rank::WILDCARD.0)],
+        info: Vec::new(),
+    });
+    let t0 = f[0].send(&mut core, &group_fence_req("g", false), now);
+    let t1 = f[1].send(&mut core, &job_fence, now);
+    let outs = drain(&mut core);
+    assert!(no_reply(&outs, &f[0], t0) && no_reply(&outs, &f[1], t1));
+    let u0 = f[0].send(&mut core, &job_fence, now);
+    let u1 = f[1].send(&mut core, &group_fence_req("g", false), now);
+    let outs = drain(&mut core);
+    for (r, t) in [(0, t0), (1, t1), (0, u0), (1, u1)] {
+        assert_eq!(status(&outs, &f[r], t, Command::FenceNb), 0);
+    }
+}

@@ -126,7 +126,8 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         .fences
         .list
         .iter()
-        .position(|x| x.participants == parts && !x.contributed.contains(&me))
+        // A fence over a group is not one over the same procs listed.
+        .position(|x| x.participants == parts && x.groups == groups && !x.contributed.contains(&me))
     {
         Some(i) => i,
         None => {
