@@ -1,0 +1,58 @@
+//! Real OpenPMIx 4.2.2 clients (Debian's libpmix2) doing groups under our server:
+//! `pmix-tools/tests/c/groups.c` (context ids, leave during construct with and
+//! without FT, leave during destruct, a destruct among the survivors, fences over a
+//! group someone left) run as 4 ranks started with `Server::client_env`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pmix::server::NamespaceSpec;
+use pmix::{Server, ServerConfig};
+use pmix_testkit::TempDir;
+use pmix_testkit::child::output_within;
+use pmix_testkit::cprog::{clean_command, compile, openpmix_for};
+
+const NS: &str = "groups.openpmix";
+const N: u32 = 4;
+
+#[test]
+fn openpmix_clients_construct_leave_destruct_and_fence_over_groups() {
+    let Some(pmix) = openpmix_for("OpenPMIx clients doing groups under our server") else {
+        return;
+    };
+    let cdir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../pmix-tools/tests/c");
+    let dir = TempDir::new("groups-openpmix");
+    let exe = dir.0.join("groups");
+    compile(
+        &cdir.join("groups.c"),
+        &exe,
+        &[&pmix.include_dir, &cdir],
+        &pmix.link,
+    );
+
+    let server = Server::start(ServerConfig::default()).unwrap();
+    let (uid, gid) = pmix::server::net::effective_ids();
+    server
+        .add_namespace(NamespaceSpec::single_node(NS, N, uid, gid))
+        .unwrap();
+    let ranks: Vec<_> = (0..N)
+        .map(|rank| {
+            let mut cmd = clean_command(&exe);
+            cmd.envs(server.client_env(NS, rank));
+            std::thread::spawn(move || (rank, output_within(&mut cmd, Duration::from_secs(120))))
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for h in ranks {
+        let (rank, out) = h.join().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || !stdout.contains(&format!("groups rank {rank}: ok")) {
+            failures.push(format!(
+                "rank {rank}: {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
