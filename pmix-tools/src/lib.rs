@@ -18,6 +18,12 @@
 //! client/server traffic, decodes them with `pmix-wire`, one block per message, and
 //! with `--check` re-encodes every message and compares it with the captured bytes.
 //! [`wiredump::run`] has the same shape as [`topo::run`].
+//!
+//! Third, `pmix-run` ([`run`]): the launcher. It embeds the PMIx server, spawns N
+//! ranks of a program with the rendezvous in their environment (OpenPMIx 4.2 clients
+//! and Open MPI 4.1 programs run unchanged), binds them, forwards their output and
+//! signals, and exits with the job's status.
 
+pub mod run;
 pub mod topo;
 pub mod wiredump;

@@ -1,0 +1,150 @@
+//! Where each rank runs: the cpusets of `--bind`, planned from the machine's packages
+//! (the runtime's topology, [`pmix::Service`]) and the PUs pmix-run itself may use, and
+//! the kernel mask a child applies to itself before it runs the program.
+//!
+//! `core` gives each rank one PU, round robin over the PUs pmix-run may use: the
+//! topology model (DESIGN §2) has no core objects (cores play no part in distances),
+//! so on a machine with SMT a "core" here is one hardware thread. `package` gives each
+//! rank the PUs of one package that pmix-run may use, round robin over the packages
+//! that have any. `none` binds nothing: every rank inherits pmix-run's binding.
+
+use pmix_core::CpuSet;
+
+use super::args::Bind;
+
+/// The largest PU index a binding can name (`CPU_SETSIZE` of glibc's `cpu_set_t`).
+pub const MAX_PUS: u32 = libc::CPU_SETSIZE as u32;
+
+/// The cpuset of each of `n` ranks (`None`: unbound), or why there is none.
+///
+/// `allowed` is the set pmix-run may use (its own binding); `packages` the machine's
+/// packages, each a set of PUs.
+///
+/// # Errors
+/// A message when `allowed` is empty, or names a PU past [`MAX_PUS`], or (for
+/// `package`) meets no package.
+pub fn plan(
+    bind: Bind,
+    n: u32,
+    allowed: &CpuSet,
+    packages: &[CpuSet],
+) -> Result<Vec<Option<CpuSet>>, String> {
+    if bind == Bind::None {
+        return Ok(vec![None; n as usize]);
+    }
+    if allowed.is_empty() {
+        return Err("pmix-run may run on no PU: nothing to bind to".into());
+    }
+    if allowed.last().is_some_and(|pu| pu >= MAX_PUS) {
+        return Err(format!("PUs past {} cannot be bound to", MAX_PUS - 1));
+    }
+    let places: Vec<CpuSet> = match bind {
+        Bind::None => unreachable!(),
+        Bind::Core => allowed.iter().map(|pu| CpuSet::from_pus([pu])).collect(),
+        Bind::Package => packages
+            .iter()
+            .map(|p| {
+                let mut s = p.clone();
+                s.intersect_with(allowed);
+                s
+            })
+            .filter(|s| !s.is_empty())
+            .collect(),
+    };
+    if places.is_empty() {
+        return Err("no package holds a PU pmix-run may use".into());
+    }
+    Ok((0..n as usize)
+        .map(|r| Some(places[r % places.len()].clone()))
+        .collect())
+}
+
+/// A kernel affinity mask, built before `fork` so that the child only has to hand it
+/// to `sched_setaffinity` (nothing is allocated between fork and exec).
+#[derive(Clone, Copy)]
+pub struct Mask(libc::cpu_set_t);
+
+impl std::fmt::Debug for Mask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Mask(..)")
+    }
+}
+
+impl Mask {
+    /// The mask of `set`; PUs past [`MAX_PUS`] are left out ([`plan`] refuses them).
+    pub fn new(set: &CpuSet) -> Mask {
+        // SAFETY: cpu_set_t is a plain bit array; all zeroes is the empty set.
+        let mut raw: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for pu in set.iter().filter(|&pu| pu < MAX_PUS) {
+            // SAFETY: pu < CPU_SETSIZE, inside the bit array.
+            unsafe { libc::CPU_SET(pu as usize, &mut raw) };
+        }
+        Mask(raw)
+    }
+
+    /// Binds the calling process (all of it: called in a child between fork and exec,
+    /// where it has one thread) to this mask. Async-signal-safe: one system call.
+    ///
+    /// # Errors
+    /// The OS error of `sched_setaffinity` (a PU this process may not use).
+    pub fn apply(&self) -> std::io::Result<()> {
+        // SAFETY: pid 0 is the calling thread; the pointer and size describe a valid,
+        // initialised cpu_set_t that outlives the call.
+        let rc =
+            unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.0) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(s: &str) -> CpuSet {
+        CpuSet::parse_list(s).unwrap()
+    }
+
+    #[test]
+    fn none_binds_nothing() {
+        assert_eq!(
+            plan(Bind::None, 3, &CpuSet::new(), &[]).unwrap(),
+            vec![None; 3]
+        );
+    }
+
+    #[test]
+    fn core_gives_one_pu_per_rank_round_robin() {
+        let p = plan(Bind::Core, 5, &set("2,4-5"), &[set("0-7")]).unwrap();
+        let want: Vec<_> = ["2", "4", "5", "2", "4"]
+            .iter()
+            .map(|s| Some(set(s)))
+            .collect();
+        assert_eq!(p, want);
+    }
+
+    #[test]
+    fn package_gives_the_allowed_pus_of_one_package_round_robin() {
+        let pk = [set("0-3"), set("4-7"), set("8-11")];
+        let p = plan(Bind::Package, 3, &set("1-2,8-9"), &pk).unwrap();
+        assert_eq!(
+            p,
+            vec![Some(set("1-2")), Some(set("8-9")), Some(set("1-2"))]
+        );
+        assert!(plan(Bind::Package, 1, &set("20"), &pk).is_err());
+        assert!(plan(Bind::Core, 1, &CpuSet::new(), &pk).is_err());
+    }
+
+    #[test]
+    fn a_mask_holds_exactly_the_set() {
+        let m = Mask::new(&set("0,3"));
+        for pu in 0..8 {
+            // SAFETY: reading a bit of an initialised cpu_set_t.
+            let on = unsafe { libc::CPU_ISSET(pu, &m.0) };
+            assert_eq!(on, pu == 0 || pu == 3, "{pu}");
+        }
+    }
+}

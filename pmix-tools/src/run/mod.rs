@@ -1,0 +1,141 @@
+//! `pmix-run`: the launcher (DESIGN §8). It starts this crate's PMIx server in its own
+//! process ([`pmix::server::Server`], through [`server::Embedded`]), registers one
+//! namespace of N ranks, spawns the ranks with the rendezvous in their environment,
+//! binds them, forwards their output and pmix-run's SIGINT/SIGTERM, tells the server
+//! when a rank ends, and exits with the job's status.
+//!
+//! ```text
+//! pmix-run -n N [--tag-output] [--timeout S] [--grace S] [--keep-going]
+//!          [--bind none|core|package] PROG [ARGS]...
+//! ```
+//!
+//! The parts: the command line ([`args`]), the bindings ([`bind`]), output forwarding
+//! ([`output`]), the exit status ([`policy`]), the job loop ([`job`], written against
+//! the small [`job::JobServer`] trait so it is tested with a fake server too) and the
+//! embedded server ([`server`]).
+//!
+//! **Open MPI.** Open MPI 4.1 uses a PMIx server only when a launcher claims the
+//! process (SERVING.md §1(b)); pmix-run sets `FLUX_JOB_ID` (to the namespace's name)
+//! for that. Flux's claim was chosen over Slurm's trio (`SLURM_JOBID`,
+//! `SLURM_NODELIST`, `SLURM_STEP_ID`) because it is one variable, Open MPI's flux
+//! component asks for direct launch with binding policy "none" (pmix-run binds the
+//! ranks itself), and Slurm's variables would make Slurm-aware code in the ranks
+//! (Open MPI's own allocation and spawn components, job scripts) believe it runs in a
+//! Slurm step that does not exist.
+//!
+//! **Exit status**: [`policy`]; 64 on a usage error; 70 when the server cannot be
+//! started; 126/127 when the program cannot be run.
+//!
+//! **Not done**: one node only (every rank on this machine); stdin is not forwarded
+//! (ranks read `/dev/null`); `--bind core` binds to one PU (the topology model has no
+//! core objects, [`bind`]); no `pmix.locstr` is registered ([`server`]).
+
+pub mod args;
+pub mod bind;
+pub mod job;
+pub mod output;
+pub mod policy;
+pub mod server;
+
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex};
+
+use args::{Bind, Stop};
+use job::{JobSpec, Sinks};
+
+/// Exit status when the job could not be set up (the server, the topology).
+pub const EXIT_SOFTWARE: i32 = 70;
+
+/// Runs `pmix-run` with `args` (without the program name), printing to this process's
+/// standard output and error; returns the exit status.
+pub fn main(args: &[OsString]) -> i32 {
+    let cli = match args::parse(args) {
+        Ok(cli) => cli,
+        Err(Stop::Print(text)) => {
+            print!("{text}");
+            return 0;
+        }
+        Err(Stop::Usage(msg)) => {
+            eprint!("{}", args::usage_text(&msg));
+            return args::EXIT_USAGE;
+        }
+    };
+    let sinks = Sinks {
+        stdout: Arc::new(Mutex::new(std::io::stdout())),
+        stderr: Arc::new(Mutex::new(std::io::stderr())),
+    };
+    // Registered before any rank exists, so no signal is missed.
+    let mut signals = match signal_hook::iterator::Signals::new([libc::SIGINT, libc::SIGTERM]) {
+        Ok(s) => s,
+        Err(e) => {
+            job::say(&sinks, &format!("cannot catch SIGINT/SIGTERM: {e}"));
+            return EXIT_SOFTWARE;
+        }
+    };
+    let service = Arc::new(
+        match pmix::Service::new(pmix::topology::DEFAULT_SOURCE, None) {
+            Ok(s) => s,
+            Err(e) => {
+                job::say(&sinks, &format!("cannot open the topology: {e}"));
+                return EXIT_SOFTWARE;
+            }
+        },
+    );
+    let cpusets = match plan_bindings(&service, cli.bind, cli.n) {
+        Ok(c) => c,
+        Err(e) => {
+            job::say(&sinks, &format!("--bind {}: {e}", bind_name(cli.bind)));
+            return args::EXIT_USAGE;
+        }
+    };
+    let nspace = format!("pmix-run.{}", std::process::id());
+    let server = match server::Embedded::start(&nspace, &cpusets, Some(Arc::clone(&service))) {
+        Ok(s) => s,
+        Err(e) => {
+            job::say(&sinks, &e);
+            return EXIT_SOFTWARE;
+        }
+    };
+    let spec = JobSpec {
+        command: cli.command,
+        cpusets,
+        tag_output: cli.tag_output,
+        timeout: cli.timeout,
+        grace: cli.grace,
+        keep_going: cli.keep_going,
+        extra_env: vec![("FLUX_JOB_ID".into(), nspace.clone().into())],
+    };
+    let code = job::run(&spec, &server, &sinks, &mut || signals.pending().collect());
+    if let Err(e) = server.shutdown() {
+        job::say(&sinks, &e);
+    }
+    code
+}
+
+/// The bindings of `--bind` on this machine: its packages from the topology, the PUs
+/// from pmix-run's own binding.
+fn plan_bindings(
+    service: &pmix::Service,
+    bind: Bind,
+    n: u32,
+) -> Result<Vec<Option<pmix_core::CpuSet>>, String> {
+    if bind == Bind::None {
+        return Ok(vec![None; n as usize]);
+    }
+    let allowed = service
+        .own_cpuset(pmix::os::BindEnvelope::Process)
+        .map_err(|e| format!("cannot read pmix-run's own binding: {e}"))?;
+    let packages = match service.topology() {
+        Ok(t) => t.packages().to_vec(),
+        Err(e) => return Err(format!("cannot load the topology: {e}")),
+    };
+    bind::plan(bind, n, &allowed, &packages)
+}
+
+fn bind_name(b: Bind) -> &'static str {
+    match b {
+        Bind::None => "none",
+        Bind::Core => "core",
+        Bind::Package => "package",
+    }
+}
