@@ -14,8 +14,14 @@
  *   5. a fence over a group someone left: all construct "gf", rank N-1 leaves; the
  *      survivors fence over "gf" with PMIX_GROUP_FT_COLLECTIVE (succeeds) and without
  *      (PMIX_ERR_NOT_A_MEMBER, -66); then destruct it.
+ *   6. a leave that returns while another member is stopped: all construct "gs";
+ *      rank 1 stops itself (SIGSTOP); once /proc shows it stopped, rank N-1 leaves
+ *      "gs" (the call must return within 5 s), then sends it SIGCONT; every
+ *      survivor gets PMIX_GROUP_LEFT and they destruct "gs".
  * Every wait is bounded (10 s). Prints "groups rank R: ok". */
 #include "common.h"
+
+#include <signal.h>
 
 #ifndef PMIX_ERR_NOT_A_MEMBER
 #define PMIX_ERR_NOT_A_MEMBER -66 /* newer than OpenPMIx 4.2.2's header */
@@ -166,6 +172,68 @@ static void leave_during_construct(int step, const char *grp, bool ft)
     fence_or_fail("fence after a leave during construct");
 }
 
+/* The state letter of /proc/PID/stat ('T' when stopped), '?' if unreadable. */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (NULL == f)
+        return '?';
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    char *p = strrchr(buf, ')');
+    return (NULL != p && p[1] == ' ') ? p[2] : '?';
+}
+
+static void leave_while_a_member_is_stopped(void)
+{
+    pmix_rank_t leaver = n - 1;
+    construct(6, "gs", NULL, 0);
+    pmix_value_t v;
+    v.type = PMIX_UINT32;
+    v.data.uint32 = (uint32_t)getpid();
+    CHECK_OK(PMIx_Put(PMIX_GLOBAL, "groups.pid", &v), "PMIx_Put(groups.pid)");
+    CHECK_OK(PMIx_Commit(), "PMIx_Commit");
+    bool yes = true;
+    pmix_info_t collect;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    CHECK_OK(PMIx_Fence(NULL, 0, &collect, 1), "fence (pids)");
+    if (1 == me.rank) {
+        kill(getpid(), SIGSTOP);
+    } else if (leaver == me.rank) {
+        pmix_proc_t p;
+        pmix_value_t *got = NULL;
+        PMIX_LOAD_PROCID(&p, me.nspace, 1);
+        CHECK_OK(PMIx_Get(&p, "groups.pid", NULL, 0, &got), "PMIx_Get(groups.pid)");
+        pid_t pid = (pid_t)got->data.uint32;
+        PMIX_VALUE_RELEASE(got);
+        double deadline = now_s() + 10.0;
+        while ('T' != proc_state(pid)) {
+            if (now_s() > deadline) {
+                kill(pid, SIGCONT);
+                fail("step 6: rank 1 (pid %d) never showed as stopped", (int)pid);
+            }
+            sleep_ms(5);
+        }
+        double t0 = now_s();
+        pmix_status_t rc = PMIx_Group_leave("gs", NULL, 0);
+        double took = now_s() - t0;
+        kill(pid, SIGCONT);
+        if (PMIX_SUCCESS != rc)
+            fail("step 6: PMIx_Group_leave(gs) while rank 1 is stopped: %s (%d)",
+                 PMIx_Error_string(rc), rc);
+        if (took > 5.0)
+            fail("step 6: the leave took %.1f s while rank 1 was stopped", took);
+    }
+    if (leaver != me.rank) {
+        wait_left(6, "gs", leaver);
+        destruct(6, "gs");
+    }
+    fence_or_fail("fence after step 6");
+}
+
 int main(void)
 {
     n = init_or_fail("groups");
@@ -240,6 +308,7 @@ int main(void)
             fail("step 5: non-FT fence over gf returned %d, not PMIX_ERR_NOT_A_MEMBER", rc);
         destruct(5, "gf");
     }
+    leave_while_a_member_is_stopped();
     fence_or_fail("final fence");
     if (__atomic_load_n(&bad_events, __ATOMIC_SEQ_CST))
         fail("%d malformed PMIX_GROUP_LEFT event(s)", bad_events);
