@@ -1,0 +1,206 @@
+//! `pmix-run` as a process, with programs that are no PMIx clients (`sh`): usage
+//! errors, the job's exit status, output tagging, binding, and SIGTERM forwarded to
+//! the ranks. Every wait is bounded; only the pids these tests start are signalled.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pmix_testkit::child::output_within;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn pmix_run(args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.args(args);
+    output_within(&mut cmd, LIMIT)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn usage_errors_exit_64_with_the_synopsis() {
+    for bad in [
+        &[][..],
+        &["true"],
+        &["-n", "0", "true"],
+        &["-n", "2", "--bind", "socket", "true"],
+        &["-n", "2", "--timeout", "x", "true"],
+        &["-n", "2"],
+    ] {
+        let out = pmix_run(bad);
+        assert_eq!(out.status.code(), Some(64), "{bad:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("pmix-run: "), "{bad:?}: {err}");
+        assert!(err.contains("\nusage: pmix-run -n N"), "{bad:?}: {err}");
+    }
+    let out = pmix_run(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("--keep-going"));
+}
+
+#[test]
+fn the_job_exits_with_its_first_failure_a_signal_as_128_plus() {
+    let out = pmix_run(&["-n", "2", "sh", "-c", "exit 0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = pmix_run(&[
+        "-n",
+        "3",
+        "sh",
+        "-c",
+        r#"[ "$PMIX_RANK" = 2 ] && exit 3; exit 0"#,
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("pmix-run: rank 2 exited with status 3\n"));
+    let out = pmix_run(&["-n", "1", "sh", "-c", "kill -SEGV $$"]);
+    assert_eq!(out.status.code(), Some(128 + 11), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("pmix-run: rank 0 was killed by signal 11 (SIGSEGV)\n"));
+}
+
+#[test]
+fn a_failure_ends_the_other_ranks_after_the_grace_unless_keep_going() {
+    let script = r#"[ "$PMIX_RANK" = 0 ] && exit 4; sleep 2; echo survived"#;
+    let out = pmix_run(&["-n", "2", "--grace", "0.2", "sh", "-c", script]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("survived"));
+    assert!(
+        text(&out.stderr).contains("pmix-run: killing rank(s) 1: "),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = pmix_run(&[
+        "-n",
+        "2",
+        "--grace",
+        "0.2",
+        "--keep-going",
+        "sh",
+        "-c",
+        script,
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "survived\n");
+}
+
+#[test]
+fn the_timeout_kills_the_job_with_124() {
+    let out = pmix_run(&["-n", "2", "--timeout", "0.5", "sleep", "60"]);
+    assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("ran past --timeout 0.5 s"));
+}
+
+#[test]
+fn a_missing_program_is_127() {
+    let out = pmix_run(&["-n", "2", "/nonexistent/prog"]);
+    assert_eq!(out.status.code(), Some(127));
+    assert!(text(&out.stderr).starts_with("pmix-run: cannot start rank 0 (/nonexistent/prog): "));
+}
+
+#[test]
+fn tag_output_prefixes_every_line_with_the_rank_and_the_rendezvous_is_set() {
+    let out = pmix_run(&[
+        "-n",
+        "3",
+        "--tag-output",
+        "sh",
+        "-c",
+        r#"echo "rank $PMIX_RANK ns=${PMIX_NAMESPACE:+set} uri=${PMIX_SERVER_URI41:+set} flux=${FLUX_JOB_ID:+set}"; echo two"#,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for r in 0..3 {
+        assert!(
+            stdout.contains(&format!("[{r}] rank {r} ns=set uri=set flux=set\n")),
+            "{stdout}"
+        );
+        assert!(stdout.contains(&format!("[{r}] two\n")), "{stdout}");
+    }
+    assert_eq!(stdout.lines().count(), 6);
+}
+
+#[test]
+fn bind_core_gives_each_rank_one_pu() {
+    let out = pmix_run(&[
+        "-n",
+        "2",
+        "--tag-output",
+        "--bind",
+        "core",
+        "sh",
+        "-c",
+        "grep Cpus_allowed_list /proc/self/status",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    for l in stdout.lines() {
+        let list = l.rsplit('\t').next().unwrap();
+        assert!(list.parse::<u32>().is_ok(), "not one PU: {l}");
+    }
+}
+
+#[test]
+fn sigterm_to_pmix_run_reaches_every_rank() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmix-run"))
+        .args([
+            "-n",
+            "2",
+            "--tag-output",
+            "--grace",
+            "60",
+            "sh",
+            "-c",
+            r#"trap 'echo got TERM; exit 5' TERM; echo ready; while :; do sleep 0.1; done"#,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    while seen
+        .iter()
+        .filter(|l: &&String| l.ends_with("ready"))
+        .count()
+        < 2
+    {
+        match rx.recv_timeout(LIMIT) {
+            Ok(l) => seen.push(l),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the ranks never said ready ({e}): {seen:?}");
+            }
+        }
+    }
+    // SAFETY: kill(2) on the pid of the child this test started and has not reaped.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pmix-run did not end after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    reader.join().unwrap();
+    seen.extend(rx.try_iter());
+    assert_eq!(status.code(), Some(5), "{seen:?}");
+    assert!(seen.contains(&"[0] got TERM".to_owned()), "{seen:?}");
+    assert!(seen.contains(&"[1] got TERM".to_owned()), "{seen:?}");
+}
