@@ -1,8 +1,10 @@
 /* directget: a Get of a peer's key with no fence, held by the server until the peer
  * commits; then a Get with PMIX_TIMEOUT of a key nobody ever puts, which must end in
- * PMIX_ERR_TIMEOUT. Rank r asks for rank r+1's (mod N) key with PMIx_Get_nb, then
- * waits half a second before it puts and commits its own, so every Get is asked
- * before the key it wants exists. Prints "directget rank R: ok". */
+ * PMIX_ERR_TIMEOUT. After a fence without data (every rank is up), rank r asks for
+ * rank r+1's (mod N) key with PMIx_Get_nb, then waits 300 ms before it puts and
+ * commits its own, so every Get is asked before the key it wants exists (and is held
+ * well within the server's default 2 s for a held Get). Prints "directget rank R:
+ * ok". */
 #include "common.h"
 
 static volatile int get_done = 0;
@@ -27,8 +29,9 @@ int main(void)
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, me.nspace, peer);
 
+    fence_or_fail("PMIx_Fence (start)");
     CHECK_OK(PMIx_Get_nb(&p, "dget.key", NULL, 0, get_cb, NULL), "PMIx_Get_nb(dget.key)");
-    sleep_ms(500);
+    sleep_ms(300);
     pmix_value_t v;
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_UINT32;
