@@ -159,7 +159,7 @@ fn sigterm_to_pmix_run_reaches_every_rank() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id() as libc::pid_t;
+    let pid = rustix::process::Pid::from_child(&child);
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().unwrap();
     let reader = std::thread::spawn(move || {
@@ -184,8 +184,8 @@ fn sigterm_to_pmix_run_reaches_every_rank() {
             }
         }
     }
-    // SAFETY: kill(2) on the pid of the child this test started and has not reaped.
-    unsafe { libc::kill(pid, libc::SIGTERM) };
+    // The pid of the child this test started and has not reaped.
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     let deadline = std::time::Instant::now() + LIMIT;
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {

@@ -12,8 +12,8 @@ use pmix_core::CpuSet;
 
 use super::args::Bind;
 
-/// The largest PU index a binding can name (`CPU_SETSIZE` of glibc's `cpu_set_t`).
-pub const MAX_PUS: u32 = libc::CPU_SETSIZE as u32;
+/// How many PUs a binding can name (`CPU_SETSIZE`): indexes 0 to `MAX_PUS - 1`.
+pub const MAX_PUS: u32 = rustix::thread::CpuSet::MAX_CPU as u32;
 
 /// The cpuset of each of `n` ranks (`None`: unbound), or why there is none.
 ///
@@ -62,7 +62,7 @@ pub fn plan(
 /// A kernel affinity mask, built before `fork` so that the child only has to hand it
 /// to `sched_setaffinity` (nothing is allocated between fork and exec).
 #[derive(Clone, Copy)]
-pub struct Mask(libc::cpu_set_t);
+pub struct Mask(rustix::thread::CpuSet);
 
 impl std::fmt::Debug for Mask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -73,13 +73,16 @@ impl std::fmt::Debug for Mask {
 impl Mask {
     /// The mask of `set`; PUs past [`MAX_PUS`] are left out ([`plan`] refuses them).
     pub fn new(set: &CpuSet) -> Mask {
-        // SAFETY: cpu_set_t is a plain bit array; all zeroes is the empty set.
-        let mut raw: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let mut raw = rustix::thread::CpuSet::new();
         for pu in set.iter().filter(|&pu| pu < MAX_PUS) {
-            // SAFETY: pu < CPU_SETSIZE, inside the bit array.
-            unsafe { libc::CPU_SET(pu as usize, &mut raw) };
+            raw.set(pu as usize);
         }
         Mask(raw)
+    }
+
+    /// Whether `pu` is in the mask.
+    pub fn contains(&self, pu: u32) -> bool {
+        pu < MAX_PUS && self.0.is_set(pu as usize)
     }
 
     /// Binds the calling process (all of it: called in a child between fork and exec,
@@ -88,15 +91,7 @@ impl Mask {
     /// # Errors
     /// The OS error of `sched_setaffinity` (a PU this process may not use).
     pub fn apply(&self) -> std::io::Result<()> {
-        // SAFETY: pid 0 is the calling thread; the pointer and size describe a valid,
-        // initialised cpu_set_t that outlives the call.
-        let rc =
-            unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.0) };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
+        rustix::thread::sched_setaffinity(None, &self.0).map_err(std::io::Error::from)
     }
 }
 
@@ -142,9 +137,7 @@ mod tests {
     fn a_mask_holds_exactly_the_set() {
         let m = Mask::new(&set("0,3"));
         for pu in 0..8 {
-            // SAFETY: reading a bit of an initialised cpu_set_t.
-            let on = unsafe { libc::CPU_ISSET(pu, &m.0) };
-            assert_eq!(on, pu == 0 || pu == 3, "{pu}");
+            assert_eq!(m.contains(pu), pu == 0 || pu == 3, "{pu}");
         }
     }
 }

@@ -9,8 +9,9 @@
 //!          [--bind none|core|package] PROG [ARGS]...
 //! ```
 //!
-//! The parts: the command line ([`args`]), the bindings ([`bind`]), output forwarding
-//! ([`output`]), the exit status ([`policy`]), the job loop ([`job`], written against
+//! The parts: the command line ([`args`]), the bindings ([`bind`]), starting a rank
+//! ([`spawn`]), output forwarding ([`output`]), the exit status ([`policy`]), the job
+//! loop ([`job`], written against
 //! the small [`job::JobServer`] trait so it is tested with a fake server too) and the
 //! embedded server ([`server`]).
 //!
@@ -36,12 +37,14 @@ pub mod job;
 pub mod output;
 pub mod policy;
 pub mod server;
+pub mod spawn;
 
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
 use args::{Bind, Stop};
 use job::{JobSpec, Sinks};
+use signal_hook::consts::signal::{SIGINT, SIGTERM};
 
 /// Exit status when the job could not be set up (the server, the topology).
 pub const EXIT_SOFTWARE: i32 = 70;
@@ -65,7 +68,7 @@ pub fn main(args: &[OsString]) -> i32 {
         stderr: Arc::new(Mutex::new(std::io::stderr())),
     };
     // Registered before any rank exists, so no signal is missed.
-    let mut signals = match signal_hook::iterator::Signals::new([libc::SIGINT, libc::SIGTERM]) {
+    let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
         Ok(s) => s,
         Err(e) => {
             job::say(&sinks, &format!("cannot catch SIGINT/SIGTERM: {e}"));

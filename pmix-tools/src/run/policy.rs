@@ -54,18 +54,19 @@ impl RankEnd {
 
 /// The name of the common signals.
 pub fn signal_name(sig: i32) -> Option<&'static str> {
+    use signal_hook::consts::signal::*;
     Some(match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        SIGINT => "SIGINT",
+        SIGQUIT => "SIGQUIT",
+        SIGILL => "SIGILL",
+        SIGABRT => "SIGABRT",
+        SIGBUS => "SIGBUS",
+        SIGFPE => "SIGFPE",
+        SIGKILL => "SIGKILL",
+        SIGSEGV => "SIGSEGV",
+        SIGPIPE => "SIGPIPE",
+        SIGTERM => "SIGTERM",
         _ => return None,
     })
 }
@@ -119,6 +120,7 @@ impl Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use signal_hook::consts::signal::{SIGKILL, SIGSEGV};
 
     #[test]
     fn all_zero_is_zero() {
@@ -132,15 +134,15 @@ mod tests {
     fn the_first_non_zero_end_decides_and_a_signal_is_128_plus() {
         let mut v = Verdict::default();
         v.rank_ended(RankEnd::Exited(0), false);
-        v.rank_ended(RankEnd::Signaled(libc::SIGSEGV), false);
+        v.rank_ended(RankEnd::Signaled(SIGSEGV), false);
         v.rank_ended(RankEnd::Exited(3), false);
-        assert_eq!(v.code(), 128 + libc::SIGSEGV);
+        assert_eq!(v.code(), 128 + SIGSEGV);
     }
 
     #[test]
     fn an_abort_status_wins_and_ranks_we_killed_never_count() {
         let mut v = Verdict::default();
-        v.rank_ended(RankEnd::Signaled(libc::SIGKILL), true);
+        v.rank_ended(RankEnd::Signaled(SIGKILL), true);
         assert_eq!(v.code(), 0);
         v.rank_ended(RankEnd::Exited(1), false);
         v.aborted(42);

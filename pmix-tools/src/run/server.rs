@@ -37,8 +37,8 @@ impl Embedded {
         };
         let server =
             Server::start(cfg).map_err(|e| format!("cannot start the PMIx server: {e}"))?;
-        // SAFETY: getuid and getgid have no preconditions and cannot fail.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let uid = rustix::process::getuid().as_raw();
+        let gid = rustix::process::getgid().as_raw();
         let mut spec = NamespaceSpec::single_node(nspace, cpusets.len() as u32, uid, gid);
         for (r, cpus) in spec.ranks.iter_mut().zip(cpusets) {
             if let Some(c) = cpus {

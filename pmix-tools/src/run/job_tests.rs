@@ -1,0 +1,223 @@
+//! The job loop against a fake server, with real children (`sh -c`).
+
+use super::*;
+use signal_hook::consts::signal::{SIGKILL, SIGTERM};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// A server that hands out scripted events and records what it was told.
+#[derive(Default)]
+struct Fake {
+    events: Mutex<VecDeque<Event>>,
+    exited: Mutex<Vec<(u32, i32)>>,
+}
+
+impl JobServer for Fake {
+    fn client_env(&self, rank: u32) -> Vec<(String, String)> {
+        vec![("FAKE_RANK".into(), rank.to_string())]
+    }
+    fn next_event(&self, timeout: Duration) -> Option<Event> {
+        let ev = self.events.lock().unwrap().pop_front();
+        if ev.is_none() {
+            std::thread::sleep(timeout);
+        }
+        ev
+    }
+    fn proc_exited(&self, rank: u32, status: i32) {
+        self.exited.lock().unwrap().push((rank, status));
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    exited: Vec<(u32, i32)>,
+}
+
+fn spec(n: usize, script: &str) -> JobSpec {
+    JobSpec {
+        command: ["sh", "-c", script].iter().map(OsString::from).collect(),
+        cpusets: vec![None; n],
+        tag_output: false,
+        timeout: Some(Duration::from_secs(60)),
+        grace: Duration::from_millis(300),
+        keep_going: false,
+        extra_env: vec![("EXTRA".into(), "x".into())],
+    }
+}
+
+fn run_with(spec: &JobSpec, events: Vec<Event>, signals: Vec<i32>) -> Run {
+    let fake = Fake {
+        events: Mutex::new(events.into()),
+        ..Fake::default()
+    };
+    let out: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+    let err: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+    let sinks = Sinks {
+        stdout: out.clone(),
+        stderr: err.clone(),
+    };
+    // The signals come once, after the ranks had time to start.
+    let t0 = Instant::now();
+    let mut pending = Some(signals);
+    let mut sig = move || {
+        if t0.elapsed() > Duration::from_millis(500) {
+            pending.take().unwrap_or_default()
+        } else {
+            Vec::new()
+        }
+    };
+    let code = run(spec, &fake, &sinks, &mut sig);
+    let mut exited = fake.exited.lock().unwrap().clone();
+    exited.sort();
+    let text = |m: &Arc<Mutex<Vec<u8>>>| String::from_utf8_lossy(&m.lock().unwrap()).into_owned();
+    Run {
+        code,
+        stdout: text(&out),
+        stderr: text(&err),
+        exited,
+    }
+}
+
+#[test]
+fn a_job_whose_ranks_all_exit_0_exits_0_with_their_output_tagged() {
+    let mut s = spec(3, "echo out $FAKE_RANK $EXTRA; echo err >&2");
+    s.tag_output = true;
+    let r = run_with(&s, vec![], vec![]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut lines: Vec<&str> = r.stdout.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["[0] out 0 x", "[1] out 1 x", "[2] out 2 x"]);
+    assert_eq!(r.stderr.lines().filter(|l| l.ends_with("] err")).count(), 3);
+    assert_eq!(r.exited, vec![(0, 0), (1, 0), (2, 0)]);
+}
+
+#[test]
+fn a_failed_rank_ends_the_job_after_the_grace_and_its_status_is_the_jobs() {
+    let r = run_with(
+        &spec(
+            2,
+            r#"if [ "$FAKE_RANK" = 1 ]; then exit 3; fi; exec sleep 60"#,
+        ),
+        vec![],
+        vec![],
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("pmix-run: rank 1 exited with status 3\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("pmix-run: killing rank(s) 0:"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.exited, vec![(0, -SIGKILL), (1, 3)]);
+}
+
+#[test]
+fn keep_going_lets_the_others_finish() {
+    let mut s = spec(
+        2,
+        r#"if [ "$FAKE_RANK" = 1 ]; then exit 3; fi; sleep 1; echo finished"#,
+    );
+    s.keep_going = true;
+    let r = run_with(&s, vec![], vec![]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert_eq!(r.stdout, "finished\n");
+    assert_eq!(r.exited, vec![(0, 0), (1, 3)]);
+    assert!(!r.stderr.contains("killing"), "{}", r.stderr);
+}
+
+#[test]
+fn an_abort_decides_the_status_and_ends_the_job() {
+    let r = run_with(
+        &spec(2, "exec sleep 60"),
+        vec![Event::Aborted {
+            rank: 1,
+            status: 42,
+            message: Some("bad input".into()),
+        }],
+        vec![],
+    );
+    assert_eq!(r.code, 42, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("pmix-run: rank 1 called PMIx_Abort with status 42: bad input\n"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.exited, vec![(0, -SIGKILL), (1, -SIGKILL)]);
+}
+
+#[test]
+fn a_connected_rank_that_is_lost_ends_the_job_but_one_that_never_connected_does_not() {
+    let r = run_with(
+        &spec(2, "exec sleep 60"),
+        vec![Event::Lost(0), Event::Connected(1), Event::Lost(1)],
+        vec![],
+    );
+    assert_eq!(r.code, 0, "ranks we killed do not decide: {}", r.stderr);
+    assert!(!r.stderr.contains("rank 0 closed"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("pmix-run: rank 1 closed its PMIx connection without finalizing\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("killing rank(s) 0,1"), "{}", r.stderr);
+}
+
+#[test]
+fn the_timeout_kills_the_job_with_124() {
+    let mut s = spec(2, "exec sleep 60");
+    s.timeout = Some(Duration::from_millis(300));
+    let r = run_with(&s, vec![], vec![]);
+    assert_eq!(r.code, 124);
+    assert!(
+        r.stderr
+            .contains("ran past --timeout 0.3 s: killing rank(s) 0,1"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_received_sigterm_is_forwarded_to_every_rank() {
+    let mut s = spec(2, "exec sleep 60");
+    s.grace = Duration::from_secs(30);
+    let r = run_with(&s, vec![], vec![SIGTERM]);
+    assert_eq!(r.code, 128 + SIGTERM, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("received SIGTERM: forwarding it to 2 rank(s)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.exited, vec![(0, -SIGTERM), (1, -SIGTERM)]);
+}
+
+#[test]
+fn a_program_that_does_not_exist_is_127() {
+    let mut s = spec(2, "");
+    s.command = vec!["/nonexistent/pmix-run-test".into()];
+    let r = run_with(&s, vec![], vec![]);
+    assert_eq!(r.code, spawn::EXIT_NOT_FOUND);
+    assert!(
+        r.stderr
+            .starts_with("pmix-run: cannot start rank 0 (/nonexistent/pmix-run-test): "),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn an_outer_launchers_variables_are_scrubbed() {
+    assert!(spawn::is_scrubbed("PMIX_SERVER_URI41"));
+    assert!(spawn::is_scrubbed("PMIX_DSTORE_21_BASE_PATH"));
+    assert!(spawn::is_scrubbed("OMPI_MCA_orte_hnp_uri"));
+    assert!(!spawn::is_scrubbed("OMPI_MCA_btl"));
+    assert!(!spawn::is_scrubbed("PATH"));
+}
