@@ -106,3 +106,25 @@ fn a_rank_exiting_1_after_a_fence_ends_the_job_with_1_after_the_others_get_proc_
         "the survivors finalized in time: {stderr}"
     );
 }
+
+#[test]
+fn pmix_abort_ends_the_job_with_its_status_after_the_grace() {
+    let dir = TempDir::new("run-pmixabort");
+    let Some(exe) = build("pmixabort", &dir) else {
+        return;
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", "4", "--grace", "1", "--timeout", "100"])
+        .arg(&exe);
+    let out = output_within(&mut cmd, LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{stderr}");
+    assert!(
+        stderr.contains(
+            "pmix-run: rank 0 called PMIx_Abort with status 7: pmixabort: rank 0 gives up\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("FAIL"), "{stderr}");
+}

@@ -18,7 +18,8 @@ pub const USAGE: &str = "pmix-run -n N [--tag-output] [--timeout S] [--grace S] 
 const AFTER_HELP: &str = "\
 Exit status: the status of the first PMIx_Abort, else the first non-zero exit of a rank
 (a rank killed by signal SIG counts as 128+SIG), else 0; 124 when --timeout ended the
-job; 64 on a usage error; 70 when the job could not be started.";
+job; 64 on a usage error (or a --bind that cannot be planned); 127 when the program is
+not found, 126 when it cannot be run; 70 when the PMIx server cannot be started.";
 
 /// `pmix-run`: runs N ranks of a program under this crate's PMIx server.
 #[derive(Debug, Parser)]

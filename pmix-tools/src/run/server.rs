@@ -74,7 +74,13 @@ impl JobServer for Embedded {
         let until = Instant::now() + timeout;
         loop {
             let left = until.saturating_duration_since(Instant::now());
-            let ev = self.server.next_event(left)?;
+            let Some(ev) = self.server.next_event(left) else {
+                // A stopped server answers at once: keep the caller's pace.
+                if !self.server.is_running() {
+                    std::thread::sleep(until.saturating_duration_since(Instant::now()));
+                }
+                return None;
+            };
             let (ns, e) = match ev {
                 JobEvent::Connected { nspace, rank, .. } => (nspace, Event::Connected(rank)),
                 JobEvent::Finalized { nspace, rank } => (nspace, Event::Finalized(rank)),

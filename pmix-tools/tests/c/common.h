@@ -78,7 +78,7 @@ __attribute__((unused)) static void fence_or_fail(const char *what)
     CHECK_OK(PMIx_Fence(NULL, 0, NULL, 0), what);
 }
 
-static void finalize_or_fail(void)
+__attribute__((unused)) static void finalize_or_fail(void)
 {
     CHECK_OK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
 }
