@@ -204,3 +204,55 @@ fn sigterm_to_pmix_run_reaches_every_rank() {
     assert!(seen.contains(&"[0] got TERM".to_owned()), "{seen:?}");
     assert!(seen.contains(&"[1] got TERM".to_owned()), "{seen:?}");
 }
+
+/// Whether process `pid` still runs (a zombie, dead but not yet reaped by whoever
+/// inherited it, does not count).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn no_rank_outlives_a_pmix_run_killed_without_warning() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmix-run"))
+        .args(["-n", "2", "sh", "-c", "echo $$; exec sleep 120"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let mut pids = Vec::new();
+    while pids.len() < 2 {
+        match rx.recv_timeout(LIMIT) {
+            Ok(l) => pids.push(l.trim().parse::<u32>().expect("a pid")),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the ranks never printed their pids ({e})");
+            }
+        }
+    }
+    // SIGKILL to the pmix-run this test started: it cannot forward anything.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = std::time::Instant::now() + LIMIT;
+    while pids.iter().any(|&p| running(p)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ranks {pids:?} outlived pmix-run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    reader.join().unwrap();
+}
