@@ -142,8 +142,9 @@ fn bind_core_gives_each_rank_one_pu() {
     }
 }
 
-#[test]
-fn sigterm_to_pmix_run_reaches_every_rank() {
+/// Sends `sig` (named `name`) to a pmix-run whose two ranks trap it, print `got NAME`
+/// and exit 5; every rank must have got it, and pmix-run exits 5.
+fn signal_reaches_every_rank(sig: rustix::process::Signal, name: &str) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pmix-run"))
         .args([
             "-n",
@@ -153,7 +154,9 @@ fn sigterm_to_pmix_run_reaches_every_rank() {
             "60",
             "sh",
             "-c",
-            r#"trap 'echo got TERM; exit 5' TERM; echo ready; while :; do sleep 0.1; done"#,
+            &format!(
+                "trap 'echo got {name}; exit 5' {name}; echo ready; while :; do sleep 0.1; done"
+            ),
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -185,7 +188,7 @@ fn sigterm_to_pmix_run_reaches_every_rank() {
         }
     }
     // The pid of the child this test started and has not reaped.
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    rustix::process::kill_process(pid, sig).unwrap();
     let deadline = std::time::Instant::now() + LIMIT;
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -194,15 +197,26 @@ fn sigterm_to_pmix_run_reaches_every_rank() {
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("pmix-run did not end after SIGTERM");
+            panic!("pmix-run did not end after SIG{name}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     reader.join().unwrap();
     seen.extend(rx.try_iter());
     assert_eq!(status.code(), Some(5), "{seen:?}");
-    assert!(seen.contains(&"[0] got TERM".to_owned()), "{seen:?}");
-    assert!(seen.contains(&"[1] got TERM".to_owned()), "{seen:?}");
+    for r in 0..2 {
+        assert!(seen.contains(&format!("[{r}] got {name}")), "{seen:?}");
+    }
+}
+
+#[test]
+fn sigterm_to_pmix_run_reaches_every_rank() {
+    signal_reaches_every_rank(rustix::process::Signal::TERM, "TERM");
+}
+
+#[test]
+fn sigint_to_pmix_run_reaches_every_rank() {
+    signal_reaches_every_rank(rustix::process::Signal::INT, "INT");
 }
 
 /// Whether process `pid` still runs (a zombie, dead but not yet reaped by whoever
