@@ -72,7 +72,7 @@ impl G<'_, '_> {
     /// A string: mostly printable keys like the wire's, sometimes any bytes.
     fn wstr(&mut self) -> Result<WStr> {
         if self.u.ratio(1, 8)? {
-            return Ok(WStr(self.bytes()?));
+            return Ok(WStr::new(self.bytes()?));
         }
         const WORDS: &[&str] = &["pmix", "nspace", "rank", "hname", "locstr", "x", "", "0-3"];
         let n = self.u.int_in_range(1..=3u8)?;
@@ -83,7 +83,9 @@ impl G<'_, '_> {
             }
             s.extend_from_slice(self.u.choose(WORDS)?.as_bytes());
         }
-        Ok(WStr(s))
+        // Through a copy: well-known keys and short strings are held without
+        // allocating, and must round-trip like the others.
+        Ok(WStr::from(s.as_slice()))
     }
 
     fn opt_wstr(&mut self) -> Result<Option<WStr>> {
@@ -290,8 +292,8 @@ impl G<'_, '_> {
                     } else {
                         b"raw:".to_vec()
                     };
-                    s.extend(self.wstr()?.0);
-                    Regex::Raw(WStr(s))
+                    s.extend(self.wstr()?.into_bytes());
+                    Regex::Raw(WStr::new(s))
                 }
                 _ => Regex::Packed(self.opt_wstr()?),
             }),

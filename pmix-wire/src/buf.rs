@@ -95,11 +95,15 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`ErrorKind::TooDeep`] past [`Limits::max_depth`].
+    #[inline]
     pub fn deeper(&self) -> Result<u8, WireError> {
         if self.depth >= self.limits.max_depth {
-            return Err(self.error(ErrorKind::TooDeep {
-                limit: self.limits.max_depth.into(),
-            }));
+            return Err(self.cold(
+                ErrorKind::TooDeep {
+                    limit: self.limits.max_depth.into(),
+                },
+                self.pos,
+            ));
         }
         Ok(self.depth + 1)
     }
@@ -109,6 +113,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`ErrorKind::TooDeep`] past [`Limits::max_depth`], or `f`'s error.
+    #[inline]
     pub fn descend<T>(
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, WireError>,
@@ -130,16 +135,19 @@ impl<'a> Reader<'a> {
     }
 
     /// The offset of the next byte, from the start of the outermost input.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.base + self.pos
     }
 
     /// The bytes not read yet.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         self.buf.get(self.pos..).unwrap_or_default()
     }
 
     /// Whether every byte has been read.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.pos >= self.buf.len()
     }
@@ -153,6 +161,14 @@ impl<'a> Reader<'a> {
     /// gave it).
     pub fn error_at(&self, kind: ErrorKind, offset: usize) -> WireError {
         WireError::new(kind, offset)
+    }
+
+    /// An error of `kind` at position `pos` of this buffer, built out of line: the
+    /// hot paths only branch to it.
+    #[cold]
+    #[inline(never)]
+    fn cold(&self, kind: ErrorKind, pos: usize) -> WireError {
+        WireError::new(kind, self.base + pos)
     }
 
     /// Fails unless every byte has been read.
@@ -170,15 +186,15 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`ErrorKind::Truncated`] when fewer remain.
+    #[inline]
     pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], WireError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len());
-        match end {
-            Some(end) => {
-                let s = &self.buf[self.pos..end];
-                self.pos = end;
+        match self.rest().get(..n) {
+            Some(s) => {
+                // Within the buffer, so no overflow.
+                self.pos += n;
                 Ok(s)
             }
-            None => Err(self.error(ErrorKind::Truncated { what })),
+            None => Err(self.cold(ErrorKind::Truncated { what }, self.pos)),
         }
     }
 
@@ -186,8 +202,15 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`ErrorKind::Truncated`].
+    #[inline]
     pub fn u8(&mut self, what: &'static str) -> Result<u8, WireError> {
-        Ok(self.take(1, what)?[0])
+        match self.buf.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b)
+            }
+            None => Err(self.cold(ErrorKind::Truncated { what }, self.pos)),
+        }
     }
 
     /// A flex128 varint of at most `bits` significant bits (PROTOCOL.md §5.3),
@@ -196,7 +219,22 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`ErrorKind::Truncated`], or [`ErrorKind::BadVarint`] for a longer encoding
     /// than needed or a value wider than `bits`.
+    #[inline]
     pub fn varint(&mut self, bits: u32, what: &'static str) -> Result<u64, WireError> {
+        // One byte (most counts, lengths, type tags and small numbers): inline.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b & 0x80 == 0
+            && (bits >= 64 || u64::from(b) >> bits == 0)
+        {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        self.varint_long(bits, what)
+    }
+
+    /// [`Reader::varint`] past its one-byte case.
+    #[inline(never)]
+    fn varint_long(&mut self, bits: u32, what: &'static str) -> Result<u64, WireError> {
         let at = self.offset();
         let mut v: u64 = 0;
         let mut i = 0;
@@ -231,14 +269,15 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// As [`Reader::varint`]; a value outside the signed range of `bits` is
     /// [`ErrorKind::BadVarint`].
+    #[inline]
     pub fn zigzag(&mut self, bits: u32, what: &'static str) -> Result<i64, WireError> {
-        let at = self.offset();
+        let at = self.pos;
         let u = self.varint(64, what)?;
         let s = ((u >> 1) as i64) ^ -((u & 1) as i64);
         if bits < 64 {
             let lim = 1i64 << (bits - 1);
             if s < -lim || s >= lim {
-                return Err(self.error_at(ErrorKind::BadVarint { what }, at));
+                return Err(self.cold(ErrorKind::BadVarint { what }, at));
             }
         }
         Ok(s)
@@ -248,21 +287,26 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// As [`Reader::varint`], or [`ErrorKind::UnknownType`].
+    #[inline]
     pub fn data_type(&mut self, what: &'static str) -> Result<DataType, WireError> {
-        let at = self.offset();
+        let at = self.pos;
         let code = self.varint(16, what)?;
-        DataType::from_code(code).ok_or_else(|| self.error_at(ErrorKind::UnknownType { code }, at))
+        match DataType::from_code(code) {
+            Some(ty) => Ok(ty),
+            None => Err(self.cold(ErrorKind::UnknownType { code }, at)),
+        }
     }
 
     /// A type tag that must be `ty`.
     ///
     /// # Errors
     /// As [`Reader::varint`], or [`ErrorKind::UnexpectedType`].
+    #[inline]
     pub fn expect_type(&mut self, ty: DataType, what: &'static str) -> Result<(), WireError> {
-        let at = self.offset();
+        let at = self.pos;
         let code = self.varint(64, what)?;
         if code != u64::from(ty.code()) {
-            return Err(self.error_at(
+            return Err(self.cold(
                 ErrorKind::UnexpectedType {
                     what,
                     expected: ty.code(),
@@ -278,6 +322,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`ErrorKind::TooLarge`] at `at`.
+    #[inline]
     pub fn bounded(
         &self,
         n: u64,
@@ -286,26 +331,23 @@ impl<'a> Reader<'a> {
         at: usize,
     ) -> Result<usize, WireError> {
         if n > u64::from(limit) {
-            return Err(self.error_at(
-                ErrorKind::TooLarge {
-                    what,
-                    len: n,
-                    limit: limit.into(),
-                },
-                at,
-            ));
+            return Err(Self::too_large(n, limit, what, at));
         }
         // `limit` is a u32, so `n` fits a usize on every target we build for.
-        usize::try_from(n).map_err(|_| {
-            self.error_at(
-                ErrorKind::TooLarge {
-                    what,
-                    len: n,
-                    limit: limit.into(),
-                },
-                at,
-            )
-        })
+        usize::try_from(n).map_err(|_| Self::too_large(n, limit, what, at))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_large(n: u64, limit: u32, what: &'static str, at: usize) -> WireError {
+        WireError::new(
+            ErrorKind::TooLarge {
+                what,
+                len: n,
+                limit: limit.into(),
+            },
+            at,
+        )
     }
 
     /// A STRING element's bytes without the NUL: `None` for a NULL string (length
@@ -315,31 +357,32 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`ErrorKind::Truncated`], [`ErrorKind::TooLarge`], or
     /// [`ErrorKind::BadValue`] for a negative length or a last byte other than NUL.
+    #[inline(always)]
     pub fn string(&mut self, what: &'static str) -> Result<Option<&'a [u8]>, WireError> {
-        let at = self.offset();
+        let start = self.pos;
         let len = self.zigzag(32, what)?;
-        if len < 0 {
-            return Err(self.error_at(
+        if len <= 0 {
+            if len == 0 {
+                return Ok(None);
+            }
+            return Err(self.cold(
                 ErrorKind::BadValue {
                     what,
                     why: "a negative string length",
                 },
-                at,
+                start,
             ));
         }
-        if len == 0 {
-            return Ok(None);
-        }
-        let n = self.bounded(len as u64, self.limits.max_bytes, what, at)?;
+        let n = self.bounded(len as u64, self.limits.max_bytes, what, self.base + start)?;
         let bytes = self.take(n, what)?;
         match bytes.split_last() {
             Some((0, s)) => Ok(Some(s)),
-            _ => Err(self.error_at(
+            _ => Err(self.cold(
                 ErrorKind::BadValue {
                     what,
                     why: "a string whose last byte is not NUL",
                 },
-                at,
+                start,
             )),
         }
     }
@@ -351,17 +394,18 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`ErrorKind::Truncated`], [`ErrorKind::UnexpectedType`],
     /// [`ErrorKind::BadCount`] for a negative count, [`ErrorKind::TooLarge`].
+    #[inline(always)]
     pub fn pack_header(&mut self, ty: DataType, what: &'static str) -> Result<usize, WireError> {
         let described = self.ty == BufferType::FullyDescribed;
         if described {
             self.expect_type(DataType::Int32, what)?;
         }
-        let at = self.offset();
+        let at = self.pos;
         let n = self.zigzag(32, what)?;
         if n < 0 {
-            return Err(self.error_at(ErrorKind::BadCount { what, found: n }, at));
+            return Err(self.cold(ErrorKind::BadCount { what, found: n }, at));
         }
-        let n = self.bounded(n as u64, self.limits.max_count, what, at)?;
+        let n = self.bounded(n as u64, self.limits.max_count, what, self.base + at)?;
         if described {
             self.expect_type(ty, what)?;
         }

@@ -666,7 +666,9 @@ fn one_header(r: &mut Reader<'_>, ty: DataType, what: &'static str) -> Result<()
 
 /// Reads top-level packs of one `T` each until the input ends.
 fn read_until_end<T: Element>(r: &mut Reader<'_>, what: &'static str) -> Result<Vec<T>, WireError> {
-    let mut v = Vec::new();
+    // A guess (a KVAL of a short key and a number takes about 16 bytes), bounded
+    // like any reservation; pushing grows the rest.
+    let mut v = Vec::with_capacity(r.capacity_for(r.rest().len() / 16));
     while !r.is_empty() {
         v.push(r.unpack_one::<T>(what)?);
     }

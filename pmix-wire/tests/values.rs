@@ -14,7 +14,10 @@ use proptest::prelude::*;
 fn wstr() -> impl Strategy<Value = WStr> {
     prop_oneof![
         "[a-z.:0-9,]{0,12}".prop_map(WStr::from),
-        prop::collection::vec(any::<u8>(), 0..8).prop_map(WStr),
+        prop::collection::vec(any::<u8>(), 0..8).prop_map(WStr::new),
+        // Well-known keys and strings longer than those held in place.
+        prop::sample::select(&["pmix.hname", "pmix.locstr", "pmix.pblob"][..]).prop_map(WStr::from),
+        "[a-z]{28,40}".prop_map(|s| WStr::from(s.as_str())),
     ]
 }
 

@@ -8,7 +8,7 @@ use super::{read_nested, read_until_end, write_each, write_nested};
 use crate::buf::{Element, Reader, Writer};
 use crate::error::WireError;
 use crate::types::DataType;
-use crate::value::{DataArray, Info, Kval, Rank, Value, WStr};
+use crate::value::{DataArray, Info, Kval, Rank, Value, WStr, req_bytes};
 
 /// The key of a per-process blob.
 pub const PROC_BLOB_KEY: &str = "pmix.pblob";
@@ -163,26 +163,33 @@ fn write_array(w: &mut Writer, key: &str, v: &[Info]) {
 }
 
 fn read_item(r: &mut Reader<'_>) -> Result<JobItem, WireError> {
-    // Peek at the key and the value's type: a per-process blob is decoded from the
-    // bytes in place (its nested reader counts offsets from the outer payload).
+    // Read the key and peek at the value's type: a per-process blob is decoded
+    // from the bytes in place (its nested reader counts offsets from the outer
+    // payload); any other KVAL goes on from the key (what `Kval::decode` reads).
     let mut p = r.clone();
     super::one_header(&mut p, DataType::Kval, "kval")?;
-    let key = WStr::decode(&mut p)?;
-    if key.as_bytes() == PROC_BLOB_KEY.as_bytes()
-        && p.data_type("value type")? == DataType::ByteObject
-    {
-        let ty = p.buffer_type();
-        let blob = p.descend(|p| {
-            read_nested(p, ty, "pmix.pblob", |inner| {
-                let rank = inner.unpack_one::<Rank>("pblob rank")?;
-                let kvals = read_until_end::<Kval>(inner, "pblob kval")?;
-                Ok(ProcBlob { rank, kvals })
-            })
-        })?;
-        *r = p;
-        return Ok(JobItem::Proc(blob));
+    let key = req_bytes(&mut p, "kval key")?;
+    if key == PROC_BLOB_KEY.as_bytes() {
+        let mut q = p.clone();
+        if q.data_type("value type")? == DataType::ByteObject {
+            let ty = q.buffer_type();
+            let blob = q.descend(|q| {
+                read_nested(q, ty, "pmix.pblob", |inner| {
+                    let rank = inner.unpack_one::<Rank>("pblob rank")?;
+                    let kvals = read_until_end::<Kval>(inner, "pblob kval")?;
+                    Ok(ProcBlob { rank, kvals })
+                })
+            })?;
+            *r = q;
+            return Ok(JobItem::Proc(blob));
+        }
     }
-    let kval = r.unpack_one::<Kval>("kval")?;
+    let value = Value::decode(&mut p)?;
+    *r = p;
+    let kval = Kval {
+        key: WStr::from(key),
+        value,
+    };
     if let Some(make) = array_kind(&kval.key)
         && let Some(v) = infos(&kval.value)
     {

@@ -58,6 +58,7 @@ pub use scalar::{
 };
 pub use stats::{DiskStats, NetStats, NodeStats, ProcStats};
 pub use wstr::WStr;
+pub(crate) use wstr::req_bytes;
 
 /// A tagged value (`pmix_value_t`, and any element a DATA_ARRAY can hold): one
 /// variant per bfrops type. As an [`Element`] (type VALUE) it is the type tag and

@@ -14,81 +14,217 @@ use crate::types::DataType;
 /// [`WStr::as_str`] gives them as text when they are UTF-8. A NULL string is
 /// `Option<WStr>::None` where the protocol allows one; a layout that needs a string
 /// (keys, namespaces) refuses NULL with [`ErrorKind::BadValue`].
-#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct WStr(pub Vec<u8>);
+///
+/// Decoding allocates for few strings: the well-known `pmix.*` keys OpenPMIx sends
+/// are shared static bytes, and strings of up to 14 bytes are held in place; only
+/// longer ones are on the heap. Equality, ordering and hashing are those of the
+/// bytes, whichever way they are held.
+#[derive(Clone)]
+pub struct WStr(Repr);
+
+/// The most bytes a [`WStr`] holds in place.
+const INLINE: usize = 14;
+
+#[derive(Clone)]
+enum Repr {
+    /// Static bytes (a well-known key, or [`WStr::from_static`]).
+    Static(&'static [u8]),
+    /// Up to [`INLINE`] bytes in place: `buf[..len]`.
+    Inline { len: u8, buf: [u8; INLINE] },
+    /// Anything else.
+    Heap(Vec<u8>),
+}
+
+/// The static copy of `b` when it is one of the keys OpenPMIx 4.2 sends most (the
+/// job-info blob's, the server's and the clients' common attributes): decoding one
+/// of them allocates nothing. Dispatched on the length and the byte after `pmix.`,
+/// then a compare of known width for each key of that length and byte (one or two).
+fn well_known(b: &[u8]) -> Option<&'static [u8]> {
+    Some(match (b.len(), b.get(5).copied().unwrap_or(0)) {
+        (9, b'l') if b == b"pmix.lldr" => b"pmix.lldr",
+        (9, b'p') if b == b"pmix.pmem" => b"pmix.pmem",
+        (9, b'r') if b == b"pmix.rank" => b"pmix.rank",
+        (10, b'g') if b == b"pmix.grank" => b"pmix.grank",
+        (10, b'h') if b == b"pmix.hname" => b"pmix.hname",
+        (10, b'j') if b == b"pmix.jobid" => b"pmix.jobid",
+        (10, b'l') if b == b"pmix.lrank" => b"pmix.lrank",
+        (10, b'm') if b == b"pmix.mapby" => b"pmix.mapby",
+        (10, b'n') if b == b"pmix.nlist" => b"pmix.nlist",
+        (10, b'n') if b == b"pmix.nrank" => b"pmix.nrank",
+        (10, b'p') if b == b"pmix.pblob" => b"pmix.pblob",
+        (11, b'a') if b == b"pmix.appldr" => b"pmix.appldr",
+        (11, b'a') if b == b"pmix.appnum" => b"pmix.appnum",
+        (11, b'b') if b == b"pmix.bindto" => b"pmix.bindto",
+        (11, b'c') if b == b"pmix.cpuset" => b"pmix.cpuset",
+        (11, b'l') if b == b"pmix.locstr" => b"pmix.locstr",
+        (11, b'l') if b == b"pmix.lpeers" => b"pmix.lpeers",
+        (11, b'n') if b == b"pmix.nodeid" => b"pmix.nodeid",
+        (11, b'n') if b == b"pmix.nspace" => b"pmix.nspace",
+        (11, b'o') if b == b"pmix.offset" => b"pmix.offset",
+        (11, b'r') if b == b"pmix.rankby" => b"pmix.rankby",
+        (12, b'a') if b == b"pmix.app.arr" => b"pmix.app.arr",
+        (12, b'a') if b == b"pmix.apprank" => b"pmix.apprank",
+        (12, b'c') if b == b"pmix.collect" => b"pmix.collect",
+        (12, b's') if b == b"pmix.ssn.arr" => b"pmix.ssn.arr",
+        (12, b't') if b == b"pmix.toposig" => b"pmix.toposig",
+        (13, b'a') if b == b"pmix.app.size" => b"pmix.app.size",
+        (13, b'e') if b == b"pmix.evnondef" => b"pmix.evnondef",
+        (13, b'j') if b == b"pmix.job.size" => b"pmix.job.size",
+        (13, b'm') if b == b"pmix.max.size" => b"pmix.max.size",
+        (13, b'n') if b == b"pmix.node.arr" => b"pmix.node.arr",
+        (13, b's') if b == b"pmix.srv.rank" => b"pmix.srv.rank",
+        (14, b'j') if b == b"pmix.job.napps" => b"pmix.job.napps",
+        (14, b'n') if b == b"pmix.node.size" => b"pmix.node.size",
+        (14, b'n') if b == b"pmix.num.nodes" => b"pmix.num.nodes",
+        (14, b'u') if b == b"pmix.univ.size" => b"pmix.univ.size",
+        (15, b'b') if b == b"pmix.bfrops.mod" => b"pmix.bfrops.mod",
+        (15, b'l') if b == b"pmix.local.size" => b"pmix.local.size",
+        (15, b's') if b == b"pmix.session.id" => b"pmix.session.id",
+        (15, b's') if b == b"pmix.srv.nspace" => b"pmix.srv.nspace",
+        (16, b'r') if b == b"pmix.reg.cleanup" => b"pmix.reg.cleanup",
+        (18, b'c') if b == b"pmix.clnup.recurse" => b"pmix.clnup.recurse",
+        (19, b'r') if b == b"pmix.reg.cleanupdir" => b"pmix.reg.cleanupdir",
+        (25, b's') if b == b"pmix.srvr.internal.notify" => b"pmix.srvr.internal.notify",
+        _ => return None,
+    })
+}
 
 impl WStr {
     /// A string of `bytes`.
     pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
-        WStr(bytes.into())
+        WStr(Repr::Heap(bytes.into()))
+    }
+
+    /// A string of static text, held without allocating.
+    pub const fn from_static(s: &'static str) -> Self {
+        WStr(Repr::Static(s.as_bytes()))
+    }
+
+    /// A string of a copy of `b`: a well-known key shared, a short one in place.
+    fn copied(b: &[u8]) -> Self {
+        if let Some(k) = well_known(b) {
+            return WStr(Repr::Static(k));
+        }
+        if b.len() <= INLINE {
+            let mut buf = [0; INLINE];
+            if let Some(dst) = buf.get_mut(..b.len()) {
+                dst.copy_from_slice(b);
+                return WStr(Repr::Inline {
+                    len: b.len() as u8,
+                    buf,
+                });
+            }
+        }
+        WStr(Repr::Heap(b.to_vec()))
     }
 
     /// The bytes, without the NUL.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Repr::Static(b) => b,
+            Repr::Inline { len, buf } => buf.get(..usize::from(*len)).unwrap_or_default(),
+            Repr::Heap(v) => v,
+        }
     }
 
     /// The bytes as text; `None` when they are not UTF-8.
     pub fn as_str(&self) -> Option<&str> {
-        core::str::from_utf8(&self.0).ok()
+        core::str::from_utf8(self.as_bytes()).ok()
     }
 
     /// The bytes, by value.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.0
+        match self.0 {
+            Repr::Heap(v) => v,
+            other => WStr(other).as_bytes().to_vec(),
+        }
     }
 
     /// The number of bytes (without the NUL).
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.as_bytes().len()
     }
 
     /// Whether the string is empty (`""`, which is not NULL on the wire).
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.as_bytes().is_empty()
+    }
+}
+
+impl Default for WStr {
+    /// The empty string.
+    fn default() -> Self {
+        WStr(Repr::Static(&[]))
+    }
+}
+
+impl PartialEq for WStr {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for WStr {}
+
+impl PartialOrd for WStr {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for WStr {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl core::hash::Hash for WStr {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        // As the `Vec<u8>` it used to be.
+        self.as_bytes().hash(state);
     }
 }
 
 impl From<&str> for WStr {
     fn from(s: &str) -> Self {
-        WStr(s.as_bytes().to_vec())
+        WStr::copied(s.as_bytes())
     }
 }
 
 impl From<String> for WStr {
     fn from(s: String) -> Self {
-        WStr(s.into_bytes())
+        WStr(Repr::Heap(s.into_bytes()))
     }
 }
 
 impl From<&[u8]> for WStr {
     fn from(s: &[u8]) -> Self {
-        WStr(s.to_vec())
+        WStr::copied(s)
     }
 }
 
 impl From<Vec<u8>> for WStr {
     fn from(s: Vec<u8>) -> Self {
-        WStr(s)
+        WStr(Repr::Heap(s))
     }
 }
 
 impl PartialEq<&str> for WStr {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == other.as_bytes()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<str> for WStr {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other.as_bytes()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl fmt::Display for WStr {
     /// The text, with U+FFFD for bytes that are not UTF-8.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for chunk in self.0.utf8_chunks() {
+        for chunk in self.as_bytes().utf8_chunks() {
             f.write_str(chunk.valid())?;
             if !chunk.invalid().is_empty() {
                 f.write_str("\u{fffd}")?;
@@ -103,7 +239,7 @@ impl fmt::Debug for WStr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.as_str() {
             Some(s) => fmt::Debug::fmt(s, f),
-            None => write!(f, "\"{}\"", self.0.escape_ascii()),
+            None => write!(f, "\"{}\"", self.as_bytes().escape_ascii()),
         }
     }
 }
@@ -115,9 +251,14 @@ pub(crate) fn opt_str(r: &mut Reader<'_>, what: &'static str) -> Result<Option<W
 
 /// Reads a STRING element that must not be NULL.
 pub(crate) fn req_str(r: &mut Reader<'_>, what: &'static str) -> Result<WStr, WireError> {
+    req_bytes(r, what).map(WStr::from)
+}
+
+/// Reads a STRING element that must not be NULL, without copying it.
+pub(crate) fn req_bytes<'a>(r: &mut Reader<'a>, what: &'static str) -> Result<&'a [u8], WireError> {
     let at = r.offset();
     match r.string(what)? {
-        Some(s) => Ok(WStr::from(s)),
+        Some(s) => Ok(s),
         None => Err(r.error_at(
             ErrorKind::BadValue {
                 what,
@@ -162,5 +303,92 @@ impl Element for Option<WStr> {
 
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         opt_str(r, "string")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use crate::types::BufferType;
+    use core::hash::{Hash, Hasher};
+
+    /// The bytes a value feeds its hasher.
+    #[derive(Default)]
+    struct Bytes(Vec<u8>);
+
+    impl Hasher for Bytes {
+        fn finish(&self) -> u64 {
+            0
+        }
+        fn write(&mut self, b: &[u8]) {
+            self.0.extend_from_slice(b);
+        }
+    }
+
+    fn hashed(x: &impl Hash) -> Vec<u8> {
+        let mut h = Bytes::default();
+        x.hash(&mut h);
+        h.0
+    }
+
+    fn decoded(s: &str) -> WStr {
+        let mut w = Writer::new(BufferType::NonDescribed);
+        put_str(&mut w, &WStr::new(s));
+        let b = w.finish().unwrap();
+        let mut r = Reader::new(&b, BufferType::NonDescribed, Limits::DEFAULT);
+        WStr::decode(&mut r).unwrap()
+    }
+
+    #[test]
+    fn a_wstr_equals_orders_and_hashes_by_its_bytes_however_it_is_held() {
+        for s in [
+            "pmix.hname",
+            "vm",
+            "",
+            "a string longer than fourteen bytes",
+        ] {
+            let held = [
+                WStr::new(s),
+                WStr::from(s),
+                WStr::from(s.as_bytes()),
+                decoded(s),
+            ];
+            for a in &held {
+                assert_eq!(a.as_bytes(), s.as_bytes());
+                assert_eq!(hashed(a), hashed(&s.as_bytes().to_vec()));
+                for b in &held {
+                    assert_eq!(a, b);
+                    assert_eq!(a.cmp(b), core::cmp::Ordering::Equal);
+                }
+            }
+            assert_eq!(WStr::new(s).into_bytes(), decoded(s).into_bytes());
+        }
+        assert_eq!(WStr::from_static("pmix.x"), WStr::new("pmix.x"));
+        let (a, b) = (WStr::from("pmix.a"), WStr::new("pmix.b"));
+        assert!(a < b);
+        assert_eq!(WStr::default(), WStr::new(""));
+    }
+
+    #[test]
+    fn decoding_a_well_known_key_or_a_short_string_does_not_allocate() {
+        assert!(matches!(decoded("pmix.locstr").0, Repr::Static(_)));
+        assert!(matches!(decoded("pmix.nothing").0, Repr::Inline { .. }));
+        assert!(matches!(decoded("14 bytes here.").0, Repr::Inline { .. }));
+        assert!(matches!(decoded("fifteen bytes!!").0, Repr::Heap(_)));
+        // Keys of the table, of each length and position in it, are found.
+        for k in [
+            "pmix.appldr",
+            "pmix.srvr.internal.notify",
+            "pmix.reg.cleanupdir",
+            "pmix.rank",
+        ] {
+            assert!(matches!(decoded(k).0, Repr::Static(b) if b == k.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn a_wstr_is_no_larger_than_a_vec() {
+        assert_eq!(size_of::<WStr>(), size_of::<Vec<u8>>());
     }
 }
