@@ -86,10 +86,32 @@ fn a_failure_ends_the_other_ranks_after_the_grace_unless_keep_going() {
 }
 
 #[test]
-fn the_timeout_kills_the_job_with_124() {
-    let out = pmix_run(&["-n", "2", "--timeout", "0.5", "sleep", "60"]);
+fn the_timeout_kills_the_job_with_124_and_what_its_ranks_started() {
+    // Each rank starts a sleep of its own (in its process group) and prints its pid.
+    let out = pmix_run(&[
+        "-n",
+        "2",
+        "--timeout",
+        "0.5",
+        "sh",
+        "-c",
+        "sleep 60 & echo $!; wait",
+    ]);
     assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("ran past --timeout 0.5 s"));
+    let pids: Vec<u32> = text(&out.stdout)
+        .lines()
+        .map(|l| l.trim().parse().expect("a pid"))
+        .collect();
+    assert_eq!(pids.len(), 2);
+    let deadline = std::time::Instant::now() + LIMIT;
+    while pids.iter().any(|&p| running(p)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{pids:?} outlived the job"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]

@@ -4,8 +4,10 @@
 //! One thread (the caller's) owns every child: it polls them (`try_wait`), the
 //! server's job events ([`JobServer::next_event`], which also paces the loop), the
 //! signals pmix-run received, and the deadlines. Only children this loop has not
-//! reaped are signalled or killed, by their own pid, so a pid is never reused under
-//! it. Output is copied by two threads per rank ([`super::output`]).
+//! reaped are signalled or killed, each through its own process group (its pid), so a
+//! pid is never reused under it; a signal or a kill reaches what the rank started in
+//! its group too. Output is copied by two threads per rank ([`super::output`]); once
+//! every rank has ended, it is drained for at most [`DRAIN_LIMIT`].
 //!
 //! How one rank is started (its environment, process group, binding) is
 //! [`super::spawn`]'s.
@@ -26,6 +28,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use pmix_core::CpuSet;
+use rustix::process::{Pid, Signal};
 
 use super::output::{self, Sink};
 use super::policy::{RankEnd, Verdict, signal_name};
@@ -188,13 +191,10 @@ pub fn run(
                 ),
             );
             for &r in &live {
-                // A child this loop has not reaped (its Child is still held): the
-                // pid is still ours.
-                if let (Some(c), Some(sig)) = (
-                    &ranks[r as usize].child,
-                    rustix::process::Signal::from_named_raw(sig),
-                ) {
-                    let _ = rustix::process::kill_process(rustix::process::Pid::from_child(c), sig);
+                if let (Some(c), Some(sig)) =
+                    (&ranks[r as usize].child, Signal::from_named_raw(sig))
+                {
+                    signal_rank(c, sig);
                 }
             }
             grace_until.get_or_insert_with(|| Instant::now() + spec.grace);
@@ -327,19 +327,39 @@ fn live_ranks(ranks: &[Rank]) -> Vec<u32> {
         .collect()
 }
 
+/// Sends `sig` to rank `child`'s process group (the rank and what it started, as a
+/// terminal would), else to the rank alone. The child is not reaped yet, so its pid,
+/// which is also its group's id ([`spawn`]), is still ours.
+fn signal_rank(child: &Child, sig: Signal) {
+    let pid = Pid::from_child(child);
+    if rustix::process::kill_process_group(pid, sig).is_err() {
+        let _ = rustix::process::kill_process(pid, sig);
+    }
+}
+
 fn kill_all(ranks: &mut [Rank]) {
     for k in ranks.iter_mut() {
-        if let Some(c) = k.child.as_mut() {
-            // Child::kill sends SIGKILL to this unreaped child's own pid.
-            let _ = c.kill();
+        if let Some(c) = k.child.as_ref() {
+            signal_rank(c, Signal::KILL);
             k.killed_by_us = true;
         }
     }
 }
 
+/// How long the output of ranks that have all ended may take to drain: a process a
+/// rank left behind outside its group can hold a pipe open for ever, and pmix-run does
+/// not wait for it.
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+
 fn join(pumps: Vec<JoinHandle<()>>) {
+    let deadline = Instant::now() + DRAIN_LIMIT;
+    while pumps.iter().any(|p| !p.is_finished()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     for p in pumps {
-        let _ = p.join();
+        if p.is_finished() {
+            let _ = p.join();
+        }
     }
 }
 
