@@ -153,7 +153,7 @@ pub fn run(
                 };
                 for rank in &mut ranks {
                     if let Some(mut c) = rank.child.take() {
-                        let _ = c.kill();
+                        signal_rank(&c, Signal::KILL);
                         let _ = c.wait();
                     }
                 }
