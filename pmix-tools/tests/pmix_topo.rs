@@ -890,10 +890,19 @@ fn the_source_reads_nothing_itself_and_stays_small() {
         "libc",
         "OpenOptions",
     ];
+    // The no-reading rule is pmix-topo's (its topology, binding and host name come
+    // from the runtime); pmix-wiredump reads capture logs and pmix-run spawns jobs.
+    // The size and opening-doc rules hold for every file.
+    let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let is_topo =
+        |f: &Path| f.starts_with(src_dir.join("topo")) || f == src_dir.join("bin/pmix-topo.rs");
+    assert!(files.iter().filter(|f| is_topo(f)).count() >= 6);
     for f in &files {
         let src = std::fs::read_to_string(f).unwrap();
-        for word in forbidden {
-            assert!(!src.contains(word), "{} uses {word}", f.display());
+        if is_topo(f) {
+            for word in forbidden {
+                assert!(!src.contains(word), "{} uses {word}", f.display());
+            }
         }
         let lines = src.lines().count();
         assert!(lines <= 500, "{} has {lines} lines", f.display());
