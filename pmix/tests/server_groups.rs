@@ -518,3 +518,59 @@ fn a_group_fence_is_not_merged_with_a_fence_over_the_same_procs() {
         assert_eq!(status(&outs, &f[r], t, Command::FenceNb), 0);
     }
 }
+
+fn notify_req(code: i32, info: Vec<Info>) -> Request {
+    Request::Notify(Notify {
+        status: Status(code),
+        range: DataRange::CUSTOM,
+        info,
+    })
+}
+
+fn proc_array(ranks: &[u32]) -> DataArray {
+    DataArray::new(
+        DataType::Proc,
+        ranks
+            .iter()
+            .map(|&r| Value::Proc(Proc::new("job", r)))
+            .collect(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn an_invite_makes_a_group_of_the_leader_and_the_invitees_that_accepted() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(4);
+    // Rank 0 invites 1..3; 3 declines; the 4.2 leader's CONSTRUCT_COMPLETE still
+    // names every invitee.
+    let grp = || Info::new("pmix.grp.id", "inv");
+    let invited = notify_req(
+        -159,
+        vec![Info::new("pmix.evrange", proc_array(&[1, 2, 3])), grp()],
+    );
+    f[0].send(&mut core, &invited, now);
+    let to_leader = || vec![Info::new("pmix.evrange", Proc::new("job", 0))];
+    f[1].send(&mut core, &notify_req(-161, to_leader()), now);
+    f[2].send(&mut core, &notify_req(-161, to_leader()), now);
+    f[3].send(&mut core, &notify_req(-162, to_leader()), now);
+    let done = notify_req(
+        COMPLETE,
+        vec![Info::new("pmix.evrange", proc_array(&[1, 2, 3])), grp()],
+    );
+    f[0].send(&mut core, &done, now);
+    drain(&mut core);
+    let tags: Vec<u32> = (0..3)
+        .map(|r| f[r].send(&mut core, &group_fence_req("inv", false), now))
+        .collect();
+    let outs = drain(&mut core);
+    for r in 0..3 {
+        assert_eq!(status(&outs, &f[r], tags[r], Command::FenceNb), 0);
+    }
+    // The decliner holds nothing.
+    let t = f[3].send(&mut core, &leave_req("inv"), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[3], t, Command::GroupLeave),
+        -46
+    );
+}

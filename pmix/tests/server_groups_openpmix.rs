@@ -12,19 +12,29 @@ use pmix_testkit::TempDir;
 use pmix_testkit::child::output_within;
 use pmix_testkit::cprog::{clean_command, compile, openpmix_for};
 
-const NS: &str = "groups.openpmix";
 const N: u32 = 4;
 
 #[test]
 fn openpmix_clients_construct_leave_destruct_and_fence_over_groups() {
+    run_program("groups", "groups.openpmix");
+}
+
+#[test]
+fn openpmix_clients_build_a_group_by_invite_and_join_and_fence_over_it() {
+    run_program("group_invite", "invite.openpmix");
+}
+
+/// Compiles `pmix-tools/tests/c/NAME.c` and runs it as N ranks of namespace `ns`
+/// under our server; each must exit 0 and print "NAME rank R: ok".
+fn run_program(name: &str, ns: &str) {
     let Some(pmix) = openpmix_for("OpenPMIx clients doing groups under our server") else {
         return;
     };
     let cdir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../pmix-tools/tests/c");
     let dir = TempDir::new("groups-openpmix");
-    let exe = dir.0.join("groups");
+    let exe = dir.0.join(name);
     compile(
-        &cdir.join("groups.c"),
+        &cdir.join(format!("{name}.c")),
         &exe,
         &[&pmix.include_dir, &cdir],
         &pmix.link,
@@ -33,12 +43,12 @@ fn openpmix_clients_construct_leave_destruct_and_fence_over_groups() {
     let server = Server::start(ServerConfig::default()).unwrap();
     let (uid, gid) = pmix::server::net::effective_ids();
     server
-        .add_namespace(NamespaceSpec::single_node(NS, N, uid, gid))
+        .add_namespace(NamespaceSpec::single_node(ns, N, uid, gid))
         .unwrap();
     let ranks: Vec<_> = (0..N)
         .map(|rank| {
             let mut cmd = clean_command(&exe);
-            cmd.envs(server.client_env(NS, rank));
+            cmd.envs(server.client_env(ns, rank));
             std::thread::spawn(move || (rank, output_within(&mut cmd, Duration::from_secs(120))))
         })
         .collect();
@@ -46,7 +56,7 @@ fn openpmix_clients_construct_leave_destruct_and_fence_over_groups() {
     for h in ranks {
         let (rank, out) = h.join().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() || !stdout.contains(&format!("groups rank {rank}: ok")) {
+        if !out.status.success() || !stdout.contains(&format!("{name} rank {rank}: ok")) {
             failures.push(format!(
                 "rank {rank}: {:?}\nstdout:\n{stdout}\nstderr:\n{}",
                 out.status,

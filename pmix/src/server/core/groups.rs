@@ -48,10 +48,11 @@
 //!   A call of the leaver still in flight on the group is answered
 //!   `PMIX_ERR_NOT_A_MEMBER`. Unknown group: `PMIX_ERR_NOT_FOUND`.
 //! - GROUP_JOIN / GROUP_INVITE (never sent by a 4.2 client): `PMIX_ERR_NOT_SUPPORTED`.
-//! - A client's NOTIFY `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166) with `pmix.grp.id`
-//!   and `pmix.evrange` (the end of a 4.2 invite/join) makes the group known here
-//!   ([`notified`]): replicas are built for the members and the source, so later
-//!   fences, leaves and destructs over the id work.
+//! - Invite/join (a 4.2 client builds them from NOTIFYs, [`notified`]): the server
+//!   follows `PMIX_GROUP_INVITED`, `PMIX_GROUP_INVITE_ACCEPTED` / `_DECLINED`, and
+//!   on the leader's `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166) makes the group (the
+//!   leader and the invitees that accepted) known here: replicas are built for the
+//!   members, so later fences, leaves and destructs over the id work.
 //!
 //! # Fences over a group
 //! [`fence_members`] names the members at the construct's completion (a member that
@@ -69,7 +70,8 @@
 //! - Nothing crosses nodes (no `Host` up-calls): every member must be local.
 //! - A fence over a group by a process that left it is not refused.
 //! - `pmix.timeout` is honoured for constructs only, not destructs.
-//! - The hook [`notified`] must be called by the core's NOTIFY path (`events.rs`).
+//! - An invitee lost before it answers is not tracked (the 4.2 leader waits for
+//!   `PMIX_PROC_TERMINATED` itself).
 //! - A rank that sends FINALIZE but keeps its socket open departs only when its
 //!   socket closes (the core calls no groups hook on FINALIZE).
 
@@ -95,6 +97,12 @@ pub(crate) const ASSIGN_CTXID_KEY: &str = "pmix.grp.actxid";
 pub(crate) const NOTIFY_TERMINATION_KEY: &str = "pmix.grp.notterm";
 /// `PMIX_GROUP_OPTIONAL`: taken as `PMIX_GROUP_FT_COLLECTIVE`.
 pub(crate) const OPTIONAL_KEY: &str = "pmix.grp.opt";
+/// `PMIX_GROUP_INVITED` (-159): the NOTIFY of a 4.2 invite.
+pub(crate) const GROUP_INVITED: Status = Status(-159);
+/// `PMIX_GROUP_INVITE_ACCEPTED` (-161): an invitee's NOTIFY to the leader.
+pub(crate) const GROUP_INVITE_ACCEPTED: Status = Status(-161);
+/// `PMIX_GROUP_INVITE_DECLINED` (-162): an invitee's NOTIFY to the leader.
+pub(crate) const GROUP_INVITE_DECLINED: Status = Status(-162);
 /// `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166): the NOTIFY that ends a 4.2 invite/join.
 pub(crate) const GROUP_CONSTRUCT_COMPLETE: Status = Status(-166);
 
@@ -116,6 +124,24 @@ pub(crate) struct GroupState {
     dirty: Vec<ProcKey>,
     /// The last context id handed out.
     last_ctxid: u64,
+    /// Invitations (NOTIFY `PMIX_GROUP_INVITED`) whose
+    /// `PMIX_GROUP_CONSTRUCT_COMPLETE` has not come yet, oldest first.
+    invitations: Vec<Invitation>,
+}
+
+/// A 4.2 invite in flight, as the server sees it in the NOTIFYs that make it.
+#[derive(Debug)]
+struct Invitation {
+    /// The inviter.
+    leader: ProcKey,
+    /// The group id.
+    grp: String,
+    /// Who was invited.
+    invitees: Vec<ProcKey>,
+    /// Who accepted (`PMIX_GROUP_INVITE_ACCEPTED` to the leader).
+    accepted: BTreeSet<ProcKey>,
+    /// Who answered at all (accepted or declined).
+    answered: BTreeSet<ProcKey>,
 }
 
 /// What the server knows of one group id.
@@ -613,6 +639,7 @@ pub(crate) fn proc_lost(core: &mut Core, proc: &ProcKey, now: Instant) {
 /// `p` is gone: its replicas go, and every other replica of its groups hears of the
 /// loss (after every message `p` sent, all delivered by now).
 fn depart(core: &mut Core, p: &ProcKey) {
+    core.groups.invitations.retain(|i| i.leader != *p);
     let Some(table) = core.groups.tables.remove(p) else {
         return;
     };
@@ -684,48 +711,126 @@ pub(crate) fn next_deadline(core: &Core) -> Option<Instant> {
         .min()
 }
 
-/// A client's NOTIFY of `code` with `info` from `source`: for
-/// `PMIX_GROUP_CONSTRUCT_COMPLETE` with `pmix.grp.id` and `pmix.evrange` (the
-/// end of a 4.2 invite/join), the group (the listed procs and the source) becomes
-/// known: a replica per member, constructed, so fences, leaves and destructs over
-/// the id work. Ignored when the id is already known or a member is not a live
-/// local rank. The core's NOTIFY path must call it.
+/// The procs of a PROC value or a DATA_ARRAY of PROC (`pmix.evrange`).
+fn procs_of(v: Option<&pmix_wire::Value>) -> Option<Vec<Proc>> {
+    match v? {
+        pmix_wire::Value::Proc(p) => Some(vec![p.clone()]),
+        pmix_wire::Value::DataArray(a) => Some(
+            a.items
+                .iter()
+                .filter_map(|v| match v {
+                    pmix_wire::Value::Proc(p) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// A client's NOTIFY of `code` with `info` from `source`, watched for the events a
+/// 4.2 invite/join is made of (PROTOCOL.md §6.9); the core's NOTIFY path calls it
+/// for every client NOTIFY.
+///
+/// - `PMIX_GROUP_INVITED` (`pmix.grp.id`, `pmix.evrange` = the invitees): an
+///   invitation by `source` is remembered.
+/// - `PMIX_GROUP_INVITE_ACCEPTED` / `_DECLINED` (`pmix.evrange` = the leader; no
+///   group id on the wire): the answer counts for the oldest invitation of that
+///   leader that lists `source` and that it has not answered.
+/// - `PMIX_GROUP_CONSTRUCT_COMPLETE` (`pmix.grp.id`, `pmix.evrange`): the group
+///   becomes known here: the leader and the invitees that accepted (a 4.2 leader
+///   ranges this event to every invitee, decliners included); without a
+///   remembered invitation, the listed procs and the source. A replica per member
+///   is built and constructed, so later fences, leaves and destructs over the id
+///   work. Ignored when the id is already known or a member is not a live local
+///   rank.
 pub(crate) fn notified(core: &mut Core, source: &ProcKey, code: Status, info: &[Info]) {
-    if code != GROUP_CONSTRUCT_COMPLETE {
-        return;
-    }
-    let Some(gid) = info_value(info, GROUP_ID_KEY)
-        .and_then(|v| v.as_str())
-        .and_then(|s| GroupId::new(s).ok())
-    else {
-        return;
+    let gid = || {
+        info_value(info, GROUP_ID_KEY)
+            .and_then(|v| v.as_str())
+            .and_then(|s| GroupId::new(s).ok())
     };
-    let mut procs = match info_value(info, EVRANGE_KEY) {
-        Some(pmix_wire::Value::Proc(p)) => vec![p.clone()],
-        Some(pmix_wire::Value::DataArray(a)) => a
-            .items
+    let range = procs_of(info_value(info, EVRANGE_KEY));
+    if code == GROUP_INVITED {
+        let (Some(gid), Some(range)) = (gid(), range) else {
+            return;
+        };
+        let Ok(invitees) = expand(core, &range) else {
+            return;
+        };
+        let mine = |i: &Invitation| i.leader == *source;
+        let invs = &mut core.groups.invitations;
+        // At most max_pending per leader: the oldest goes.
+        if invs.iter().filter(|i| mine(i)).count() >= core.cfg.max_pending
+            && let Some(k) = invs.iter().position(mine)
+        {
+            invs.remove(k);
+        }
+        invs.push(Invitation {
+            leader: source.clone(),
+            grp: group_name(&gid),
+            invitees,
+            accepted: BTreeSet::new(),
+            answered: BTreeSet::new(),
+        });
+    } else if code == GROUP_INVITE_ACCEPTED || code == GROUP_INVITE_DECLINED {
+        let Some([leader]) = range.as_deref() else {
+            return;
+        };
+        let Some(name) = leader.nspace.as_str() else {
+            return;
+        };
+        let leader = (name.to_string(), leader.rank.0);
+        if let Some(inv) = core.groups.invitations.iter_mut().find(|i| {
+            i.leader == leader && i.invitees.contains(source) && !i.answered.contains(source)
+        }) {
+            inv.answered.insert(source.clone());
+            if code == GROUP_INVITE_ACCEPTED {
+                inv.accepted.insert(source.clone());
+            }
+        }
+    } else if code == GROUP_CONSTRUCT_COMPLETE {
+        let Some(gid) = gid() else {
+            return;
+        };
+        let name = group_name(&gid);
+        let invs = &mut core.groups.invitations;
+        let mut procs = match invs
             .iter()
-            .filter_map(|v| match v {
-                pmix_wire::Value::Proc(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => return,
-    };
-    procs.push(Proc::new(source.0.as_str(), source.1));
-    let Ok(members) = expand(core, &procs) else {
+            .position(|i| i.leader == *source && i.grp == name)
+        {
+            Some(k) => {
+                let inv = invs.remove(k);
+                inv.accepted
+                    .iter()
+                    .map(|p| Proc::new(p.0.as_str(), p.1))
+                    .collect()
+            }
+            None => match range {
+                Some(r) => r,
+                None => return,
+            },
+        };
+        procs.push(Proc::new(source.0.as_str(), source.1));
+        record_constructed(core, &gid, &name, &procs);
+    }
+}
+
+/// Makes group `gid` over `procs` known as constructed (an invite/join that
+/// completed): a replica per member, each constructed.
+fn record_constructed(core: &mut Core, gid: &GroupId, name: &str, procs: &[Proc]) {
+    let Ok(members) = expand(core, procs) else {
         return;
     };
-    let name = group_name(&gid);
-    if core.groups.records.contains_key(&name) || members.iter().any(|m| gone(core, m)) {
+    if core.groups.records.contains_key(name) || members.iter().any(|m| gone(core, m)) {
         return;
     }
-    let Ok(roster) = open(core, &gid, &name, &members) else {
+    let Ok(roster) = open(core, gid, name, &members) else {
         return;
     };
     for m in &members {
         if let Some(t) = core.groups.tables.get_mut(m) {
-            let _ = t.construct(gid, roster.clone(), ConstructOptions::default());
+            let _ = t.construct(*gid, roster.clone(), ConstructOptions::default());
             core.groups.dirty.push(m.clone());
         }
         pump(core);
