@@ -235,6 +235,25 @@ impl<'a> Reader<'a> {
     /// [`Reader::varint`] past its one-byte case.
     #[inline(never)]
     fn varint_long(&mut self, bits: u32, what: &'static str) -> Result<u64, WireError> {
+        // Two bytes (ranks, lengths up to 16 kB): the second is not zero, or one
+        // byte would have done.
+        if let Some(&[b0, b1]) = self.rest().get(..2)
+            && b0 & 0x80 != 0
+            && b1 & 0x80 == 0
+            && b1 != 0
+        {
+            let v = u64::from(b0 & 0x7f) | u64::from(b1) << 7;
+            if bits >= 64 || v >> bits == 0 {
+                self.pos += 2;
+                return Ok(v);
+            }
+        }
+        self.varint_slow(bits, what)
+    }
+
+    /// [`Reader::varint`] in general (and its errors).
+    #[inline(never)]
+    fn varint_slow(&mut self, bits: u32, what: &'static str) -> Result<u64, WireError> {
         let at = self.offset();
         let mut v: u64 = 0;
         let mut i = 0;
@@ -646,6 +665,32 @@ mod tests {
         assert_eq!(rd.capacity_for(1_000_000), MAX_PREALLOC);
         rd.take(4990, "x").unwrap();
         assert_eq!(rd.capacity_for(1_000_000), 10);
+    }
+
+    #[test]
+    fn the_short_varint_paths_agree_with_the_general_decoder() {
+        // Every one- and two-byte prefix, followed by a byte that ends a varint or
+        // continues it, at every width: the same value or error, the same position.
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for b2 in [0x00, 0x01, 0x80] {
+                    let bytes = [b0, b1, b2];
+                    for len in 1..=3 {
+                        for bits in [1, 7, 8, 14, 16, 32, 64] {
+                            let mut fast = r(&bytes[..len]);
+                            let mut slow = fast.clone();
+                            assert_eq!(
+                                fast.varint(bits, "v"),
+                                slow.varint_slow(bits, "v"),
+                                "{:02x?} bits {bits}",
+                                &bytes[..len]
+                            );
+                            assert_eq!(fast.pos, slow.pos);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

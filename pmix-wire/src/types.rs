@@ -44,6 +44,7 @@ macro_rules! data_types {
 
         impl DataType {
             /// The type of a code; `None` for a code this codec does not know.
+            #[inline]
             pub fn from_code(code: u64) -> Option<Self> {
                 match code {
                     $($code => Some(DataType::$name),)*

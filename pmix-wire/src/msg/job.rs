@@ -120,7 +120,9 @@ impl JobInfo {
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let nspace = r.unpack_one::<WStr>("nspace")?;
-        let mut items = Vec::new();
+        // A guess (an item takes at least a few bytes), bounded like any
+        // reservation; pushing grows the rest.
+        let mut items = Vec::with_capacity(r.capacity_for(r.rest().len() / 16));
         while !r.is_empty() {
             items.push(read_item(r)?);
         }

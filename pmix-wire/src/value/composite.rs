@@ -155,6 +155,7 @@ impl Element for Kval {
         self.value.encode(w);
     }
 
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Kval {
             key: req_str(r, "kval key")?,

@@ -358,8 +358,10 @@ impl Value {
     /// # Errors
     /// Whatever the element of `ty` can give; [`crate::ErrorKind::TooDeep`] past
     /// [`crate::Limits::max_depth`].
+    #[inline]
     pub fn decode_payload(ty: DataType, r: &mut Reader<'_>) -> Result<Value, WireError> {
         use DataType as T;
+        // The numbers and strings, inline; the composite types out of line.
         Ok(match ty {
             T::Undef => Value::Undef,
             T::Bool => Value::Bool(bool::decode(r)?),
@@ -377,11 +379,29 @@ impl Value {
             T::Uint16 => Value::Uint16(Uint16::decode(r)?.0),
             T::Uint32 => Value::Uint32(Uint32::decode(r)?.0),
             T::Uint64 => Value::Uint64(r.varint(64, "uint64")?),
+            T::Time => Value::Time(r.varint(64, "time")?),
+            T::Status => Value::Status(Status::decode(r)?.0),
+            T::Persist => Value::Persist(r.u8("persist")?),
+            T::Scope => Value::Scope(r.u8("scope")?),
+            T::DataRange => Value::DataRange(r.u8("data range")?),
+            T::DataType => Value::DataType(DataType::decode(r)?),
+            T::ProcState => Value::ProcState(r.u8("proc state")?),
+            T::ProcRank => Value::ProcRank(Rank::decode(r)?.0),
+            T::AllocDirective => Value::AllocDirective(r.u8("alloc directive")?),
+            T::JobState => Value::JobState(r.u8("job state")?),
+            T::LinkState => Value::LinkState(r.u8("link state")?),
+            _ => return Value::decode_composite(ty, r),
+        })
+    }
+
+    /// [`Value::decode_payload`] of the types it does not read inline.
+    #[inline(never)]
+    fn decode_composite(ty: DataType, r: &mut Reader<'_>) -> Result<Value, WireError> {
+        use DataType as T;
+        Ok(match ty {
             T::Float => Value::Float(wstr::req_str(r, "float")?),
             T::Double => Value::Double(wstr::req_str(r, "double")?),
             T::Timeval => Value::Timeval(Timeval::decode(r)?),
-            T::Time => Value::Time(r.varint(64, "time")?),
-            T::Status => Value::Status(Status::decode(r)?.0),
             T::Value => Value::Value(Box::new(Value::decode(r)?)),
             T::Proc => Value::Proc(Proc::decode(r)?),
             T::App => Value::App(Box::new(App::decode(r)?)),
@@ -390,32 +410,23 @@ impl Value {
             T::Buffer => Value::Buffer(Buffer::decode(r)?),
             T::ByteObject => Value::ByteObject(ByteObject::decode(r)?),
             T::Kval => Value::Kval(Box::new(Kval::decode(r)?)),
-            T::Persist => Value::Persist(r.u8("persist")?),
             T::Pointer => {
                 Pointer::decode(r)?;
                 Value::Pointer
             }
-            T::Scope => Value::Scope(r.u8("scope")?),
-            T::DataRange => Value::DataRange(r.u8("data range")?),
             T::Command => Value::Command(Command::decode(r)?),
             T::InfoDirectives => Value::InfoDirectives(InfoDirectives::decode(r)?.0),
-            T::DataType => Value::DataType(DataType::decode(r)?),
-            T::ProcState => Value::ProcState(r.u8("proc state")?),
             T::ProcInfo => Value::ProcInfo(Box::new(ProcInfo::decode(r)?)),
             T::DataArray => Value::DataArray(DataArray::decode(r)?),
-            T::ProcRank => Value::ProcRank(Rank::decode(r)?.0),
             T::Query => Value::Query(Box::new(Query::decode(r)?)),
             T::CompressedString => {
                 Value::CompressedString(composite::sized_bytes(r, "compressed string")?)
             }
-            T::AllocDirective => Value::AllocDirective(r.u8("alloc directive")?),
             T::IofChannel => Value::IofChannel(IofChannel::decode(r)?.0),
             T::Envar => Value::Envar(Envar::decode(r)?),
             T::Coord => Value::Coord(Coord::decode(r)?),
             T::Regattr => Value::Regattr(Box::new(Regattr::decode(r)?)),
             T::Regex => Value::Regex(Regex::decode(r)?),
-            T::JobState => Value::JobState(r.u8("job state")?),
-            T::LinkState => Value::LinkState(r.u8("link state")?),
             T::ProcCpuset => Value::ProcCpuset(wstr::opt_str(r, "proc cpuset")?),
             T::Geometry => Value::Geometry(Box::new(Geometry::decode(r)?)),
             T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist::decode(r)?)),
@@ -436,6 +447,8 @@ impl Value {
             T::StorAccess => Value::StorAccess(r.varint(64, "storage access")?),
             T::StorPersist => Value::StorPersist(r.varint(64, "storage persistence")?),
             T::StorAccessType => Value::StorAccessType(StorAccessType::decode(r)?.0),
+            // The types `decode_payload` reads itself (it never sends them here).
+            _ => return Value::decode_payload(ty, r),
         })
     }
 }
@@ -450,6 +463,7 @@ impl Element for Value {
         self.encode_payload(w);
     }
 
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         r.descend(|r| {
             let ty = r.data_type("value type")?;

@@ -115,6 +115,13 @@ impl WStr {
                 });
             }
         }
+        WStr::heap(b)
+    }
+
+    /// A string of a copy of `b`, on the heap (out of line: the short cases above
+    /// then need fewer registers).
+    #[inline(never)]
+    fn heap(b: &[u8]) -> Self {
         WStr(Repr::Heap(b.to_vec()))
     }
 
@@ -245,16 +252,19 @@ impl fmt::Debug for WStr {
 }
 
 /// Reads a STRING element that may be NULL.
+#[inline]
 pub(crate) fn opt_str(r: &mut Reader<'_>, what: &'static str) -> Result<Option<WStr>, WireError> {
     Ok(r.string(what)?.map(WStr::from))
 }
 
 /// Reads a STRING element that must not be NULL.
+#[inline]
 pub(crate) fn req_str(r: &mut Reader<'_>, what: &'static str) -> Result<WStr, WireError> {
     req_bytes(r, what).map(WStr::from)
 }
 
 /// Reads a STRING element that must not be NULL, without copying it.
+#[inline]
 pub(crate) fn req_bytes<'a>(r: &mut Reader<'a>, what: &'static str) -> Result<&'a [u8], WireError> {
     let at = r.offset();
     match r.string(what)? {
