@@ -574,3 +574,44 @@ fn an_invite_makes_a_group_of_the_leader_and_the_invitees_that_accepted() {
         -46
     );
 }
+
+#[test]
+fn a_member_that_finalizes_and_closes_during_a_construct_counts_as_lost() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let req = construct_req("g", &[0, 1, 2], vec![ft()]);
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    f[2].send(&mut core, &Request::Finalize, now);
+    drain(&mut core);
+    core.closed(f[2].conn, now);
+    let outs = drain(&mut core);
+    assert_eq!(construct_reply(&outs, &f[0], t0).0, 0);
+    assert_eq!(construct_reply(&outs, &f[1], t1).0, 0);
+}
+
+#[test]
+fn removing_a_namespace_settles_the_constructs_of_other_jobs_waiting_on_it() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    core.add_namespace(pmix::server::core::NamespaceSpec::single_node(
+        "other", 1, UID, GID,
+    ))
+    .unwrap();
+    let _o = connect(&mut core, 100, "other", 0, now);
+    drain(&mut core);
+    let mut procs = server_groups_common::procs(&[0, 1]);
+    procs.push(Proc::new("other", 0));
+    let req = Request::GroupConstruct(pmix_wire::msg::GroupConstruct {
+        grp: "x".into(),
+        procs,
+        info: Vec::new(),
+    });
+    let t0 = f[0].send(&mut core, &req, now);
+    let t1 = f[1].send(&mut core, &req, now);
+    drain(&mut core);
+    core.remove_namespace("other", now).unwrap();
+    let outs = drain(&mut core);
+    assert_eq!(construct_reply(&outs, &f[0], t0).0, ABORT);
+    assert_eq!(construct_reply(&outs, &f[1], t1).0, ABORT);
+}

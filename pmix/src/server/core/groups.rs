@@ -73,7 +73,12 @@
 //! - An invitee lost before it answers is not tracked (the 4.2 leader waits for
 //!   `PMIX_PROC_TERMINATED` itself).
 //! - A rank that sends FINALIZE but keeps its socket open departs only when its
-//!   socket closes (the core calls no groups hook on FINALIZE).
+//!   socket closes (the core calls no groups hook on FINALIZE); `remove_namespace`
+//!   reaches the groups only through the connections it closes, so such a rank
+//!   (and ranks that never connected) of a removed namespace stay members of
+//!   other jobs' groups.
+//! - Cost: a collective over n members delivers n·(n−1) messages between the
+//!   replicas (about 2.4 s for a construct over 2,048 ranks, release build).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
