@@ -37,7 +37,8 @@ pub trait Element: Sized {
 /// The most elements a decoder reserves room for before reading them
 /// ([`Reader::capacity_for`]): a few bytes claiming many elements, or arrays nested
 /// in arrays, reserve at most this many each; a vector that holds more grows as it
-/// is filled.
+/// is filled. (The one exception, the item list of a job-info reply, which is never
+/// nested, reserves one item per 128 bytes of it.)
 pub const MAX_PREALLOC: usize = 1024;
 
 /// A cursor over the bytes of one buffer.

@@ -120,9 +120,11 @@ impl JobInfo {
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let nspace = r.unpack_one::<WStr>("nspace")?;
-        // A guess (an item takes at least a few bytes), bounded like any
-        // reservation; pushing grows the rest.
-        let mut items = Vec::with_capacity(r.capacity_for(r.rest().len() / 16));
+        // A guess: one item per 128 bytes left (a per-process blob takes about
+        // 200), under one byte reserved per input byte; pushing grows the rest. Not
+        // capped at `MAX_PREALLOC` like a nested array's: there is one such list
+        // per reply, and a 1,024-rank job has more items than that.
+        let mut items = Vec::with_capacity(r.rest().len() / 128);
         while !r.is_empty() {
             items.push(read_item(r)?);
         }
