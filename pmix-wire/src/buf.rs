@@ -503,6 +503,7 @@ pub struct Writer {
     buf: Vec<u8>,
     ty: BufferType,
     failed: Option<&'static str>,
+    limits: Option<Limits>,
 }
 
 impl Writer {
@@ -512,7 +513,22 @@ impl Writer {
             buf: Vec::new(),
             ty,
             failed: None,
+            limits: None,
         }
+    }
+
+    /// The same writer, encoding for a decoder with `limits`: an element whose
+    /// bytes depend on them ([`crate::value::Topo`]'s support bytes) is checked
+    /// against them. A message's `encode(codec)` sets the codec's.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// The decoder's limits this writer encodes for, if it was given them
+    /// ([`Writer::with_limits`]).
+    pub fn limits(&self) -> Option<&Limits> {
+        self.limits.as_ref()
     }
 
     /// An empty buffer of type `ty` that appends to `buf` (reusing its allocation).
@@ -521,6 +537,7 @@ impl Writer {
             buf,
             ty,
             failed: None,
+            limits: None,
         }
     }
 

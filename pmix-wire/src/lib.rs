@@ -74,7 +74,9 @@ pub use value::{
 // Re-exports of `handshake`, `frame` and `stream` (their owner adds them here).
 pub use frame::{Decoded, Frame, FrameDecoder, FrameHeader};
 pub use handshake::{ClientReply, ConnectMsg, Identity, PeerKind, ToolReply, Trailer};
-pub use stream::{Conversation, Direction, FrameKind, Incomplete, Item, Message, StreamError};
+pub use stream::{
+    Conversation, Direction, FrameKind, Incomplete, Item, Message, StreamError, request_command,
+};
 
 // Re-exports of `msg` (its owner adds them here).
 pub use msg::{Event, Iof, Reply, Request, decode_event, decode_iof, decode_reply, decode_request};

@@ -364,7 +364,7 @@ impl Request {
     /// a [`Request::Raw`] of a command this codec types, or a group message whose
     /// form is not the layout of `codec`'s version.
     pub fn encode(&self, codec: &Codec) -> Result<Vec<u8>, WireError> {
-        let mut w = Writer::new(codec.buffer_type);
+        let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
         w.pack_one(&self.command());
         match self {
             Request::Req | Request::Finalize => {}
@@ -510,7 +510,7 @@ impl Reply {
     /// [`Reply::Status`], module docs), a [`Reply::Raw`] of a command this codec
     /// types, or a group reply whose form is not the layout of `codec`'s version.
     pub fn encode(&self, codec: &Codec) -> Result<Vec<u8>, WireError> {
-        let mut w = Writer::new(codec.buffer_type);
+        let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
         match self {
             Reply::Status { status, .. } => {
                 w.pack_one(status);
@@ -557,7 +557,7 @@ impl Event {
     /// # Errors
     /// [`ErrorKind::Unencodable`] for a count or length that does not fit the wire.
     pub fn encode(&self, codec: &Codec) -> Result<Vec<u8>, WireError> {
-        let mut w = Writer::new(codec.buffer_type);
+        let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
         self.write(&mut w);
         w.finish()
     }
@@ -570,7 +570,7 @@ impl Iof {
     /// # Errors
     /// [`ErrorKind::Unencodable`] for a count or length that does not fit the wire.
     pub fn encode(&self, codec: &Codec) -> Result<Vec<u8>, WireError> {
-        let mut w = Writer::new(codec.buffer_type);
+        let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
         self.write(&mut w);
         w.finish()
     }
@@ -635,6 +635,9 @@ fn read_nested<'a, T>(
 /// Writes a BYTE_OBJECT body holding what `f` packs into a buffer of type `ty`.
 fn write_nested(w: &mut Writer, ty: BufferType, f: impl FnOnce(&mut Writer)) {
     let mut inner = Writer::new(ty);
+    if let Some(limits) = w.limits() {
+        inner = inner.with_limits(*limits);
+    }
     f(&mut inner);
     match inner.finish() {
         Ok(bytes) => {

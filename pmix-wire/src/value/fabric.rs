@@ -166,6 +166,13 @@ impl Element for Endpoint {
 /// bytes of hwloc's three support structures follow, with no length before them
 /// ([`crate::Limits::topo_support`] bytes: 32 with hwloc 2.9, the sender's hwloc
 /// decides). A NULL topology with support bytes cannot be encoded.
+///
+/// **Contract.** The wire does not say how many support bytes there are: the
+/// decoder reads its `Limits::topo_support`, so `support` must be exactly that long
+/// for the bytes to decode back to this value. A writer that knows the decoder's
+/// limits (every message's `encode(codec)`, or [`Writer::with_limits`]) refuses any
+/// other length ([`crate::ErrorKind::Unencodable`]); a bare [`Writer`] cannot check,
+/// and writes `support` as it is.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Topo {
     /// The XML (NULL: no topology).
@@ -180,7 +187,14 @@ impl Element for Topo {
     fn encode(&self, w: &mut Writer) {
         put_opt_str(w, &self.xml);
         match self.xml {
-            Some(_) => w.raw(&self.support),
+            Some(_) => {
+                if let Some(l) = w.limits()
+                    && usize::try_from(l.topo_support).ok() != Some(self.support.len())
+                {
+                    w.fail("topology support bytes of another length than the decoder's");
+                }
+                w.raw(&self.support);
+            }
             None if self.support.is_empty() => {}
             None => w.fail("a NULL topology with support bytes"),
         }

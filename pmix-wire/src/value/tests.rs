@@ -450,6 +450,51 @@ fn a_topology_is_its_xml_and_the_support_bytes_the_limits_name() {
 }
 
 #[test]
+fn a_topology_whose_support_bytes_are_not_the_decoders_length_is_unencodable() {
+    let t = Value::Topo(Topo {
+        xml: Some("<x/>".into()),
+        support: vec![1; 4],
+    });
+    let limits = |n| Limits {
+        topo_support: n,
+        ..Limits::DEFAULT
+    };
+    let encode = |w: Writer| {
+        let mut w = w;
+        t.encode(&mut w);
+        w.finish().map_err(|e| e.kind)
+    };
+    let w = || Writer::new(BufferType::NonDescribed);
+    assert!(matches!(
+        encode(w().with_limits(limits(32))),
+        Err(ErrorKind::Unencodable { .. })
+    ));
+    assert!(encode(w().with_limits(limits(4))).is_ok());
+    // A writer that does not know the decoder's limits cannot check.
+    assert!(encode(w()).is_ok());
+    // A message encodes for its codec's limits, nested buffers included.
+    let kv = crate::msg::ProcBlob {
+        rank: Rank(0),
+        kvals: vec![Kval::new("k", t.clone())],
+    };
+    let job = crate::Reply::Req(crate::msg::JobInfo {
+        nspace: "ns".into(),
+        items: vec![crate::msg::JobItem::Proc(kv)],
+    });
+    let mut codec = crate::Codec::v422();
+    assert!(matches!(
+        job.encode(&codec).map_err(|e| e.kind),
+        Err(ErrorKind::Unencodable { .. })
+    ));
+    codec.limits = limits(4);
+    let b = job.encode(&codec).unwrap();
+    assert_eq!(
+        crate::decode_reply(crate::Command::Req, &b, &codec),
+        Ok(job)
+    );
+}
+
+#[test]
 fn regexes_keep_the_form_they_came_in() {
     let mut b = vec![0x31];
     b.extend_from_slice(b"pmix[vm]\0");
