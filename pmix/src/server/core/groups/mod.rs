@@ -1,0 +1,342 @@
+//! The group commands (PROTOCOL.md §6.9, DESIGN §4), driven by pmix-core's
+//! [`Groups`] state machine.
+//!
+//! # Model
+//! A 4.2 client keeps no group state machine of its own, so the server keeps one
+//! **replica per member**: every local process that is in a group has a
+//! [`Groups`] table here (`GroupState::tables`), and the messages the replicas
+//! exchange (contributions, `PMIX_GROUP_LEFT`) are delivered in memory, in the
+//! order they were sent, every table drained before the next delivery. A loss is
+//! reported to the replicas after every message of the lost process was
+//! delivered (the machine's ordering condition). What the replicas output
+//! becomes wire traffic: a completed local call is the reply to the request that
+//! made it; a `PMIX_GROUP_LEFT`, `PMIX_GROUP_MEMBER_FAILED` or
+//! `PMIX_GROUP_CONSTRUCT_ABORT` notification is a tag-0 event raised through the
+//! core's event path (`super::events::raise`, range CUSTOM to the replica's
+//! process), so handlers registered for the code and default handlers get it, and
+//! a late registrant gets it from the cache.
+//!
+//! Beside the replicas a server-wide **record** per group id keeps what fences and
+//! replies need: the initial membership, the membership when the construct
+//! completed, who left and who was lost since, and the context id.
+//!
+//! # Commands
+//! - **GROUP_CONSTRUCT**: the listed procs (a WILDCARD rank: every rank of the
+//!   namespace) must be local ranks of registered namespaces and include the
+//!   caller (else `PMIX_ERR_BAD_PARAM`; a rank of a known job that is not on this
+//!   node: `PMIX_ERR_NOT_SUPPORTED`, as nothing leaves the node yet). The first
+//!   call creates the record and an invited replica for every live member (members
+//!   already lost or finalized are reported lost to them); each call contributes.
+//!   Directives: `pmix.grp.ftcoll` (and `pmix.grp.opt`, optional participation,
+//!   taken as the same), `pmix.grp.notterm`, `pmix.grp.actxid` (any member asking
+//!   is enough: one id from a server-wide counter, the same for every member,
+//!   different for every group), `pmix.timeout` (the construct fails for every
+//!   caller with `PMIX_ERR_TIMEOUT` and is forgotten). Reply: `STATUS`, then for
+//!   4.2.4+ clients the final membership, then `SIZE ctxid` (`SIZE_MAX` when none
+//!   was asked); an error is a lone `STATUS`. A member that leaves counts as
+//!   departed and the construct completes on the survivors; a member lost before
+//!   contributing aborts it (`PMIX_GROUP_CONSTRUCT_ABORT`, event and reply)
+//!   unless the caller asked FT, which completes on the survivors with one
+//!   `PMIX_GROUP_MEMBER_FAILED` per departed member.
+//! - **GROUP_DESTRUCT** (both layouts; the 4.2.4 member list is not checked):
+//!   a collective among the caller's current members, completing on the survivors
+//!   whatever departs. Reply: a lone `STATUS`. The record goes once no member
+//!   holds the group any more; the id can then be constructed again.
+//! - **GROUP_LEAVE**: the caller's replica goes at once and its reply (`STATUS 0`)
+//!   is queued **before** the `PMIX_GROUP_LEFT` events go to the other members
+//!   (`pmix.grp.id` = the group, `pmix.evproc` = the leaver, source the leaver).
+//!   A call of the leaver still in flight on the group is answered
+//!   `PMIX_ERR_NOT_A_MEMBER`. Unknown group: `PMIX_ERR_NOT_FOUND`.
+//! - GROUP_JOIN / GROUP_INVITE (never sent by a 4.2 client): `PMIX_ERR_NOT_SUPPORTED`.
+//! - Invite/join (a 4.2 client builds them from NOTIFYs, [`notified`]): the server
+//!   follows `PMIX_GROUP_INVITED`, `PMIX_GROUP_INVITE_ACCEPTED` / `_DECLINED`, and
+//!   on the leader's `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166) makes the group (the
+//!   leader and the invitees that accepted) known here: replicas are built for the
+//!   members, so later fences, leaves and destructs over the id work.
+//!
+//! # Fences over a group
+//! [`fence_members`] names the members at the construct's completion (a member that
+//! left or was lost afterwards stays a participant); [`fence_departed`] says such a
+//! participant will never join: `PMIX_ERR_NOT_A_MEMBER` for one that left,
+//! `PMIX_ERR_PROC_TERM_WO_SYNC` for one that was lost or finalized. A fence with
+//! `PMIX_GROUP_FT_COLLECTIVE` then completes on the survivors, one without fails
+//! with that status.
+//!
+//! # Departures
+//! A rank lost (socket closed without FINALIZE, or the launcher's `proc_exited`)
+//! or finalized and closed departs every group it holds, as *lost*.
+//!
+//! # Not done
+//! - Nothing crosses nodes (no `Host` up-calls): every member must be local.
+//! - A fence over a group by a process that left it is not refused.
+//! - `pmix.timeout` is honoured for constructs only, not destructs.
+//! - An invitee lost before it answers is not tracked (the 4.2 leader waits for
+//!   `PMIX_PROC_TERMINATED` itself).
+//! - A rank that sends FINALIZE but keeps its socket open departs only when its
+//!   socket closes (the core calls no groups hook on FINALIZE); `remove_namespace`
+//!   reaches the groups only through the connections it closes, so such a rank
+//!   (and ranks that never connected) of a removed namespace stay members of
+//!   other jobs' groups.
+//! - Cost: a collective over n members delivers n·(n−1) messages between the
+//!   replicas (about 2.4 s for a construct over 2,048 ranks, release build).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::time::Instant;
+
+use pmix_core::group::{CollectiveOp, GroupId, Groups, Message, Nspace, ProcId};
+use pmix_wire::{Proc, Rank, Request, Status};
+
+use super::namespace::RankState;
+use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
+
+mod commands;
+mod invite;
+mod replicas;
+
+use commands::{construct, construct_reply, destruct, leave, open, pending_command};
+use invite::Invitation;
+pub(crate) use invite::notified;
+use replicas::{collect, depart, pump};
+
+/// `PMIX_GROUP_ID`: names the group in the events raised here.
+pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";
+/// `PMIX_GROUP_ASSIGN_CONTEXT_ID`.
+pub(crate) const ASSIGN_CTXID_KEY: &str = "pmix.grp.actxid";
+/// `PMIX_GROUP_NOTIFY_TERMINATION`.
+pub(crate) const NOTIFY_TERMINATION_KEY: &str = "pmix.grp.notterm";
+/// `PMIX_GROUP_OPTIONAL`: taken as `PMIX_GROUP_FT_COLLECTIVE`.
+pub(crate) const OPTIONAL_KEY: &str = "pmix.grp.opt";
+/// `PMIX_GROUP_INVITED` (-159): the NOTIFY of a 4.2 invite.
+pub(crate) const GROUP_INVITED: Status = Status(-159);
+/// `PMIX_GROUP_INVITE_ACCEPTED` (-161): an invitee's NOTIFY to the leader.
+pub(crate) const GROUP_INVITE_ACCEPTED: Status = Status(-161);
+/// `PMIX_GROUP_INVITE_DECLINED` (-162): an invitee's NOTIFY to the leader.
+pub(crate) const GROUP_INVITE_DECLINED: Status = Status(-162);
+/// `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166): the NOTIFY that ends a 4.2 invite/join.
+pub(crate) const GROUP_CONSTRUCT_COMPLETE: Status = Status(-166);
+
+const EVPROC_KEY: &str = "pmix.evproc";
+const EVRANGE_KEY: &str = "pmix.evrange";
+
+/// The groups' state, a field of [`Core`].
+#[derive(Debug, Default)]
+pub(crate) struct GroupState {
+    /// Each local process's replicas.
+    tables: BTreeMap<ProcKey, Groups>,
+    /// The server-wide record of each group id.
+    records: BTreeMap<String, Record>,
+    /// Requests waiting for their replica's completion, by process and group.
+    pending: HashMap<(ProcKey, GroupId), Pending>,
+    /// Messages between replicas not yet delivered: (recipient, message).
+    mail: VecDeque<(ProcKey, Message)>,
+    /// Tables that may hold outputs.
+    dirty: Vec<ProcKey>,
+    /// The last context id handed out.
+    last_ctxid: u64,
+    /// Invitations (NOTIFY `PMIX_GROUP_INVITED`) whose
+    /// `PMIX_GROUP_CONSTRUCT_COMPLETE` has not come yet, oldest first.
+    invitations: Vec<Invitation>,
+}
+
+/// What the server knows of one group id.
+#[derive(Debug)]
+struct Record {
+    /// The initial membership, sorted.
+    roster: Vec<ProcKey>,
+    /// The members whose replica exists (current members that have not finished
+    /// with the group).
+    holders: BTreeSet<ProcKey>,
+    /// The membership when the construct completed; `None` before (or after an
+    /// abort).
+    constructed: Option<Vec<ProcKey>>,
+    /// Members that left.
+    left: BTreeSet<ProcKey>,
+    /// Members lost (or finalized) while they held the group.
+    lost: BTreeSet<ProcKey>,
+    /// A member asked for a context id.
+    assign_ctxid: bool,
+    /// The context id assigned at completion.
+    ctxid: Option<u64>,
+    /// When the construct times out.
+    deadline: Option<Instant>,
+}
+
+/// A request waiting for its replica.
+#[derive(Debug)]
+struct Pending {
+    conn: ConnId,
+    tag: u32,
+    op: CollectiveOp,
+}
+
+fn wire(s: pmix_core::Status) -> Status {
+    Status(s.0)
+}
+
+fn proc_id(p: &ProcKey) -> Option<ProcId> {
+    ProcId::new(Nspace::new(&p.0).ok()?, p.1).ok()
+}
+
+fn proc_key(p: &ProcId) -> ProcKey {
+    (
+        String::from_utf8_lossy(p.nspace.as_bytes()).into_owned(),
+        p.rank,
+    )
+}
+
+fn group_name(id: &GroupId) -> String {
+    String::from_utf8_lossy(id.as_bytes()).into_owned()
+}
+
+/// Whether `p` will never act again: lost, finalized, or of a namespace no longer
+/// registered.
+fn gone(core: &Core, p: &ProcKey) -> bool {
+    match core.namespaces.get(&p.0) {
+        None => true,
+        Some(ns) => matches!(
+            ns.states.get(&p.1),
+            Some(RankState::Lost | RankState::Finalized)
+        ),
+    }
+}
+
+/// The local processes `procs` names (WILDCARD: every rank of the namespace),
+/// sorted and without duplicates.
+fn expand(core: &Core, procs: &[Proc]) -> Result<Vec<ProcKey>, Status> {
+    let bad = Status(pmix_core::Status::ERR_BAD_PARAM.0);
+    let mut out = Vec::new();
+    for p in procs {
+        let name = p.nspace.as_str().ok_or(bad)?;
+        let ns = core.namespaces.get(name).ok_or(bad)?;
+        let ranks: Vec<u32> = if p.rank == Rank::WILDCARD {
+            (0..ns.spec.job_size).collect()
+        } else if p.rank.0 < ns.spec.job_size {
+            vec![p.rank.0]
+        } else {
+            return Err(bad);
+        };
+        for r in ranks {
+            if !ns.states.contains_key(&r) {
+                // A rank on another node: nothing leaves the node yet.
+                return Err(Status::NOT_SUPPORTED);
+            }
+            out.push((name.to_string(), r));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err(bad);
+    }
+    Ok(out)
+}
+
+/// A group request from `conn` on `tag` (`req` is one of the group variants of
+/// [`Request`]).
+pub(crate) fn request(core: &mut Core, conn: ConnId, tag: u32, req: Request, now: Instant) {
+    let Some(peer) = core.conns.get(&conn) else {
+        return;
+    };
+    let me = peer.proc.clone();
+    match req {
+        Request::GroupConstruct(c) => construct(core, conn, tag, me, c, now),
+        Request::GroupDestruct(d) => destruct(core, conn, tag, me, d),
+        Request::GroupLeave(l) => leave(core, conn, tag, me, l),
+        other => core.reply_status(conn, tag, other.command(), Status::NOT_SUPPORTED),
+    }
+}
+
+/// The members a fence over group `name` waits for: `None` when `name` is no
+/// constructed group (the fence is refused with `PMIX_ERR_BAD_PARAM`); the
+/// members at the construct's completion, those that left or were lost since
+/// included ([`fence_departed`] tells the fence about them).
+pub(crate) fn fence_members(core: &Core, name: &str) -> Option<Result<Vec<ProcKey>, Status>> {
+    let rec = core.groups.records.get(name)?;
+    rec.constructed.clone().map(Ok)
+}
+
+/// For a fence that named the group ids `groups`: `Some(status)` when member
+/// `proc`, which has not joined the fence, never will (it left one of the groups:
+/// `PMIX_ERR_NOT_A_MEMBER`; it was lost or finalized: `PMIX_ERR_PROC_TERM_WO_SYNC`,
+/// DESIGN §4); a fence without `PMIX_GROUP_FT_COLLECTIVE` fails with that status,
+/// an FT one completes without `proc`. `None`: the core decides.
+pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> Option<Status> {
+    for g in groups {
+        let Some(rec) = core.groups.records.get(g) else {
+            continue;
+        };
+        if rec.left.contains(proc) {
+            return Some(wire(pmix_core::Status::ERR_NOT_A_MEMBER));
+        }
+        let member = rec
+            .constructed
+            .as_ref()
+            .is_some_and(|m| m.binary_search(proc).is_ok());
+        if rec.lost.contains(proc) || (member && gone(core, proc)) {
+            return Some(wire(pmix_core::Status::ERR_PROC_TERM_WO_SYNC));
+        }
+    }
+    None
+}
+
+/// `conn` closed: every process holding groups that is now gone (lost, finalized,
+/// or of a namespace being removed) departs them as lost.
+pub(crate) fn conn_closed(core: &mut Core, conn: ConnId, now: Instant) {
+    let _ = (conn, now);
+    let gone_procs: Vec<ProcKey> = core
+        .groups
+        .tables
+        .keys()
+        .filter(|p| gone(core, p))
+        .cloned()
+        .collect();
+    for p in gone_procs {
+        depart(core, &p);
+    }
+}
+
+/// A rank was lost: it departs every group it holds.
+pub(crate) fn proc_lost(core: &mut Core, proc: &ProcKey, now: Instant) {
+    let _ = now;
+    depart(core, proc);
+}
+
+/// Constructs that passed their `pmix.timeout` fail with `PMIX_ERR_TIMEOUT` for
+/// every caller and are forgotten.
+pub(crate) fn tick(core: &mut Core, now: Instant) {
+    let due: Vec<String> = core
+        .groups
+        .records
+        .iter()
+        .filter(|(_, r)| r.constructed.is_none() && r.deadline.is_some_and(|d| d <= now))
+        .map(|(n, _)| n.clone())
+        .collect();
+    for name in due {
+        let Some(rec) = core.groups.records.remove(&name) else {
+            continue;
+        };
+        let Ok(gid) = GroupId::new(&name) else {
+            continue;
+        };
+        for h in &rec.holders {
+            if let Some(t) = core.groups.tables.get_mut(h) {
+                // Dropped without telling anyone: every holder is told here.
+                let _ = t.leave(&gid);
+            }
+            if let Some(pd) = core.groups.pending.remove(&(h.clone(), gid)) {
+                let c = pending_command(pd.op);
+                core.reply_status(pd.conn, pd.tag, c, wire(pmix_core::Status::ERR_TIMEOUT));
+            }
+        }
+    }
+}
+
+/// The next group timer (a construct's `pmix.timeout`).
+pub(crate) fn next_deadline(core: &Core) -> Option<Instant> {
+    core.groups
+        .records
+        .values()
+        .filter(|r| r.constructed.is_none())
+        .filter_map(|r| r.deadline)
+        .min()
+}
