@@ -234,7 +234,7 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::varint`] past its one-byte case.
-    #[inline(never)]
+    #[inline]
     fn varint_long(&mut self, bits: u32, what: &'static str) -> Result<u64, WireError> {
         // Two bytes (ranks, lengths up to 16 kB): the second is not zero, or one
         // byte would have done.
