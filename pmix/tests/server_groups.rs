@@ -576,18 +576,21 @@ fn an_invite_makes_a_group_of_the_leader_and_the_invitees_that_accepted() {
 }
 
 #[test]
-fn a_member_that_finalizes_and_closes_during_a_construct_counts_as_lost() {
+fn a_member_that_finalizes_during_an_ft_construct_departs_at_its_finalize() {
     let now = Instant::now();
     let (mut core, mut f) = job(3);
     let req = construct_req("g", &[0, 1, 2], vec![ft()]);
     let t0 = f[0].send(&mut core, &req, now);
     let t1 = f[1].send(&mut core, &req, now);
     f[2].send(&mut core, &Request::Finalize, now);
-    drain(&mut core);
-    core.closed(f[2].conn, now);
+    // The construct completes on the survivors at the FINALIZE, with the
+    // finalizer's socket still open.
     let outs = drain(&mut core);
     assert_eq!(construct_reply(&outs, &f[0], t0).0, 0);
     assert_eq!(construct_reply(&outs, &f[1], t1).0, 0);
+    core.closed(f[2].conn, now);
+    let outs = drain(&mut core);
+    assert!(frames_to(&outs, f[0].conn).is_empty() && frames_to(&outs, f[1].conn).is_empty());
 }
 
 #[test]

@@ -27,14 +27,14 @@
 //!   registrations), QUERY (`pmix.qry.ns` and the keys of [`QUERY_KEYS`]),
 //!   COMPUTE_DEVICE_DISTANCES (from [`CoreConfig::service`], with every
 //!   directive including `PMIX_DEVICE_DIST_ORIGIN`);
-//! - the group commands go to `groups.rs`, which answers NOT_SUPPORTED until the
-//!   groups work lands there;
+//! - GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE in both 4.2 layouts, and
+//!   the groups a 4.2 invite/join builds from events, driven by pmix-core's
+//!   `Groups` (`groups/`);
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
 //!
 //! **Not done.** DESIGN §8's `Host` (fences, gets, events and groups across
 //! nodes) does not exist: nothing leaves the node, a namespace or rank this server
-//! does not hold is NOT_FOUND. The group commands wait for the groups work behind
-//! the seam of `groups.rs`. Published data has no persistence rules (it stays
+//! does not hold is NOT_FOUND. Published data has no persistence rules (it stays
 //! until unpublished or its namespace is removed). A fence whose contributors mix
 //! `pmix.collect` true and false is not refused (OpenPMIx answers
 //! `PMIX_ERR_INVALID_ARG`). `pmix.node.size` counts the namespace's own local
@@ -183,7 +183,11 @@ impl Core {
             }
         }
         for r in ranks {
-            store::proc_departed(self, &(nspace.to_string(), r));
+            let proc = (nspace.to_string(), r);
+            store::proc_departed(self, &proc);
+            // Ranks that finalized with their socket open, or never connected,
+            // leave other jobs' groups here (a closed socket does it above).
+            groups::proc_lost(self, &proc, now);
         }
         fence::evaluate_all(self);
         self.store.forget_nspace(nspace);
@@ -389,7 +393,6 @@ impl Core {
     }
 
     fn finalize(&mut self, conn: ConnId, tag: u32, now: Instant) {
-        let _ = now;
         let Some(peer) = self.conns.get_mut(&conn) else {
             return;
         };
@@ -411,6 +414,9 @@ impl Core {
             }));
             fence::proc_departed(self, &proc);
             store::proc_departed(self, &proc);
+            // A finalized member holds no group: it departs them now, not when its
+            // socket closes (collectives in flight complete or abort as for a loss).
+            groups::proc_lost(self, &proc, now);
         }
     }
 
