@@ -1,13 +1,20 @@
 //! Running a job: spawn the ranks, watch them and the server, end the job by the
 //! rules of `--grace`, `--keep-going` and `--timeout`, and say how it ended.
 //!
-//! One thread (the caller's) owns every child: it polls them (`try_wait`), the
-//! server's job events ([`JobServer::next_event`], which also paces the loop), the
-//! signals pmix-run received, and the deadlines. Only children this loop has not
+//! One thread (the caller's) owns every child: it reaps them (`try_wait`), acts on the
+//! server's job events, the signals pmix-run received, and the deadlines. It sleeps
+//! on one channel of [`Wake`]s fed by two threads ([`super::wake`]): one passes on
+//! the server's events ([`JobServer::next_event`]), the other says when a child ended
+//! (SIGCHLD), registered before the first child is spawned, so no exit is missed. So
+//! an ended rank is reaped as soon as it ends, not at the next [`TICK`]; the wait is
+//! bounded by [`TICK`] (forwarded SIGINT/SIGTERM are polled) and by the next
+//! deadline. Only children this loop has not
 //! reaped are signalled or killed, each through its own process group (its pid), so a
 //! pid is never reused under it; a signal or a kill reaches what the rank started in
 //! its group too. Output is copied by two threads per rank ([`super::output`]); once
-//! every rank has ended, it is drained for at most [`DRAIN_LIMIT`].
+//! every rank has ended, they are joined as they reach end of file, waiting for
+//! all of them at most [`DRAIN_LIMIT`] (each holds a sender of one channel: the wait
+//! ends when the last one drops it).
 //!
 //! How one rank is started (its environment, process group, binding) is
 //! [`super::spawn`]'s.
@@ -24,6 +31,8 @@
 
 use std::ffi::OsString;
 use std::process::Child;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -33,9 +42,12 @@ use rustix::process::{Pid, Signal};
 use super::output::{self, Sink};
 use super::policy::{RankEnd, Verdict, signal_name};
 use super::spawn;
+use super::wake::{self, Wake};
 
-/// How long one turn of the loop waits for a server event at most: how quickly a
-/// rank's end, a signal or a deadline is noticed.
+/// How long one turn of the loop waits at most when nothing happens: how quickly a
+/// signal pmix-run received is forwarded (a rank's end, a server event and a deadline
+/// wake the loop at once). Also how long the thread passing on server events waits
+/// in one [`JobServer::next_event`] call.
 pub const TICK: Duration = Duration::from_millis(20);
 
 /// A job event the launcher acts on (the server's [`pmix::server::JobEvent`], for
@@ -60,8 +72,10 @@ pub enum Event {
 }
 
 /// What the job loop needs from a PMIx server: the real one is
-/// [`super::server::Embedded`]; tests use a fake.
-pub trait JobServer {
+/// [`super::server::Embedded`]; tests use a fake. It is shared with the thread that
+/// passes its events on to the loop, which may outlive [`run`] by one
+/// [`JobServer::next_event`] call.
+pub trait JobServer: Send + Sync {
     /// The variables rank `rank` must be started with (the PMIx rendezvous).
     fn client_env(&self, rank: u32) -> Vec<(String, String)>;
     /// The next event of this job, waiting at most `timeout` (`None` if none came).
@@ -107,18 +121,58 @@ struct Rank {
     killed_by_us: bool,
 }
 
-/// Runs `spec` with `server`, printing to `sinks`; `signals` is asked each turn for
-/// the signals pmix-run received since (to forward). Returns pmix-run's exit status.
+/// Runs `spec` with `server`, printing to `sinks`; `signals` is asked each turn (at
+/// least every [`TICK`]) for the signals pmix-run received since (to forward).
+/// Returns pmix-run's exit status.
 pub fn run(
+    spec: &JobSpec,
+    server: Arc<dyn JobServer>,
+    sinks: &Sinks,
+    signals: &mut dyn FnMut() -> Vec<i32>,
+) -> i32 {
+    run_paced(spec, server, sinks, signals, TICK)
+}
+
+/// [`run`], with `tick` for the longest wait of one turn when nothing wakes the loop
+/// (tests make it long, to see that a rank's end wakes it).
+fn run_paced(
+    spec: &JobSpec,
+    server: Arc<dyn JobServer>,
+    sinks: &Sinks,
+    signals: &mut dyn FnMut() -> Vec<i32>,
+    tick: Duration,
+) -> i32 {
+    let started = Instant::now();
+    let (wake_tx, wakes) = mpsc::channel::<Wake>();
+    // Before the first child exists, so no SIGCHLD is missed.
+    let child_watch = match wake::ChildWatch::start(wake_tx.clone()) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            say(sinks, &format!("{e} (ended ranks are seen late)"));
+            None
+        }
+    };
+    let events = wake::pass_on_events(Arc::clone(&server), wake_tx, TICK);
+    let code = run_job(spec, &*server, sinks, signals, tick, &wakes, started);
+    drop(events);
+    drop(child_watch);
+    code
+}
+
+fn run_job(
     spec: &JobSpec,
     server: &dyn JobServer,
     sinks: &Sinks,
     signals: &mut dyn FnMut() -> Vec<i32>,
+    tick: Duration,
+    wakes: &Receiver<Wake>,
+    started: Instant,
 ) -> i32 {
-    let started = Instant::now();
     let n = spec.cpusets.len();
     let mut ranks: Vec<Rank> = Vec::with_capacity(n);
     let mut pumps: Vec<JoinHandle<()>> = Vec::with_capacity(2 * n);
+    // Every output thread holds a clone; the last one to end disconnects it.
+    let (drained_tx, drained) = mpsc::channel::<()>();
     for (r, cpus) in spec.cpusets.iter().enumerate() {
         let r = r as u32;
         match spawn::spawn_rank(spec, server, r, cpus.as_ref()) {
@@ -130,12 +184,14 @@ pub fn run(
                     sinks.stdout.clone(),
                     r,
                     spec.tag_output,
+                    drained_tx.clone(),
                 ));
                 pumps.push(output::forward(
                     err,
                     sinks.stderr.clone(),
                     r,
                     spec.tag_output,
+                    drained_tx.clone(),
                 ));
                 ranks.push(Rank {
                     child: Some(child),
@@ -157,7 +213,8 @@ pub fn run(
                         let _ = c.wait();
                     }
                 }
-                join(pumps);
+                drop(drained_tx);
+                join(pumps, &drained);
                 return code;
             }
         }
@@ -236,7 +293,22 @@ pub fn run(
             break;
         }
 
-        if let Some(ev) = server.next_event(TICK) {
+        let wait = [timeout_at, grace_until]
+            .into_iter()
+            .flatten()
+            .map(|t| t.saturating_duration_since(Instant::now()))
+            .fold(tick, Duration::min);
+        let woke = match wakes.recv_timeout(wait) {
+            Ok(w) => Some(w),
+            // The loop holds no sender: the threads feeding it are gone (one of them
+            // panicked); pace the loop as a tick would.
+            Err(RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(wait);
+                None
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+        };
+        if let Some(Wake::Event(ev)) = woke {
             match ev {
                 Event::Connected(r) => {
                     if let Some(k) = ranks.get_mut(r as usize) {
@@ -314,7 +386,8 @@ pub fn run(
             }
         }
     }
-    join(pumps);
+    drop(drained_tx);
+    join(pumps, &drained);
     verdict.code()
 }
 
@@ -351,13 +424,23 @@ fn kill_all(ranks: &mut [Rank]) {
 /// not wait for it.
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(5);
 
-fn join(pumps: Vec<JoinHandle<()>>) {
+/// Joins the output threads once each has reached end of file: `drained`
+/// disconnects when the last one ends (the caller dropped its own sender). Waits
+/// [`DRAIN_LIMIT`] at most; a thread still running then is left behind.
+fn join(pumps: Vec<JoinHandle<()>>, drained: &Receiver<()>) {
     let deadline = Instant::now() + DRAIN_LIMIT;
-    while pumps.iter().any(|p| !p.is_finished()) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    // Nothing is ever sent: this returns when every sender is dropped, or at the
+    // deadline.
+    let all_ended = loop {
+        match drained.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(()) => {}
+            Err(RecvTimeoutError::Disconnected) => break true,
+            Err(RecvTimeoutError::Timeout) => break false,
+        }
+    };
     for p in pumps {
-        if p.is_finished() {
+        // A thread that dropped its sender is returning: joining it does not wait.
+        if all_ended || p.is_finished() {
             let _ = p.join();
         }
     }

@@ -48,10 +48,10 @@ fn spec(n: usize, script: &str) -> JobSpec {
 }
 
 fn run_with(spec: &JobSpec, events: Vec<Event>, signals: Vec<i32>) -> Run {
-    let fake = Fake {
+    let fake = Arc::new(Fake {
         events: Mutex::new(events.into()),
         ..Fake::default()
-    };
+    });
     let out: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
     let err: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
     let sinks = Sinks {
@@ -68,7 +68,7 @@ fn run_with(spec: &JobSpec, events: Vec<Event>, signals: Vec<i32>) -> Run {
             Vec::new()
         }
     };
-    let code = run(spec, &fake, &sinks, &mut sig);
+    let code = run(spec, fake.clone(), &sinks, &mut sig);
     let mut exited = fake.exited.lock().unwrap().clone();
     exited.sort();
     let text = |m: &Arc<Mutex<Vec<u8>>>| String::from_utf8_lossy(&m.lock().unwrap()).into_owned();
@@ -220,4 +220,27 @@ fn an_outer_launchers_variables_are_scrubbed() {
     assert!(spawn::is_scrubbed("OMPI_MCA_orte_hnp_uri"));
     assert!(!spawn::is_scrubbed("OMPI_MCA_btl"));
     assert!(!spawn::is_scrubbed("PATH"));
+}
+
+#[test]
+fn an_ended_rank_wakes_the_loop_without_waiting_for_a_tick() {
+    // With a one-hour tick, no deadline and a server that never has an event, only
+    // the SIGCHLD of the ranks' exits can wake the loop: a job that ends well within
+    // the bound below was woken by them.
+    let mut s = spec(2, "exit 0");
+    s.timeout = None;
+    let fake: Arc<dyn JobServer> = Arc::new(Fake::default());
+    let sinks = Sinks {
+        stdout: Arc::new(Mutex::new(Vec::<u8>::new())),
+        stderr: Arc::new(Mutex::new(Vec::<u8>::new())),
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let code = run_paced(&s, fake, &sinks, &mut Vec::new, Duration::from_secs(3600));
+        let _ = tx.send(code);
+    });
+    let code = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the job loop noticed its ranks' exits (SIGCHLD) within 60 s");
+    assert_eq!(code, 0);
 }

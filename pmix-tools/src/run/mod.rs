@@ -12,8 +12,8 @@
 //! The parts: the command line ([`args`]), the bindings ([`bind`]), starting a rank
 //! ([`spawn`]), output forwarding ([`output`]), the exit status ([`policy`]), the job
 //! loop ([`job`], written against
-//! the small [`job::JobServer`] trait so it is tested with a fake server too) and the
-//! embedded server ([`server`]).
+//! the small [`job::JobServer`] trait so it is tested with a fake server too), what
+//! wakes it ([`wake`]) and the embedded server ([`server`]).
 //!
 //! **Open MPI.** Open MPI 4.1 uses a PMIx server only when a launcher claims the
 //! process (SERVING.md §1(b)); pmix-run sets `FLUX_JOB_ID` (to the namespace's name)
@@ -38,6 +38,7 @@ pub mod output;
 pub mod policy;
 pub mod server;
 pub mod spawn;
+pub mod wake;
 
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
@@ -93,7 +94,7 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let nspace = format!("pmix-run.{}", std::process::id());
     let server = match server::Embedded::start(&nspace, &cpusets, Some(Arc::clone(&service))) {
-        Ok(s) => s,
+        Ok(s) => Arc::new(s),
         Err(e) => {
             job::say(&sinks, &e);
             return EXIT_SOFTWARE;
@@ -108,7 +109,12 @@ pub fn main(args: &[OsString]) -> i32 {
         keep_going: cli.keep_going,
         extra_env: vec![("FLUX_JOB_ID".into(), nspace.clone().into())],
     };
-    let code = job::run(&spec, &server, &sinks, &mut || signals.pending().collect());
+    let code = job::run(
+        &spec,
+        Arc::clone(&server) as Arc<dyn job::JobServer>,
+        &sinks,
+        &mut || signals.pending().collect(),
+    );
     if let Err(e) = server.shutdown() {
         job::say(&sinks, &e);
     }

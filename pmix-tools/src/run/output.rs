@@ -6,6 +6,7 @@
 //! tag, a newline is added so the next tagged line starts on its own).
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -20,11 +21,25 @@ pub type Sink = Arc<Mutex<dyn Write + Send>>;
 /// Starts a thread copying `from` to `to` line by line, each line prefixed `[rank] `
 /// when `tag` is set. The thread ends at end of file (the rank closed the pipe or
 /// exited) or on a read error; a write error (pmix-run's own output closed) makes it
-/// drain `from` without writing, so the rank never blocks on a full pipe.
-pub fn forward(from: impl Read + Send + 'static, to: Sink, rank: u32, tag: bool) -> JoinHandle<()> {
+/// drain `from` without writing, so the rank never blocks on a full pipe. It holds
+/// `done` and drops it as it ends (nothing is sent): a receiver whose every sender
+/// went to such threads disconnects when the last one ends.
+///
+/// # Panics
+/// When the thread cannot be started.
+pub fn forward(
+    from: impl Read + Send + 'static,
+    to: Sink,
+    rank: u32,
+    tag: bool,
+    done: Sender<()>,
+) -> JoinHandle<()> {
     std::thread::Builder::new()
         .name(format!("pmix-run-out-{rank}"))
-        .spawn(move || copy_lines(from, &to, rank, tag))
+        .spawn(move || {
+            copy_lines(from, &to, rank, tag);
+            drop(done);
+        })
         .expect("a thread to forward a rank's output")
 }
 
@@ -83,10 +98,14 @@ fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<u
 mod tests {
     use super::*;
 
+    fn done() -> Sender<()> {
+        std::sync::mpsc::channel().0
+    }
+
     fn run(input: &[u8], tag: bool) -> Vec<u8> {
         let out: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
         let sink: Sink = out.clone();
-        forward(std::io::Cursor::new(input.to_vec()), sink, 3, tag)
+        forward(std::io::Cursor::new(input.to_vec()), sink, 3, tag, done())
             .join()
             .unwrap();
         out.lock().unwrap().clone()
@@ -128,12 +147,14 @@ mod tests {
             out.clone(),
             0,
             true,
+            done(),
         );
         let b = forward(
             std::io::Cursor::new(line_b.repeat(200).into_bytes()),
             out.clone(),
             1,
             true,
+            done(),
         );
         a.join().unwrap();
         b.join().unwrap();
