@@ -84,6 +84,21 @@ fn events_reach_exactly_the_handlers_and_ranks_of_each_range() {
 }
 
 #[test]
+fn groups_with_context_ids_leaves_during_construct_and_destruct_and_fences_over_a_left_group() {
+    // groups.c: see its header (ctx ids, leave during a construct with and without
+    // FT, during a destruct, a destruct among the survivors, FT and non-FT fences
+    // over a group someone left, a leave while a member is stopped).
+    run_ok("groups", &[], &|r| format!("groups rank {r}: ok"));
+}
+
+#[test]
+fn an_asynchronous_group_by_invite_and_join_with_one_invitee_declining() {
+    run_ok("group_invite", &[], &|r| {
+        format!("group_invite rank {r}: ok")
+    });
+}
+
+#[test]
 fn a_rank_exiting_1_after_a_fence_ends_the_job_with_1_after_the_others_get_proc_aborted() {
     let dir = TempDir::new("run-abort");
     let Some(exe) = build("abort", &dir) else {
