@@ -33,7 +33,9 @@
 //!    from byte 0.
 //! 3. Every frame payload is decoded as what the conversation says it is (request,
 //!    reply to its command, event, I/O) with the conversation's codec; whatever is
-//!    accepted re-encodes to exactly the payload.
+//!    accepted re-encodes to exactly the payload. A REQ reply's per-process blobs,
+//!    whose values stay packed until asked for, are decoded too, and the reply
+//!    rebuilt from their values re-encodes to the payload as well.
 //! 4. Every record's bytes are decoded as a request, a reply to the command of
 //!    byte 0, an event and forwarded I/O, with four codecs (both buffer types,
 //!    4.2.2 and 4.2.4); whatever is accepted re-encodes to exactly the record's
@@ -52,9 +54,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libfuzzer_sys::fuzz_target;
 use pmix_wire::stream::{Conversation, Direction, Incomplete, Item, Message, StreamError};
+use pmix_wire::msg::{JobItem, ProcBlob};
 use pmix_wire::{
-    BufferType, Codec, Command, FrameKind, Limits, Version, decode_event, decode_iof, decode_reply,
-    decode_request,
+    BufferType, Codec, Command, FrameKind, Limits, Reply, Version, decode_event, decode_iof,
+    decode_reply, decode_request,
 };
 
 /// Live heap bytes allowed during one decode whatever the input.
@@ -238,6 +241,26 @@ fn encode_message(m: &Message) -> Vec<u8> {
     }
 }
 
+/// A REQ reply's per-process blobs keep their values packed: each is decoded here
+/// (bounded like any decode), and when all decode, the reply rebuilt from the
+/// decoded values re-encodes to exactly `payload` too.
+fn pblob_values_re_encode(mut job: pmix_wire::msg::JobInfo, payload: &[u8], codec: &Codec) {
+    let n = payload.len();
+    let mut all = true;
+    for item in &mut job.items {
+        if let JobItem::Proc(p) = item {
+            match bounded(n, "ProcBlob::kvals", || p.kvals().map(|k| k.into_owned())) {
+                Ok(k) => *p = ProcBlob::new(p.rank, k),
+                Err(_) => all = false,
+            }
+        }
+    }
+    if all {
+        let again = Reply::Req(job).encode(codec).expect("decoded pblob values encode");
+        assert_eq!(again, payload, "a REQ reply rebuilt from its pblobs' values");
+    }
+}
+
 /// Decodes `payload` with each decoder and checks that what is accepted re-encodes
 /// to exactly `payload`. `which` limits the decoders (`None`: all four).
 fn decode_payload(payload: &[u8], codec: &Codec, which: Option<FrameKind>, reply_cmd: Command) {
@@ -263,6 +286,9 @@ fn decode_payload(payload: &[u8], codec: &Codec, which: Option<FrameKind>, reply
         assert_eq!(m.command(), cmd, "the reply's command");
         let again = m.encode(codec).expect("a decoded reply encodes");
         assert_eq!(again, payload, "reply {m:?} re-encodes to its bytes");
+        if let Reply::Req(job) = m {
+            pblob_values_re_encode(job, payload, codec);
+        }
     }
     if (all || which == Some(FrameKind::Event))
         && let Ok(m) = bounded(n, "decode_event", || decode_event(payload, codec))

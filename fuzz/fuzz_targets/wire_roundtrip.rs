@@ -504,10 +504,10 @@ impl G<'_, '_> {
             1 => JobItem::Session(self.infos(d)?),
             2 => JobItem::Node(self.infos(d)?),
             3 => JobItem::App(self.infos(d)?),
-            _ => JobItem::Proc(ProcBlob {
-                rank: Rank(self.u.arbitrary()?),
-                kvals: self.kvals(d + 1)?,
-            }),
+            _ => JobItem::Proc(ProcBlob::new(
+                Rank(self.u.arbitrary()?),
+                self.kvals(d + 1)?,
+            )),
         })
     }
 

@@ -65,6 +65,31 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader over `buf` resuming where another left off: offsets count from
+    /// `base` and nesting starts at `depth` (a packed body decoded later, exactly as
+    /// it would have been in place).
+    pub(crate) fn resumed(
+        buf: &'a [u8],
+        ty: BufferType,
+        limits: Limits,
+        base: usize,
+        depth: u8,
+    ) -> Self {
+        Reader {
+            buf,
+            pos: 0,
+            base,
+            ty,
+            limits,
+            depth,
+        }
+    }
+
+    /// The nesting depth of this buffer (0 for the outermost).
+    pub(crate) fn depth(&self) -> u8 {
+        self.depth
+    }
+
     /// The same reader with offsets counted from `base` (the position of `buf` in
     /// a larger input).
     pub fn with_base(mut self, base: usize) -> Self {

@@ -58,6 +58,7 @@ mod group;
 mod iof;
 mod job;
 mod other;
+mod pblob;
 
 pub use basic::{Abort, Commit, CommitBucket, FenceNb, GetNb, GetNbReply, ProcData};
 pub use event::{DeregEvents, Event, Notify, RegEvents};
@@ -65,14 +66,13 @@ pub use group::{
     GroupConstruct, GroupConstructReply, GroupDestruct, GroupDestructReply, GroupLeave,
 };
 pub use iof::{Iof, IofDereg, IofPull, IofPullReply, IofPush};
-pub use job::{
-    APP_ARRAY_KEY, JobInfo, JobItem, NODE_ARRAY_KEY, PROC_BLOB_KEY, ProcBlob, SESSION_ARRAY_KEY,
-};
+pub use job::{APP_ARRAY_KEY, JobInfo, JobItem, NODE_ARRAY_KEY, PROC_BLOB_KEY, SESSION_ARRAY_KEY};
 pub use other::{
     Alloc, ComputeDeviceDistances, Connect, ConnectReply, DistancesReply, GetCredential,
     GetCredentialReply, InfoReply, JobBlob, JobControl, Log, Lookup, LookupReply, Monitor,
     ProcCpuset, Publish, QueryInfo, Spawn, SpawnReply, Unpublish, ValidateCred,
 };
+pub use pblob::ProcBlob;
 
 /// A client request, one variant per command (PROTOCOL.md §6).
 #[derive(Clone, Debug, PartialEq)]
@@ -759,10 +759,10 @@ mod tests {
     fn nested_blobs_count_against_the_depth_limit() {
         let job = JobInfo {
             nspace: WStr::from("ns"),
-            items: vec![JobItem::Proc(ProcBlob {
-                rank: crate::value::Rank(0),
-                kvals: vec![Kval::new("k", 1u32)],
-            })],
+            items: vec![JobItem::Proc(ProcBlob::new(
+                crate::value::Rank(0),
+                vec![Kval::new("k", 1u32)],
+            ))],
         };
         let codec = Codec::v422();
         let bytes = Reply::Req(job.clone()).encode(&codec).unwrap();
@@ -777,7 +777,11 @@ mod tests {
             },
             ..Codec::v422()
         };
-        let e = decode_reply(Command::Req, &bytes, &shallow).unwrap_err();
+        // The blob's values are decoded when asked for, at the depth they are at.
+        let Ok(Reply::Req(j)) = decode_reply(Command::Req, &bytes, &shallow) else {
+            panic!("the reply decodes, its blob's values packed")
+        };
+        let e = j.procs().next().unwrap().kvals().unwrap_err();
         assert_eq!(e.kind, ErrorKind::TooDeep { limit: 2 });
     }
 

@@ -373,8 +373,9 @@ fn the_job_info_blob_of_init_hash_decodes_into_values_arrays_and_proc_blobs() {
     for (rank, p) in procs.iter().enumerate() {
         let r = rank as u32;
         assert_eq!(p.rank, Rank(r));
+        assert!(p.is_packed());
         assert_eq!(
-            p.kvals,
+            *p.kvals().unwrap(),
             [
                 kval(
                     "pmix.locstr",
@@ -423,6 +424,29 @@ fn a_pblob_that_is_not_a_proc_blob_is_an_error_at_its_offset() {
     let bytes = hex("0204 6100 02 16 706d69782e70626c6f6200 1b 01 07");
     let e = decode_reply(Command::Req, &bytes, &nd()).unwrap_err();
     assert_eq!(e.offset, 19, "{e}");
+}
+
+#[test]
+fn a_pblob_with_a_bad_kval_decodes_and_its_kvals_give_the_in_place_error() {
+    // nspace "a", then KVAL pmix.pblob = BYTE_OBJECT of 4 bytes (from payload
+    // offset 19): a pack of one PROC_RANK 1 (02 01), then a pack of one KVAL (02)
+    // whose key says 2 bytes (04) and has none.
+    let bytes = hex("0204 6100 02 16 706d69782e70626c6f6200 1b 04 02 01 02 04");
+    let Reply::Req(job) = decode_reply(Command::Req, &bytes, &nd()).unwrap() else {
+        panic!()
+    };
+    let p = job.procs().next().unwrap();
+    assert_eq!(p.rank, Rank(1));
+    assert!(p.is_packed());
+    let e = p.kvals().unwrap_err();
+    assert_eq!(e.offset, 23, "{e}");
+    // It re-encodes to its bytes in the same buffer type, and cannot be transcoded.
+    assert_eq!(Reply::Req(job.clone()).encode(&nd()).unwrap(), bytes);
+    let fd = Codec {
+        buffer_type: BufferType::FullyDescribed,
+        ..nd()
+    };
+    assert!(Reply::Req(job).encode(&fd).is_err());
 }
 
 #[test]
@@ -1034,10 +1058,7 @@ fn job_info() -> impl Strategy<Value = JobInfo> {
         infos().prop_map(JobItem::Session),
         infos().prop_map(JobItem::Node),
         infos().prop_map(JobItem::App),
-        (any::<u32>(), kvals()).prop_map(|(r, k)| JobItem::Proc(ProcBlob {
-            rank: Rank(r),
-            kvals: k
-        })),
+        (any::<u32>(), kvals()).prop_map(|(r, k)| JobItem::Proc(ProcBlob::new(Rank(r), k))),
     ];
     (wstr(), proptest::collection::vec(item, 0..5))
         .prop_map(|(nspace, items)| JobInfo { nspace, items })

@@ -304,18 +304,25 @@ fn the_job_blob_carries_what_open_mpi_needs_and_is_reused() {
     assert_eq!(procs.len(), 3);
     let p1 = &procs[1];
     assert_eq!(p1.rank, Rank(1));
-    assert_eq!(find(&p1.kvals, "pmix.lrank"), &Value::Uint16(1));
-    assert_eq!(find(&p1.kvals, "pmix.nrank"), &Value::Uint16(1));
-    assert_eq!(find(&p1.kvals, "pmix.hname"), &Value::from("node0"));
-    assert_eq!(find(&p1.kvals, "pmix.appnum"), &Value::Uint32(0));
-    assert_eq!(find(&p1.kvals, "pmix.grank"), &Value::ProcRank(1));
-    assert_eq!(find(&p1.kvals, "pmix.nodeid"), &Value::Uint32(0));
-    assert_eq!(find(&p1.kvals, "pmix.cpuset"), &Value::from("hwloc:1"));
+    let p1_kvals = p1.kvals().unwrap();
+    assert_eq!(find(&p1_kvals, "pmix.lrank"), &Value::Uint16(1));
+    assert_eq!(find(&p1_kvals, "pmix.nrank"), &Value::Uint16(1));
+    assert_eq!(find(&p1_kvals, "pmix.hname"), &Value::from("node0"));
+    assert_eq!(find(&p1_kvals, "pmix.appnum"), &Value::Uint32(0));
+    assert_eq!(find(&p1_kvals, "pmix.grank"), &Value::ProcRank(1));
+    assert_eq!(find(&p1_kvals, "pmix.nodeid"), &Value::Uint32(0));
+    assert_eq!(find(&p1_kvals, "pmix.cpuset"), &Value::from("hwloc:1"));
     assert_eq!(
-        find(&p1.kvals, "pmix.locstr"),
+        find(&p1_kvals, "pmix.locstr"),
         &Value::from("SK0:L30:L20:L11:CR1:HT1")
     );
-    assert!(procs[0].kvals.iter().all(|k| k.key != "pmix.cpuset"));
+    assert!(
+        procs[0]
+            .kvals()
+            .unwrap()
+            .iter()
+            .all(|k| k.key != "pmix.cpuset")
+    );
 }
 
 #[test]

@@ -1,14 +1,15 @@
 //! REQ's reply, the job-info blob (PROTOCOL.md §6.1): `STRING nspace`, then KVAL
-//! packs until the end, with the per-process blobs and the session, node and app
-//! arrays decoded.
+//! packs until the end, with the session, node and app arrays decoded and the
+//! per-process blobs' ranks (their values stay packed until asked for:
+//! [`ProcBlob`]).
 
 use alloc::vec::Vec;
 
-use super::{read_nested, read_until_end, write_each, write_nested};
+use super::pblob::ProcBlob;
 use crate::buf::{Element, Reader, Writer};
 use crate::error::WireError;
 use crate::types::DataType;
-use crate::value::{DataArray, Info, Kval, Rank, Value, WStr, req_bytes};
+use crate::value::{DataArray, Info, Kval, Value, WStr, req_bytes};
 
 /// The key of a per-process blob.
 pub const PROC_BLOB_KEY: &str = "pmix.pblob";
@@ -22,7 +23,8 @@ pub const APP_ARRAY_KEY: &str = "pmix.app.arr";
 /// One KVAL of the job-info blob, typed by its key.
 ///
 /// A KVAL `pmix.pblob` whose value is a BYTE_OBJECT is always [`JobItem::Proc`]
-/// (its bytes must hold a valid blob, or decoding fails), and one of the array keys
+/// (its bytes must hold a rank, or decoding fails; the values after it are
+/// decoded when asked for, [`ProcBlob::kvals`]), and one of the array keys
 /// whose value is a DATA_ARRAY of INFO is always the typed array;
 /// [`JobItem::Value`] holds every other KVAL, and encoding refuses a
 /// [`JobItem::Value`] that should have been typed (it would decode as another
@@ -40,16 +42,6 @@ pub enum JobItem {
     App(Vec<Info>),
     /// `pmix.pblob`: one process's data.
     Proc(ProcBlob),
-}
-
-/// A `pmix.pblob` byte object's contents: a buffer of the connection's type holding
-/// `PROC_RANK rank` then that rank's KVAL packs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProcBlob {
-    /// The rank.
-    pub rank: Rank,
-    /// Its values (`pmix.locstr`, `pmix.lrank`, `pmix.hname`, …).
-    pub kvals: Vec<Kval>,
 }
 
 /// REQ's reply (§6.1): the job's namespace (never NULL), then its information in
@@ -152,10 +144,7 @@ impl JobInfo {
                     w.pack_header(DataType::Kval, 1);
                     WStr::from(PROC_BLOB_KEY).encode(w);
                     w.data_type(DataType::ByteObject);
-                    write_nested(w, ty, |inner| {
-                        inner.pack_one(&p.rank);
-                        write_each(inner, &p.kvals);
-                    });
+                    p.write(w, ty);
                 }
             }
         }
@@ -177,13 +166,7 @@ fn read_item(r: &mut Reader<'_>) -> Result<JobItem, WireError> {
         let mut q = p.clone();
         if q.data_type("value type")? == DataType::ByteObject {
             let ty = q.buffer_type();
-            let blob = q.descend(|q| {
-                read_nested(q, ty, "pmix.pblob", |inner| {
-                    let rank = inner.unpack_one::<Rank>("pblob rank")?;
-                    let kvals = read_until_end::<Kval>(inner, "pblob kval")?;
-                    Ok(ProcBlob { rank, kvals })
-                })
-            })?;
+            let blob = q.descend(|q| ProcBlob::read(q, ty))?;
             *r = q;
             return Ok(JobItem::Proc(blob));
         }

@@ -473,10 +473,7 @@ fn a_topology_whose_support_bytes_are_not_the_decoders_length_is_unencodable() {
     // A writer that does not know the decoder's limits cannot check.
     assert!(encode(w()).is_ok());
     // A message encodes for its codec's limits, nested buffers included.
-    let kv = crate::msg::ProcBlob {
-        rank: Rank(0),
-        kvals: vec![Kval::new("k", t.clone())],
-    };
+    let kv = crate::msg::ProcBlob::new(Rank(0), vec![Kval::new("k", t.clone())]);
     let job = crate::Reply::Req(crate::msg::JobInfo {
         nspace: "ns".into(),
         items: vec![crate::msg::JobItem::Proc(kv)],

@@ -173,10 +173,7 @@ impl Namespace {
                 Kval::new("pmix.hname", host),
                 Kval::new("pmix.appnum", r.appnum),
             ]);
-            tail.push(JobItem::Proc(ProcBlob {
-                rank: Rank(r.rank),
-                kvals: kv.clone(),
-            }));
+            tail.push(JobItem::Proc(ProcBlob::new(Rank(r.rank), kv.clone())));
             rank_kvals.insert(r.rank, kv);
         }
         // Check once that the items encode: a launcher's job info that cannot be
