@@ -45,15 +45,15 @@
 //! CPUs); and the floor under a fence (the 8 ranks' own CPU per fence, measured in
 //! each rank, over the CPUs), whatever the server does.
 //!
-//! **What it showed when written** (2 loaded CPUs, Debian 4.2.2 / Open MPI 4.1.4):
-//! the init target met (the serverless init is ~1.3 ms of CPU and a ~10 ms idle timer;
-//! under pmix-run one rank's init is ~1.7 ms), the job at 1.6–3.3× (pmix-run ~42–52 ms,
-//! of which ~21 ms after the last rank finalized: its job loop notices a rank's end only
-//! between server events waited for up to its 20 ms tick), the fence at ~1× (the 8
-//! libpmix2 clients alone use ~300 µs of CPU per fence, ~150 µs on 2 CPUs, more than
-//! a tenth of mpirun's ~250–350 µs, so 10× cannot be reached here by any server), the
-//! first Get ~0.1× against mpirun's shared-memory store and ~1× against mpirun with
-//! the hash store.
+//! **What it shows** (2 CPUs, Debian 4.2.2 / Open MPI 4.1.4; 2026-12-02): the init
+//! target met (the serverless init is ~1.8 ms of CPU and a ~10 ms idle timer; under
+//! pmix-run one rank's init is ~3 ms of wall time), the job at ~3.3× (pmix-run ~34 ms
+//! against mpirun's ~114 ms; before pmix-run's job loop was woken by SIGCHLD it was
+//! 1.6–3.3×, ~21 ms of it after the last rank finalized, waiting for a 20 ms tick),
+//! the fence at ~1× (the 8 libpmix2 clients alone use ~340 µs of CPU per fence,
+//! ~170 µs on 2 CPUs, more than half of mpirun's ~320 µs, so 10× cannot be reached here
+//! by any server: this bench exits 1 on it), the first Get ~0.1× against mpirun's
+//! shared-memory store and ~1× against mpirun with the hash store.
 //!
 //! **The build.** `cargo bench` builds `pmix-run` with the bench profile (release
 //! settings) before this bench and hands its path over as `CARGO_BIN_EXE_pmix-run`, as
