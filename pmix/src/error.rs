@@ -45,6 +45,17 @@ pub enum Error {
     /// progress thread (`PMIX_ERROR`). The text says what panicked and why.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A PMIx status another party decided, or one of the protocol's answers: the
+    /// server's reply to a request (`PMIX_ERR_TIMEOUT`, `PMIX_ERR_LOST_CONNECTION`,
+    /// …), a key that is not there (`PMIX_ERR_NOT_FOUND`), a launch environment
+    /// without a rank (`PMIX_ERR_DATA_VALUE_NOT_FOUND`).
+    #[error("{} ({why})", .status.text())]
+    Status {
+        /// The status.
+        status: Status,
+        /// What gave it.
+        why: Cow<'static, str>,
+    },
 }
 
 impl PmixError for Error {
@@ -58,6 +69,7 @@ impl PmixError for Error {
             Error::NotSupported(_) => Status::ERR_NOT_SUPPORTED,
             Error::Distance(e) => e.status(),
             Error::Os(_) | Error::Internal(_) => Status::ERROR,
+            Error::Status { status, .. } => *status,
         }
     }
 }

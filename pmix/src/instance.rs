@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use pmix_core::{CpuSet, DeviceDistance, Topology};
 
+use crate::client::{Client, ServerEnv};
 use crate::distances::{DistanceRequest, Distances, OwnedRequest};
 use crate::error::{Error, LoadError};
 use crate::os::BindEnvelope;
@@ -53,6 +54,21 @@ pub struct InitOptions {
     pub topology_source: Option<String>,
     /// `PMIX_HOSTNAME`: the host name used in device uuids instead of the topology's.
     pub hostname: Option<String>,
+    /// Whether a client connects to a server ([`Connect::FromEnv`] by default).
+    pub connect: Connect,
+}
+
+/// Whether [`Pmix::init`] as [`Role::Client`] connects to a server.
+#[derive(Clone, Debug, Default)]
+pub enum Connect {
+    /// To the server the environment names ([`ServerEnv::from_env`]), as OpenPMIx's
+    /// `PMIx_Init`; a singleton when it names none.
+    #[default]
+    FromEnv,
+    /// To this server.
+    To(ServerEnv),
+    /// Never: a singleton whatever the environment says.
+    Never,
 }
 
 /// The callback of [`Pmix::compute_distances_nb`]: run once, on the progress thread,
@@ -69,6 +85,8 @@ pub struct Pmix {
 struct Inner {
     role: Role,
     proc_id: ProcId,
+    /// The server connection of a launched client.
+    client: Option<Client>,
     finalized: AtomicBool,
     local: Arc<Local>,
     progress: Progress,
@@ -141,6 +159,10 @@ impl std::fmt::Debug for Pmix {
     }
 }
 
+fn single(nspace: String) -> ProcId {
+    ProcId { nspace, rank: 0 }
+}
+
 /// Prints the one diagnostic line of a blocking call refused on the progress thread.
 pub(crate) fn would_block(call: &'static str) -> Error {
     let line = format!(
@@ -156,16 +178,22 @@ pub(crate) fn would_block(call: &'static str) -> Error {
 impl Pmix {
     /// Initialises an instance in `role` and starts its progress thread.
     ///
-    /// There is no server to connect to yet (the relay is a later step), so a client
-    /// starts as a *singleton* (namespace `pmix-rs.singleton.<pid>`, rank 0) and a tool
-    /// as `pmix-rs.tool.<pid>`, rank 0: both succeed and answer what they can locally;
-    /// requests that would need a server return [`Error::Unreach`]. OpenPMIx returns
-    /// `PMIX_ERR_UNREACH` from `PMIx_Init` in that situation and stays usable; callers
-    /// written for it accept both. The topology is not read here but on first use.
+    /// A client connects to a server as [`InitOptions::connect`] says (by default, to
+    /// the one the environment names, as OpenPMIx: [`ServerEnv::from_env`]) and takes
+    /// its namespace and rank from there ([`Client::connect`]). A client with no
+    /// server starts as a *singleton* (namespace `pmix-rs.singleton.<pid>`, rank 0) and
+    /// a tool as `pmix-rs.tool.<pid>`, rank 0: both succeed and answer what they can
+    /// locally; requests that would need a server return [`Error::Unreach`]. OpenPMIx
+    /// returns `PMIX_ERR_UNREACH` from `PMIx_Init` in that situation and stays usable;
+    /// callers written for it accept both. The topology is not read here but on first
+    /// use.
     ///
     /// # Errors
     /// [`Error::BadParam`] for a hostname that is empty, longer than 255 bytes or holds
-    /// a NUL; [`Error::Os`] if the progress thread cannot be started.
+    /// a NUL, or a malformed server environment; [`ServerEnv::from_env`]'s and
+    /// [`Client::connect`]'s errors (the server cannot be reached or refuses this
+    /// process: [`Error::Unreach`]); [`Error::Os`] if the progress thread cannot be
+    /// started.
     #[doc(alias = "PMIx_Init")]
     #[doc(alias = "PMIx_tool_init")]
     #[doc(alias = "PMIx_server_init")]
@@ -174,22 +202,49 @@ impl Pmix {
             .topology_source
             .clone()
             .unwrap_or_else(topology::source_name_from_env);
-        let service = Service::new(source_name, options.hostname)?;
+        let service = Service::new(source_name, options.hostname.clone())?;
         let pid = std::process::id();
-        let (nspace, relay) = match role {
-            Role::Client => (format!("pmix-rs.singleton.{pid}"), Relay::NotConnected),
-            Role::Tool => (format!("pmix-rs.tool.{pid}"), Relay::NotConnected),
-            Role::Server => (format!("pmix-rs.server.{pid}"), Relay::IsServer),
+        let server = match (role, &options.connect) {
+            (Role::Client, Connect::FromEnv) => ServerEnv::from_env()?,
+            (Role::Client, Connect::To(env)) => Some(env.clone()),
+            _ => None,
+        };
+        let client = match &server {
+            Some(env) => {
+                let host = options
+                    .hostname
+                    .clone()
+                    .or_else(|| env.hostname.clone())
+                    .unwrap_or_else(crate::server::net::short_hostname);
+                Some(Client::connect(env, &host)?)
+            }
+            None => None,
+        };
+        let (proc_id, relay) = match (&client, role) {
+            (Some(c), _) => (c.proc_id().clone(), Relay::Connected),
+            (None, Role::Client) => (
+                single(format!("pmix-rs.singleton.{pid}")),
+                Relay::NotConnected,
+            ),
+            (None, Role::Tool) => (single(format!("pmix-rs.tool.{pid}")), Relay::NotConnected),
+            (None, Role::Server) => (single(format!("pmix-rs.server.{pid}")), Relay::IsServer),
         };
         Ok(Pmix {
             inner: Arc::new(Inner {
                 role,
-                proc_id: ProcId { nspace, rank: 0 },
+                proc_id,
+                client,
                 finalized: AtomicBool::new(false),
                 local: Arc::new(Local { service, relay }),
                 progress: Progress::start()?,
             }),
         })
+    }
+
+    /// The server connection of a launched client (`None` for a singleton, a tool or
+    /// a server).
+    pub fn client(&self) -> Option<&Client> {
+        self.inner.client.as_ref()
     }
 
     /// The role given at init.
@@ -279,6 +334,11 @@ impl Pmix {
             });
         }
         let already = self.inner.finalized.swap(true, Ordering::AcqRel);
+        // The first finalize says goodbye to the server (its answer awaited a bounded
+        // time; the connection is closed whatever it is).
+        if !already && let Some(c) = &self.inner.client {
+            let _ = c.finalize();
+        }
         // The first finalize stops the engine; a later one waits for that stop to end.
         self.inner.progress.stop();
         if already { Err(Error::Init) } else { Ok(()) }

@@ -7,10 +7,12 @@
 //!
 //! **What an instance is.** [`Pmix::init`] as [`Role::Client`], [`Role::Tool`] or
 //! [`Role::Server`] gives a handle with:
-//! - an identity ([`ProcId`]); with no server to connect to (the connection is a later
-//!   step) a client is a *singleton* and a tool stands alone: both initialise
-//!   successfully and answer what they can locally (OpenPMIx's `PMIx_Init` returns
-//!   `PMIX_ERR_UNREACH` there instead, and stays usable);
+//! - an identity ([`ProcId`]): a client started by a PMIx server (the environment
+//!   names it: [`ServerEnv`]) connects to it as an OpenPMIx 4.2.2 client and takes
+//!   its namespace and rank from there ([`client`]); with no server to connect to a
+//!   client is a *singleton* and a tool stands alone: both initialise successfully and
+//!   answer what they can locally (OpenPMIx's `PMIx_Init` returns `PMIX_ERR_UNREACH`
+//!   there instead, and stays usable);
 //! - a topology, loaded **once**, on first use, from the source named by
 //!   [`InitOptions::topology_source`], else `PMIX_TOPOLOGY` (`sysfs` by default,
 //!   `sysfs:DIR`, `xml:FILE`, `hwloc`), else OpenPMIx's
@@ -66,12 +68,15 @@
 //! # Ok::<(), pmix::Error>(())
 //! ```
 //!
-//! **What it is not (yet).** No server connection, relay, events or groups: those are
-//! later steps (DESIGN §8); the places they slot in are [`Pmix`]'s relay
-//! (`PMIX_ERR_UNREACH` today) and the progress thread. `PMIX_ERR_NOT_SUPPORTED` from a
-//! server that predates `PMIX_DEVICE_DIST_ORIGIN` needs that server and is not
-//! produced yet.
+//! **What it is not (yet).** A connected client does put / commit / fence / get /
+//! abort / finalize ([`Client`]); events, groups, publish/lookup, queries, the
+//! non-blocking forms and the relay of distance requests to the server are later
+//! steps of issue 13 (DESIGN §8): until then a request that cannot be answered
+//! locally is [`Error::Unreach`], and events the server sends are dropped.
+//! `PMIX_ERR_NOT_SUPPORTED` from a server that predates `PMIX_DEVICE_DIST_ORIGIN`
+//! needs that relay and is not produced yet.
 
+pub mod client;
 mod distances;
 mod error;
 pub mod global;
@@ -83,10 +88,13 @@ pub mod server;
 pub mod service;
 pub mod topology;
 
+pub use client::{Client, ServerEnv};
 pub use distances::{DistanceRequest, Distances};
 pub use error::{Error, LoadError};
-pub use instance::{DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
+pub use instance::{Connect, DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
 pub use os::BindEnvelope;
 pub use pmix_core::{PmixError, Status};
+/// The wire codec's types the client's calls take and give (values, infos, processes).
+pub use pmix_wire as wire;
 pub use server::{Server, ServerConfig};
 pub use service::{AnswerError, Service};

@@ -1,9 +1,10 @@
 //! Requests a process cannot answer alone go to its local server (DESIGN §6).
 //!
-//! The server connection (a Unix socket, the wire codec, the protocol handshake that
-//! tells `PMIX_ERR_NOT_SUPPORTED` apart) is a later step. Until then every instance is
-//! either not connected (a singleton client, a tool) or a server itself, and a request
-//! that needs the relay is `PMIX_ERR_UNREACH`. The instance asks its [`Relay`] in
+//! A launched client is connected ([`crate::client`]), but relaying
+//! `COMPUTE_DEVICE_DISTANCES` over that connection (and telling
+//! `PMIX_ERR_NOT_SUPPORTED` apart) is a later step. Until then a request that needs the
+//! relay is `PMIX_ERR_UNREACH`, whether the instance is connected, not connected (a
+//! singleton client, a tool) or a server itself. The instance asks its [`Relay`] in
 //! exactly the places where a connected client will send a request, so the connection
 //! slots in here without touching the callers.
 
@@ -16,6 +17,9 @@ pub(crate) enum Relay {
     NotConnected,
     /// This instance is the server: there is nobody to relay to.
     IsServer,
+    /// A launched client connected to its server, which cannot relay distance
+    /// requests yet (issue 13).
+    Connected,
 }
 
 impl Relay {
@@ -25,7 +29,13 @@ impl Relay {
         let tail = match self {
             Relay::NotConnected => "not connected to a PMIx server",
             Relay::IsServer => "this process is the PMIx server",
+            Relay::Connected => "relaying requests to the PMIx server is not built yet",
         };
-        Error::Unreach(format!("{why}, and {tail} to relay the request to").into())
+        let to = if self == Relay::Connected {
+            ""
+        } else {
+            " to relay the request to"
+        };
+        Error::Unreach(format!("{why}, and {tail}{to}").into())
     }
 }

@@ -376,6 +376,7 @@ fn the_hostname_option_names_the_uuids() {
         InitOptions {
             topology_source: Some(format!("xml:{}", path.display())),
             hostname: Some("nodeA".into()),
+            ..InitOptions::default()
         },
     )
     .unwrap();

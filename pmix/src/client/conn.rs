@@ -1,0 +1,327 @@
+//! A client's connection to its server: the handshake (PROTOCOL.md §3), framed
+//! requests with fresh tags, and one reader thread that matches replies to requests
+//! by tag (§4). Every byte is made and read by `pmix-wire`.
+//!
+//! **Threads.** The caller writes its request (under a lock, so frames never
+//! interleave) after registering a completion for the tag; the reader thread reads
+//! frames, hands each reply's payload to its request's completion, and event frames
+//! (tag 0) to the event sink. A completion must be quick: a blocking caller's is a
+//! channel send. When the server's socket closes (or sends bytes that are not
+//! frames), every pending completion gets [`Error::Unreach`] at once and every later
+//! request is refused the same way: nobody waits for a server that is gone.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use pmix_wire::frame::{TAG_DYNAMIC, TAG_EVENT, next_tag};
+use pmix_wire::{
+    ClientReply, Codec, ConnectMsg, Decoded, Frame, FrameDecoder, Identity, Limits, Reply, Request,
+    Trailer, Version, decode_reply,
+};
+
+use super::env::ServerEnv;
+use crate::error::Error;
+
+/// The version this library speaks on the wire: OpenPMIx 4.2.2's protocol, with the
+/// stray trailer byte of ≤ 4.2.2 clients.
+pub const WIRE_VERSION: &str = "4.2.2";
+
+/// What a request's reply (or the loss of the connection) is handed to, on the
+/// reader thread.
+pub(crate) type Completion = Box<dyn FnOnce(Result<Vec<u8>, Error>) + Send + 'static>;
+
+/// What receives event frames' payloads (tag 0), on the reader thread.
+pub(crate) type EventSink = Box<dyn Fn(Vec<u8>) + Send + 'static>;
+
+struct State {
+    /// The last tag used.
+    tag: u32,
+    waiting: HashMap<u32, Completion>,
+    /// Why the connection is gone, once it is.
+    lost: Option<String>,
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A connected client's link to its server.
+pub(crate) struct Conn {
+    stream: Mutex<TcpStream>,
+    state: Arc<Mutex<State>>,
+    pindex: i32,
+    codec: Codec,
+    reader: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Conn {
+    /// Connects to `env`'s server as `env`'s process and completes the handshake,
+    /// each step bounded by `wait`, then starts the reader thread; events go to
+    /// `events`.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] when the server cannot be reached, closes the connection
+    /// (how an OpenPMIx server refuses a client) or does not answer within `wait`;
+    /// the server's status when it answers with one other than success;
+    /// [`Error::Os`] when the reader thread cannot be started.
+    pub(crate) fn connect(
+        env: &ServerEnv,
+        wait: Duration,
+        events: EventSink,
+    ) -> Result<Conn, Error> {
+        let unreach = |what: &str, e: std::io::Error| {
+            Error::Unreach(
+                format!("PMIx server {} at {}: {what}: {e}", env.server, env.addr).into(),
+            )
+        };
+        let mut stream =
+            TcpStream::connect_timeout(&env.addr, wait).map_err(|e| unreach("connect", e))?;
+        stream
+            .set_nodelay(true)
+            .map_err(|e| unreach("TCP_NODELAY", e))?;
+        stream
+            .set_read_timeout(Some(wait))
+            .map_err(|e| unreach("read timeout", e))?;
+        stream
+            .set_write_timeout(Some(wait))
+            .map_err(|e| unreach("write timeout", e))?;
+        let msg = connect_msg(env);
+        let codec = msg
+            .codec(Limits::DEFAULT)
+            .map_err(|e| Error::Internal(format!("our connect message: {e}")))?;
+        let bytes = msg
+            .encode()
+            .map_err(|e| Error::BadParam(format!("the connect message: {e}").into()))?;
+        stream
+            .write_all(&bytes)
+            .map_err(|e| unreach("sending the connect message", e))?;
+        let mut reply = [0u8; 8];
+        stream.read_exact(&mut reply).map_err(|e| {
+            unreach(
+                "the handshake (the server refuses an unknown namespace or rank, or a \
+                 credential it does not accept, by closing the connection)",
+                e,
+            )
+        })?;
+        let Decoded::Item { item, .. } = ClientReply::decode(&reply) else {
+            return Err(Error::Internal("8 bytes are a handshake reply".into()));
+        };
+        if item.status != 0 {
+            return Err(Error::Status {
+                status: pmix_core::Status(item.status),
+                why: format!("the PMIx server {} refused the handshake", env.server).into(),
+            });
+        }
+        stream
+            .set_read_timeout(None)
+            .map_err(|e| unreach("read timeout", e))?;
+        let state = Arc::new(Mutex::new(State {
+            tag: TAG_DYNAMIC,
+            waiting: HashMap::new(),
+            lost: None,
+        }));
+        let read_half = stream
+            .try_clone()
+            .map_err(|e| unreach("cloning the socket", e))?;
+        let reader = {
+            let state = Arc::clone(&state);
+            std::thread::Builder::new()
+                .name("pmix-client-reader".into())
+                .spawn(move || read_loop(read_half, &state, &events))
+                .map_err(|e| Error::Os(format!("cannot start the client's reader thread: {e}")))?
+        };
+        Ok(Conn {
+            stream: Mutex::new(stream),
+            state,
+            pindex: item.index as i32,
+            codec,
+            reader: Mutex::new(Some(reader)),
+        })
+    }
+
+    /// The codec of this connection.
+    pub(crate) fn codec(&self) -> &Codec {
+        &self.codec
+    }
+
+    /// Sends `req` with a fresh tag; `done` gets the reply's payload, or the error
+    /// that ended the connection.
+    ///
+    /// # Errors
+    /// [`Error::BadParam`] when `req` cannot be encoded; [`Error::Unreach`] when the
+    /// connection is gone (`done` is then dropped unrun).
+    pub(crate) fn send(&self, req: &Request, done: Completion) -> Result<(), Error> {
+        let payload = req.encode(&self.codec).map_err(|e| {
+            Error::BadParam(format!("{:?} cannot be encoded: {e}", req.command()).into())
+        })?;
+        let mut st = lock(&self.state);
+        if let Some(why) = &st.lost {
+            return Err(Error::Unreach(why.clone().into()));
+        }
+        st.tag = next_tag(st.tag);
+        let tag = st.tag;
+        st.waiting.insert(tag, done);
+        drop(st);
+        let sent = Frame::new(self.pindex, tag, payload)
+            .and_then(|f| f.encode())
+            .map_err(|e| Error::BadParam(format!("the request's frame: {e}").into()))
+            .and_then(|bytes| {
+                let mut s = self.stream.lock().unwrap_or_else(PoisonError::into_inner);
+                s.write_all(&bytes)
+                    .map_err(|e| Error::Unreach(format!("sending to the PMIx server: {e}").into()))
+            });
+        if let Err(e) = sent {
+            // Not sent: the completion is not run (the caller gets the error).
+            lock(&self.state).waiting.remove(&tag);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Sends `req` and waits for its reply, decoded; `wait` bounds the wait (`None`:
+    /// until the reply or the loss of the connection).
+    ///
+    /// # Errors
+    /// As [`Conn::send`]; [`Error::Unreach`] when the connection is lost before the
+    /// reply; `PMIX_ERR_TIMEOUT` past `wait`; [`Error::Internal`] for a reply that
+    /// does not decode as `req`'s.
+    pub(crate) fn call(&self, req: &Request, wait: Option<Duration>) -> Result<Reply, Error> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send(
+            req,
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        )?;
+        let got = match wait {
+            None => rx.recv().map_err(|_| lost()),
+            Some(w) => rx.recv_timeout(w).map_err(|e| match e {
+                mpsc::RecvTimeoutError::Timeout => Error::Status {
+                    status: pmix_core::Status::ERR_TIMEOUT,
+                    why: format!("no reply to {:?} within {w:?}", req.command()).into(),
+                },
+                mpsc::RecvTimeoutError::Disconnected => lost(),
+            }),
+        }??;
+        decode_reply(req.command(), &got, &self.codec).map_err(|e| {
+            Error::Internal(format!(
+                "the server's reply to {:?} does not decode: {e}",
+                req.command()
+            ))
+        })
+    }
+
+    /// Closes the connection: later requests are refused, pending ones get
+    /// [`Error::Unreach`], and the reader thread is joined (unless this runs on it).
+    pub(crate) fn close(&self) {
+        {
+            let mut st = lock(&self.state);
+            st.lost
+                .get_or_insert_with(|| "the connection to the PMIx server was closed".into());
+        }
+        let _ = self
+            .stream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .shutdown(Shutdown::Both);
+        let handle = self
+            .reader
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(h) = handle
+            && h.thread().id() != std::thread::current().id()
+        {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn lost() -> Error {
+    Error::Unreach("the connection to the PMIx server was lost".into())
+}
+
+/// The connect message of a launched OpenPMIx 4.2.2 client: `native` credential
+/// (effective uid and gid, host order), non-described or fully described buffers as
+/// the server said, the `hash` store.
+fn connect_msg(env: &ServerEnv) -> ConnectMsg {
+    let (uid, gid) = crate::server::net::effective_ids();
+    let mut credential = uid.to_ne_bytes().to_vec();
+    credential.extend_from_slice(&gid.to_ne_bytes());
+    ConnectMsg {
+        psec: "native".into(),
+        credential,
+        identity: Identity::Client {
+            nspace: env.nspace.clone(),
+            rank: env.rank,
+        },
+        version: Version::parse(WIRE_VERSION, 0)
+            .unwrap_or_else(|_| pmix_wire::Codec::v422().version),
+        bfrops: "v41".into(),
+        buffer_type: env.buffer_type,
+        gds: "hash".into(),
+        trailer: Trailer {
+            info: Vec::new(),
+            stray_byte: true,
+        },
+    }
+}
+
+/// The reader thread: frames until the socket closes or fails.
+fn read_loop(mut stream: TcpStream, state: &Mutex<State>, events: &EventSink) {
+    let decoder = FrameDecoder::new(Limits::DEFAULT);
+    let mut inbuf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let why = 'outer: loop {
+        loop {
+            match decoder.decode(&inbuf) {
+                Ok(Decoded::Item { item, used }) => {
+                    inbuf.drain(..used);
+                    deliver(item, state, events);
+                }
+                Ok(Decoded::NeedMore(_)) => break,
+                Err(e) => break 'outer format!("the PMIx server sent a bad frame: {e}"),
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => break "the PMIx server closed the connection".to_owned(),
+            Ok(n) => inbuf.extend_from_slice(chunk.get(..n).unwrap_or_default()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break format!("reading from the PMIx server: {e}"),
+        }
+    };
+    let pending: Vec<Completion> = {
+        let mut st = lock(state);
+        st.lost.get_or_insert(why.clone());
+        st.waiting.drain().map(|(_, c)| c).collect()
+    };
+    for done in pending {
+        done(Err(Error::Unreach(why.clone().into())));
+    }
+}
+
+/// Hands one frame to its request's completion, or to the event sink.
+fn deliver(frame: Frame, state: &Mutex<State>, events: &EventSink) {
+    let tag = frame.header.tag;
+    if tag == TAG_EVENT {
+        events(frame.payload);
+        return;
+    }
+    let done = lock(state).waiting.remove(&tag);
+    // A reply to no request of ours (or I/O forwarding, tag 2, which we never ask
+    // for) is dropped.
+    if let Some(done) = done {
+        done(Ok(frame.payload));
+    }
+}

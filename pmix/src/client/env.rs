@@ -1,0 +1,194 @@
+//! Where a launched client finds its server: the variables an OpenPMIx 4.2 client
+//! reads (PROTOCOL.md §2.1) and the URI syntax (§2.3).
+
+use std::net::{IpAddr, SocketAddr};
+
+use pmix_core::Status;
+use pmix_wire::BufferType;
+
+use crate::error::Error;
+
+/// The URI variables, in the order an OpenPMIx 4.2 client tries them; the first one
+/// set is used.
+pub const URI_VARS: [&str; 5] = [
+    "PMIX_SERVER_URI41",
+    "PMIX_SERVER_URI4",
+    "PMIX_SERVER_URI3",
+    "PMIX_SERVER_URI21",
+    "PMIX_SERVER_URI2",
+];
+
+/// The longest namespace, in bytes (`PMIX_MAX_NSLEN`).
+pub const MAX_NSLEN: usize = 255;
+
+/// What a launched client needs to connect: its identity and its server's address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerEnv {
+    /// `PMIX_NAMESPACE`.
+    pub nspace: String,
+    /// `PMIX_RANK`.
+    pub rank: u32,
+    /// The server's address, from the first URI variable set.
+    pub addr: SocketAddr,
+    /// The server's own name, the URI's part before `;` (recorded, never sent).
+    pub server: String,
+    /// Which URI variable gave the address.
+    pub uri_var: &'static str,
+    /// `PMIX_BFROP_BUFFER_TYPE`: the buffer type the server uses (non-described when
+    /// unset, the release-build default).
+    pub buffer_type: BufferType,
+    /// `PMIX_HOSTNAME`, when set.
+    pub hostname: Option<String>,
+}
+
+impl ServerEnv {
+    /// Reads this process's environment ([`ServerEnv::from_vars`]).
+    ///
+    /// # Errors
+    /// As [`ServerEnv::from_vars`].
+    pub fn from_env() -> Result<Option<ServerEnv>, Error> {
+        Self::from_vars(|k| std::env::var(k).ok())
+    }
+
+    /// Reads the variables through `get`: `None` when the process is not a launched
+    /// client (no `PMIX_NAMESPACE`, or no URI variable: a singleton, as OpenPMIx).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_DATA_VALUE_NOT_FOUND` (as OpenPMIx) when `PMIX_RANK` is missing or
+    /// not a rank; [`Error::BadParam`] for an empty or over-long namespace, a URI that
+    /// is not `<name>;tcp4://a.b.c.d:port` or `<name>;tcp6://[addr]:port`, or an
+    /// unknown `PMIX_BFROP_BUFFER_TYPE`.
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Option<ServerEnv>, Error> {
+        let Some(nspace) = get("PMIX_NAMESPACE") else {
+            return Ok(None);
+        };
+        let Some((uri_var, uri)) = URI_VARS.iter().find_map(|v| get(v).map(|u| (*v, u))) else {
+            return Ok(None);
+        };
+        if nspace.is_empty() || nspace.len() > MAX_NSLEN || nspace.contains('\0') {
+            return Err(Error::BadParam(
+                format!("PMIX_NAMESPACE must be 1 to {MAX_NSLEN} bytes without NUL").into(),
+            ));
+        }
+        let rank = get("PMIX_RANK")
+            .and_then(|r| r.trim().parse::<u32>().ok())
+            .filter(|r| *r < pmix_wire::Rank::LOCAL_NODE.0)
+            .ok_or_else(|| Error::Status {
+                status: Status::ERR_DATA_VALUE_NOT_FOUND,
+                why: "PMIX_RANK is missing or not a rank".into(),
+            })?;
+        let (server, addr) = parse_uri(&uri).ok_or_else(|| {
+            Error::BadParam(format!("{uri_var}={uri:?} is not a PMIx URI").into())
+        })?;
+        let buffer_type = match get("PMIX_BFROP_BUFFER_TYPE").as_deref() {
+            None | Some("PMIX_BFROP_BUFFER_NON_DESC") => BufferType::NonDescribed,
+            Some("PMIX_BFROP_BUFFER_FULLY_DESC") => BufferType::FullyDescribed,
+            Some(other) => {
+                return Err(Error::BadParam(
+                    format!("PMIX_BFROP_BUFFER_TYPE={other:?} is not a buffer type").into(),
+                ));
+            }
+        };
+        Ok(Some(ServerEnv {
+            nspace,
+            rank,
+            addr,
+            server: server.to_owned(),
+            uri_var,
+            buffer_type,
+            hostname: get("PMIX_HOSTNAME").filter(|h| !h.is_empty()),
+        }))
+    }
+}
+
+/// `<server name>;tcp4://a.b.c.d:port` or `<server name>;tcp6://[addr]:port` (brackets
+/// optional): the name and the address.
+pub fn parse_uri(uri: &str) -> Option<(&str, SocketAddr)> {
+    let (name, rest) = uri.split_once(';')?;
+    let (ip, port) = if let Some(a) = rest.strip_prefix("tcp4://") {
+        let (ip, port) = a.rsplit_once(':')?;
+        (ip.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4)?, port)
+    } else if let Some(a) = rest.strip_prefix("tcp6://") {
+        let (ip, port) = a.rsplit_once(':')?;
+        let ip = ip
+            .strip_prefix('[')
+            .and_then(|i| i.strip_suffix(']'))
+            .unwrap_or(ip);
+        (ip.parse::<std::net::Ipv6Addr>().ok().map(IpAddr::V6)?, port)
+    } else {
+        return None;
+    };
+    let port = port.parse::<u16>().ok().filter(|p| *p != 0)?;
+    Some((name, SocketAddr::new(ip, port)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(kv: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            kv.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn mpiruns_variables_give_the_first_uri_and_the_identity() {
+        let env = ServerEnv::from_vars(vars(&[
+            ("PMIX_NAMESPACE", "33947649"),
+            ("PMIX_RANK", "3"),
+            ("PMIX_SERVER_URI4", "33947648.0;tcp4://127.0.0.1:1"),
+            ("PMIX_SERVER_URI41", "33947648.0;tcp4://127.0.0.1:56657"),
+            ("PMIX_BFROP_BUFFER_TYPE", "PMIX_BFROP_BUFFER_NON_DESC"),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(env.nspace, "33947649");
+        assert_eq!(env.rank, 3);
+        assert_eq!(env.addr, "127.0.0.1:56657".parse().unwrap());
+        assert_eq!(env.server, "33947648.0");
+        assert_eq!(env.uri_var, "PMIX_SERVER_URI41");
+        assert_eq!(env.buffer_type, BufferType::NonDescribed);
+    }
+
+    #[test]
+    fn without_a_namespace_or_a_uri_the_process_is_a_singleton() {
+        assert_eq!(ServerEnv::from_vars(vars(&[])).unwrap(), None);
+        let no_uri = [("PMIX_NAMESPACE", "a"), ("PMIX_RANK", "0")];
+        assert_eq!(ServerEnv::from_vars(vars(&no_uri)).unwrap(), None);
+    }
+
+    #[test]
+    fn a_missing_rank_is_data_value_not_found_and_a_bad_uri_bad_param() {
+        use pmix_core::PmixError;
+        let e = ServerEnv::from_vars(vars(&[
+            ("PMIX_NAMESPACE", "a"),
+            ("PMIX_SERVER_URI41", "s.0;tcp4://127.0.0.1:5"),
+        ]))
+        .unwrap_err();
+        assert_eq!(e.status(), Status::ERR_DATA_VALUE_NOT_FOUND);
+        for uri in [
+            "s.0;tcp4://host:5",
+            "s.0;tcp4://127.0.0.1:0",
+            "s.0;unix:///x",
+            "tcp4://127.0.0.1:5",
+        ] {
+            let e = ServerEnv::from_vars(vars(&[
+                ("PMIX_NAMESPACE", "a"),
+                ("PMIX_RANK", "0"),
+                ("PMIX_SERVER_URI41", uri),
+            ]))
+            .unwrap_err();
+            assert_eq!(e.status(), Status::ERR_BAD_PARAM, "{uri}");
+        }
+    }
+
+    #[test]
+    fn tcp6_uris_parse_with_or_without_brackets() {
+        for uri in ["x;tcp6://[::1]:7", "x;tcp6://::1:7"] {
+            assert_eq!(parse_uri(uri).unwrap().1, "[::1]:7".parse().unwrap());
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The client role: a launched process connected to its PMIx server (DESIGN §8).
+//!
+//! [`Client::connect`] does what OpenPMIx 4.2's `PMIx_Init` does for a process
+//! started by a server: it connects to the address the environment names
+//! ([`ServerEnv`]), completes the handshake as an OpenPMIx 4.2.2 client with the
+//! `hash` store, asks for its job's information (REQ) and keeps it (see `store.rs`: job-level
+//! values from the job's KVALs and this node's, session and app arrays, a rank's from
+//! its blob, decoded when first asked for).
+//! Then:
+//! - [`Client::get`] answers job information and values this process put locally,
+//!   and asks the server (GETNB) for the rest, keeping everything the reply brings;
+//! - [`Client::put`] is local, [`Client::commit`] sends every value put so far;
+//! - [`Client::fence`], [`Client::abort`] and [`Client::finalize`] are the
+//!   server's commands of those names.
+//!
+//! Each call waits for its reply on the caller's thread ([`conn`] says which thread
+//! matches replies); none is made on the progress thread (the instance refuses
+//! blocking calls there first). When the server goes away, every waiting and later
+//! call returns [`Error::Unreach`].
+//!
+//! **Not yet** (issue 13): the non-blocking forms, event handlers (events the server
+//! sends are dropped), publish/lookup, queries, groups, distances relayed to the
+//! server, tools.
+
+pub mod conn;
+pub mod env;
+mod store;
+
+use std::time::Duration;
+
+use pmix_core::Status;
+use pmix_wire::msg::{Abort, Commit, CommitBucket, FenceNb, GetNb};
+use pmix_wire::{Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
+
+pub use env::ServerEnv;
+
+use crate::error::Error;
+use crate::instance::ProcId;
+use conn::Conn;
+use store::Store;
+
+/// How long connecting and the handshake may take.
+pub const CONNECT_WAIT: Duration = Duration::from_secs(30);
+
+/// How long FINALIZE waits for its reply before closing anyway (OpenPMIx: 2 s).
+pub const FINALIZE_WAIT: Duration = Duration::from_secs(2);
+
+/// A launched client's connection, identity and store.
+pub struct Client {
+    conn: Conn,
+    me: ProcId,
+    store: Store,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("me", &self.me)
+            .finish_non_exhaustive()
+    }
+}
+
+fn status_error(status: i32, why: String) -> Error {
+    Error::Status {
+        status: Status(status),
+        why: why.into(),
+    }
+}
+
+/// `Ok` for a lone STATUS 0 reply; the status as an error otherwise.
+fn expect_ok(reply: Reply, what: &str) -> Result<(), Error> {
+    match reply {
+        Reply::Status { status, .. } if status.0 == 0 => Ok(()),
+        Reply::Status { status, .. } => Err(status_error(
+            status.0,
+            format!("the PMIx server's answer to {what}"),
+        )),
+        other => Err(Error::Internal(format!(
+            "the PMIx server answered {what} with {:?}",
+            other.command()
+        ))),
+    }
+}
+
+impl Client {
+    /// Connects as `env`'s process and loads its job information; `hostname` is this
+    /// host's name (which node of the job information is this one).
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] when the server cannot be reached, refuses this process (by
+    /// closing the connection) or does not answer the handshake within
+    /// [`CONNECT_WAIT`]; [`Error::Os`] when the reader thread cannot be started;
+    /// [`Error::Unreach`] when the server goes away
+    /// before answering REQ; the server's status when it answers REQ with one;
+    /// `PMIX_ERR_BAD_PARAM` when the job information is another namespace's.
+    pub fn connect(env: &ServerEnv, hostname: &str) -> Result<Client, Error> {
+        let conn = Conn::connect(env, CONNECT_WAIT, Box::new(|_event| {}))?;
+        let job = match conn.call(&Request::Req, None)? {
+            Reply::Req(job) => job,
+            Reply::Status { status, .. } => {
+                return Err(status_error(
+                    status.0,
+                    "the PMIx server's answer to REQ".into(),
+                ));
+            }
+            other => {
+                return Err(Error::Internal(format!(
+                    "the PMIx server answered REQ with {:?}",
+                    other.command()
+                )));
+            }
+        };
+        if job.nspace.as_bytes() != env.nspace.as_bytes() {
+            return Err(Error::BadParam(
+                format!(
+                    "the PMIx server sent the job information of {:?}, not of {:?}",
+                    job.nspace.to_string(),
+                    env.nspace
+                )
+                .into(),
+            ));
+        }
+        Ok(Client {
+            conn,
+            me: ProcId {
+                nspace: env.nspace.clone(),
+                rank: env.rank,
+            },
+            store: Store::new(job, hostname),
+        })
+    }
+
+    /// This process's identity.
+    pub fn proc_id(&self) -> &ProcId {
+        &self.me
+    }
+
+    /// The value of `key` for process `nspace`:`rank` (`rank` may be
+    /// [`Rank::WILDCARD`] for job-level information). Answered from this process's
+    /// store when it can be (job information, its own puts, what earlier replies
+    /// brought), else by the server, whose reply is kept; keys starting with `pmix`
+    /// of this namespace are asked for with `pmix.immediate` (the server does not
+    /// wait for them). `info` goes to the server as given.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when nobody has the key; the server's status
+    /// (`PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
+    pub fn get(&self, nspace: &str, rank: u32, key: &str, info: &[Info]) -> Result<Value, Error> {
+        let own_job = nspace == self.me.nspace;
+        let reserved = key.starts_with("pmix");
+        if own_job {
+            let local = if rank == Rank::WILDCARD.0 {
+                self.store.job_value(key)
+            } else if rank == self.me.rank {
+                match self.store.own_value(key) {
+                    Some(v) => Some(v),
+                    None => self.store.rank_value(rank, key)?,
+                }
+            } else if reserved {
+                self.store.rank_value(rank, key)?
+            } else {
+                None
+            };
+            if let Some(v) = local {
+                return Ok(v);
+            }
+        }
+        if let Some(v) = self.store.peer_value(nspace, rank, key) {
+            return Ok(v);
+        }
+        let mut info = info.to_vec();
+        if own_job && reserved && !info.iter().any(|i| i.key == "pmix.immediate") {
+            info.push(Info::new("pmix.immediate", true));
+        }
+        let req = Request::GetNb(GetNb {
+            nspace: WStr::from(nspace),
+            rank: Rank(rank),
+            info,
+            key: Some(WStr::from(key)),
+        });
+        let not_found = || {
+            status_error(
+                Status::ERR_NOT_FOUND.0,
+                format!("no {key:?} for {nspace}:{rank}"),
+            )
+        };
+        match self.conn.call(&req, None)? {
+            Reply::Status { status, .. } if status.0 == 0 => Err(not_found()),
+            Reply::Status { status, .. } => Err(status_error(
+                status.0,
+                format!("the PMIx server's answer to a Get of {key:?} for {nspace}:{rank}"),
+            )),
+            Reply::GetNb(r) => {
+                for d in &r.data {
+                    let (ns, rk) = if d.proc.rank == Rank::UNDEF {
+                        (nspace.to_owned(), rank)
+                    } else {
+                        (d.proc.nspace.to_string(), d.proc.rank.0)
+                    };
+                    self.store.add_peer_values(&ns, rk, &d.kvals);
+                }
+                if r.status.0 != 0 {
+                    return Err(status_error(
+                        r.status.0,
+                        format!("the PMIx server's answer to a Get of {key:?} for {nspace}:{rank}"),
+                    ));
+                }
+                self.store
+                    .peer_value(nspace, rank, key)
+                    .ok_or_else(not_found)
+            }
+            other => Err(Error::Internal(format!(
+                "the PMIx server answered GETNB with {:?}",
+                other.command()
+            ))),
+        }
+    }
+
+    /// Puts `value` under `key` in `scope` (LOCAL, REMOTE or GLOBAL go to the server
+    /// at the next commit; keys starting with `pmix`, and UNDEF or INTERNAL scopes,
+    /// stay in this process).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty key, one over 511 bytes or holding a NUL,
+    /// or a scope that is not one of the five.
+    pub fn put(&self, scope: Scope, key: &str, value: Value) -> Result<(), Error> {
+        if key.is_empty() || key.len() > 511 || key.contains('\0') {
+            return Err(Error::BadParam(
+                "a key is 1 to 511 bytes without NUL".into(),
+            ));
+        }
+        if scope.0 > Scope::INTERNAL.0 {
+            return Err(Error::BadParam(
+                format!("scope {} is not a PMIx scope", scope.0).into(),
+            ));
+        }
+        self.store.put(scope, Kval::new(key, value));
+        Ok(())
+    }
+
+    /// Sends every value put so far (LOCAL and GLOBAL in one bucket, REMOTE and
+    /// GLOBAL in the other) and waits for the server's answer.
+    ///
+    /// # Errors
+    /// The server's status; [`Error::Unreach`] when the server is gone.
+    pub fn commit(&self) -> Result<(), Error> {
+        let (local, remote) = self.store.buckets();
+        let ty = self.conn.codec().buffer_type;
+        let buckets = [(Scope::LOCAL, local), (Scope::REMOTE, remote)]
+            .into_iter()
+            .filter(|(_, k)| !k.is_empty())
+            .map(|(scope, kvals)| CommitBucket {
+                scope,
+                buffer_type: ty,
+                kvals,
+            })
+            .collect();
+        let reply = self.conn.call(&Request::Commit(Commit { buckets }), None)?;
+        expect_ok(reply, "COMMIT")
+    }
+
+    /// A fence over `procs` (none: this whole job) with directives `info`
+    /// (`pmix.collect`, `pmix.timeout`, `pmix.grp.ftcoll`, …); returns when every
+    /// participant has entered it.
+    ///
+    /// # Errors
+    /// The server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
+    /// `PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
+    pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<(), Error> {
+        let procs = if procs.is_empty() {
+            vec![Proc::new(self.me.nspace.as_str(), Rank::WILDCARD.0)]
+        } else {
+            procs.to_vec()
+        };
+        let reply = self.conn.call(
+            &Request::FenceNb(FenceNb {
+                procs,
+                info: info.to_vec(),
+            }),
+            None,
+        )?;
+        expect_ok(reply, "FENCENB")
+    }
+
+    /// Asks the server to abort `procs` (none: this whole job) with `status` and
+    /// `message`; returns the server's answer (the launcher usually kills this process
+    /// soon after).
+    ///
+    /// # Errors
+    /// The server's status; [`Error::Unreach`] when the server is gone.
+    pub fn abort(&self, status: i32, message: Option<&str>, procs: &[Proc]) -> Result<(), Error> {
+        let reply = self.conn.call(
+            &Request::Abort(Abort {
+                status: pmix_wire::Status(status),
+                message: message.map(WStr::from),
+                procs: procs.to_vec(),
+            }),
+            None,
+        )?;
+        expect_ok(reply, "ABORT")
+    }
+
+    /// Says goodbye: FINALIZE, its answer awaited at most [`FINALIZE_WAIT`], then the
+    /// connection is closed whatever the answer.
+    ///
+    /// # Errors
+    /// The server's status; `PMIX_ERR_TIMEOUT` without an answer in time;
+    /// [`Error::Unreach`] when the server is gone. The connection is closed in every
+    /// case.
+    pub fn finalize(&self) -> Result<(), Error> {
+        let r = self
+            .conn
+            .call(&Request::Finalize, Some(FINALIZE_WAIT))
+            .and_then(|reply| expect_ok(reply, "FINALIZE"));
+        self.conn.close();
+        r
+    }
+}

@@ -1,0 +1,156 @@
+//! The client role against our own server, in one process: instances initialised with
+//! `Connect::To` the environment `Server::client_env` gives each rank. Job
+//! information, put / commit / fence / get between ranks, finalize, and a server that
+//! goes away (every call then returns `PMIX_ERR_UNREACH`, nobody waits).
+
+use std::time::Duration;
+
+use pmix::server::NamespaceSpec;
+use pmix::wire::{Info, Rank, Scope, Value};
+use pmix::{Connect, Error, InitOptions, Pmix, PmixError, Role, Server, ServerConfig, ServerEnv};
+use pmix_core::Status;
+
+const N: u32 = 3;
+
+fn server(ns: &str) -> Server {
+    let server = Server::start(ServerConfig {
+        log: false,
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    let (uid, gid) = pmix::server::net::effective_ids();
+    server
+        .add_namespace(NamespaceSpec::single_node(ns, N, uid, gid))
+        .unwrap();
+    server
+}
+
+fn env_of(server: &Server, ns: &str, rank: u32) -> ServerEnv {
+    let vars = server.client_env(ns, rank);
+    ServerEnv::from_vars(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        .unwrap()
+        .expect("a launched client's environment")
+}
+
+fn client(server: &Server, ns: &str, rank: u32) -> Pmix {
+    Pmix::init(
+        Role::Client,
+        InitOptions {
+            connect: Connect::To(env_of(server, ns, rank)),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_connected_client_takes_its_identity_and_job_information_from_the_server() {
+    let s = server("client.info");
+    let p = client(&s, "client.info", 2);
+    assert_eq!(p.proc_id().nspace, "client.info");
+    assert_eq!(p.proc_id().rank, 2);
+    let c = p.client().expect("connected");
+    let job = |key| c.get("client.info", Rank::WILDCARD.0, key, &[]).unwrap();
+    assert_eq!(job("pmix.job.size"), Value::Uint32(N));
+    assert_eq!(job("pmix.local.size"), Value::Uint32(N));
+    assert_eq!(job("pmix.lpeers"), Value::string("0,1,2"));
+    assert_eq!(
+        c.get("client.info", 1, "pmix.lrank", &[]).unwrap(),
+        Value::Uint16(1)
+    );
+    let e = c
+        .get("client.info", Rank::WILDCARD.0, "pmix.no.such.key", &[])
+        .unwrap_err();
+    assert_eq!(e.status(), Status::ERR_NOT_FOUND);
+    p.finalize().unwrap();
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn ranks_exchange_committed_values_through_a_fence_and_gets() {
+    let ns = "client.modex";
+    let s = server(ns);
+    let ranks: Vec<Pmix> = (0..N).map(|r| client(&s, ns, r)).collect();
+    let threads: Vec<_> = ranks
+        .iter()
+        .cloned()
+        .map(|p| {
+            std::thread::spawn(move || {
+                let c = p.client().unwrap();
+                let me = p.proc_id().rank;
+                c.put(Scope::LOCAL, "k.local", Value::Uint32(100 + me))
+                    .unwrap();
+                c.put(Scope::REMOTE, "k.remote", Value::Uint32(200 + me))
+                    .unwrap();
+                c.put(Scope::GLOBAL, "k.global", Value::string(format!("g{me}")))
+                    .unwrap();
+                c.commit().unwrap();
+                c.fence(&[], &[Info::new("pmix.collect", true)]).unwrap();
+                for r in 0..N {
+                    assert_eq!(
+                        c.get(ns, r, "k.local", &[]).unwrap(),
+                        Value::Uint32(100 + r)
+                    );
+                    assert_eq!(
+                        c.get(ns, r, "k.global", &[]).unwrap(),
+                        Value::string(format!("g{r}"))
+                    );
+                    let remote = c.get(ns, r, "k.remote", &[]);
+                    if r == me {
+                        assert_eq!(remote.unwrap(), Value::Uint32(200 + r));
+                    } else {
+                        // A REMOTE value is not for peers on the same node.
+                        assert_eq!(remote.unwrap_err().status(), Status::ERR_NOT_FOUND);
+                    }
+                }
+                c.fence(&[], &[]).unwrap();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    for p in ranks {
+        p.finalize().unwrap();
+    }
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn a_client_whose_server_goes_away_gets_unreach_and_never_waits() {
+    let ns = "client.lost";
+    let s = server(ns);
+    let p = client(&s, ns, 0);
+    let waiter = {
+        let p = p.clone();
+        // Rank 0 fences alone among 3: it waits until the server goes.
+        std::thread::spawn(move || p.client().unwrap().fence(&[], &[]))
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    s.shutdown().unwrap();
+    let r = waiter.join().unwrap();
+    assert!(matches!(r, Err(Error::Unreach(_))), "{r:?}");
+    let c = p.client().unwrap();
+    assert!(matches!(c.commit(), Err(Error::Unreach(_))));
+    assert!(matches!(c.get(ns, 1, "k", &[]), Err(Error::Unreach(_))));
+    // Finalize still ends the instance.
+    p.finalize().unwrap();
+}
+
+#[test]
+fn a_namespace_the_server_does_not_know_is_refused_with_unreach() {
+    let s = server("client.known");
+    let env = ServerEnv {
+        nspace: "client.unknown".into(),
+        ..env_of(&s, "client.known", 0)
+    };
+    let r = Pmix::init(
+        Role::Client,
+        InitOptions {
+            connect: Connect::To(env),
+            ..InitOptions::default()
+        },
+    );
+    assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
+    s.shutdown().unwrap();
+}
