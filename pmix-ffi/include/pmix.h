@@ -36,17 +36,21 @@
 extern "C" {
 #endif
 
-/* Initialises the library as a client. With no PMIx server to connect to (pmix-rs does
- * not connect yet) the process becomes a singleton: PMIX_SUCCESS, namespace
- * "pmix-rs.singleton.<pid>", rank 0 (OpenPMIx returns PMIX_ERR_UNREACH there and stays
- * usable). Reference-counted: each successful init needs a finalize. proc may be NULL.
+/* Initialises the library as a client. Started by a PMIx server (PMIX_NAMESPACE,
+ * PMIX_RANK and PMIX_SERVER_URI41, 4, 3, 21 or 2 in the environment, as OpenPMIx's
+ * servers, Open MPI's mpirun and pmix-run set them), it connects to that server as an
+ * OpenPMIx 4.2.2 client and loads its job's information; otherwise the process becomes
+ * a singleton: PMIX_SUCCESS, namespace "pmix-rs.singleton.<pid>", rank 0 (OpenPMIx
+ * returns PMIX_ERR_UNREACH there and stays usable). Reference-counted: each successful
+ * init needs a finalize. proc may be NULL.
  * info: PMIX_HOSTNAME (char*) names the host in device uuids. The topology is read on
  * first use from $PMIX_TOPOLOGY (sysfs | sysfs:DIR | xml:FILE | hwloc; default sysfs),
  * else from OpenPMIx's $PMIX_MCA_pmix_hwloc_topo_file (an hwloc XML file).
  * Errors: PMIX_ERR_BAD_PARAM (ninfo > 0 with NULL info or beyond any array, a
- * malformed info, a bad hostname), PMIX_ERR_NOT_SUPPORTED (an unknown key flagged
- * PMIX_INFO_REQD),
- * PMIX_ERR_WOULD_BLOCK (from a callback). */
+ * malformed info, a bad hostname, a bad server URI), PMIX_ERR_NOT_SUPPORTED (an unknown
+ * key flagged PMIX_INFO_REQD), PMIX_ERR_UNREACH (the server named cannot be reached or
+ * refuses this process), PMIX_ERR_DATA_VALUE_NOT_FOUND (PMIX_NAMESPACE without
+ * PMIX_RANK), PMIX_ERR_WOULD_BLOCK (from a callback). */
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
 
 /* Drops one init reference; the last one refuses new requests, runs every accepted
@@ -58,6 +62,40 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo);
 
 /* 1 between init and the last finalize, else 0. */
 PMIX_EXPORT int PMIx_Initialized(void);
+
+/* A launched client's data exchange with its server (a singleton or tool gets
+ * PMIX_ERR_UNREACH, except PMIx_Get of its own PMIX_NSPACE / PMIX_RANK). Each call
+ * blocks until the server answered; from a callback it is PMIX_ERR_WOULD_BLOCK.
+ *
+ * PMIx_Put files val under key in scope (PMIX_LOCAL, PMIX_REMOTE, PMIX_GLOBAL; keys
+ * starting with "pmix", PMIX_SCOPE_UNDEF and PMIX_INTERNAL stay in this process);
+ * PMIx_Commit sends every value put so far. Errors: PMIX_ERR_BAD_PARAM (NULL or bad
+ * key or value, unknown scope), PMIX_ERR_NOT_SUPPORTED (a value type the library does
+ * not carry: the scalars, strings and byte objects are carried). */
+PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val);
+PMIX_EXPORT pmix_status_t PMIx_Commit(void);
+
+/* Returns when every process of procs (NULL: this job) has entered the fence. info:
+ * PMIX_COLLECT_DATA, PMIX_TIMEOUT, PMIX_GROUP_FT_COLLECTIVE. Errors: the server's
+ * (PMIX_ERR_LOST_CONNECTION when a participant died, PMIX_ERR_TIMEOUT),
+ * PMIX_ERR_UNREACH (no server, or it went away), PMIX_ERR_BAD_PARAM. */
+PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo);
+
+/* The value of key for proc (NULL: this process; rank PMIX_RANK_WILDCARD: the job's
+ * information) in a new value released with PMIX_VALUE_RELEASE; *val is NULL on
+ * error. Job information and this process's own values are answered locally, the rest
+ * by the server (what its reply brings is kept). Errors: PMIX_ERR_NOT_FOUND, the
+ * server's (PMIX_ERR_TIMEOUT, ...), PMIX_ERR_BAD_PARAM, PMIX_ERR_NOT_SUPPORTED (a
+ * value type the library cannot return yet), PMIX_ERR_UNREACH. */
+PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
+                                   const pmix_info_t info[], size_t ninfo,
+                                   pmix_value_t **val);
+
+/* Asks the server to abort procs (NULL: this job) with status and msg; returns once it
+ * answered (the launcher then ends the processes). */
+PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
+                                     size_t nprocs);
 
 /* Distances from a process location (cpuset; NULL = the caller's own binding) or from
  * the device named by PMIX_DEVICE_DIST_ORIGIN, to the devices selected by info

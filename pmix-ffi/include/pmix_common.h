@@ -55,6 +55,14 @@ typedef uint32_t pmix_rank_t;
 typedef int pmix_status_t;
 typedef uint16_t pmix_data_type_t;
 
+/* Where a PMIx_Put value goes. */
+typedef uint8_t pmix_scope_t;
+#define PMIX_SCOPE_UNDEF 0
+#define PMIX_LOCAL       1 /* processes on this node */
+#define PMIX_REMOTE      2 /* processes on other nodes */
+#define PMIX_GLOBAL      3 /* every process */
+#define PMIX_INTERNAL    4 /* this process only */
+
 /* Directives carried in pmix_info_t.flags. */
 typedef uint32_t pmix_info_directives_t;
 #define PMIX_INFO_REQD           0x00000001 /* unknown key: PMIX_ERR_NOT_SUPPORTED */
@@ -83,9 +91,11 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_ERROR                   -1
 #define PMIX_ERR_PROC_ABORTED        -7
 #define PMIX_ERR_WOULD_BLOCK         -15
+#define PMIX_ERR_TYPE_MISMATCH       -18
 #define PMIX_ERR_TIMEOUT             -24
 #define PMIX_ERR_UNREACH             -25
 #define PMIX_ERR_BAD_PARAM           -27
+#define PMIX_ERR_DATA_VALUE_NOT_FOUND -30
 #define PMIX_ERR_INIT                -31
 #define PMIX_ERR_NOMEM               -32
 #define PMIX_ERR_NOT_FOUND           -46
@@ -184,6 +194,30 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_GROUP_LOCAL_ONLY         "pmix.grp.lcl"
 #define PMIX_EVENT_AFFECTED_PROC      "pmix.evproc"
 #define PMIX_EVENT_CUSTOM_RANGE       "pmix.evrange"
+/* Job information a launched client gets from PMIx_Get (rank PMIX_RANK_WILDCARD for
+ * the job's, a rank for that process's). */
+#define PMIX_NSPACE                   "pmix.nspace"
+#define PMIX_RANK                     "pmix.rank"
+#define PMIX_JOBID                    "pmix.jobid"
+#define PMIX_JOB_SIZE                 "pmix.job.size"
+#define PMIX_UNIV_SIZE                "pmix.univ.size"
+#define PMIX_MAX_PROCS                "pmix.max.size"
+#define PMIX_NUM_NODES                "pmix.num.nodes"
+#define PMIX_NODE_SIZE                "pmix.node.size"
+#define PMIX_LOCAL_SIZE               "pmix.local.size"
+#define PMIX_LOCAL_PEERS              "pmix.lpeers"
+#define PMIX_LOCALLDR                 "pmix.lldr"
+#define PMIX_LOCAL_RANK               "pmix.lrank"
+#define PMIX_NODE_RANK                "pmix.nrank"
+#define PMIX_GLOBAL_RANK              "pmix.grank"
+#define PMIX_APPNUM                   "pmix.appnum"
+#define PMIX_NODEID                   "pmix.nodeid"
+#define PMIX_LOCALITY_STRING          "pmix.locstr"
+#define PMIX_CPUSET                   "pmix.cpuset"
+/* Directives of PMIx_Fence and PMIx_Get. */
+#define PMIX_COLLECT_DATA             "pmix.collect"
+#define PMIX_IMMEDIATE                "pmix.immediate"
+#define PMIX_OPTIONAL                 "pmix.optional"
 
 /****    MEMORY HELPERS (the C library's allocator: free what these return with free) ****/
 static inline void *pmix_malloc(size_t n) { return malloc(n); }
@@ -235,6 +269,28 @@ typedef struct pmix_proc {
         PMIX_LOAD_NSPACE((m)->nspace, (n));     \
         (m)->rank = (r);                        \
     } while (0)
+#define PMIX_LOAD_PROCID(a, b, c)               \
+    do {                                        \
+        PMIX_LOAD_NSPACE((a)->nspace, (b));     \
+        (a)->rank = (c);                        \
+    } while (0)
+#define PMIX_PROC_DESTRUCT(m)
+#define PMIX_PROC_CREATE(m, n)                                              \
+    do {                                                                    \
+        if (0 == (n)) {                                                     \
+            (m) = NULL;                                                     \
+        } else {                                                            \
+            (m) = (pmix_proc_t *) pmix_calloc((n), sizeof(pmix_proc_t));    \
+        }                                                                   \
+    } while (0)
+#define PMIX_PROC_FREE(m, n)                    \
+    do {                                        \
+        if (NULL != (m)) {                      \
+            pmix_free((m));                     \
+            (m) = NULL;                         \
+        }                                       \
+    } while (0)
+#define PMIX_CHECK_NSPACE(a, b) (0 == strncmp((a), (b), PMIX_MAX_NSLEN))
 
 /****    BYTE OBJECT, DATA ARRAY    ****/
 typedef struct pmix_byte_object {
@@ -390,6 +446,41 @@ PMIX_EXPORT void PMIx_Value_destruct(pmix_value_t *val);
 
 #define PMIX_VALUE_LOAD(v, d, t) PMIx_Value_load((v), (d), (t))
 #define PMIX_VALUE_DESTRUCT(m) PMIx_Value_destruct(m)
+
+#define PMIX_VALUE_CONSTRUCT(m)                 \
+    do {                                        \
+        memset((m), 0, sizeof(pmix_value_t));   \
+        (m)->type = PMIX_UNDEF;                 \
+    } while (0)
+
+#define PMIX_VALUE_CREATE(m, n)                                                 \
+    do {                                                                        \
+        if (0 == (n)) {                                                         \
+            (m) = NULL;                                                         \
+        } else {                                                                \
+            (m) = (pmix_value_t *) pmix_calloc((n), sizeof(pmix_value_t));      \
+        }                                                                       \
+    } while (0)
+
+/* Releases one value PMIx_Get returned, with what it owns. */
+#define PMIX_VALUE_RELEASE(m)       \
+    do {                            \
+        PMIX_VALUE_DESTRUCT((m));   \
+        pmix_free((m));             \
+        (m) = NULL;                 \
+    } while (0)
+
+#define PMIX_VALUE_FREE(m, n)                           \
+    do {                                                \
+        size_t _vv;                                     \
+        if (NULL != (m)) {                              \
+            for (_vv = 0; _vv < (n); _vv++) {           \
+                PMIX_VALUE_DESTRUCT(&((m)[_vv]));       \
+            }                                           \
+            pmix_free((m));                             \
+            (m) = NULL;                                 \
+        }                                               \
+    } while (0)
 
 /****    INFO    ****/
 typedef struct pmix_info {

@@ -29,6 +29,8 @@
 //! Build and link: see the crate's `README.md`.
 
 mod boundary;
+pub mod client;
+mod convert;
 pub mod distances;
 mod info;
 pub mod init;

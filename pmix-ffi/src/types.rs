@@ -12,6 +12,8 @@ pub type pmix_status_t = c_int;
 pub type pmix_data_type_t = u16;
 /// `pmix_rank_t`.
 pub type pmix_rank_t = u32;
+/// `pmix_scope_t`.
+pub type pmix_scope_t = u8;
 /// `pmix_info_directives_t`.
 pub type pmix_info_directives_t = u32;
 /// `pmix_device_type_t`.
@@ -65,6 +67,8 @@ pub const PMIX_FLOAT: pmix_data_type_t = 16;
 pub const PMIX_DOUBLE: pmix_data_type_t = 17;
 /// `PMIX_STATUS`.
 pub const PMIX_STATUS: pmix_data_type_t = 20;
+/// `PMIX_BYTE_OBJECT`.
+pub const PMIX_BYTE_OBJECT: pmix_data_type_t = 27;
 /// `PMIX_POINTER`.
 pub const PMIX_POINTER: pmix_data_type_t = 31;
 /// `PMIX_PROC_RANK`.
@@ -120,6 +124,17 @@ pub struct pmix_device_distance_t {
     pub maxdist: u16,
 }
 
+/// `pmix_byte_object_t`: `size` bytes at `bytes` (malloc'ed when the library made
+/// it).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pmix_byte_object_t {
+    /// The bytes.
+    pub bytes: *mut c_char,
+    /// How many.
+    pub size: usize,
+}
+
 /// The union of `pmix_value_t`: the members the library reads or writes, and room for
 /// the others (24 bytes, 8-aligned, as OpenPMIx's). `flag` is read as a byte so that a
 /// C `bool` holding neither 0 nor 1 cannot be an invalid Rust `bool`.
@@ -168,6 +183,8 @@ pub union pmix_value_data {
     pub ptr: *mut c_void,
     /// `pmix_device_type_t devtype`.
     pub devtype: pmix_device_type_t,
+    /// `pmix_byte_object_t bo`.
+    pub bo: pmix_byte_object_t,
     /// The whole union, as bytes.
     pub raw: [u64; 3],
 }

@@ -102,11 +102,12 @@ pub unsafe extern "C" fn PMIx_Value_load(
     })
 }
 
-/// `PMIx_Value_destruct`: frees what the value owns (a `PMIX_STRING`'s string) and
-/// makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
+/// `PMIx_Value_destruct`: frees what the value owns (a `PMIX_STRING`'s string, a
+/// `PMIX_BYTE_OBJECT`'s bytes) and makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
 ///
 /// # Safety
-/// `val` is NULL or writable; a `PMIX_STRING` value's string is NULL or `malloc`ed.
+/// `val` is NULL or writable; a `PMIX_STRING` value's string and a
+/// `PMIX_BYTE_OBJECT`'s bytes are NULL or `malloc`ed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
     value_boundary((), || {
@@ -117,6 +118,10 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
         if v.type_ == PMIX_STRING {
             // SAFETY: the tag says the union holds a malloc'ed string (or NULL).
             unsafe { libc::free(v.data.string.cast()) };
+        } else if v.type_ == PMIX_BYTE_OBJECT {
+            // SAFETY: the tag says the union holds a byte object whose bytes are
+            // malloc'ed (or NULL).
+            unsafe { libc::free(v.data.bo.bytes.cast()) };
         }
         v.type_ = PMIX_UNDEF;
         v.data = pmix_value_data { raw: [0; 3] };

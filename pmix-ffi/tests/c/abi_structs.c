@@ -17,6 +17,7 @@
 SA(sizeof(pmix_status_t) == 4);
 SA(sizeof(pmix_rank_t) == 4);
 SA(sizeof(pmix_data_type_t) == 2);
+SA(sizeof(pmix_scope_t) == 1);
 SA(sizeof(pmix_info_directives_t) == 4);
 SA(sizeof(pmix_device_type_t) == 8);
 SA(sizeof(pmix_bind_envelope_t) == 1);
@@ -25,6 +26,7 @@ SA(sizeof(pmix_key_t) == 512);
 SAME_TYPE((pmix_status_t) 0, int);
 SAME_TYPE((pmix_rank_t) 0, uint32_t);
 SAME_TYPE((pmix_data_type_t) 0, uint16_t);
+SAME_TYPE((pmix_scope_t) 0, uint8_t);
 SAME_TYPE((pmix_info_directives_t) 0, uint32_t);
 SAME_TYPE((pmix_device_type_t) 0, uint64_t);
 SAME_TYPE((pmix_bind_envelope_t) 0, uint8_t);

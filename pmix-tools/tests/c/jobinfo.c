@@ -1,6 +1,7 @@
 /* jobinfo: the job-level and per-rank keys a launched client reads (usage: jobinfo N
- * [UNIV]). Checks PMIX_JOB_SIZE == N, PMIX_UNIV_SIZE == UNIV (default N; mpirun
- * --oversubscribe says the node's slot count instead), PMIX_LOCAL_SIZE == N and
+ * [UNIV|any]). Checks PMIX_JOB_SIZE == N, PMIX_UNIV_SIZE == UNIV (default N; mpirun
+ * --oversubscribe says the node's slot count instead; "any" prints
+ * "jobinfo rank R: universe U" instead of checking it), PMIX_LOCAL_SIZE == N and
  * PMIX_LOCAL_PEERS == "0,1,...,N-1" (one node), and per rank PMIX_LOCAL_RANK and
  * PMIX_NODE_RANK == rank (the only job on the node), PMIX_HOSTNAME equal to
  * $PMIX_HOSTNAME when set, else the short gethostname(); the same keys of a peer
@@ -41,16 +42,19 @@ int main(int argc, char **argv)
 {
     uint32_t n = init_or_fail("jobinfo");
     if (argc != 2 && argc != 3)
-        fail("usage: jobinfo N [UNIV]");
+        fail("usage: jobinfo N [UNIV|any]");
     uint32_t want = (uint32_t)atoi(argv[1]);
-    uint32_t want_univ = argc == 3 ? (uint32_t)atoi(argv[2]) : want;
+    bool any_univ = argc == 3 && 0 == strcmp(argv[2], "any");
+    uint32_t want_univ = argc == 3 && !any_univ ? (uint32_t)atoi(argv[2]) : want;
     if (n != want)
         fail("PMIX_JOB_SIZE is %u, expected %u", n, want);
 
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = get_or_fail(&wild, PMIX_UNIV_SIZE, PMIX_UINT32);
-    if (v->data.uint32 != want_univ)
+    if (any_univ)
+        printf("jobinfo rank %u: universe %u\n", me.rank, v->data.uint32);
+    else if (v->data.uint32 != want_univ)
         fail("PMIX_UNIV_SIZE is %u, expected %u", v->data.uint32, want_univ);
     PMIX_VALUE_RELEASE(v);
     v = get_or_fail(&wild, PMIX_LOCAL_SIZE, PMIX_UINT32);

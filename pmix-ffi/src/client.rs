@@ -1,0 +1,238 @@
+//! The calls of a launched client over its server connection: `PMIx_Put`,
+//! `PMIx_Commit`, `PMIx_Fence`, `PMIx_Get` and `PMIx_Abort` (the runtime's
+//! `pmix::Client`).
+//!
+//! Each checks, in order: `PMIX_ERR_INIT` before init or after finalize,
+//! `PMIX_ERR_WOULD_BLOCK` on the progress thread (with its diagnostic), then its
+//! arguments, then asks the runtime. In a process that is not a launched client (a
+//! singleton, a tool), `PMIx_Get` answers what it knows about itself (its namespace
+//! and rank) and the others return `PMIX_ERR_UNREACH`, as OpenPMIx's do without a
+//! server.
+
+use std::ffi::{c_char, c_int};
+
+use pmix::{Client, Mode, Pmix, PmixError, global};
+use pmix_core::Status;
+
+use crate::boundary::{BAD_PARAM, Res, bounded_str, c_slice, status_boundary};
+use crate::convert::{from_wire, infos_to_wire, key_arg, proc_nspace, procs_to_wire, to_wire};
+use crate::types::*;
+
+/// The instance, admitted for the blocking call `call`.
+fn admitted(call: &'static str) -> Result<Pmix, Status> {
+    let inst = global::get().map_err(|e| e.status())?;
+    inst.admit(call, Mode::Blocking).map_err(|e| e.status())?;
+    Ok(inst)
+}
+
+/// The instance's server connection.
+fn client(inst: &Pmix) -> Result<&Client, Status> {
+    inst.client().ok_or(Status::ERR_UNREACH)
+}
+
+/// `PMIx_Put`: files `val` under `key` in `scope` (sent to the server at the next
+/// `PMIx_Commit`).
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL or bad key or
+/// value, unknown scope); `PMIX_ERR_NOT_SUPPORTED` (a value type the library does not
+/// carry); `PMIX_ERR_UNREACH` (not a launched client).
+///
+/// # Safety
+/// `key` is NULL or a NUL-terminated string; `val` is NULL or a readable value whose
+/// union holds what its type says.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Put(
+    scope: pmix_scope_t,
+    key: *const c_char,
+    val: *mut pmix_value_t,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Put")?;
+        // SAFETY: forwarded from the caller.
+        let key = unsafe { key_arg(key) }?;
+        // SAFETY: a non-NULL `val` is readable (caller's contract).
+        let v = unsafe { val.as_ref() }.ok_or(BAD_PARAM)?;
+        // SAFETY: forwarded from the caller.
+        let value = unsafe { to_wire(v) }?;
+        client(&inst)?
+            .put(pmix::wire::Scope(scope), key, value)
+            .map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Commit`: sends every value put so far to the server.
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_UNREACH` (no server), the
+/// server's status.
+#[unsafe(no_mangle)]
+pub extern "C" fn PMIx_Commit() -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Commit")?;
+        client(&inst)?.commit().map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Fence`: waits until every process of `procs` (NULL: this job) has entered
+/// the fence; `info` carries `PMIX_COLLECT_DATA`, `PMIX_TIMEOUT`,
+/// `PMIX_GROUP_FT_COLLECTIVE`, ….
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (a count with a NULL
+/// array, a bad namespace, key or value); `PMIX_ERR_UNREACH` (no server, or it went
+/// away); the server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
+/// `PMIX_ERR_TIMEOUT`, …).
+///
+/// # Safety
+/// `procs` is NULL or points to `nprocs` readable processes; `info` is NULL or points
+/// to `ninfo` readable infos whose values are as [`PMIx_Put`] requires.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Fence(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Fence")?;
+        // SAFETY: forwarded from the caller.
+        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        client(&inst)?.fence(&procs, &info).map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Get`: the value of `key` for `proc` (NULL: this process; rank
+/// `PMIX_RANK_WILDCARD`: job-level information), in a new `pmix_value_t` the caller
+/// releases with `PMIX_VALUE_RELEASE`. `*val` is set to NULL first.
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `val`, a bad
+/// key, namespace or info); `PMIX_ERR_NOT_FOUND`; the server's status
+/// (`PMIX_ERR_TIMEOUT`, …); `PMIX_ERR_UNREACH` (no server for another process's
+/// value); `PMIX_ERR_NOT_SUPPORTED` (a value of a type the C side cannot hold yet);
+/// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `proc_` is NULL or readable; `key` is NULL or a NUL-terminated string; `info` as
+/// for [`PMIx_Fence`]; `val` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Get(
+    proc_: *const pmix_proc_t,
+    key: *const c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    val: *mut *mut pmix_value_t,
+) -> pmix_status_t {
+    status_boundary(|| {
+        // SAFETY: a non-NULL `val` is writable (caller's contract).
+        if let Some(out) = unsafe { val.as_mut() } {
+            *out = std::ptr::null_mut();
+        }
+        let inst = admitted("PMIx_Get")?;
+        // SAFETY: a non-NULL `val` is writable (caller's contract).
+        let out = unsafe { val.as_mut() }.ok_or(BAD_PARAM)?;
+        // SAFETY: forwarded from the caller.
+        let key = unsafe { key_arg(key) }?;
+        let me = inst.proc_id();
+        // SAFETY: a non-NULL `proc_` is readable (caller's contract).
+        let (nspace, rank) = match unsafe { proc_.as_ref() } {
+            None => (me.nspace.as_str(), me.rank),
+            Some(p) => {
+                let ns = proc_nspace(p)?;
+                (
+                    if ns.is_empty() {
+                        me.nspace.as_str()
+                    } else {
+                        ns
+                    },
+                    p.rank,
+                )
+            }
+        };
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let value = get(&inst, nspace, rank, key, &info)?;
+        let mut v = pmix_value_t {
+            type_: PMIX_UNDEF,
+            data: pmix_value_data { raw: [0; 3] },
+        };
+        from_wire(&value, &mut v)?;
+        // SAFETY: malloc of a positive size; checked before use.
+        let p = unsafe { libc::malloc(size_of::<pmix_value_t>()) }.cast::<pmix_value_t>();
+        if p.is_null() {
+            // SAFETY: `v` owns what `from_wire` allocated; release it.
+            unsafe { crate::value::PMIx_Value_destruct(&mut v) };
+            return Err(Status::ERR_NOMEM);
+        }
+        // SAFETY: `p` is a fresh allocation of one `pmix_value_t`, suitably aligned
+        // (malloc's alignment suits any C type).
+        unsafe { p.write(v) };
+        *out = p;
+        Ok(())
+    })
+}
+
+/// A process that is not a launched client still knows its own namespace and rank.
+fn get(
+    inst: &Pmix,
+    nspace: &str,
+    rank: u32,
+    key: &str,
+    info: &[pmix::wire::Info],
+) -> Result<pmix::wire::Value, Status> {
+    match inst.client() {
+        Some(c) => c.get(nspace, rank, key, info).map_err(|e| e.status()),
+        None => {
+            let me = inst.proc_id();
+            if nspace == me.nspace && rank == me.rank {
+                match key {
+                    "pmix.nspace" => return Ok(pmix::wire::Value::string(me.nspace.as_str())),
+                    "pmix.rank" => return Ok(pmix::wire::Value::ProcRank(me.rank)),
+                    _ => {}
+                }
+            }
+            Err(if nspace == me.nspace {
+                Status::ERR_NOT_FOUND
+            } else {
+                Status::ERR_UNREACH
+            })
+        }
+    }
+}
+
+/// `PMIx_Abort`: asks the server to abort `procs` (NULL: this whole job) with
+/// `status` and `msg`; returns once the server answered (the launcher then ends the
+/// processes).
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (a count with a NULL
+/// array, a bad namespace, a message that is not UTF-8 or over 1 MiB);
+/// `PMIX_ERR_UNREACH` (no server); the server's status.
+///
+/// # Safety
+/// `msg` is NULL or a NUL-terminated string; `procs` as for [`PMIx_Fence`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Abort(
+    status: c_int,
+    msg: *const c_char,
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+) -> pmix_status_t {
+    status_boundary(|| -> Res {
+        let inst = admitted("PMIx_Abort")?;
+        let msg = if msg.is_null() {
+            None
+        } else {
+            // SAFETY: forwarded from the caller.
+            Some(unsafe { bounded_str(msg, crate::convert::MAX_VALUE_STRING) }?)
+        };
+        // SAFETY: forwarded from the caller.
+        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+        client(&inst)?
+            .abort(status, msg, &procs)
+            .map_err(|e| e.status())
+    })
+}

@@ -1,0 +1,296 @@
+//! C values ⇄ the runtime's values (`pmix::wire::Value`, what travels to and from the
+//! server), and C process lists and info arrays to the runtime's.
+//!
+//! The C types converted both ways: `PMIX_UNDEF`, `PMIX_BOOL`, `PMIX_BYTE`,
+//! `PMIX_STRING`, `PMIX_SIZE`, `PMIX_PID`, the signed and unsigned integers,
+//! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK` and `PMIX_BYTE_OBJECT`.
+//! Any other type is `PMIX_ERR_NOT_SUPPORTED` (a value the server sends in one of them
+//! cannot be returned to C yet).
+
+use std::ffi::{c_char, c_void};
+
+use pmix::wire::value::ByteObject;
+use pmix::wire::{Info, InfoFlags, Proc, Value};
+use pmix_core::Status;
+
+use crate::boundary::{BAD_PARAM, bounded_str};
+use crate::info::MAX_STRING;
+use crate::types::*;
+
+/// The longest string value taken from C (bytes before the NUL): 1 MiB.
+pub(crate) const MAX_VALUE_STRING: usize = 1 << 20;
+
+/// The runtime's value of a C value.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a string that is not NUL-terminated within
+/// [`MAX_VALUE_STRING`] bytes or not UTF-8, or a byte object with a NULL pointer and a
+/// size; `PMIX_ERR_NOT_SUPPORTED` for a type not listed in the module docs.
+///
+/// # Safety
+/// `v`'s union holds what its type says; a string is NULL or readable up to its NUL
+/// (or [`MAX_VALUE_STRING`] + 1 bytes); a byte object's bytes are readable.
+pub(crate) unsafe fn to_wire(v: &pmix_value_t) -> Result<Value, Status> {
+    let d = &v.data;
+    // SAFETY: the tag says which union member holds the value; only that one is read.
+    Ok(unsafe {
+        match v.type_ {
+            PMIX_UNDEF => Value::Undef,
+            PMIX_BOOL => Value::Bool(d.flag != 0),
+            PMIX_BYTE => Value::Byte(d.byte),
+            PMIX_STRING => {
+                if d.string.is_null() {
+                    Value::String(None)
+                } else {
+                    Value::string(bounded_str(d.string, MAX_VALUE_STRING)?)
+                }
+            }
+            PMIX_SIZE => Value::Size(d.size as u64),
+            PMIX_PID => Value::Pid(d.pid as u32),
+            PMIX_INT => Value::Int(d.integer),
+            PMIX_INT8 => Value::Int8(d.int8),
+            PMIX_INT16 => Value::Int16(d.int16),
+            PMIX_INT32 => Value::Int32(d.int32),
+            PMIX_INT64 => Value::Int64(d.int64),
+            PMIX_UINT => Value::Uint(d.uint),
+            PMIX_UINT8 => Value::Uint8(d.uint8),
+            PMIX_UINT16 => Value::Uint16(d.uint16),
+            PMIX_UINT32 => Value::Uint32(d.uint32),
+            PMIX_UINT64 => Value::Uint64(d.uint64),
+            PMIX_FLOAT => Value::float(d.fval),
+            PMIX_DOUBLE => Value::double(d.dval),
+            PMIX_STATUS => Value::Status(d.status),
+            PMIX_PROC_RANK => Value::ProcRank(d.rank),
+            PMIX_BYTE_OBJECT => {
+                let bo = d.bo;
+                if bo.size == 0 {
+                    Value::ByteObject(ByteObject(Vec::new()))
+                } else if bo.bytes.is_null() || !crate::boundary::fits_in_a_slice(bo.bytes, bo.size)
+                {
+                    return Err(BAD_PARAM);
+                } else {
+                    let s = std::slice::from_raw_parts(bo.bytes.cast::<u8>(), bo.size);
+                    Value::ByteObject(ByteObject(s.to_vec()))
+                }
+            }
+            _ => return Err(Status::ERR_NOT_SUPPORTED),
+        }
+    })
+}
+
+/// Writes `v` into `out` as the C value of its type, allocating what it owns
+/// (strings and byte objects, with `malloc`: `PMIx_Value_destruct` frees them).
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for a type not listed in the module docs (`out` is left
+/// `PMIX_UNDEF`); `PMIX_ERR_NOMEM`.
+pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status> {
+    let mut d = pmix_value_data { raw: [0; 3] };
+    let ty = match v {
+        Value::Undef => PMIX_UNDEF,
+        Value::Bool(b) => {
+            d.flag = u8::from(*b);
+            PMIX_BOOL
+        }
+        Value::Byte(b) => {
+            d.byte = *b;
+            PMIX_BYTE
+        }
+        Value::String(s) => {
+            d.string = match s {
+                None => std::ptr::null_mut(),
+                Some(s) => c_copy(s.as_bytes())?,
+            };
+            PMIX_STRING
+        }
+        Value::Size(x) => {
+            d.size = usize::try_from(*x).map_err(|_| Status::ERR_NOT_SUPPORTED)?;
+            PMIX_SIZE
+        }
+        Value::Pid(x) => {
+            d.pid = *x as libc::pid_t;
+            PMIX_PID
+        }
+        Value::Int(x) => {
+            d.integer = *x;
+            PMIX_INT
+        }
+        Value::Int8(x) => {
+            d.int8 = *x;
+            PMIX_INT8
+        }
+        Value::Int16(x) => {
+            d.int16 = *x;
+            PMIX_INT16
+        }
+        Value::Int32(x) => {
+            d.int32 = *x;
+            PMIX_INT32
+        }
+        Value::Int64(x) => {
+            d.int64 = *x;
+            PMIX_INT64
+        }
+        Value::Uint(x) => {
+            d.uint = *x;
+            PMIX_UINT
+        }
+        Value::Uint8(x) => {
+            d.uint8 = *x;
+            PMIX_UINT8
+        }
+        Value::Uint16(x) => {
+            d.uint16 = *x;
+            PMIX_UINT16
+        }
+        Value::Uint32(x) => {
+            d.uint32 = *x;
+            PMIX_UINT32
+        }
+        Value::Uint64(x) => {
+            d.uint64 = *x;
+            PMIX_UINT64
+        }
+        Value::Float(_) => {
+            d.fval = v.as_f64().ok_or(Status::ERR_NOT_SUPPORTED)? as f32;
+            PMIX_FLOAT
+        }
+        Value::Double(_) => {
+            d.dval = v.as_f64().ok_or(Status::ERR_NOT_SUPPORTED)?;
+            PMIX_DOUBLE
+        }
+        Value::Status(x) => {
+            d.status = *x;
+            PMIX_STATUS
+        }
+        Value::ProcRank(x) => {
+            d.rank = *x;
+            PMIX_PROC_RANK
+        }
+        Value::ByteObject(ByteObject(b)) => {
+            d.bo = pmix_byte_object_t {
+                bytes: if b.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    c_copy_bytes(b)?
+                },
+                size: b.len(),
+            };
+            PMIX_BYTE_OBJECT
+        }
+        _ => return Err(Status::ERR_NOT_SUPPORTED),
+    };
+    out.type_ = ty;
+    out.data = d;
+    Ok(())
+}
+
+/// A `malloc`ed, NUL-terminated copy of `s`.
+fn c_copy(s: &[u8]) -> Result<*mut c_char, Status> {
+    let p = c_copy_bytes_with_nul(s)?;
+    Ok(p.cast())
+}
+
+fn c_copy_bytes_with_nul(s: &[u8]) -> Result<*mut c_void, Status> {
+    // SAFETY: malloc of a positive size; the result is checked before use.
+    let p = unsafe { libc::malloc(s.len() + 1) };
+    if p.is_null() {
+        return Err(Status::ERR_NOMEM);
+    }
+    // SAFETY: `p` has room for `s.len() + 1` bytes and does not overlap `s`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), p.cast::<u8>(), s.len());
+        *p.cast::<u8>().add(s.len()) = 0;
+    }
+    Ok(p)
+}
+
+/// A `malloc`ed copy of `b` (not empty).
+fn c_copy_bytes(b: &[u8]) -> Result<*mut c_char, Status> {
+    // SAFETY: malloc of a positive size; the result is checked before use.
+    let p = unsafe { libc::malloc(b.len()) };
+    if p.is_null() {
+        return Err(Status::ERR_NOMEM);
+    }
+    // SAFETY: `p` has room for `b.len()` bytes and does not overlap `b`.
+    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p.cast::<u8>(), b.len()) };
+    Ok(p.cast())
+}
+
+/// The key of a C info, checked.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL, or it is empty or not UTF-8.
+pub(crate) fn info_key(i: &pmix_info_t) -> Result<&str, Status> {
+    // SAFETY: `c_char` and `u8` have the same size and alignment; the array is
+    // borrowed from `i` for the result's lifetime.
+    let bytes: &[u8; PMIX_MAX_KEYLEN + 1] = unsafe { &*(&raw const i.key).cast() };
+    let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
+    let k = std::str::from_utf8(&bytes[..nul]).map_err(|_| BAD_PARAM)?;
+    if k.is_empty() {
+        return Err(BAD_PARAM);
+    }
+    Ok(k)
+}
+
+/// The runtime's infos of a C info array (keys, flags and values).
+///
+/// # Errors
+/// As [`info_key`] and [`to_wire`].
+///
+/// # Safety
+/// Every value is as [`to_wire`] requires.
+pub(crate) unsafe fn infos_to_wire(infos: &[pmix_info_t]) -> Result<Vec<Info>, Status> {
+    infos
+        .iter()
+        .map(|i| {
+            Ok(Info {
+                key: info_key(i)?.into(),
+                flags: InfoFlags(i.flags),
+                // SAFETY: forwarded from the caller.
+                value: unsafe { to_wire(&i.value) }?,
+            })
+        })
+        .collect()
+}
+
+/// The namespace of a C process, checked.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when its 256 bytes hold no NUL, or it is not UTF-8.
+pub(crate) fn proc_nspace(p: &pmix_proc_t) -> Result<&str, Status> {
+    // SAFETY: as in `info_key`, for the nspace array.
+    let bytes: &[u8; PMIX_MAX_NSLEN + 1] = unsafe { &*(&raw const p.nspace).cast() };
+    let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
+    std::str::from_utf8(&bytes[..nul]).map_err(|_| BAD_PARAM)
+}
+
+/// The runtime's processes of a C process array.
+///
+/// # Errors
+/// As [`proc_nspace`].
+pub(crate) fn procs_to_wire(procs: &[pmix_proc_t]) -> Result<Vec<Proc>, Status> {
+    procs
+        .iter()
+        .map(|p| Ok(Proc::new(proc_nspace(p)?, p.rank)))
+        .collect()
+}
+
+/// A key argument: NUL-terminated within 512 bytes, not empty, UTF-8.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` otherwise.
+///
+/// # Safety
+/// `key` is NULL or readable up to its NUL or 512 bytes.
+pub(crate) unsafe fn key_arg<'a>(key: *const c_char) -> Result<&'a str, Status> {
+    // SAFETY: forwarded from the caller.
+    let k = unsafe { bounded_str(key, PMIX_MAX_KEYLEN) }?;
+    if k.is_empty() {
+        return Err(BAD_PARAM);
+    }
+    Ok(k)
+}
+
+// `MAX_STRING` bounds the strings of distance directives; a stored value may be longer.
+const _: () = assert!(MAX_VALUE_STRING > MAX_STRING);

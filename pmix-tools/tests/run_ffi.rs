@@ -1,0 +1,219 @@
+//! Our own client library as a real PMIx client (issue 13, first part): the C test
+//! programs of `tests/c/` compiled against `pmix-ffi/include` and linked with
+//! `libpmix_ffi` instead of `libpmix2`, run as 4 ranks under `pmix-run` and under
+//! Debian's Open MPI `mpirun` (an OpenPMIx 4.2.2 server), each checking its own
+//! results: job information (`jobinfo.c`) and put / commit / fence with data
+//! collection / get of every peer's keys by scope (`modex.c`). The same programs
+//! linked with `libpmix2` are `run_jobs.rs`'s.
+//!
+//! Every run is bounded ([`LIMIT`]; the launcher is killed by pid past it, and its
+//! ranks die with it). Without `mpirun` the mpirun half prints a NOTICE and passes,
+//! except under `CI=true`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use pmix_testkit::child::output_within;
+use pmix_testkit::{TempDir, cprog, peer_absent};
+
+const LIMIT: Duration = Duration::from_secs(120);
+const N: u32 = 4;
+
+fn c_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"))
+}
+
+fn our_include() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../pmix-ffi/include"))
+}
+
+/// Compiles `tests/c/<name>.c` against our headers and links it with
+/// `libpmix_ffi` (the copy cargo built for this test run).
+fn build_ours(name: &str, dir: &TempDir) -> PathBuf {
+    let exe = dir.0.join(format!("{name}.ffi"));
+    let lib = cprog::lib_dir("pmix_ffi");
+    cprog::compile(
+        &c_dir().join(format!("{name}.c")),
+        &exe,
+        &[&our_include(), &c_dir()],
+        &cprog::link_shared(&lib, "pmix_ffi"),
+    );
+    exe
+}
+
+fn pmix_run(exe: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
+        .arg(exe)
+        .args(args);
+    output_within(&mut cmd, LIMIT)
+}
+
+/// `mpirun -n 4` when Open MPI is here (`None` after the notice otherwise).
+fn mpirun(exe: &Path, args: &[&str]) -> Option<Output> {
+    let present = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        peer_absent(
+            "libpmix_ffi under mpirun: mpirun not found",
+            "apt-get install openmpi-bin",
+        );
+        return None;
+    }
+    let mut cmd = Command::new("mpirun");
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["--allow-run-as-root", "--oversubscribe", "--tag-output"])
+        .args(["--mca", "btl", "self,vader", "-n", &N.to_string()])
+        .arg(exe)
+        .args(args);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PMIX_") {
+            cmd.env_remove(k);
+        }
+    }
+    Some(output_within(&mut cmd, LIMIT))
+}
+
+/// Every rank printed its `ok` line (as `tag(r)` prefixes it) and the job exited 0.
+fn check(what: &str, out: &Output, tag: &dyn Fn(u32) -> String, ok: &dyn Fn(u32) -> String) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{what}:\n{stdout}\n{stderr}");
+    for r in 0..N {
+        let line = format!("{}{}\n", tag(r), ok(r));
+        assert!(
+            stdout.contains(&line),
+            "{what}: no {line:?} in\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+fn pmix_run_tag(r: u32) -> String {
+    format!("[{r}] ")
+}
+
+/// mpirun's `--tag-output` prefix: `[jobid,rank]<stdout>:`.
+fn mpirun_tag(r: u32) -> String {
+    format!(",{r}]<stdout>:")
+}
+
+fn check_mpirun(what: &str, out: &Output, ok: &dyn Fn(u32) -> String) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{what}:\n{stdout}\n{stderr}");
+    for r in 0..N {
+        let want = format!("{}{}", mpirun_tag(r), ok(r));
+        assert!(
+            stdout.lines().any(|l| l.contains(&want)),
+            "{what}: no line with {want:?} in\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn libpmix_ffi_clients_see_their_job_information_under_pmix_run() {
+    let dir = TempDir::new("ffi-jobinfo");
+    let exe = build_ours("jobinfo", &dir);
+    let out = pmix_run(&exe, &["4"]);
+    check("jobinfo under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("jobinfo rank {r} of 4: ok")
+    });
+}
+
+#[test]
+fn libpmix_ffi_clients_exchange_keys_by_scope_under_pmix_run() {
+    let dir = TempDir::new("ffi-modex");
+    let exe = build_ours("modex", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("modex under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("modex rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix_ffi_clients_see_the_job_information_libpmix2_sees_under_mpirun() {
+    // mpirun --oversubscribe's universe is its slot count (this machine's cores):
+    // both builds print it ("any") and must agree.
+    let dir = TempDir::new("ffi-jobinfo-mpirun");
+    let ours = build_ours("jobinfo", &dir);
+    let Some(theirs) = build_openpmix("jobinfo", &dir) else {
+        return;
+    };
+    let universe = |out: &Output| -> Vec<String> {
+        let mut u: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                l.split_once("jobinfo rank ")
+                    .map(|(_, rest)| rest.to_owned())
+            })
+            .filter(|l| l.contains(": universe "))
+            .collect();
+        u.sort();
+        u
+    };
+    let Some(out_ours) = mpirun(&ours, &["4", "any"]) else {
+        return;
+    };
+    check_mpirun("jobinfo (libpmix_ffi) under mpirun", &out_ours, &|r| {
+        format!("jobinfo rank {r} of 4: ok")
+    });
+    let Some(out_theirs) = mpirun(&theirs, &["4", "any"]) else {
+        return;
+    };
+    check_mpirun("jobinfo (libpmix2) under mpirun", &out_theirs, &|r| {
+        format!("jobinfo rank {r} of 4: ok")
+    });
+    assert_eq!(universe(&out_ours).len(), 4);
+    assert_eq!(universe(&out_ours), universe(&out_theirs));
+}
+
+#[test]
+fn libpmix_ffi_clients_exchange_keys_by_scope_under_mpirun() {
+    let dir = TempDir::new("ffi-modex-mpirun");
+    let exe = build_ours("modex", &dir);
+    if let Some(out) = mpirun(&exe, &[]) {
+        check_mpirun("modex under mpirun", &out, &|r| {
+            format!("modex rank {r}: ok")
+        });
+    }
+}
+
+/// Compiles `tests/c/<name>.c` against OpenPMIx's headers and `libpmix2`; `None`
+/// (after the notice) when OpenPMIx is absent.
+fn build_openpmix(name: &str, dir: &TempDir) -> Option<PathBuf> {
+    let pmix = cprog::openpmix_for(&format!("a mixed job with {name}.c"))?;
+    let exe = dir.0.join(format!("{name}.libpmix2"));
+    cprog::compile(
+        &c_dir().join(format!("{name}.c")),
+        &exe,
+        &[&pmix.include_dir, &c_dir()],
+        &pmix.link,
+    );
+    Some(exe)
+}
+
+#[test]
+fn libpmix2_and_libpmix_ffi_ranks_exchange_keys_in_one_job_under_pmix_run() {
+    // Even ranks run the program linked with libpmix_ffi, odd ones the same program
+    // linked with libpmix2: each checks every peer's keys by scope.
+    let dir = TempDir::new("ffi-mixed-modex");
+    let ours = build_ours("modex", &dir);
+    let Some(theirs) = build_openpmix("modex", &dir) else {
+        return;
+    };
+    let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
+        .args(["sh", "-c", script, "sh"])
+        .arg(&ours)
+        .arg(&theirs);
+    let out = output_within(&mut cmd, LIMIT);
+    check("mixed modex under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("modex rank {r}: ok")
+    });
+}
