@@ -82,6 +82,16 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void);
 PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                      const pmix_info_t info[], size_t ninfo);
 
+/* Non-blocking forms: PMIX_SUCCESS once accepted, then cbfunc runs exactly once, on the
+ * library's progress thread, with the result (before PMIx_Finalize returns: a request
+ * still waiting then gets PMIX_ERR_UNREACH; after PMIx_Progress_thread_stop,
+ * PMIX_ERR_NOT_AVAILABLE). Not accepted (any other return): cbfunc never runs. A NULL
+ * cbfunc makes the call blocking (PMIX_ERR_WOULD_BLOCK from a callback). The arrays
+ * are copied before the call returns. */
+PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 /* The value of key for proc (NULL: this process; rank PMIX_RANK_WILDCARD: the job's
  * information) in a new value released with PMIX_VALUE_RELEASE; *val is NULL on
  * error. Job information and this process's own values are answered locally, the rest
@@ -91,6 +101,9 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                                    const pmix_info_t info[], size_t ninfo,
                                    pmix_value_t **val);
+PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
+                                      const pmix_info_t info[], size_t ninfo,
+                                      pmix_value_cbfunc_t cbfunc, void *cbdata);
 
 /* Asks the server to abort procs (NULL: this job) with status and msg; returns once it
  * answered (the launcher then ends the processes). */

@@ -577,6 +577,9 @@ static inline bool pmix_rs_value_true(const pmix_value_t *v)
 /****    CALLBACKS    ****/
 typedef void (*pmix_release_cbfunc_t)(void *cbdata);
 typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
+/* kv belongs to the library and is released when the callback returns: copy what you
+ * keep. */
+typedef void (*pmix_value_cbfunc_t)(pmix_status_t status, pmix_value_t *kv, void *cbdata);
 typedef void (*pmix_device_dist_cbfunc_t)(pmix_status_t status, pmix_device_distance_t *dist,
                                           size_t ndist, void *cbdata,
                                           pmix_release_cbfunc_t release_fn,

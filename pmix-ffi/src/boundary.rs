@@ -110,6 +110,22 @@ pub(crate) fn c_strdup(s: &str) -> *mut c_char {
     p.cast()
 }
 
+/// The caller's opaque `cbdata`, carried to the progress thread.
+pub(crate) struct CbData(pub(crate) *mut std::ffi::c_void);
+
+// SAFETY: the pointer is never dereferenced by the library; it is handed back, unchanged,
+// to the caller's own callback. The C API contract (the callback runs on the library's
+// progress thread) makes whatever it points to the caller's responsibility.
+unsafe impl Send for CbData {}
+
+impl CbData {
+    /// The pointer (a method, so a closure captures the whole `CbData`, which is
+    /// `Send`, not its field).
+    pub(crate) fn ptr(&self) -> *mut std::ffi::c_void {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,10 @@
 //! The calls of a launched client over its server connection: `PMIx_Put`,
-//! `PMIx_Commit`, `PMIx_Fence`, `PMIx_Get` and `PMIx_Abort` (the runtime's
-//! `pmix::Client`).
+//! `PMIx_Commit`, `PMIx_Fence` / `_nb`, `PMIx_Get` / `_nb` and `PMIx_Abort` (the
+//! runtime's `pmix::Client`).
+//!
+//! The `_nb` forms return `PMIX_SUCCESS` once the request is accepted, and the
+//! callback then runs exactly once, on the progress thread (the runtime's
+//! `Pmix::fence_nb` / `Pmix::get_nb`); a NULL callback makes them blocking.
 //!
 //! Each checks, in order: `PMIX_ERR_INIT` before init or after finalize,
 //! `PMIX_ERR_WOULD_BLOCK` on the progress thread (with its diagnostic), then its
@@ -9,12 +13,12 @@
 //! and rank) and the others return `PMIX_ERR_UNREACH`, as OpenPMIx's do without a
 //! server.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, c_void};
 
 use pmix::{Client, Mode, Pmix, PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, Res, bounded_str, c_slice, status_boundary};
+use crate::boundary::{BAD_PARAM, CbData, Res, bounded_str, c_slice, status_boundary};
 use crate::convert::{from_wire, infos_to_wire, key_arg, proc_nspace, procs_to_wire, to_wire};
 use crate::types::*;
 
@@ -136,25 +140,11 @@ pub unsafe extern "C" fn PMIx_Get(
         let out = unsafe { val.as_mut() }.ok_or(BAD_PARAM)?;
         // SAFETY: forwarded from the caller.
         let key = unsafe { key_arg(key) }?;
-        let me = inst.proc_id();
-        // SAFETY: a non-NULL `proc_` is readable (caller's contract).
-        let (nspace, rank) = match unsafe { proc_.as_ref() } {
-            None => (me.nspace.as_str(), me.rank),
-            Some(p) => {
-                let ns = proc_nspace(p)?;
-                (
-                    if ns.is_empty() {
-                        me.nspace.as_str()
-                    } else {
-                        ns
-                    },
-                    p.rank,
-                )
-            }
-        };
+        // SAFETY: forwarded from the caller.
+        let (nspace, rank) = unsafe { target(&inst, proc_) }?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-        let value = get(&inst, nspace, rank, key, &info)?;
+        let value = get(&inst, &nspace, rank, key, &info)?;
         let mut v = pmix_value_t {
             type_: PMIX_UNDEF,
             data: pmix_value_data { raw: [0; 3] },
@@ -172,6 +162,31 @@ pub unsafe extern "C" fn PMIx_Get(
         unsafe { p.write(v) };
         *out = p;
         Ok(())
+    })
+}
+
+/// The process a Get names: `proc_`, or this process when it is NULL or its
+/// namespace is empty.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a namespace without a NUL or not UTF-8.
+///
+/// # Safety
+/// `proc_` is NULL or readable.
+unsafe fn target(inst: &Pmix, proc_: *const pmix_proc_t) -> Result<(String, u32), Status> {
+    let me = inst.proc_id();
+    // SAFETY: a non-NULL `proc_` is readable (caller's contract).
+    Ok(match unsafe { proc_.as_ref() } {
+        None => (me.nspace.clone(), me.rank),
+        Some(p) => {
+            let ns = proc_nspace(p)?;
+            let ns = if ns.is_empty() {
+                me.nspace.as_str()
+            } else {
+                ns
+            };
+            (ns.to_owned(), p.rank)
+        }
     })
 }
 
@@ -234,5 +249,121 @@ pub unsafe extern "C" fn PMIx_Abort(
         client(&inst)?
             .abort(status, msg, &procs)
             .map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Fence_nb`: as [`PMIx_Fence`], with the result passed to `cbfunc(status,
+/// cbdata)` on the progress thread; a NULL `cbfunc` makes it [`PMIx_Fence`].
+///
+/// # Errors
+/// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH` (no server, or the request cannot be
+/// sent); with a NULL `cbfunc`, [`PMIx_Fence`]'s. Everything after acceptance goes
+/// to `cbfunc`.
+///
+/// # Safety
+/// As [`PMIx_Fence`] (the arrays only during the call); `cbfunc`, if given, must be
+/// safe to call from another thread with `cbdata`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Fence_nb(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = global::get().map_err(|e| e.status())?;
+        let Some(cb) = cbfunc else {
+            // Blocking, as PMIx_Fence (named as this call in the diagnostic).
+            inst.admit("PMIx_Fence_nb", Mode::Blocking)
+                .map_err(|e| e.status())?;
+            // SAFETY: forwarded from the caller.
+            let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+            // SAFETY: forwarded from the caller.
+            let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+            return client(&inst)?.fence(&procs, &info).map_err(|e| e.status());
+        };
+        inst.admit("PMIx_Fence_nb", Mode::NonBlocking)
+            .map_err(|e| e.status())?;
+        // SAFETY: forwarded from the caller.
+        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let cbdata = CbData(cbdata);
+        inst.fence_nb(&procs, &info, move |r| {
+            let status = match r {
+                Ok(()) => Status::SUCCESS.0,
+                Err(e) => e.status().0,
+            };
+            // SAFETY: the caller's callback with the caller's `cbdata`, once, as the
+            // PMIx contract says.
+            unsafe { cb(status, cbdata.ptr()) };
+        })
+        .map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Get_nb`: as [`PMIx_Get`], with the result passed to `cbfunc(status, kv,
+/// cbdata)` on the progress thread; `kv` (NULL on error) is the library's and is
+/// released when `cbfunc` returns. A NULL `cbfunc` is `PMIX_ERR_BAD_PARAM` (there is
+/// nowhere to put the value).
+///
+/// # Errors
+/// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`. Everything after acceptance goes to
+/// `cbfunc`: `PMIX_ERR_NOT_FOUND`, the server's status, `PMIX_ERR_NOT_SUPPORTED` (a
+/// value type the C side cannot hold yet), `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// As [`PMIx_Get`] for `proc_`, `key` and `info` (only during the call); `cbfunc`
+/// must be safe to call from another thread with `cbdata`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Get_nb(
+    proc_: *const pmix_proc_t,
+    key: *const c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_value_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = global::get().map_err(|e| e.status())?;
+        inst.admit("PMIx_Get_nb", Mode::NonBlocking)
+            .map_err(|e| e.status())?;
+        let cb = cbfunc.ok_or(BAD_PARAM)?;
+        // SAFETY: forwarded from the caller.
+        let key = unsafe { key_arg(key) }?.to_owned();
+        // SAFETY: forwarded from the caller.
+        let (nspace, rank) = unsafe { target(&inst, proc_) }?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let cbdata = CbData(cbdata);
+        inst.get_nb(&nspace, rank, &key, &info, move |r| {
+            let mut v = pmix_value_t {
+                type_: PMIX_UNDEF,
+                data: pmix_value_data { raw: [0; 3] },
+            };
+            let status = match r
+                .map_err(|e| e.status())
+                .and_then(|value| from_wire(&value, &mut v))
+            {
+                Ok(()) => Status::SUCCESS,
+                Err(s) => s,
+            };
+            let kv: *mut pmix_value_t = if status == Status::SUCCESS {
+                &mut v
+            } else {
+                std::ptr::null_mut()
+            };
+            // SAFETY: the caller's callback with the caller's `cbdata`, once; `kv` is
+            // valid for the call.
+            unsafe { cb(status.0, kv, cbdata.ptr()) };
+            // SAFETY: `v` owns what `from_wire` allocated (or nothing): released here,
+            // after the callback, as the PMIx contract says.
+            unsafe { crate::value::PMIx_Value_destruct(&mut v) };
+        })
+        .map_err(|e| e.status())
     })
 }

@@ -222,11 +222,7 @@ fn c_copy_bytes(b: &[u8]) -> Result<*mut c_char, Status> {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL, or it is empty or not UTF-8.
 pub(crate) fn info_key(i: &pmix_info_t) -> Result<&str, Status> {
-    // SAFETY: `c_char` and `u8` have the same size and alignment; the array is
-    // borrowed from `i` for the result's lifetime.
-    let bytes: &[u8; PMIX_MAX_KEYLEN + 1] = unsafe { &*(&raw const i.key).cast() };
-    let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
-    let k = std::str::from_utf8(&bytes[..nul]).map_err(|_| BAD_PARAM)?;
+    let k = std::str::from_utf8(crate::info::key(i)?).map_err(|_| BAD_PARAM)?;
     if k.is_empty() {
         return Err(BAD_PARAM);
     }

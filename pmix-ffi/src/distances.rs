@@ -7,7 +7,9 @@ use std::sync::Arc;
 use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
 use pmix_core::{CpuSet, DeviceDistance, Status, Topology};
 
-use crate::boundary::{BAD_PARAM, Res, c_strdup, fits_in_a_slice, status_boundary, value_boundary};
+use crate::boundary::{
+    BAD_PARAM, CbData, Res, c_strdup, fits_in_a_slice, status_boundary, value_boundary,
+};
 use crate::info::{Directives, directives, info_slice};
 use crate::objects::{check_topology, lookup_cpuset};
 use crate::types::{
@@ -203,14 +205,6 @@ pub unsafe extern "C" fn PMIx_Compute_distances(
         Ok(())
     })
 }
-
-/// The caller's opaque `cbdata`, carried to the progress thread.
-struct CbData(*mut c_void);
-
-// SAFETY: the pointer is never dereferenced by the library; it is handed back, unchanged,
-// to the caller's own callback. The C API contract (the callback runs on the library's
-// progress thread) makes whatever it points to the caller's responsibility.
-unsafe impl Send for CbData {}
 
 /// A C array of entries made on the progress thread for the callback: `malloc`ed
 /// memory owned by whoever holds this, so it may move between threads.

@@ -56,7 +56,7 @@ pub(crate) unsafe fn info_slice<'a>(
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL.
-fn key(i: &pmix_info_t) -> Result<&[u8], Status> {
+pub(crate) fn key(i: &pmix_info_t) -> Result<&[u8], Status> {
     // SAFETY: `c_char` and `u8` have the same size and alignment; the array is
     // borrowed from `i` for the result's lifetime.
     let bytes: &[u8; PMIX_MAX_KEYLEN + 1] = unsafe { &*(&raw const i.key).cast() };

@@ -211,6 +211,14 @@ pub struct pmix_info_t {
     pub value: pmix_value_t,
 }
 
+/// `pmix_op_cbfunc_t`.
+pub type pmix_op_cbfunc_t =
+    Option<unsafe extern "C" fn(status: pmix_status_t, cbdata: *mut c_void)>;
+
+/// `pmix_value_cbfunc_t`: `kv` belongs to the library, released when it returns.
+pub type pmix_value_cbfunc_t =
+    Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
+
 /// `pmix_release_cbfunc_t`.
 pub type pmix_release_cbfunc_t = Option<unsafe extern "C" fn(cbdata: *mut c_void)>;
 

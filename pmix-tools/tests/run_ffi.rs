@@ -2,9 +2,11 @@
 //! programs of `tests/c/` compiled against `pmix-ffi/include` and linked with
 //! `libpmix_ffi` instead of `libpmix2`, run as 4 ranks under `pmix-run` and under
 //! Debian's Open MPI `mpirun` (an OpenPMIx 4.2.2 server), each checking its own
-//! results: job information (`jobinfo.c`) and put / commit / fence with data
-//! collection / get of every peer's keys by scope (`modex.c`). The same programs
-//! linked with `libpmix2` are `run_jobs.rs`'s.
+//! results: job information (`jobinfo.c`), put / commit / fence with data
+//! collection / get of every peer's keys by scope (`modex.c`), a `PMIx_Get_nb` held
+//! until the peer commits and a `PMIx_Get` with `PMIX_TIMEOUT` (`directget.c`), and
+//! `PMIx_Abort` (`pmixabort.c`). The same programs linked with `libpmix2` are
+//! `run_jobs.rs`'s.
 //!
 //! Every run is bounded ([`LIMIT`]; the launcher is killed by pid past it, and its
 //! ranks die with it). Without `mpirun` the mpirun half prints a NOTICE and passes,
@@ -216,4 +218,44 @@ fn libpmix2_and_libpmix_ffi_ranks_exchange_keys_in_one_job_under_pmix_run() {
     check("mixed modex under pmix-run", &out, &pmix_run_tag, &|r| {
         format!("modex rank {r}: ok")
     });
+}
+
+#[test]
+fn libpmix_ffi_get_nb_is_held_until_the_peer_commits_and_get_times_out_under_pmix_run() {
+    let dir = TempDir::new("ffi-directget");
+    let exe = build_ours("directget", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("directget under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("directget rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix_ffi_get_nb_is_held_until_the_peer_commits_and_get_times_out_under_mpirun() {
+    let dir = TempDir::new("ffi-directget-mpirun");
+    let exe = build_ours("directget", &dir);
+    if let Some(out) = mpirun(&exe, &[]) {
+        check_mpirun("directget under mpirun", &out, &|r| {
+            format!("directget rank {r}: ok")
+        });
+    }
+}
+
+#[test]
+fn libpmix_ffi_pmix_abort_ends_the_job_with_its_status_under_pmix_run() {
+    let dir = TempDir::new("ffi-pmixabort");
+    let exe = build_ours("pmixabort", &dir);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", "4", "--grace", "1", "--timeout", "100"])
+        .arg(&exe);
+    let out = output_within(&mut cmd, LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{stderr}");
+    assert!(
+        stderr.contains(
+            "pmix-run: rank 0 called PMIx_Abort with status 7: pmixabort: rank 0 gives up\n"
+        ),
+        "{stderr}"
+    );
 }

@@ -368,6 +368,11 @@ impl Pmix {
                 would_block(call)
             });
         }
+        // Requests still waiting for the server would hold the stop (their tickets):
+        // they end now, with the stopped engine's status.
+        if let Some(c) = &self.inner.client {
+            c.fail_pending(&Error::NotAvailable);
+        }
         self.inner.progress.stop();
         if finalized { Err(Error::Init) } else { Ok(()) }
     }
@@ -506,6 +511,73 @@ impl Pmix {
             move || owned.with_request(|req| local.answer(req, convert)),
             callback,
         ))
+    }
+
+    /// The server connection, for a call named `call` (already admitted).
+    fn connected(&self) -> Result<&Client, Error> {
+        self.inner
+            .client
+            .as_ref()
+            .ok_or_else(|| Error::Unreach("not connected to a PMIx server".into()))
+    }
+
+    /// A ticket for a request accepted now, whose callback runs later.
+    fn ticket(&self) -> Result<crate::progress::Ticket, Error> {
+        self.inner
+            .progress
+            .reserve()
+            .map_err(|e| if self.is_finalized() { Error::Init } else { e })
+    }
+
+    /// `PMIx_Fence_nb`: starts a fence over `procs` (none: this job) with directives
+    /// `info` ([`Client::fence`]); `callback` runs once, on the progress thread, with
+    /// its result, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when not
+    /// connected to a server, or when the request cannot be sent.
+    #[doc(alias = "PMIx_Fence_nb")]
+    pub fn fence_nb(
+        &self,
+        procs: &[pmix_wire::Proc],
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Fence_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.fence_then(
+            procs,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Get_nb`: asks for `key` of `nspace`:`rank` ([`Client::get`]); `callback`
+    /// runs once, on the progress thread, with the value or the error, if and only if
+    /// this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::fence_nb`].
+    #[doc(alias = "PMIx_Get_nb")]
+    pub fn get_nb(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<pmix_wire::Value, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Get_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.get_then(
+            nspace,
+            rank,
+            key,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
     }
 
     /// Runs `job` on the progress thread (for callbacks of the layers above). A panic

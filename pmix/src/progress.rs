@@ -19,6 +19,14 @@
 //! wait for itself, so it only begins draining. The public calls never get that far:
 //! they answer `PMIX_ERR_WOULD_BLOCK` on the progress thread (DESIGN §6).
 //!
+//! **Tickets.** A request whose answer comes later (a reply from the server) takes a
+//! [`Ticket`] when it is accepted ([`Progress::reserve`], refused like `post` once a
+//! stop has begun). The ticket posts the request's job when the answer comes, even
+//! while Draining, and the engine does not become Stopped while a ticket is
+//! outstanding: an accepted request's callback still runs exactly once, before any
+//! stopper returns. (Whoever holds tickets must make sure they are used or dropped:
+//! the client fails its pending requests before it stops the engine.)
+//!
 //! A [`Job`] carries its own completion: the computation's result (or
 //! [`Error::Internal`] if it panicked) goes to the completion exactly once, and a panic
 //! in the completion (the user's callback) is caught and reported on stderr, never
@@ -127,6 +135,8 @@ enum State {
 struct Engine {
     state: State,
     queue: VecDeque<Job>,
+    /// Tickets taken and not yet used or dropped.
+    tickets: usize,
 }
 
 /// What the thread and the stoppers share.
@@ -173,7 +183,7 @@ fn run_engine(shared: &Shared) {
             engine = shared.lock();
             continue;
         }
-        if engine.state != State::Running {
+        if engine.state != State::Running && engine.tickets == 0 {
             // Draining with nothing left: `StopOnExit` marks Stopped and wakes stoppers.
             return;
         }
@@ -201,6 +211,7 @@ impl Progress {
             engine: Mutex::new(Engine {
                 state: State::Running,
                 queue: VecDeque::new(),
+                tickets: 0,
             }),
             work: Condvar::new(),
             stopped: Condvar::new(),
@@ -247,6 +258,22 @@ impl Progress {
         Ok(())
     }
 
+    /// Takes a [`Ticket`]: the right to post one job later, even once a stop has
+    /// begun; the engine does not stop while it is outstanding.
+    ///
+    /// # Errors
+    /// [`Error::NotAvailable`] once a stop has begun.
+    pub(crate) fn reserve(&self) -> Result<Ticket, Error> {
+        let mut engine = self.shared.lock();
+        if engine.state != State::Running {
+            return Err(Error::NotAvailable);
+        }
+        engine.tickets += 1;
+        Ok(Ticket {
+            shared: Some(Arc::clone(&self.shared)),
+        })
+    }
+
     /// Stops the engine: refuses new jobs at once, then waits until the thread has run
     /// every job accepted before, and reaps it. Any number of threads may stop at once;
     /// each returns only when no job will run again. Called on the progress thread itself
@@ -280,6 +307,35 @@ impl Progress {
         if let Some(h) = handle {
             // Jobs never unwind into the loop, so the thread ends normally.
             let _ = h.join();
+        }
+    }
+}
+
+/// The right to post one job, taken when a request was accepted
+/// ([`Progress::reserve`]). Posting or dropping it gives it back.
+pub(crate) struct Ticket {
+    shared: Option<Arc<Shared>>,
+}
+
+impl Ticket {
+    /// Queues `job`, whatever the engine's state short of Stopped (which it cannot
+    /// reach while this ticket is out).
+    pub(crate) fn post(mut self, job: Job) {
+        if let Some(shared) = self.shared.take() {
+            let mut engine = shared.lock();
+            engine.queue.push_back(job);
+            engine.tickets -= 1;
+            drop(engine);
+            shared.work.notify_one();
+        }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.take() {
+            shared.lock().tickets -= 1;
+            shared.work.notify_one();
         }
     }
 }
@@ -319,6 +375,31 @@ mod tests {
         assert!(p.is_stopped());
         assert!(matches!(p.post(plain(|| ())), Err(Error::NotAvailable)));
         p.stop(); // idempotent
+    }
+
+    #[test]
+    fn a_ticket_posts_while_draining_and_holds_the_stop_until_used() {
+        let p = Arc::new(Progress::start().unwrap());
+        let ticket = p.reserve().unwrap();
+        let unused = p.reserve().unwrap();
+        let stopper = {
+            let p = Arc::clone(&p);
+            std::thread::spawn(move || p.stop())
+        };
+        while !p.is_stopped() {
+            std::thread::yield_now();
+        }
+        // Draining: new jobs and tickets are refused, the tickets out still count.
+        assert!(matches!(p.post(plain(|| ())), Err(Error::NotAvailable)));
+        assert!(matches!(p.reserve(), Err(Error::NotAvailable)));
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!stopper.is_finished(), "the stop waits for the tickets");
+        let (tx, rx) = channel();
+        ticket.post(plain(move || tx.send(()).unwrap()));
+        drop(unused);
+        stopper.join().unwrap();
+        rx.try_recv()
+            .expect("the ticket's job ran before the stop returned");
     }
 
     #[test]

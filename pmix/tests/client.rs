@@ -154,3 +154,78 @@ fn a_namespace_the_server_does_not_know_is_refused_with_unreach() {
     assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
     s.shutdown().unwrap();
 }
+
+#[test]
+fn a_held_get_nb_calls_back_once_on_the_progress_thread_when_the_peer_commits() {
+    let ns = "client.getnb";
+    let s = server(ns);
+    let (a, b) = (client(&s, ns, 0), client(&s, ns, 1));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let a2 = a.clone();
+    a.get_nb(ns, 1, "late.key", &[], move |r| {
+        tx.send((r, a2.on_progress_thread())).unwrap();
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(rx.try_recv().is_err(), "held until rank 1 commits");
+    let cb = b.client().unwrap();
+    cb.put(Scope::GLOBAL, "late.key", Value::Uint32(7)).unwrap();
+    cb.commit().unwrap();
+    let (r, on_progress) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(r.unwrap(), Value::Uint32(7));
+    assert!(on_progress, "the callback ran on the progress thread");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(100)).is_err(),
+        "exactly once"
+    );
+    a.finalize().unwrap();
+    b.finalize().unwrap();
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn a_pending_fence_nb_calls_back_before_finalize_or_stop_returns() {
+    let ns = "client.fencenb";
+    let s = server(ns);
+    for stop_first in [false, true] {
+        let p = client(&s, ns, if stop_first { 1 } else { 0 });
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A fence among 3 that nobody else joins: pending until the end.
+        p.fence_nb(&[], &[], move |r| tx.send(r).unwrap()).unwrap();
+        if stop_first {
+            p.stop_progress().unwrap();
+            let r = rx
+                .try_recv()
+                .expect("the callback ran before the stop returned");
+            assert!(matches!(r, Err(Error::NotAvailable)), "{r:?}");
+            // After the stop: NOT_AVAILABLE at once, no callback.
+            let r = p.fence_nb(&[], &[], |_| panic!("not accepted: never called"));
+            assert!(matches!(r, Err(Error::NotAvailable)));
+        }
+        p.finalize().ok();
+        if !stop_first {
+            let r = rx
+                .try_recv()
+                .expect("the callback ran before finalize returned");
+            assert!(matches!(r, Err(Error::Unreach(_))), "{r:?}");
+        }
+    }
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn get_nb_and_fence_nb_without_a_server_are_refused_and_never_call_back() {
+    let p = Pmix::init(
+        Role::Client,
+        InitOptions {
+            connect: Connect::Never,
+            ..InitOptions::default()
+        },
+    )
+    .unwrap();
+    let r = p.fence_nb(&[], &[], |_| panic!("never called"));
+    assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
+    let r = p.get_nb("x", 0, "k", &[], |_| panic!("never called"));
+    assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
+    p.finalize().unwrap();
+}

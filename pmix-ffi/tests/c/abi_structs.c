@@ -163,6 +163,7 @@ FIELD_TYPE(pmix_info_t, value, pmix_value_t);
 /* callback types */
 SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
+SAME_TYPE((pmix_value_cbfunc_t) 0, void (*)(pmix_status_t, pmix_value_t *, void *));
 SAME_TYPE((pmix_device_dist_cbfunc_t) 0,
           void (*)(pmix_status_t, pmix_device_distance_t *, size_t, void *,
                    pmix_release_cbfunc_t, void *));
@@ -181,6 +182,16 @@ SIG(PMIx_Compute_distances_nb,
     pmix_status_t (*)(pmix_topology_t *, pmix_cpuset_t *, pmix_info_t[], size_t,
                       pmix_device_dist_cbfunc_t, void *));
 SIG(PMIx_Load_topology, pmix_status_t (*)(pmix_topology_t *));
+SIG(PMIx_Put, pmix_status_t (*)(pmix_scope_t, const char *, pmix_value_t *));
+SIG(PMIx_Commit, pmix_status_t (*)(void));
+SIG(PMIx_Fence, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t));
+SIG(PMIx_Fence_nb, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                                     pmix_op_cbfunc_t, void *));
+SIG(PMIx_Get, pmix_status_t (*)(const pmix_proc_t *, const char *, const pmix_info_t *, size_t,
+                                pmix_value_t **));
+SIG(PMIx_Get_nb, pmix_status_t (*)(const pmix_proc_t *, const char *, const pmix_info_t *,
+                                   size_t, pmix_value_cbfunc_t, void *));
+SIG(PMIx_Abort, pmix_status_t (*)(int, const char *, pmix_proc_t *, size_t));
 SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));
 SIG(PMIx_Get_cpuset, pmix_status_t (*)(pmix_cpuset_t *, pmix_bind_envelope_t));

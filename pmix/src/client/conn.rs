@@ -208,12 +208,16 @@ impl Conn {
                 mpsc::RecvTimeoutError::Disconnected => lost(),
             }),
         }??;
-        decode_reply(req.command(), &got, &self.codec).map_err(|e| {
-            Error::Internal(format!(
-                "the server's reply to {:?} does not decode: {e}",
-                req.command()
-            ))
-        })
+        decode(req.command(), &got, &self.codec)
+    }
+
+    /// Completes every request still waiting for its reply with `error` (a reply
+    /// that comes later is dropped); the connection stays up.
+    pub(crate) fn fail_pending(&self, error: &Error) {
+        let pending: Vec<Completion> = lock(&self.state).waiting.drain().map(|(_, c)| c).collect();
+        for done in pending {
+            done(Err(error.clone()));
+        }
     }
 
     /// Closes the connection: later requests are refused, pending ones get
@@ -246,6 +250,22 @@ impl Drop for Conn {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// Decodes a reply to a request of `command`.
+///
+/// # Errors
+/// [`Error::Internal`] for a reply that does not decode as one.
+pub(crate) fn decode(
+    command: pmix_wire::Command,
+    payload: &[u8],
+    codec: &Codec,
+) -> Result<Reply, Error> {
+    decode_reply(command, payload, codec).map_err(|e| {
+        Error::Internal(format!(
+            "the server's reply to {command:?} does not decode: {e}"
+        ))
+    })
 }
 
 fn lost() -> Error {

@@ -26,11 +26,12 @@ pub mod conn;
 pub mod env;
 mod store;
 
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use pmix_core::Status;
 use pmix_wire::msg::{Abort, Commit, CommitBucket, FenceNb, GetNb};
-use pmix_wire::{Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
+use pmix_wire::{Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
 
 pub use env::ServerEnv;
 
@@ -49,7 +50,22 @@ pub const FINALIZE_WAIT: Duration = Duration::from_secs(2);
 pub struct Client {
     conn: Conn,
     me: ProcId,
-    store: Store,
+    store: Arc<Store>,
+}
+
+/// Where the result of a request goes: run once, on the reader thread when the
+/// server's reply comes, or on the caller's thread when the answer is local. Keep it
+/// short (a channel send, a post to the progress thread).
+pub type Done<T> = Box<dyn FnOnce(Result<T, Error>) + Send + 'static>;
+
+/// Starts a request with `start` and waits for its result.
+fn wait<T: Send + 'static>(start: impl FnOnce(Done<T>) -> Result<(), Error>) -> Result<T, Error> {
+    let (tx, rx) = mpsc::sync_channel(1);
+    start(Box::new(move |r| {
+        let _ = tx.send(r);
+    }))?;
+    rx.recv()
+        .map_err(|_| Error::Unreach("the connection to the PMIx server was lost".into()))?
 }
 
 impl std::fmt::Debug for Client {
@@ -126,7 +142,7 @@ impl Client {
                 nspace: env.nspace.clone(),
                 rank: env.rank,
             },
-            store: Store::new(job, hostname),
+            store: Arc::new(Store::new(job, hostname)),
         })
     }
 
@@ -146,27 +162,54 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND` when nobody has the key; the server's status
     /// (`PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn get(&self, nspace: &str, rank: u32, key: &str, info: &[Info]) -> Result<Value, Error> {
+        wait(|done| self.get_then(nspace, rank, key, info, done))
+    }
+
+    /// [`Client::get`], handing the result to `done` instead of waiting for it: at
+    /// once when it is answered locally, on the reader thread when the server's
+    /// reply comes.
+    ///
+    /// # Errors
+    /// When the request cannot be sent ([`Error::Unreach`], [`Error::BadParam`]):
+    /// `done` is then dropped unrun. Every other outcome goes to `done`.
+    pub fn get_then(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[Info],
+        done: Done<Value>,
+    ) -> Result<(), Error> {
         let own_job = nspace == self.me.nspace;
         let reserved = key.starts_with("pmix");
         if own_job {
             let local = if rank == Rank::WILDCARD.0 {
-                self.store.job_value(key)
+                Ok(self.store.job_value(key))
             } else if rank == self.me.rank {
                 match self.store.own_value(key) {
-                    Some(v) => Some(v),
-                    None => self.store.rank_value(rank, key)?,
+                    Some(v) => Ok(Some(v)),
+                    None => self.store.rank_value(rank, key),
                 }
             } else if reserved {
-                self.store.rank_value(rank, key)?
+                self.store.rank_value(rank, key)
             } else {
-                None
+                Ok(None)
             };
-            if let Some(v) = local {
-                return Ok(v);
+            match local {
+                Ok(Some(v)) => {
+                    done(Ok(v));
+                    return Ok(());
+                }
+                Err(e) => {
+                    done(Err(e));
+                    return Ok(());
+                }
+                Ok(None) => {}
             }
         }
         if let Some(v) = self.store.peer_value(nspace, rank, key) {
-            return Ok(v);
+            done(Ok(v));
+            return Ok(());
         }
         let mut info = info.to_vec();
         if own_job && reserved && !info.iter().any(|i| i.key == "pmix.immediate") {
@@ -178,42 +221,18 @@ impl Client {
             info,
             key: Some(WStr::from(key)),
         });
-        let not_found = || {
-            status_error(
-                Status::ERR_NOT_FOUND.0,
-                format!("no {key:?} for {nspace}:{rank}"),
-            )
-        };
-        match self.conn.call(&req, None)? {
-            Reply::Status { status, .. } if status.0 == 0 => Err(not_found()),
-            Reply::Status { status, .. } => Err(status_error(
-                status.0,
-                format!("the PMIx server's answer to a Get of {key:?} for {nspace}:{rank}"),
-            )),
-            Reply::GetNb(r) => {
-                for d in &r.data {
-                    let (ns, rk) = if d.proc.rank == Rank::UNDEF {
-                        (nspace.to_owned(), rank)
-                    } else {
-                        (d.proc.nspace.to_string(), d.proc.rank.0)
-                    };
-                    self.store.add_peer_values(&ns, rk, &d.kvals);
-                }
-                if r.status.0 != 0 {
-                    return Err(status_error(
-                        r.status.0,
-                        format!("the PMIx server's answer to a Get of {key:?} for {nspace}:{rank}"),
-                    ));
-                }
-                self.store
-                    .peer_value(nspace, rank, key)
-                    .ok_or_else(not_found)
-            }
-            other => Err(Error::Internal(format!(
-                "the PMIx server answered GETNB with {:?}",
-                other.command()
-            ))),
-        }
+        let store = Arc::clone(&self.store);
+        let codec = self.conn.codec().clone();
+        let (nspace, key) = (nspace.to_owned(), key.to_owned());
+        self.conn.send(
+            &req,
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    let reply = conn::decode(Command::GetNb, &p, &codec)?;
+                    get_reply(&store, reply, &nspace, rank, &key)
+                }))
+            }),
+        )
     }
 
     /// Puts `value` under `key` in `scope` (LOCAL, REMOTE or GLOBAL go to the server
@@ -267,19 +286,39 @@ impl Client {
     /// The server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
     /// `PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<(), Error> {
+        wait(|done| self.fence_then(procs, info, done))
+    }
+
+    /// [`Client::fence`], handing the result to `done` (on the reader thread) instead
+    /// of waiting for it.
+    ///
+    /// # Errors
+    /// When the request cannot be sent ([`Error::Unreach`], [`Error::BadParam`]):
+    /// `done` is then dropped unrun. Every other outcome goes to `done`.
+    pub fn fence_then(&self, procs: &[Proc], info: &[Info], done: Done<()>) -> Result<(), Error> {
         let procs = if procs.is_empty() {
             vec![Proc::new(self.me.nspace.as_str(), Rank::WILDCARD.0)]
         } else {
             procs.to_vec()
         };
-        let reply = self.conn.call(
+        let codec = self.conn.codec().clone();
+        self.conn.send(
             &Request::FenceNb(FenceNb {
                 procs,
                 info: info.to_vec(),
             }),
-            None,
-        )?;
-        expect_ok(reply, "FENCENB")
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    expect_ok(conn::decode(Command::FenceNb, &p, &codec)?, "FENCENB")
+                }))
+            }),
+        )
+    }
+
+    /// Completes every request still waiting for the server with `error` (their
+    /// replies, should they come, are dropped); the connection stays up.
+    pub fn fail_pending(&self, error: &Error) {
+        self.conn.fail_pending(error);
     }
 
     /// Asks the server to abort `procs` (none: this whole job) with `status` and
@@ -314,5 +353,45 @@ impl Client {
             .and_then(|reply| expect_ok(reply, "FINALIZE"));
         self.conn.close();
         r
+    }
+}
+
+/// What a GETNB reply means for a Get of `key` for `nspace`:`rank`: its data is kept
+/// in `store` (rank UNDEF: the target itself), then the key is looked up there.
+fn get_reply(
+    store: &Store,
+    reply: Reply,
+    nspace: &str,
+    rank: u32,
+    key: &str,
+) -> Result<Value, Error> {
+    let not_found = || {
+        status_error(
+            Status::ERR_NOT_FOUND.0,
+            format!("no {key:?} for {nspace}:{rank}"),
+        )
+    };
+    let what = || format!("the PMIx server's answer to a Get of {key:?} for {nspace}:{rank}");
+    match reply {
+        Reply::Status { status, .. } if status.0 == 0 => Err(not_found()),
+        Reply::Status { status, .. } => Err(status_error(status.0, what())),
+        Reply::GetNb(r) => {
+            for d in &r.data {
+                let (ns, rk) = if d.proc.rank == Rank::UNDEF {
+                    (nspace.to_owned(), rank)
+                } else {
+                    (d.proc.nspace.to_string(), d.proc.rank.0)
+                };
+                store.add_peer_values(&ns, rk, &d.kvals);
+            }
+            if r.status.0 != 0 {
+                return Err(status_error(r.status.0, what()));
+            }
+            store.peer_value(nspace, rank, key).ok_or_else(not_found)
+        }
+        other => Err(Error::Internal(format!(
+            "the PMIx server answered GETNB with {:?}",
+            other.command()
+        ))),
     }
 }
