@@ -57,22 +57,22 @@
 //!
 //! **The build.** `cargo bench` builds `pmix-run` with the bench profile (release
 //! settings) before this bench and hands its path over as `CARGO_BIN_EXE_pmix-run`, as
-//! for the tests; nothing else is needed. Every run is bounded by [`RUN_LIMIT`]: past
+//! for the tests; nothing else is needed. Every run is bounded by [`common::RUN_LIMIT`]: past
 //! it the launcher (started in a process group of its own) gets SIGTERM, then SIGKILL
 //! with its group, by pid, and the bench fails.
 //!
 //! **Absent peers.** Without `mpirun` or `pkg-config pmix` the bench prints a `NOTICE:`
 //! and exits 0, except under `CI=true`, where it fails (`pmix_testkit::peer_absent`).
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
+use common::{Run, median, rank_mean, run, scrub};
 use pmix_testkit::{cprog, peer_absent};
-use rustix::process::{Pid, Signal};
 
 /// The ranks of the job and fence measurements (issue 12).
 const RANKS: u32 = 8;
@@ -86,8 +86,6 @@ const JOB_RUNS: usize = 9;
 const INIT_RUNS: usize = 11;
 /// Runs of the measure job (fences, gets) per launcher.
 const MEASURE_RUNS: usize = 5;
-/// The longest one launcher run may take before it is killed and the bench fails.
-const RUN_LIMIT: Duration = Duration::from_secs(60);
 
 /// A way to start the timing program.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -101,25 +99,6 @@ enum Side {
     MpirunHash,
     /// The program alone, no server.
     Serverless,
-}
-
-/// One rank's line, `timing rank R key value key value…`, as numbers by key.
-type Fields = BTreeMap<String, f64>;
-
-/// What one bounded run gave: its wall time and each rank's fields.
-struct Run {
-    wall: Duration,
-    /// The spawn and the exit on `CLOCK_REALTIME` (the ranks' stamps' clock), in µs.
-    spawned_us: f64,
-    ended_us: f64,
-    ranks: Vec<Fields>,
-}
-
-/// `CLOCK_REALTIME` now, in microseconds.
-fn real_us() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1e6)
 }
 
 /// The command running `exe args` on `n` ranks under `side`, with the caller's PMIx and
@@ -150,13 +129,8 @@ fn command(side: Side, pmix_run: &Path, n: u32, exe: &Path, args: &[&str]) -> Co
         }
         Side::Serverless => Command::new(exe),
     };
-    cmd.args(args).env_remove("LD_LIBRARY_PATH");
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().into_owned();
-        if k.starts_with("PMIX_") || k.starts_with("OMPI_") || k.starts_with("PRTE_") {
-            cmd.env_remove(k);
-        }
-    }
+    cmd.args(args);
+    scrub(&mut cmd);
     if side == Side::MpirunHash {
         cmd.env("PMIX_MCA_gds", "hash");
     }
@@ -174,110 +148,6 @@ fn starts(exe: &Path) -> Command {
         ))
         .arg(exe);
     cmd
-}
-
-/// Runs `cmd` within [`RUN_LIMIT`], timing it from just before the spawn to the exit;
-/// Err (with its output) when it fails to start, exits non-zero or is killed.
-fn run(mut cmd: Command) -> Result<Run, String> {
-    use std::os::unix::process::CommandExt;
-    cmd.stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdin(Stdio::null())
-        .process_group(0);
-    let spawned_us = real_us();
-    let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    let pid = Pid::from_child(&child);
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send((Instant::now(), real_us()));
-        status
-    });
-    let ended = match rx.recv_timeout(RUN_LIMIT) {
-        Ok(at) => Some(at),
-        Err(_) => {
-            let _ = rustix::process::kill_process(pid, Signal::TERM);
-            if rx.recv_timeout(Duration::from_secs(3)).is_err() {
-                let _ = rustix::process::kill_process_group(pid, Signal::KILL);
-                let _ = rustix::process::kill_process(pid, Signal::KILL);
-            }
-            None
-        }
-    };
-    let status = waiter.join().expect("waiter thread");
-    let out = stdout.join().expect("stdout reader");
-    let err = stderr.join().expect("stderr reader");
-    let Some((end, ended_us)) = ended else {
-        return Err(format!(
-            "{cmd:?} still ran after {RUN_LIMIT:?}: killed\n{out}\n{err}"
-        ));
-    };
-    match status {
-        Ok(s) if s.success() => {}
-        other => return Err(format!("{cmd:?} failed ({other:?}):\n{out}\n{err}")),
-    }
-    let ranks = out
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("timing rank "))
-        .map(|rest| {
-            let mut words = rest.split_whitespace();
-            let mut f = Fields::new();
-            if let Some(r) = words.next().and_then(|w| w.parse().ok()) {
-                f.insert("rank".to_owned(), r);
-            }
-            while let (Some(k), Some(v)) = (words.next(), words.next()) {
-                if let Ok(v) = v.parse() {
-                    f.insert(k.to_owned(), v);
-                }
-            }
-            f
-        })
-        .collect();
-    Ok(Run {
-        wall: end - start,
-        spawned_us,
-        ended_us,
-        ranks,
-    })
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    assert!(!v.is_empty(), "median of nothing");
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
-}
-
-/// The mean over ranks of `key` in one run.
-fn rank_mean(run: &Run, key: &str, want_ranks: u32) -> Result<f64, String> {
-    let vals: Vec<f64> = run
-        .ranks
-        .iter()
-        .filter_map(|f| f.get(key).copied())
-        .collect();
-    if vals.len() != want_ranks as usize {
-        return Err(format!(
-            "{want_ranks} ranks should report {key}, {} did",
-            vals.len()
-        ));
-    }
-    Ok(vals.iter().sum::<f64>() / vals.len() as f64)
 }
 
 /// Where one job's time went, from the ranks' own `CLOCK_MONOTONIC` stamps (one clock
