@@ -105,6 +105,28 @@ PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                       const pmix_info_t info[], size_t ninfo,
                                       pmix_value_cbfunc_t cbfunc, void *cbdata);
 
+/* Event handlers. PMIx_Register_event_handler registers evhdlr for codes (NULL/0: a
+ * default handler, for every code not completed by a code's own handlers) and tells
+ * the server; with cbfunc it returns PMIX_SUCCESS and cbfunc(status, id, cbdata) runs
+ * on the progress thread, without it blocks and returns the id (> 0) or an error.
+ * Handlers for an event's code run first, in registration order, then the default
+ * ones (not for an event with PMIX_EVENT_NON_DEFAULT); a handler calling its cbfunc
+ * with PMIX_EVENT_ACTION_COMPLETE before it returns ends the chain.
+ * PMIx_Notify_event raises status from source (NULL: this process) in range: this
+ * process's handlers get it too (a PMIX_RANGE_CUSTOM leaving it out excepted), the
+ * server unless the range is PMIX_RANGE_PROC_LOCAL; cbfunc gets the server's answer. */
+PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
+                                                      pmix_info_t info[], size_t ninfo,
+                                                      pmix_notification_fn_t evhdlr,
+                                                      pmix_hdlr_reg_cbfunc_t cbfunc,
+                                                      void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref,
+                                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
+                                            pmix_data_range_t range,
+                                            const pmix_info_t info[], size_t ninfo,
+                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 /* Asks the server to abort procs (NULL: this job) with status and msg; returns once it
  * answered (the launcher then ends the processes). */
 PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],

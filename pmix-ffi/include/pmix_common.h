@@ -55,6 +55,18 @@ typedef uint32_t pmix_rank_t;
 typedef int pmix_status_t;
 typedef uint16_t pmix_data_type_t;
 
+/* Who an event (or published data) reaches. */
+typedef uint8_t pmix_data_range_t;
+#define PMIX_RANGE_UNDEF      0
+#define PMIX_RANGE_RM         1
+#define PMIX_RANGE_LOCAL      2 /* this node */
+#define PMIX_RANGE_NAMESPACE  3 /* this job */
+#define PMIX_RANGE_SESSION    4
+#define PMIX_RANGE_GLOBAL     5
+#define PMIX_RANGE_CUSTOM     6 /* the processes PMIX_EVENT_CUSTOM_RANGE lists */
+#define PMIX_RANGE_PROC_LOCAL 7 /* this process alone */
+#define PMIX_RANGE_INVALID    UINT8_MAX
+
 /* Where a PMIx_Put value goes. */
 typedef uint8_t pmix_scope_t;
 #define PMIX_SCOPE_UNDEF 0
@@ -105,6 +117,8 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_ERR_NOT_AVAILABLE       -64 /* OpenPMIx 4.2.2: in pmix_deprecated.h */
 #define PMIX_ERR_NOT_A_MEMBER        -66 /* newer OpenPMIx only */
 #define PMIX_OPERATION_SUCCEEDED     -157
+#define PMIX_EVENT_ACTION_COMPLETE   -334 /* an event handler's "done": ends the chain */
+#define PMIX_EXTERNAL_ERR_BASE       -3000 /* codes below are the application's own */
 #define PMIX_GROUP_INVITED           -159
 #define PMIX_GROUP_LEFT              -160
 #define PMIX_GROUP_INVITE_ACCEPTED   -161
@@ -194,6 +208,7 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_GROUP_LOCAL_ONLY         "pmix.grp.lcl"
 #define PMIX_EVENT_AFFECTED_PROC      "pmix.evproc"
 #define PMIX_EVENT_CUSTOM_RANGE       "pmix.evrange"
+#define PMIX_EVENT_NON_DEFAULT        "pmix.evnondef"
 /* Job information a launched client gets from PMIx_Get (rank PMIX_RANK_WILDCARD for
  * the job's, a rank for that process's). */
 #define PMIX_NSPACE                   "pmix.nspace"
@@ -435,13 +450,16 @@ typedef struct pmix_value {
 #define PMIX_VALUE_STATIC_INIT { .type = PMIX_UNDEF, .data.ptr = NULL }
 
 /* Copies data of type into val. PMIX_STRING copies the string data points to (data is
- * the char*), PMIX_POINTER stores data itself, other scalar types copy *data; NULL data
- * leaves the value zero (true for PMIX_BOOL). pmix-rs supports the scalar types,
- * PMIX_STRING, PMIX_POINTER and PMIX_UNDEF; any other type is PMIX_ERR_NOT_SUPPORTED
+ * the char*), PMIX_POINTER stores data itself, PMIX_PROC copies the pmix_proc_t data
+ * points to, PMIX_DATA_ARRAY the pmix_data_array_t (of PMIX_PROC elements) and its
+ * elements, other scalar types copy *data; NULL data leaves the value zero (true for
+ * PMIX_BOOL). pmix-rs supports the scalar types, PMIX_STRING, PMIX_POINTER, PMIX_PROC,
+ * PMIX_DATA_ARRAY of PMIX_PROC and PMIX_UNDEF; any other type is PMIX_ERR_NOT_SUPPORTED
  * and leaves val PMIX_UNDEF. */
 PMIX_EXPORT pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data,
                                           pmix_data_type_t type);
-/* Releases what the value owns (a PMIX_STRING's string) and makes it PMIX_UNDEF. */
+/* Releases what the value owns (a PMIX_STRING's string, a PMIX_BYTE_OBJECT's bytes, a
+ * PMIX_PROC's process, a PMIX_DATA_ARRAY and its elements) and makes it PMIX_UNDEF. */
 PMIX_EXPORT void PMIx_Value_destruct(pmix_value_t *val);
 
 #define PMIX_VALUE_LOAD(v, d, t) PMIx_Value_load((v), (d), (t))
@@ -580,6 +598,20 @@ typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
 /* kv belongs to the library and is released when the callback returns: copy what you
  * keep. */
 typedef void (*pmix_value_cbfunc_t)(pmix_status_t status, pmix_value_t *kv, void *cbdata);
+typedef void (*pmix_hdlr_reg_cbfunc_t)(pmix_status_t status, size_t refid, void *cbdata);
+/* What an event handler calls when it is done with an event: status
+ * PMIX_EVENT_ACTION_COMPLETE ends the chain; results are not used by pmix-rs. */
+typedef void (*pmix_event_notification_cbfunc_fn_t)(pmix_status_t status,
+                                                    pmix_info_t *results, size_t nresults,
+                                                    pmix_op_cbfunc_t cbfunc, void *thiscbdata,
+                                                    void *notification_cbdata);
+/* An event handler, run on the progress thread; source and info are the library's for
+ * the call. */
+typedef void (*pmix_notification_fn_t)(size_t evhdlr_registration_id, pmix_status_t status,
+                                       const pmix_proc_t *source, pmix_info_t info[],
+                                       size_t ninfo, pmix_info_t *results, size_t nresults,
+                                       pmix_event_notification_cbfunc_fn_t cbfunc,
+                                       void *cbdata);
 typedef void (*pmix_device_dist_cbfunc_t)(pmix_status_t status, pmix_device_distance_t *dist,
                                           size_t ndist, void *cbdata,
                                           pmix_release_cbfunc_t release_fn,

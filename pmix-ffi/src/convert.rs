@@ -3,7 +3,8 @@
 //!
 //! The C types converted both ways: `PMIX_UNDEF`, `PMIX_BOOL`, `PMIX_BYTE`,
 //! `PMIX_STRING`, `PMIX_SIZE`, `PMIX_PID`, the signed and unsigned integers,
-//! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK` and `PMIX_BYTE_OBJECT`.
+//! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK`, `PMIX_BYTE_OBJECT` and
+//! `PMIX_PROC`; from C also a `PMIX_DATA_ARRAY` of `PMIX_PROC` (a custom event range).
 //! Any other type is `PMIX_ERR_NOT_SUPPORTED` (a value the server sends in one of them
 //! cannot be returned to C yet).
 
@@ -61,6 +62,25 @@ pub(crate) unsafe fn to_wire(v: &pmix_value_t) -> Result<Value, Status> {
             PMIX_DOUBLE => Value::double(d.dval),
             PMIX_STATUS => Value::Status(d.status),
             PMIX_PROC_RANK => Value::ProcRank(d.rank),
+            PMIX_PROC => {
+                let p = d.proc_.as_ref().ok_or(BAD_PARAM)?;
+                Value::Proc(Proc::new(proc_nspace(p)?, p.rank))
+            }
+            PMIX_DATA_ARRAY => {
+                let a = d.darray.as_ref().ok_or(BAD_PARAM)?;
+                if a.type_ != PMIX_PROC {
+                    return Err(Status::ERR_NOT_SUPPORTED);
+                }
+                let procs = crate::boundary::c_slice(a.array.cast::<pmix_proc_t>(), a.size)?;
+                let items = procs
+                    .iter()
+                    .map(|p| Ok(Value::Proc(Proc::new(proc_nspace(p)?, p.rank))))
+                    .collect::<Result<Vec<_>, Status>>()?;
+                Value::DataArray(
+                    pmix::wire::DataArray::new(pmix::wire::DataType::Proc, items)
+                        .ok_or(BAD_PARAM)?,
+                )
+            }
             PMIX_BYTE_OBJECT => {
                 let bo = d.bo;
                 if bo.size == 0 {
@@ -177,6 +197,22 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
                 size: b.len(),
             };
             PMIX_BYTE_OBJECT
+        }
+        Value::Proc(p) => {
+            let nspace = p.nspace.as_bytes();
+            if nspace.len() > PMIX_MAX_NSLEN {
+                return Err(Status::ERR_NOT_SUPPORTED);
+            }
+            // SAFETY: calloc of one pmix_proc_t; checked before use.
+            let cp = unsafe { libc::calloc(1, size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
+            // SAFETY: `cp` is NULL or a fresh, zeroed, suitably aligned pmix_proc_t.
+            let c = unsafe { cp.as_mut() }.ok_or(Status::ERR_NOMEM)?;
+            for (dst, src) in c.nspace.iter_mut().zip(nspace) {
+                *dst = *src as c_char;
+            }
+            c.rank = p.rank.0;
+            d.proc_ = cp;
+            PMIX_PROC
         }
         _ => return Err(Status::ERR_NOT_SUPPORTED),
     };

@@ -32,6 +32,7 @@ mod boundary;
 pub mod client;
 mod convert;
 pub mod distances;
+pub mod events;
 mod info;
 pub mod init;
 pub mod location;

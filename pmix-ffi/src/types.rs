@@ -12,6 +12,8 @@ pub type pmix_status_t = c_int;
 pub type pmix_data_type_t = u16;
 /// `pmix_rank_t`.
 pub type pmix_rank_t = u32;
+/// `pmix_data_range_t`.
+pub type pmix_data_range_t = u8;
 /// `pmix_scope_t`.
 pub type pmix_scope_t = u8;
 /// `pmix_info_directives_t`.
@@ -67,6 +69,10 @@ pub const PMIX_FLOAT: pmix_data_type_t = 16;
 pub const PMIX_DOUBLE: pmix_data_type_t = 17;
 /// `PMIX_STATUS`.
 pub const PMIX_STATUS: pmix_data_type_t = 20;
+/// `PMIX_PROC`.
+pub const PMIX_PROC: pmix_data_type_t = 22;
+/// `PMIX_DATA_ARRAY`.
+pub const PMIX_DATA_ARRAY: pmix_data_type_t = 39;
 /// `PMIX_BYTE_OBJECT`.
 pub const PMIX_BYTE_OBJECT: pmix_data_type_t = 27;
 /// `PMIX_POINTER`.
@@ -135,6 +141,18 @@ pub struct pmix_byte_object_t {
     pub size: usize,
 }
 
+/// `pmix_data_array_t`: `size` elements of `type_` at `array`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pmix_data_array_t {
+    /// The elements' type.
+    pub type_: pmix_data_type_t,
+    /// How many.
+    pub size: usize,
+    /// The elements.
+    pub array: *mut c_void,
+}
+
 /// The union of `pmix_value_t`: the members the library reads or writes, and room for
 /// the others (24 bytes, 8-aligned, as OpenPMIx's). `flag` is read as a byte so that a
 /// C `bool` holding neither 0 nor 1 cannot be an invalid Rust `bool`.
@@ -185,6 +203,10 @@ pub union pmix_value_data {
     pub devtype: pmix_device_type_t,
     /// `pmix_byte_object_t bo`.
     pub bo: pmix_byte_object_t,
+    /// `pmix_proc_t *proc`.
+    pub proc_: *mut pmix_proc_t,
+    /// `pmix_data_array_t *darray`.
+    pub darray: *mut pmix_data_array_t,
     /// The whole union, as bytes.
     pub raw: [u64; 3],
 }
@@ -218,6 +240,37 @@ pub type pmix_op_cbfunc_t =
 /// `pmix_value_cbfunc_t`: `kv` belongs to the library, released when it returns.
 pub type pmix_value_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
+
+/// `pmix_hdlr_reg_cbfunc_t`.
+pub type pmix_hdlr_reg_cbfunc_t =
+    Option<unsafe extern "C" fn(status: pmix_status_t, refid: usize, cbdata: *mut c_void)>;
+
+/// `pmix_event_notification_cbfunc_fn_t`: what an event handler calls when it is done.
+pub type pmix_event_notification_cbfunc_fn_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        results: *mut pmix_info_t,
+        nresults: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        thiscbdata: *mut c_void,
+        notification_cbdata: *mut c_void,
+    ),
+>;
+
+/// `pmix_notification_fn_t`: an event handler.
+pub type pmix_notification_fn_t = Option<
+    unsafe extern "C" fn(
+        evhdlr_registration_id: usize,
+        status: pmix_status_t,
+        source: *const pmix_proc_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        results: *mut pmix_info_t,
+        nresults: usize,
+        cbfunc: pmix_event_notification_cbfunc_fn_t,
+        cbdata: *mut c_void,
+    ),
+>;
 
 /// `pmix_release_cbfunc_t`.
 pub type pmix_release_cbfunc_t = Option<unsafe extern "C" fn(cbdata: *mut c_void)>;

@@ -70,11 +70,59 @@ unsafe fn load(val: &mut pmix_value_t, data: *const c_void, ty: pmix_data_type_t
             PMIX_PROC_RANK => d.rank = read(data),
             PMIX_DEVTYPE => d.devtype = read(data),
             PMIX_POINTER => d.ptr = data.cast_mut(),
+            PMIX_PROC => d.proc_ = copy_procs(data.cast::<pmix_proc_t>(), 1)?,
+            PMIX_DATA_ARRAY => {
+                let a = read::<pmix_data_array_t>(data);
+                if a.type_ != PMIX_PROC {
+                    return Err(Status::ERR_NOT_SUPPORTED);
+                }
+                let copy = libc::malloc(size_of::<pmix_data_array_t>()).cast::<pmix_data_array_t>();
+                if copy.is_null() {
+                    return Err(Status::ERR_NOMEM);
+                }
+                let array = match copy_procs(a.array.cast::<pmix_proc_t>(), a.size) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        libc::free(copy.cast());
+                        return Err(e);
+                    }
+                };
+                copy.write(pmix_data_array_t {
+                    type_: PMIX_PROC,
+                    size: a.size,
+                    array: array.cast(),
+                });
+                d.darray = copy;
+            }
             _ => return Err(Status::ERR_NOT_SUPPORTED),
         }
     }
     val.type_ = ty;
     Ok(())
+}
+
+/// A `malloc`ed copy of `n` processes at `p` (NULL for none).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a NULL `p` with `n > 0` or an `n` beyond any array;
+/// `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `p` points to `n` readable processes.
+unsafe fn copy_procs(p: *const pmix_proc_t, n: usize) -> Result<*mut pmix_proc_t, Status> {
+    // SAFETY: forwarded from the caller.
+    let src = unsafe { crate::boundary::c_slice(p, n) }?;
+    if src.is_empty() {
+        return Ok(std::ptr::null_mut());
+    }
+    // SAFETY: calloc checks n × size for overflow; checked before use.
+    let dst = unsafe { libc::calloc(n, size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
+    if dst.is_null() {
+        return Err(Status::ERR_NOMEM);
+    }
+    // SAFETY: `dst` has room for `n` processes and does not overlap `src`.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n) };
+    Ok(dst)
 }
 
 /// `PMIx_Value_load`: copies `data` of type `ty` into `val` (see `pmix_common.h`).
@@ -103,11 +151,11 @@ pub unsafe extern "C" fn PMIx_Value_load(
 }
 
 /// `PMIx_Value_destruct`: frees what the value owns (a `PMIX_STRING`'s string, a
-/// `PMIX_BYTE_OBJECT`'s bytes) and makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
+/// `PMIX_BYTE_OBJECT`'s bytes, a `PMIX_PROC`'s process) and makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
 ///
 /// # Safety
-/// `val` is NULL or writable; a `PMIX_STRING` value's string and a
-/// `PMIX_BYTE_OBJECT`'s bytes are NULL or `malloc`ed.
+/// `val` is NULL or writable; a `PMIX_STRING` value's string, a
+/// `PMIX_BYTE_OBJECT`'s bytes and a `PMIX_PROC`'s process are NULL or `malloc`ed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
     value_boundary((), || {
@@ -122,6 +170,18 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
             // SAFETY: the tag says the union holds a byte object whose bytes are
             // malloc'ed (or NULL).
             unsafe { libc::free(v.data.bo.bytes.cast()) };
+        } else if v.type_ == PMIX_PROC {
+            // SAFETY: the tag says the union holds a malloc'ed pmix_proc_t (or NULL).
+            unsafe { libc::free(v.data.proc_.cast()) };
+        } else if v.type_ == PMIX_DATA_ARRAY {
+            // SAFETY: the tag says the union holds a malloc'ed array of PMIX_PROC
+            // elements (the only kind the library makes), or NULL.
+            unsafe {
+                if let Some(a) = v.data.darray.as_ref() {
+                    libc::free(a.array);
+                }
+                libc::free(v.data.darray.cast());
+            }
         }
         v.type_ = PMIX_UNDEF;
         v.data = pmix_value_data { raw: [0; 3] };

@@ -5,8 +5,10 @@
 //! results: job information (`jobinfo.c`), put / commit / fence with data
 //! collection / get of every peer's keys by scope (`modex.c`), a `PMIx_Get_nb` held
 //! until the peer commits and a `PMIx_Get` with `PMIX_TIMEOUT` (`directget.c`), and
-//! `PMIx_Abort` (`pmixabort.c`). The same programs linked with `libpmix2` are
-//! `run_jobs.rs`'s.
+//! `PMIx_Abort` (`pmixabort.c`), event handlers and notifications in every range
+//! (`events.c`), and `PMIX_ERR_PROC_ABORTED` reaching the survivors of a rank that
+//! exits 1 (`abort.c`); jobs mixing both libraries exchange keys and events. The same
+//! programs linked with `libpmix2` are `run_jobs.rs`'s.
 //!
 //! Every run is bounded ([`LIMIT`]; the launcher is killed by pid past it, and its
 //! ranks die with it). Without `mpirun` the mpirun half prints a NOTICE and passes,
@@ -258,4 +260,83 @@ fn libpmix_ffi_pmix_abort_ends_the_job_with_its_status_under_pmix_run() {
         ),
         "{stderr}"
     );
+}
+
+#[test]
+fn libpmix_ffi_events_reach_exactly_the_handlers_and_ranks_of_each_range_under_pmix_run() {
+    let dir = TempDir::new("ffi-events");
+    let exe = build_ours("events", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("events under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("events rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix_ffi_events_of_the_ranges_mpirun_delivers_under_mpirun() {
+    // Open MPI 4.1's mpirun never completes a notify whose range goes through its
+    // host (events.c's header): those steps are skipped there.
+    let dir = TempDir::new("ffi-events-mpirun");
+    let exe = build_ours("events", &dir);
+    let present = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        peer_absent(
+            "libpmix_ffi events under mpirun: mpirun not found",
+            "apt-get install openmpi-bin",
+        );
+        return;
+    }
+    let mut cmd = Command::new("mpirun");
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .env("EVENTS_SKIP_STEPS", "3,4,5,7")
+        .args(["--allow-run-as-root", "--oversubscribe", "--tag-output"])
+        .args(["--mca", "btl", "self,vader", "-x", "EVENTS_SKIP_STEPS"])
+        .args(["-n", &N.to_string()])
+        .arg(&exe);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PMIX_") {
+            cmd.env_remove(k);
+        }
+    }
+    let out = output_within(&mut cmd, LIMIT);
+    check_mpirun("events under mpirun", &out, &|r| {
+        format!("events rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix_ffi_survivors_get_proc_aborted_for_a_rank_that_exits_1_under_pmix_run() {
+    let dir = TempDir::new("ffi-abort");
+    let exe = build_ours("abort", &dir);
+    let out = pmix_run(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    for r in [0, 2, 3] {
+        let line = format!("[{r}] abort rank {r}: got PMIX_ERR_PROC_ABORTED for rank 1\n");
+        assert!(stdout.contains(&line), "no {line:?} in\n{stdout}\n{stderr}");
+    }
+}
+
+#[test]
+fn libpmix2_and_libpmix_ffi_ranks_see_each_others_events_under_pmix_run() {
+    let dir = TempDir::new("ffi-mixed-events");
+    let ours = build_ours("events", &dir);
+    let Some(theirs) = build_openpmix("events", &dir) else {
+        return;
+    };
+    let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
+        .args(["sh", "-c", script, "sh"])
+        .arg(&ours)
+        .arg(&theirs);
+    let out = output_within(&mut cmd, LIMIT);
+    check("mixed events under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("events rank {r}: ok")
+    });
 }

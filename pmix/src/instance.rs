@@ -2,14 +2,15 @@
 //! every call follows (DESIGN §6).
 
 use std::io::Write;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pmix_core::{CpuSet, DeviceDistance, Topology};
 
 use crate::client::{Client, ServerEnv};
 use crate::distances::{DistanceRequest, Distances, OwnedRequest};
 use crate::error::{Error, LoadError};
+use crate::events::{EventHandler, EventInfo, Registry, run_chain};
 use crate::os::BindEnvelope;
 use crate::progress::{Job, Progress};
 use crate::relay::Relay;
@@ -87,6 +88,8 @@ struct Inner {
     proc_id: ProcId,
     /// The server connection of a launched client.
     client: Option<Client>,
+    /// The event handlers.
+    events: Arc<Mutex<Registry>>,
     finalized: AtomicBool,
     local: Arc<Local>,
     progress: Progress,
@@ -159,6 +162,11 @@ impl std::fmt::Debug for Pmix {
     }
 }
 
+fn lock_events(r: &Mutex<Registry>) -> MutexGuard<'_, Registry> {
+    // No user code runs under this lock (handlers run on a copy of the chain).
+    r.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 fn single(nspace: String) -> ProcId {
     ProcId { nspace, rank: 0 }
 }
@@ -209,6 +217,8 @@ impl Pmix {
             (Role::Client, Connect::To(env)) => Some(env.clone()),
             _ => None,
         };
+        let progress = Progress::start()?;
+        let events: Arc<Mutex<Registry>> = Arc::default();
         let client = match &server {
             Some(env) => {
                 let host = options
@@ -216,7 +226,22 @@ impl Pmix {
                     .clone()
                     .or_else(|| env.hostname.clone())
                     .unwrap_or_else(crate::server::net::short_hostname);
-                Some(Client::connect(env, &host)?)
+                let (poster, registry) = (progress.poster(), Arc::clone(&events));
+                // The server's events run through the handlers on the progress thread
+                // (once a stop has begun they are dropped).
+                let sink = move |ev: pmix_wire::Event| {
+                    let registry = Arc::clone(&registry);
+                    let _ = poster.post(Job::plain(move || {
+                        let ev = EventInfo {
+                            status: ev.status.0,
+                            source: ev.source,
+                            info: ev.info,
+                        };
+                        let chain = lock_events(&registry).chain(&ev);
+                        run_chain(&chain, &ev);
+                    }));
+                };
+                Some(Client::connect(env, &host, sink)?)
             }
             None => None,
         };
@@ -234,9 +259,10 @@ impl Pmix {
                 role,
                 proc_id,
                 client,
+                events,
                 finalized: AtomicBool::new(false),
                 local: Arc::new(Local { service, relay }),
-                progress: Progress::start()?,
+                progress,
             }),
         })
     }
@@ -580,6 +606,142 @@ impl Pmix {
         )
     }
 
+    /// `PMIx_Register_event_handler`: registers `handler` for `codes` (none: a
+    /// default handler, for every code) and, when connected, tells the server
+    /// (REGEVENTS with `info`); `callback` gets the registration's id (from 1), once,
+    /// on the progress thread, if and only if this returns `Ok(())`. The handler
+    /// runs on the progress thread ([`crate::events`]); it is registered at once, so
+    /// an event can reach it before `callback` runs.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when the
+    /// request cannot be sent. The server's refusal goes to `callback` (and the
+    /// handler is removed again).
+    #[doc(alias = "PMIx_Register_event_handler")]
+    pub fn register_event_handler_nb(
+        &self,
+        codes: &[i32],
+        info: &[pmix_wire::Info],
+        handler: EventHandler,
+        callback: impl FnOnce(Result<usize, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Register_event_handler", Mode::NonBlocking)?;
+        let ticket = self.ticket()?;
+        let id = lock_events(&self.inner.events).add(codes, handler);
+        let Some(client) = &self.inner.client else {
+            ticket.post(Job::request(move || Ok(id), callback));
+            return Ok(());
+        };
+        let events = Arc::clone(&self.inner.events);
+        let sent = client.register_events_then(
+            codes,
+            info,
+            Box::new(move |r| {
+                let r = r.map(|()| id);
+                if r.is_err() {
+                    lock_events(&events).remove(id);
+                }
+                ticket.post(Job::request(move || r, callback));
+            }),
+        );
+        if sent.is_err() {
+            lock_events(&self.inner.events).remove(id);
+        }
+        sent
+    }
+
+    /// [`Pmix::register_event_handler_nb`], waiting for the id.
+    ///
+    /// # Errors
+    /// As [`Pmix::register_event_handler_nb`] for a blocking call, and the server's
+    /// refusal.
+    pub fn register_event_handler(
+        &self,
+        codes: &[i32],
+        info: &[pmix_wire::Info],
+        handler: EventHandler,
+    ) -> Result<usize, Error> {
+        self.admit("PMIx_Register_event_handler", Mode::Blocking)?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.register_event_handler_nb(codes, info, handler, move |r| {
+            let _ = tx.send(r);
+        })?;
+        rx.recv().map_err(|_| Error::NotAvailable)?
+    }
+
+    /// `PMIx_Deregister_event_handler`: removes registration `id`; a connected client
+    /// tells the server about the codes nobody listens to any more (DEREGEVENTS, no
+    /// reply). An event already on its way may still reach the handler once.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; `PMIX_ERR_BAD_PARAM` for an id
+    /// that is not registered.
+    #[doc(alias = "PMIx_Deregister_event_handler")]
+    pub fn deregister_event_handler(&self, id: usize) -> Result<(), Error> {
+        self.admit("PMIx_Deregister_event_handler", Mode::NonBlocking)?;
+        let gone = lock_events(&self.inner.events)
+            .remove(id)
+            .ok_or_else(|| Error::BadParam(format!("no event handler {id}").into()))?;
+        if let Some(c) = &self.inner.client
+            && !gone.is_empty()
+        {
+            // The server being gone changes nothing here.
+            let _ = c.deregister_events(&gone);
+        }
+        Ok(())
+    }
+
+    /// `PMIx_Notify_event`: raises event `status` from `source` (this process when
+    /// `None`) in `range` with `info`. This process's own handlers get it (unless the
+    /// range is CUSTOM and `pmix.evrange` does not name it); a connected client sends
+    /// it to the server too unless the range is PROC_LOCAL. `callback` gets the
+    /// server's answer (or success at once when nothing is sent), once, on the
+    /// progress thread, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when the
+    /// request cannot be sent.
+    #[doc(alias = "PMIx_Notify_event")]
+    pub fn notify_event(
+        &self,
+        status: i32,
+        source: Option<pmix_wire::Proc>,
+        range: pmix_wire::DataRange,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Notify_event", Mode::NonBlocking)?;
+        let me = pmix_wire::Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
+        let ticket = self.ticket()?;
+        let proc_local = range.0 == 7;
+        if let Some(c) = &self.inner.client
+            && !proc_local
+        {
+            c.notify_then(
+                status,
+                range,
+                info,
+                Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+            )?;
+        } else {
+            ticket.post(Job::request(|| Ok(()), callback));
+        }
+        if reaches_me(range, info, &me) {
+            let ev = EventInfo {
+                status,
+                source: source.unwrap_or(me),
+                info: info.to_vec(),
+            };
+            let events = Arc::clone(&self.inner.events);
+            // Refused only once a stop has begun: the event then reaches nobody.
+            let _ = self.inner.progress.post(Job::plain(move || {
+                let chain = lock_events(&events).chain(&ev);
+                run_chain(&chain, &ev);
+            }));
+        }
+        Ok(())
+    }
+
     /// Runs `job` on the progress thread (for callbacks of the layers above). A panic
     /// in it is reported on stderr.
     ///
@@ -606,4 +768,27 @@ impl Drop for Inner {
         // `Progress::drop` stops the thread; nothing else to release.
         self.finalized.store(true, Ordering::Release);
     }
+}
+
+/// Whether an event this process raises in `range` with `info` reaches its own
+/// handlers: always, except a CUSTOM range (6) whose `pmix.evrange` does not name it.
+fn reaches_me(range: pmix_wire::DataRange, info: &[pmix_wire::Info], me: &pmix_wire::Proc) -> bool {
+    if range.0 != 6 {
+        return true;
+    }
+    info.iter()
+        .filter(|i| i.key == "pmix.evrange")
+        .any(|i| match &i.value {
+            pmix_wire::Value::Proc(p) => covers(p, me),
+            pmix_wire::Value::DataArray(a) => a.items.iter().any(|v| match v {
+                pmix_wire::Value::Proc(p) => covers(p, me),
+                _ => false,
+            }),
+            _ => false,
+        })
+}
+
+/// Whether `p` (a rank, or WILDCARD) names `me`.
+fn covers(p: &pmix_wire::Proc, me: &pmix_wire::Proc) -> bool {
+    p.nspace == me.nspace && (p.rank == me.rank || p.rank == pmix_wire::Rank::WILDCARD)
 }

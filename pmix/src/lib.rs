@@ -79,6 +79,7 @@
 pub mod client;
 mod distances;
 mod error;
+pub mod events;
 pub mod global;
 mod instance;
 pub mod os;
@@ -91,6 +92,7 @@ pub mod topology;
 pub use client::{Client, ServerEnv};
 pub use distances::{DistanceRequest, Distances};
 pub use error::{Error, LoadError};
+pub use events::{EventAction, EventHandler, EventInfo};
 pub use instance::{Connect, DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
 pub use os::BindEnvelope;
 pub use pmix_core::{PmixError, Status};

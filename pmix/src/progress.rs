@@ -248,14 +248,13 @@ impl Progress {
     /// # Errors
     /// [`Error::NotAvailable`] once a stop has begun (the job is dropped unrun).
     pub(crate) fn post(&self, job: Job) -> Result<(), Error> {
-        let mut engine = self.shared.lock();
-        if engine.state != State::Running {
-            return Err(Error::NotAvailable);
-        }
-        engine.queue.push_back(job);
-        drop(engine);
-        self.shared.work.notify_one();
-        Ok(())
+        post(&self.shared, job)
+    }
+
+    /// A handle that posts jobs to this engine from anywhere (the client's reader
+    /// thread, for the server's events), as [`Progress::post`].
+    pub(crate) fn poster(&self) -> Poster {
+        Poster(Arc::clone(&self.shared))
     }
 
     /// Takes a [`Ticket`]: the right to post one job later, even once a stop has
@@ -308,6 +307,32 @@ impl Progress {
             // Jobs never unwind into the loop, so the thread ends normally.
             let _ = h.join();
         }
+    }
+}
+
+/// Queues `job` if the engine is Running.
+fn post(shared: &Shared, job: Job) -> Result<(), Error> {
+    let mut engine = shared.lock();
+    if engine.state != State::Running {
+        return Err(Error::NotAvailable);
+    }
+    engine.queue.push_back(job);
+    drop(engine);
+    shared.work.notify_one();
+    Ok(())
+}
+
+/// Posts jobs to one engine ([`Progress::poster`]).
+#[derive(Clone)]
+pub(crate) struct Poster(Arc<Shared>);
+
+impl Poster {
+    /// As [`Progress::post`].
+    ///
+    /// # Errors
+    /// [`Error::NotAvailable`] once a stop has begun (the job is dropped unrun).
+    pub(crate) fn post(&self, job: Job) -> Result<(), Error> {
+        post(&self.0, job)
     }
 }
 

@@ -229,3 +229,44 @@ fn get_nb_and_fence_nb_without_a_server_are_refused_and_never_call_back() {
     assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
     p.finalize().unwrap();
 }
+
+#[test]
+fn an_event_notified_by_one_rank_runs_the_others_handlers_on_their_progress_threads() {
+    use pmix::events::{EventAction, EventHandler};
+    use std::sync::mpsc;
+    let ns = "client.events";
+    let s = server(ns);
+    let (a, b) = (client(&s, ns, 0), client(&s, ns, 1));
+    let (tx, rx) = mpsc::channel();
+    let b2 = b.clone();
+    let handler: EventHandler = std::sync::Arc::new(move |_, ev| {
+        tx.send((ev.status, ev.source.rank.0, b2.on_progress_thread()))
+            .unwrap();
+        EventAction::Complete
+    });
+    let id = b.register_event_handler(&[-3001], &[], handler).unwrap();
+    assert!(id > 0);
+    let (done_tx, done_rx) = mpsc::channel();
+    a.notify_event(-3001, None, pmix::wire::DataRange(2), &[], move |r| {
+        done_tx.send(r).unwrap()
+    })
+    .unwrap();
+    done_rx
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap()
+        .unwrap();
+    let (status, source, on_progress) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!((status, source, on_progress), (-3001, 0, true));
+    // Deregistered: a second event reaches nobody here.
+    b.deregister_event_handler(id).unwrap();
+    assert_eq!(
+        b.deregister_event_handler(id).unwrap_err().status(),
+        Status::ERR_BAD_PARAM
+    );
+    a.notify_event(-3001, None, pmix::wire::DataRange(2), &[], |_| {})
+        .unwrap();
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+    a.finalize().unwrap();
+    b.finalize().unwrap();
+    s.shutdown().unwrap();
+}

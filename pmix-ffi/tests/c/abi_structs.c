@@ -18,6 +18,7 @@ SA(sizeof(pmix_status_t) == 4);
 SA(sizeof(pmix_rank_t) == 4);
 SA(sizeof(pmix_data_type_t) == 2);
 SA(sizeof(pmix_scope_t) == 1);
+SA(sizeof(pmix_data_range_t) == 1);
 SA(sizeof(pmix_info_directives_t) == 4);
 SA(sizeof(pmix_device_type_t) == 8);
 SA(sizeof(pmix_bind_envelope_t) == 1);
@@ -27,6 +28,7 @@ SAME_TYPE((pmix_status_t) 0, int);
 SAME_TYPE((pmix_rank_t) 0, uint32_t);
 SAME_TYPE((pmix_data_type_t) 0, uint16_t);
 SAME_TYPE((pmix_scope_t) 0, uint8_t);
+SAME_TYPE((pmix_data_range_t) 0, uint8_t);
 SAME_TYPE((pmix_info_directives_t) 0, uint32_t);
 SAME_TYPE((pmix_device_type_t) 0, uint64_t);
 SAME_TYPE((pmix_bind_envelope_t) 0, uint8_t);
@@ -164,6 +166,12 @@ FIELD_TYPE(pmix_info_t, value, pmix_value_t);
 SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
 SAME_TYPE((pmix_value_cbfunc_t) 0, void (*)(pmix_status_t, pmix_value_t *, void *));
+SAME_TYPE((pmix_hdlr_reg_cbfunc_t) 0, void (*)(pmix_status_t, size_t, void *));
+SAME_TYPE((pmix_event_notification_cbfunc_fn_t) 0,
+          void (*)(pmix_status_t, pmix_info_t *, size_t, pmix_op_cbfunc_t, void *, void *));
+SAME_TYPE((pmix_notification_fn_t) 0,
+          void (*)(size_t, pmix_status_t, const pmix_proc_t *, pmix_info_t[], size_t,
+                   pmix_info_t *, size_t, pmix_event_notification_cbfunc_fn_t, void *));
 SAME_TYPE((pmix_device_dist_cbfunc_t) 0,
           void (*)(pmix_status_t, pmix_device_distance_t *, size_t, void *,
                    pmix_release_cbfunc_t, void *));
@@ -191,6 +199,13 @@ SIG(PMIx_Get, pmix_status_t (*)(const pmix_proc_t *, const char *, const pmix_in
                                 pmix_value_t **));
 SIG(PMIx_Get_nb, pmix_status_t (*)(const pmix_proc_t *, const char *, const pmix_info_t *,
                                    size_t, pmix_value_cbfunc_t, void *));
+SIG(PMIx_Register_event_handler,
+    pmix_status_t (*)(pmix_status_t[], size_t, pmix_info_t[], size_t, pmix_notification_fn_t,
+                      pmix_hdlr_reg_cbfunc_t, void *));
+SIG(PMIx_Deregister_event_handler, pmix_status_t (*)(size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Notify_event,
+    pmix_status_t (*)(pmix_status_t, const pmix_proc_t *, pmix_data_range_t, const pmix_info_t[],
+                      size_t, pmix_op_cbfunc_t, void *));
 SIG(PMIx_Abort, pmix_status_t (*)(int, const char *, pmix_proc_t *, size_t));
 SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));

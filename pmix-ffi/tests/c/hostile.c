@@ -298,7 +298,31 @@ int main(void)
     {
         pmix_value_t v = PMIX_VALUE_STATIC_INIT;
         pmix_proc_t p;
-        CHECK_RC(PMIx_Value_load(&v, &p, PMIX_PROC), PMIX_ERR_NOT_SUPPORTED);
+        PMIX_LOAD_PROCID(&p, "hostile.ns", 3);
+        CHECK_RC(PMIx_Value_load(&v, &p, PMIX_REGEX), PMIX_ERR_NOT_SUPPORTED);
+        CHECK(PMIX_UNDEF == v.type);
+        /* a process is copied, and freed by the destructor (valgrind checks) */
+        CHECK_RC(PMIx_Value_load(&v, &p, PMIX_PROC), PMIX_SUCCESS);
+        CHECK(PMIX_PROC == v.type && v.data.proc != &p && 3 == v.data.proc->rank &&
+              0 == strcmp(v.data.proc->nspace, "hostile.ns"));
+        PMIx_Value_destruct(&v);
+        CHECK(PMIX_UNDEF == v.type);
+        /* a data array of processes is copied whole; of anything else, refused */
+        pmix_proc_t two[2];
+        PMIX_LOAD_PROCID(&two[0], "hostile.ns", 0);
+        PMIX_LOAD_PROCID(&two[1], "hostile.ns", 1);
+        pmix_data_array_t da = {.type = PMIX_PROC, .size = 2, .array = two};
+        CHECK_RC(PMIx_Value_load(&v, &da, PMIX_DATA_ARRAY), PMIX_SUCCESS);
+        CHECK(PMIX_DATA_ARRAY == v.type && v.data.darray != &da && 2 == v.data.darray->size &&
+              1 == ((pmix_proc_t *) v.data.darray->array)[1].rank);
+        PMIx_Value_destruct(&v);
+        CHECK(PMIX_UNDEF == v.type);
+        uint32_t nums[2] = {1, 2};
+        pmix_data_array_t du = {.type = PMIX_UINT32, .size = 2, .array = nums};
+        CHECK_RC(PMIx_Value_load(&v, &du, PMIX_DATA_ARRAY), PMIX_ERR_NOT_SUPPORTED);
+        CHECK(PMIX_UNDEF == v.type);
+        pmix_data_array_t dnull = {.type = PMIX_PROC, .size = 2, .array = NULL};
+        CHECK_RC(PMIx_Value_load(&v, &dnull, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);
         CHECK(PMIX_UNDEF == v.type);
         CHECK_RC(PMIx_Value_load(&v, "abc", PMIX_STRING), PMIX_SUCCESS);
         CHECK(PMIX_STRING == v.type && 0 == strcmp(v.data.string, "abc"));

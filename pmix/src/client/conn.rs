@@ -35,8 +35,9 @@ pub const WIRE_VERSION: &str = "4.2.2";
 /// reader thread.
 pub(crate) type Completion = Box<dyn FnOnce(Result<Vec<u8>, Error>) + Send + 'static>;
 
-/// What receives event frames' payloads (tag 0), on the reader thread.
-pub(crate) type EventSink = Box<dyn Fn(Vec<u8>) + Send + 'static>;
+/// What receives the server's events (tag 0 frames, decoded; one that does not
+/// decode is dropped), on the reader thread.
+pub(crate) type EventSink = Box<dyn Fn(pmix_wire::Event) + Send + 'static>;
 
 struct State {
     /// The last tag used.
@@ -130,9 +131,10 @@ impl Conn {
             .map_err(|e| unreach("cloning the socket", e))?;
         let reader = {
             let state = Arc::clone(&state);
+            let codec = codec.clone();
             std::thread::Builder::new()
                 .name("pmix-client-reader".into())
-                .spawn(move || read_loop(read_half, &state, &events))
+                .spawn(move || read_loop(read_half, &state, &codec, &events))
                 .map_err(|e| Error::Os(format!("cannot start the client's reader thread: {e}")))?
         };
         Ok(Conn {
@@ -181,6 +183,30 @@ impl Conn {
             return Err(e);
         }
         Ok(())
+    }
+
+    /// Sends `req`, which has no reply (DEREGEVENTS), with a fresh tag.
+    ///
+    /// # Errors
+    /// As [`Conn::send`].
+    pub(crate) fn send_oneway(&self, req: &Request) -> Result<(), Error> {
+        let payload = req.encode(&self.codec).map_err(|e| {
+            Error::BadParam(format!("{:?} cannot be encoded: {e}", req.command()).into())
+        })?;
+        let tag = {
+            let mut st = lock(&self.state);
+            if let Some(why) = &st.lost {
+                return Err(Error::Unreach(why.clone().into()));
+            }
+            st.tag = next_tag(st.tag);
+            st.tag
+        };
+        let bytes = Frame::new(self.pindex, tag, payload)
+            .and_then(|f| f.encode())
+            .map_err(|e| Error::BadParam(format!("the request's frame: {e}").into()))?;
+        let mut s = self.stream.lock().unwrap_or_else(PoisonError::into_inner);
+        s.write_all(&bytes)
+            .map_err(|e| Error::Unreach(format!("sending to the PMIx server: {e}").into()))
     }
 
     /// Sends `req` and waits for its reply, decoded; `wait` bounds the wait (`None`:
@@ -299,7 +325,7 @@ fn connect_msg(env: &ServerEnv) -> ConnectMsg {
 }
 
 /// The reader thread: frames until the socket closes or fails.
-fn read_loop(mut stream: TcpStream, state: &Mutex<State>, events: &EventSink) {
+fn read_loop(mut stream: TcpStream, state: &Mutex<State>, codec: &Codec, events: &EventSink) {
     let decoder = FrameDecoder::new(Limits::DEFAULT);
     let mut inbuf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
@@ -308,7 +334,7 @@ fn read_loop(mut stream: TcpStream, state: &Mutex<State>, events: &EventSink) {
             match decoder.decode(&inbuf) {
                 Ok(Decoded::Item { item, used }) => {
                     inbuf.drain(..used);
-                    deliver(item, state, events);
+                    deliver(item, state, codec, events);
                 }
                 Ok(Decoded::NeedMore(_)) => break,
                 Err(e) => break 'outer format!("the PMIx server sent a bad frame: {e}"),
@@ -332,10 +358,12 @@ fn read_loop(mut stream: TcpStream, state: &Mutex<State>, events: &EventSink) {
 }
 
 /// Hands one frame to its request's completion, or to the event sink.
-fn deliver(frame: Frame, state: &Mutex<State>, events: &EventSink) {
+fn deliver(frame: Frame, state: &Mutex<State>, codec: &Codec, events: &EventSink) {
     let tag = frame.header.tag;
     if tag == TAG_EVENT {
-        events(frame.payload);
+        if let Ok(ev) = pmix_wire::decode_event(&frame.payload, codec) {
+            events(ev);
+        }
         return;
     }
     let done = lock(state).waiting.remove(&tag);

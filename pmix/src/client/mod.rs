@@ -18,8 +18,10 @@
 //! blocking calls there first). When the server goes away, every waiting and later
 //! call returns [`Error::Unreach`].
 //!
-//! **Not yet** (issue 13): the non-blocking forms, event handlers (events the server
-//! sends are dropped), publish/lookup, queries, groups, distances relayed to the
+//! Events the server sends go to the sink given at connect (the instance runs its
+//! handlers); REGEVENTS, DEREGEVENTS and NOTIFY are sent for it.
+//!
+//! **Not yet** (issue 13): publish/lookup, queries, groups, distances relayed to the
 //! server, tools.
 
 pub mod conn;
@@ -30,7 +32,7 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use pmix_core::Status;
-use pmix_wire::msg::{Abort, Commit, CommitBucket, FenceNb, GetNb};
+use pmix_wire::msg::{Abort, Commit, CommitBucket, DeregEvents, FenceNb, GetNb, Notify, RegEvents};
 use pmix_wire::{Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
 
 pub use env::ServerEnv;
@@ -100,7 +102,9 @@ fn expect_ok(reply: Reply, what: &str) -> Result<(), Error> {
 
 impl Client {
     /// Connects as `env`'s process and loads its job information; `hostname` is this
-    /// host's name (which node of the job information is this one).
+    /// host's name (which node of the job information is this one). The server's
+    /// events go to `events`, on the reader thread (keep it short: a post to the
+    /// progress thread).
     ///
     /// # Errors
     /// [`Error::Unreach`] when the server cannot be reached, refuses this process (by
@@ -109,8 +113,12 @@ impl Client {
     /// [`Error::Unreach`] when the server goes away
     /// before answering REQ; the server's status when it answers REQ with one;
     /// `PMIX_ERR_BAD_PARAM` when the job information is another namespace's.
-    pub fn connect(env: &ServerEnv, hostname: &str) -> Result<Client, Error> {
-        let conn = Conn::connect(env, CONNECT_WAIT, Box::new(|_event| {}))?;
+    pub fn connect(
+        env: &ServerEnv,
+        hostname: &str,
+        events: impl Fn(pmix_wire::Event) + Send + 'static,
+    ) -> Result<Client, Error> {
+        let conn = Conn::connect(env, CONNECT_WAIT, Box::new(events))?;
         let job = match conn.call(&Request::Req, None)? {
             Reply::Req(job) => job,
             Reply::Status { status, .. } => {
@@ -311,6 +319,71 @@ impl Client {
                 done(payload.and_then(|p| {
                     expect_ok(conn::decode(Command::FenceNb, &p, &codec)?, "FENCENB")
                 }))
+            }),
+        )
+    }
+
+    /// Tells the server this process listens to `codes` (none: every code, a default
+    /// handler) with directives `info` (REGEVENTS); `done` gets its answer.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    pub fn register_events_then(
+        &self,
+        codes: &[i32],
+        info: &[Info],
+        done: Done<()>,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        self.conn.send(
+            &Request::RegEvents(RegEvents {
+                codes: codes.iter().map(|c| pmix_wire::Status(*c)).collect(),
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    expect_ok(conn::decode(Command::RegEvents, &p, &codec)?, "REGEVENTS")
+                }))
+            }),
+        )
+    }
+
+    /// Tells the server nobody here listens to `codes` any more (`i32::MIN`: no
+    /// default handler); DEREGEVENTS has no reply.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] when the server is gone.
+    pub fn deregister_events(&self, codes: &[i32]) -> Result<(), Error> {
+        self.conn.send_oneway(&Request::DeregEvents(DeregEvents {
+            codes: codes.iter().map(|c| pmix_wire::Status(*c)).collect(),
+        }))
+    }
+
+    /// Sends an event with `status` in `range` with `info` to the server (NOTIFY; the
+    /// server names this process as its source); `done` gets the server's answer.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    pub fn notify_then(
+        &self,
+        status: i32,
+        range: pmix_wire::DataRange,
+        info: &[Info],
+        done: Done<()>,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        self.conn.send(
+            &Request::Notify(Notify {
+                status: pmix_wire::Status(status),
+                range,
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(
+                    payload.and_then(|p| {
+                        expect_ok(conn::decode(Command::Notify, &p, &codec)?, "NOTIFY")
+                    }),
+                )
             }),
         )
     }
