@@ -270,3 +270,30 @@ fn an_event_notified_by_one_rank_runs_the_others_handlers_on_their_progress_thre
     b.finalize().unwrap();
     s.shutdown().unwrap();
 }
+
+#[test]
+fn a_server_that_goes_away_raises_lost_connection_to_the_handlers() {
+    use pmix::events::{EventAction, EventHandler};
+    let ns = "client.lostev";
+    let s = server(ns);
+    let with_handler = |p: &Pmix| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let handler: EventHandler = std::sync::Arc::new(move |_, ev| {
+            let _ = tx.send(ev.status);
+            EventAction::Complete
+        });
+        p.register_event_handler(&[], &[], handler).unwrap();
+        rx
+    };
+    // Finalizing closes the connection from this side: no event for that.
+    let q = client(&s, ns, 1);
+    let rx = with_handler(&q);
+    q.finalize().unwrap();
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+    let p = client(&s, ns, 0);
+    let rx = with_handler(&p);
+    s.shutdown().unwrap();
+    let got = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(got, Status::ERR_LOST_CONNECTION.0);
+    p.finalize().unwrap();
+}

@@ -8,7 +8,9 @@
 //! (tag 0) to the event sink. A completion must be quick: a blocking caller's is a
 //! channel send. When the server's socket closes (or sends bytes that are not
 //! frames), every pending completion gets [`Error::Unreach`] at once and every later
-//! request is refused the same way: nobody waits for a server that is gone.
+//! request is refused the same way: nobody waits for a server that is gone; and the
+//! event sink gets `PMIX_ERR_LOST_CONNECTION` from the server (unless this process
+//! closed the connection itself).
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -129,12 +131,18 @@ impl Conn {
         let read_half = stream
             .try_clone()
             .map_err(|e| unreach("cloning the socket", e))?;
+        // The server's own name (`nspace.rank` before the URI's `;`), the source of
+        // the PMIX_ERR_LOST_CONNECTION event when it goes away.
+        let server = match env.server.rsplit_once('.') {
+            Some((ns, r)) => pmix_wire::Proc::new(ns, r.parse().unwrap_or(0)),
+            None => pmix_wire::Proc::new(env.server.as_str(), 0),
+        };
         let reader = {
             let state = Arc::clone(&state);
             let codec = codec.clone();
             std::thread::Builder::new()
                 .name("pmix-client-reader".into())
-                .spawn(move || read_loop(read_half, &state, &codec, &events))
+                .spawn(move || read_loop(read_half, &state, &codec, &events, server))
                 .map_err(|e| Error::Os(format!("cannot start the client's reader thread: {e}")))?
         };
         Ok(Conn {
@@ -325,7 +333,13 @@ fn connect_msg(env: &ServerEnv) -> ConnectMsg {
 }
 
 /// The reader thread: frames until the socket closes or fails.
-fn read_loop(mut stream: TcpStream, state: &Mutex<State>, codec: &Codec, events: &EventSink) {
+fn read_loop(
+    mut stream: TcpStream,
+    state: &Mutex<State>,
+    codec: &Codec,
+    events: &EventSink,
+    server: pmix_wire::Proc,
+) {
     let decoder = FrameDecoder::new(Limits::DEFAULT);
     let mut inbuf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
@@ -347,13 +361,24 @@ fn read_loop(mut stream: TcpStream, state: &Mutex<State>, codec: &Codec, events:
             Err(e) => break format!("reading from the PMIx server: {e}"),
         }
     };
-    let pending: Vec<Completion> = {
+    let (pending, closed_by_us): (Vec<Completion>, bool) = {
         let mut st = lock(state);
+        let closed_by_us = st.lost.is_some();
         st.lost.get_or_insert(why.clone());
-        st.waiting.drain().map(|(_, c)| c).collect()
+        (st.waiting.drain().map(|(_, c)| c).collect(), closed_by_us)
     };
     for done in pending {
         done(Err(Error::Unreach(why.clone().into())));
+    }
+    // Not closed by this process (finalize): its handlers hear that the server is
+    // gone, as OpenPMIx's default handlers do.
+    if !closed_by_us {
+        events(pmix_wire::Event {
+            status: pmix_wire::Status(pmix_core::Status::ERR_LOST_CONNECTION.0),
+            source: server,
+            info: Vec::new(),
+            range: None,
+        });
     }
 }
 
