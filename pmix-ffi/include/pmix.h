@@ -127,6 +127,35 @@ PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_pro
                                             const pmix_info_t info[], size_t ninfo,
                                             pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* Groups, over the server (ours: pmix-run's; an OpenPMIx 4.2 server such as Open MPI
+ * 4.1's mpirun answers PMIX_ERR_NOT_SUPPORTED). PMIx_Group_construct is a collective of
+ * procs; results get PMIX_GROUP_CONTEXT_ID (PMIX_SIZE) when one was assigned
+ * (PMIX_GROUP_ASSIGN_CONTEXT_ID), free them with PMIX_INFO_FREE. PMIx_Group_destruct is
+ * a collective of the members. PMIx_Group_leave drops the group locally at once and
+ * returns once PMIX_GROUP_LEFT to the other members is generated; members that get it
+ * update their record; a construct or destruct in flight completes on the survivors.
+ * Errors: PMIX_ERR_BAD_PARAM (NULL, empty or over-length grp), PMIX_ERR_NOT_SUPPORTED,
+ * PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK (blocking forms, and _nb with a NULL cbfunc, from
+ * the progress thread: one diagnostic, nothing done), PMIX_ERR_UNREACH. */
+PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_t **results,
+                                               size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_proc_t procs[],
+                                                  size_t nprocs, const pmix_info_t info[],
+                                                  size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                                  void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
+                                              size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
+                                                 size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                                 void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
+                                           size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
+                                              size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                              void *cbdata);
+
 /* Asks the server to abort procs (NULL: this job) with status and msg; returns once it
  * answered (the launcher then ends the processes). */
 PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],

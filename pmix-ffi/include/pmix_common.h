@@ -599,6 +599,11 @@ typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
  * keep. */
 typedef void (*pmix_value_cbfunc_t)(pmix_status_t status, pmix_value_t *kv, void *cbdata);
 typedef void (*pmix_hdlr_reg_cbfunc_t)(pmix_status_t status, size_t refid, void *cbdata);
+/* info is the library's until release_fn(release_cbdata) (NULL release_fn: nothing to
+ * release). */
+typedef void (*pmix_info_cbfunc_t)(pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                                   void *cbdata, pmix_release_cbfunc_t release_fn,
+                                   void *release_cbdata);
 /* What an event handler calls when it is done with an event: status
  * PMIX_EVENT_ACTION_COMPLETE ends the chain; results are not used by pmix-rs. */
 typedef void (*pmix_event_notification_cbfunc_fn_t)(pmix_status_t status,

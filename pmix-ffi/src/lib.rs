@@ -33,6 +33,7 @@ pub mod client;
 mod convert;
 pub mod distances;
 pub mod events;
+pub mod groups;
 mod info;
 pub mod init;
 pub mod location;

@@ -241,6 +241,18 @@ pub type pmix_op_cbfunc_t =
 pub type pmix_value_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
 
+/// `pmix_info_cbfunc_t`: `info` is the library's until `release_fn(release_cbdata)`.
+pub type pmix_info_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbdata: *mut c_void,
+        release_fn: pmix_release_cbfunc_t,
+        release_cbdata: *mut c_void,
+    ),
+>;
+
 /// `pmix_hdlr_reg_cbfunc_t`.
 pub type pmix_hdlr_reg_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, refid: usize, cbdata: *mut c_void)>;

@@ -340,3 +340,71 @@ fn libpmix2_and_libpmix_ffi_ranks_see_each_others_events_under_pmix_run() {
         format!("events rank {r}: ok")
     });
 }
+
+#[test]
+fn libpmix_ffi_groups_with_context_ids_leaves_and_fences_over_a_left_group_under_pmix_run() {
+    // groups.c's header: context ids, leave during a construct with and without FT,
+    // during a destruct, a destruct among the survivors, FT and non-FT fences over a
+    // group someone left, a leave while a member is stopped (SIGSTOP).
+    let dir = TempDir::new("ffi-groups");
+    let exe = build_ours("groups", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("groups under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("groups rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix2_and_libpmix_ffi_ranks_build_leave_and_destruct_groups_together_under_pmix_run() {
+    let dir = TempDir::new("ffi-mixed-groups");
+    let ours = build_ours("groups", &dir);
+    let Some(theirs) = build_openpmix("groups", &dir) else {
+        return;
+    };
+    let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
+        .args(["sh", "-c", script, "sh"])
+        .arg(&ours)
+        .arg(&theirs);
+    let out = output_within(&mut cmd, LIMIT);
+    check("mixed groups under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("groups rank {r}: ok")
+    });
+}
+
+#[test]
+fn under_mpirun_group_calls_get_the_not_supported_libpmix2_gets() {
+    let dir = TempDir::new("ffi-groups-mpirun");
+    let ours = build_ours("group_notsup", &dir);
+    let Some(theirs) = build_openpmix("group_notsup", &dir) else {
+        return;
+    };
+    let lines = |out: &Output| -> Vec<String> {
+        let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                l.split_once("group_notsup rank ")
+                    .map(|(_, r)| r.to_owned())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let Some(out_ours) = mpirun(&ours, &[]) else {
+        return;
+    };
+    let Some(out_theirs) = mpirun(&theirs, &[]) else {
+        return;
+    };
+    let (a, b) = (lines(&out_ours), lines(&out_theirs));
+    assert_eq!(a.len(), N as usize, "{out_ours:?}");
+    assert!(
+        a.iter()
+            .all(|l| l
+                .ends_with("construct NOT-SUPPORTED leave NOT-SUPPORTED destruct NOT-SUPPORTED")),
+        "{a:?}"
+    );
+    assert_eq!(a, b);
+}

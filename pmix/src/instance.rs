@@ -10,7 +10,7 @@ use pmix_core::{CpuSet, DeviceDistance, Topology};
 use crate::client::{Client, ServerEnv};
 use crate::distances::{DistanceRequest, Distances, OwnedRequest};
 use crate::error::{Error, LoadError};
-use crate::events::{EventHandler, EventInfo, Registry, run_chain};
+use crate::events::{EventInfo, Registry, run_chain};
 use crate::os::BindEnvelope;
 use crate::progress::{Job, Progress};
 use crate::relay::Relay;
@@ -80,19 +80,21 @@ pub type DistancesCallback = Box<dyn FnOnce(Result<Distances, Error>) + Send + '
 /// state, so after [`Pmix::finalize`] every clone's calls return [`Error::Init`].
 #[derive(Clone)]
 pub struct Pmix {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     role: Role,
-    proc_id: ProcId,
+    pub(crate) proc_id: ProcId,
     /// The server connection of a launched client.
-    client: Option<Client>,
+    pub(crate) client: Option<Client>,
     /// The event handlers.
-    events: Arc<Mutex<Registry>>,
+    pub(crate) events: Arc<Mutex<Registry>>,
+    /// The groups this process is a member of, and their members as it knows them.
+    pub(crate) groups: Arc<Mutex<crate::calls::Groups>>,
     finalized: AtomicBool,
     local: Arc<Local>,
-    progress: Progress,
+    pub(crate) progress: Progress,
 }
 
 /// What a query answered in this process needs: the [`Service`] (the topology, loaded
@@ -162,7 +164,7 @@ impl std::fmt::Debug for Pmix {
     }
 }
 
-fn lock_events(r: &Mutex<Registry>) -> MutexGuard<'_, Registry> {
+pub(crate) fn lock_events(r: &Mutex<Registry>) -> MutexGuard<'_, Registry> {
     // No user code runs under this lock (handlers run on a copy of the chain).
     r.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -219,6 +221,7 @@ impl Pmix {
         };
         let progress = Progress::start()?;
         let events: Arc<Mutex<Registry>> = Arc::default();
+        let groups: Arc<Mutex<crate::calls::Groups>> = Arc::default();
         let client = match &server {
             Some(env) => {
                 let host = options
@@ -227,16 +230,19 @@ impl Pmix {
                     .or_else(|| env.hostname.clone())
                     .unwrap_or_else(crate::server::net::short_hostname);
                 let (poster, registry) = (progress.poster(), Arc::clone(&events));
+                let memberships = Arc::clone(&groups);
                 // The server's events run through the handlers on the progress thread
                 // (once a stop has begun they are dropped).
                 let sink = move |ev: pmix_wire::Event| {
                     let registry = Arc::clone(&registry);
+                    let memberships = Arc::clone(&memberships);
                     let _ = poster.post(Job::plain(move || {
                         let ev = EventInfo {
                             status: ev.status.0,
                             source: ev.source,
                             info: ev.info,
                         };
+                        crate::calls::group_event(&memberships, &ev);
                         let chain = lock_events(&registry).chain(&ev);
                         run_chain(&chain, &ev);
                     }));
@@ -260,6 +266,7 @@ impl Pmix {
                 proc_id,
                 client,
                 events,
+                groups,
                 finalized: AtomicBool::new(false),
                 local: Arc::new(Local { service, relay }),
                 progress,
@@ -539,209 +546,6 @@ impl Pmix {
         ))
     }
 
-    /// The server connection, for a call named `call` (already admitted).
-    fn connected(&self) -> Result<&Client, Error> {
-        self.inner
-            .client
-            .as_ref()
-            .ok_or_else(|| Error::Unreach("not connected to a PMIx server".into()))
-    }
-
-    /// A ticket for a request accepted now, whose callback runs later.
-    fn ticket(&self) -> Result<crate::progress::Ticket, Error> {
-        self.inner
-            .progress
-            .reserve()
-            .map_err(|e| if self.is_finalized() { Error::Init } else { e })
-    }
-
-    /// `PMIx_Fence_nb`: starts a fence over `procs` (none: this job) with directives
-    /// `info` ([`Client::fence`]); `callback` runs once, on the progress thread, with
-    /// its result, if and only if this returns `Ok(())`.
-    ///
-    /// # Errors
-    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when not
-    /// connected to a server, or when the request cannot be sent.
-    #[doc(alias = "PMIx_Fence_nb")]
-    pub fn fence_nb(
-        &self,
-        procs: &[pmix_wire::Proc],
-        info: &[pmix_wire::Info],
-        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
-    ) -> Result<(), Error> {
-        self.admit("PMIx_Fence_nb", Mode::NonBlocking)?;
-        let client = self.connected()?;
-        let ticket = self.ticket()?;
-        client.fence_then(
-            procs,
-            info,
-            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
-        )
-    }
-
-    /// `PMIx_Get_nb`: asks for `key` of `nspace`:`rank` ([`Client::get`]); `callback`
-    /// runs once, on the progress thread, with the value or the error, if and only if
-    /// this returns `Ok(())`.
-    ///
-    /// # Errors
-    /// As [`Pmix::fence_nb`].
-    #[doc(alias = "PMIx_Get_nb")]
-    pub fn get_nb(
-        &self,
-        nspace: &str,
-        rank: u32,
-        key: &str,
-        info: &[pmix_wire::Info],
-        callback: impl FnOnce(Result<pmix_wire::Value, Error>) + Send + 'static,
-    ) -> Result<(), Error> {
-        self.admit("PMIx_Get_nb", Mode::NonBlocking)?;
-        let client = self.connected()?;
-        let ticket = self.ticket()?;
-        client.get_then(
-            nspace,
-            rank,
-            key,
-            info,
-            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
-        )
-    }
-
-    /// `PMIx_Register_event_handler`: registers `handler` for `codes` (none: a
-    /// default handler, for every code) and, when connected, tells the server
-    /// (REGEVENTS with `info`); `callback` gets the registration's id (from 1), once,
-    /// on the progress thread, if and only if this returns `Ok(())`. The handler
-    /// runs on the progress thread ([`crate::events`]); it is registered at once, so
-    /// an event can reach it before `callback` runs.
-    ///
-    /// # Errors
-    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when the
-    /// request cannot be sent. The server's refusal goes to `callback` (and the
-    /// handler is removed again).
-    #[doc(alias = "PMIx_Register_event_handler")]
-    pub fn register_event_handler_nb(
-        &self,
-        codes: &[i32],
-        info: &[pmix_wire::Info],
-        handler: EventHandler,
-        callback: impl FnOnce(Result<usize, Error>) + Send + 'static,
-    ) -> Result<(), Error> {
-        self.admit("PMIx_Register_event_handler", Mode::NonBlocking)?;
-        let ticket = self.ticket()?;
-        let id = lock_events(&self.inner.events).add(codes, handler);
-        let Some(client) = &self.inner.client else {
-            ticket.post(Job::request(move || Ok(id), callback));
-            return Ok(());
-        };
-        let events = Arc::clone(&self.inner.events);
-        let sent = client.register_events_then(
-            codes,
-            info,
-            Box::new(move |r| {
-                let r = r.map(|()| id);
-                if r.is_err() {
-                    lock_events(&events).remove(id);
-                }
-                ticket.post(Job::request(move || r, callback));
-            }),
-        );
-        if sent.is_err() {
-            lock_events(&self.inner.events).remove(id);
-        }
-        sent
-    }
-
-    /// [`Pmix::register_event_handler_nb`], waiting for the id.
-    ///
-    /// # Errors
-    /// As [`Pmix::register_event_handler_nb`] for a blocking call, and the server's
-    /// refusal.
-    pub fn register_event_handler(
-        &self,
-        codes: &[i32],
-        info: &[pmix_wire::Info],
-        handler: EventHandler,
-    ) -> Result<usize, Error> {
-        self.admit("PMIx_Register_event_handler", Mode::Blocking)?;
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.register_event_handler_nb(codes, info, handler, move |r| {
-            let _ = tx.send(r);
-        })?;
-        rx.recv().map_err(|_| Error::NotAvailable)?
-    }
-
-    /// `PMIx_Deregister_event_handler`: removes registration `id`; a connected client
-    /// tells the server about the codes nobody listens to any more (DEREGEVENTS, no
-    /// reply). An event already on its way may still reach the handler once.
-    ///
-    /// # Errors
-    /// As [`Pmix::admit`] for a non-blocking call; `PMIX_ERR_BAD_PARAM` for an id
-    /// that is not registered.
-    #[doc(alias = "PMIx_Deregister_event_handler")]
-    pub fn deregister_event_handler(&self, id: usize) -> Result<(), Error> {
-        self.admit("PMIx_Deregister_event_handler", Mode::NonBlocking)?;
-        let gone = lock_events(&self.inner.events)
-            .remove(id)
-            .ok_or_else(|| Error::BadParam(format!("no event handler {id}").into()))?;
-        if let Some(c) = &self.inner.client
-            && !gone.is_empty()
-        {
-            // The server being gone changes nothing here.
-            let _ = c.deregister_events(&gone);
-        }
-        Ok(())
-    }
-
-    /// `PMIx_Notify_event`: raises event `status` from `source` (this process when
-    /// `None`) in `range` with `info`. This process's own handlers get it (unless the
-    /// range is CUSTOM and `pmix.evrange` does not name it); a connected client sends
-    /// it to the server too unless the range is PROC_LOCAL. `callback` gets the
-    /// server's answer (or success at once when nothing is sent), once, on the
-    /// progress thread, if and only if this returns `Ok(())`.
-    ///
-    /// # Errors
-    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when the
-    /// request cannot be sent.
-    #[doc(alias = "PMIx_Notify_event")]
-    pub fn notify_event(
-        &self,
-        status: i32,
-        source: Option<pmix_wire::Proc>,
-        range: pmix_wire::DataRange,
-        info: &[pmix_wire::Info],
-        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
-    ) -> Result<(), Error> {
-        self.admit("PMIx_Notify_event", Mode::NonBlocking)?;
-        let me = pmix_wire::Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
-        let ticket = self.ticket()?;
-        let proc_local = range.0 == 7;
-        if let Some(c) = &self.inner.client
-            && !proc_local
-        {
-            c.notify_then(
-                status,
-                range,
-                info,
-                Box::new(move |r| ticket.post(Job::request(move || r, callback))),
-            )?;
-        } else {
-            ticket.post(Job::request(|| Ok(()), callback));
-        }
-        if reaches_me(range, info, &me) {
-            let ev = EventInfo {
-                status,
-                source: source.unwrap_or(me),
-                info: info.to_vec(),
-            };
-            let events = Arc::clone(&self.inner.events);
-            // Refused only once a stop has begun: the event then reaches nobody.
-            let _ = self.inner.progress.post(Job::plain(move || {
-                let chain = lock_events(&events).chain(&ev);
-                run_chain(&chain, &ev);
-            }));
-        }
-        Ok(())
-    }
-
     /// Runs `job` on the progress thread (for callbacks of the layers above). A panic
     /// in it is reported on stderr.
     ///
@@ -768,27 +572,4 @@ impl Drop for Inner {
         // `Progress::drop` stops the thread; nothing else to release.
         self.finalized.store(true, Ordering::Release);
     }
-}
-
-/// Whether an event this process raises in `range` with `info` reaches its own
-/// handlers: always, except a CUSTOM range (6) whose `pmix.evrange` does not name it.
-fn reaches_me(range: pmix_wire::DataRange, info: &[pmix_wire::Info], me: &pmix_wire::Proc) -> bool {
-    if range.0 != 6 {
-        return true;
-    }
-    info.iter()
-        .filter(|i| i.key == "pmix.evrange")
-        .any(|i| match &i.value {
-            pmix_wire::Value::Proc(p) => covers(p, me),
-            pmix_wire::Value::DataArray(a) => a.items.iter().any(|v| match v {
-                pmix_wire::Value::Proc(p) => covers(p, me),
-                _ => false,
-            }),
-            _ => false,
-        })
-}
-
-/// Whether `p` (a rank, or WILDCARD) names `me`.
-fn covers(p: &pmix_wire::Proc, me: &pmix_wire::Proc) -> bool {
-    p.nspace == me.nspace && (p.rank == me.rank || p.rank == pmix_wire::Rank::WILDCARD)
 }

@@ -76,6 +76,7 @@
 //! `PMIX_ERR_NOT_SUPPORTED` from a server that predates `PMIX_DEVICE_DIST_ORIGIN`
 //! needs that relay and is not produced yet.
 
+mod calls;
 pub mod client;
 mod distances;
 mod error;

@@ -297,3 +297,93 @@ fn a_server_that_goes_away_raises_lost_connection_to_the_handlers() {
     assert_eq!(got, Status::ERR_LOST_CONNECTION.0);
     p.finalize().unwrap();
 }
+
+#[test]
+fn a_leave_drops_the_group_at_once_and_the_others_learn_it_from_group_left() {
+    use pmix::events::{EventAction, EventHandler};
+    use pmix::wire::{Proc, Value as V};
+    let ns = "client.leave";
+    let s = server(ns);
+    let ranks: Vec<Pmix> = (0..N).map(|r| client(&s, ns, r)).collect();
+    let all: Vec<Proc> = (0..N).map(|r| Proc::new(ns, r)).collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let handler: EventHandler = std::sync::Arc::new(move |_, ev| {
+        let grp = ev
+            .info
+            .iter()
+            .find(|i| i.key == "pmix.grp.id")
+            .map(|i| i.value.clone());
+        let _ = tx.send((ev.status, grp));
+        EventAction::Complete
+    });
+    ranks[0]
+        .register_event_handler(&[Status::GROUP_LEFT.0], &[], handler)
+        .unwrap();
+    let threads: Vec<_> = ranks
+        .iter()
+        .cloned()
+        .map(|p| {
+            let all = all.clone();
+            std::thread::spawn(move || {
+                let info = [pmix::wire::Info::new("pmix.grp.actxid", true)];
+                p.group_construct("gl", &all, &info).unwrap()
+            })
+        })
+        .collect();
+    let outcomes: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| o.ctxid.is_some() && o.ctxid == outcomes[0].ctxid)
+    );
+    assert_eq!(ranks[0].group_members("gl").unwrap().len(), N as usize);
+
+    // From a callback on the progress thread: WOULD_BLOCK, and nothing happens.
+    let (cb_tx, cb_rx) = std::sync::mpsc::channel();
+    let leaver = ranks[2].clone();
+    ranks[2]
+        .get_nb(ns, Rank::WILDCARD.0, "pmix.job.size", &[], move |_| {
+            let r = leaver.group_leave("gl", &[]);
+            cb_tx
+                .send((r, leaver.group_members("gl").is_some()))
+                .unwrap();
+        })
+        .unwrap();
+    let (r, still) = cb_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert!(matches!(r, Err(Error::WouldBlock { .. })), "{r:?}");
+    assert!(still, "a refused leave changes nothing");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "no LEFT sent"
+    );
+
+    // Bad names are refused before anything is done.
+    for bad in ["", &"g".repeat(256)] {
+        let e = ranks[2].group_leave(bad, &[]).unwrap_err();
+        assert_eq!(e.status(), Status::ERR_BAD_PARAM);
+    }
+    assert!(ranks[2].group_members("gl").is_some());
+
+    // The real leave: dropped locally at once; the others hear it and update.
+    ranks[2].group_leave("gl", &[]).unwrap();
+    assert!(ranks[2].group_members("gl").is_none());
+    let (status, grp) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!((status, grp), (Status::GROUP_LEFT.0, Some(V::string("gl"))));
+    let members = ranks[0].group_members("gl").unwrap();
+    assert!(!members.contains(&Proc::new(ns, 2)), "{members:?}");
+
+    // The survivors destruct it alone.
+    let t: Vec<_> = ranks[..2]
+        .iter()
+        .cloned()
+        .map(|p| std::thread::spawn(move || p.group_destruct("gl", &[])))
+        .collect();
+    for h in t {
+        h.join().unwrap().unwrap();
+    }
+    assert!(ranks[0].group_members("gl").is_none());
+    for p in ranks {
+        p.finalize().unwrap();
+    }
+    s.shutdown().unwrap();
+}

@@ -167,6 +167,8 @@ SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
 SAME_TYPE((pmix_value_cbfunc_t) 0, void (*)(pmix_status_t, pmix_value_t *, void *));
 SAME_TYPE((pmix_hdlr_reg_cbfunc_t) 0, void (*)(pmix_status_t, size_t, void *));
+SAME_TYPE((pmix_info_cbfunc_t) 0, void (*)(pmix_status_t, pmix_info_t *, size_t, void *,
+                                           pmix_release_cbfunc_t, void *));
 SAME_TYPE((pmix_event_notification_cbfunc_fn_t) 0,
           void (*)(pmix_status_t, pmix_info_t *, size_t, pmix_op_cbfunc_t, void *, void *));
 SAME_TYPE((pmix_notification_fn_t) 0,
@@ -206,6 +208,18 @@ SIG(PMIx_Deregister_event_handler, pmix_status_t (*)(size_t, pmix_op_cbfunc_t, v
 SIG(PMIx_Notify_event,
     pmix_status_t (*)(pmix_status_t, const pmix_proc_t *, pmix_data_range_t, const pmix_info_t[],
                       size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Group_construct,
+    pmix_status_t (*)(const char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                      pmix_info_t **, size_t *));
+SIG(PMIx_Group_construct_nb,
+    pmix_status_t (*)(const char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                      pmix_info_cbfunc_t, void *));
+SIG(PMIx_Group_destruct, pmix_status_t (*)(const char *, const pmix_info_t *, size_t));
+SIG(PMIx_Group_destruct_nb,
+    pmix_status_t (*)(const char *, const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Group_leave, pmix_status_t (*)(const char *, const pmix_info_t *, size_t));
+SIG(PMIx_Group_leave_nb,
+    pmix_status_t (*)(const char *, const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
 SIG(PMIx_Abort, pmix_status_t (*)(int, const char *, pmix_proc_t *, size_t));
 SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));

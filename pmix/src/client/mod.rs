@@ -21,8 +21,11 @@
 //! Events the server sends go to the sink given at connect (the instance runs its
 //! handlers); REGEVENTS, DEREGEVENTS and NOTIFY are sent for it.
 //!
-//! **Not yet** (issue 13): publish/lookup, queries, groups, distances relayed to the
-//! server, tools.
+//! Groups: construct, destruct and leave are the server's commands (the instance keeps
+//! the memberships).
+//!
+//! **Not yet** (issue 13): group invite/join, publish/lookup, queries, distances
+//! relayed to the server, tools.
 
 pub mod conn;
 pub mod env;
@@ -32,7 +35,10 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use pmix_core::Status;
-use pmix_wire::msg::{Abort, Commit, CommitBucket, DeregEvents, FenceNb, GetNb, Notify, RegEvents};
+use pmix_wire::msg::{
+    Abort, Commit, CommitBucket, DeregEvents, FenceNb, GetNb, GroupConstruct, GroupDestruct,
+    GroupLeave, Notify, RegEvents,
+};
 use pmix_wire::{Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
 
 pub use env::ServerEnv;
@@ -53,6 +59,15 @@ pub struct Client {
     conn: Conn,
     me: ProcId,
     store: Arc<Store>,
+}
+
+/// What a group construct gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupOutcome {
+    /// The context id the server assigned (`PMIX_GROUP_ASSIGN_CONTEXT_ID`), if any.
+    pub ctxid: Option<u64>,
+    /// The final membership, from servers that send it (4.2.4 and later).
+    pub members: Option<Vec<Proc>>,
 }
 
 /// Where the result of a request goes: run once, on the reader thread when the
@@ -384,6 +399,107 @@ impl Client {
                         expect_ok(conn::decode(Command::Notify, &p, &codec)?, "NOTIFY")
                     }),
                 )
+            }),
+        )
+    }
+
+    /// Constructs group `grp` of `procs` with directives `info` (GROUP_CONSTRUCT, a
+    /// collective of the members); `done` gets the outcome.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]. The server's status (`PMIX_ERR_NOT_SUPPORTED` from
+    /// a server without groups, as Open MPI 4.1's `mpirun`) goes to `done`.
+    pub fn group_construct_then(
+        &self,
+        grp: &str,
+        procs: &[Proc],
+        info: &[Info],
+        done: Done<GroupOutcome>,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        self.conn.send(
+            &Request::GroupConstruct(GroupConstruct {
+                grp: WStr::from(grp),
+                procs: procs.to_vec(),
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    match conn::decode(Command::GroupConstruct, &p, &codec)? {
+                        Reply::GroupConstruct(r) if r.status.0 == 0 => Ok(GroupOutcome {
+                            ctxid: r.ctxid.map(|c| c.0).filter(|c| *c != u64::MAX),
+                            members: r.members,
+                        }),
+                        Reply::GroupConstruct(r) => Err(status_error(
+                            r.status.0,
+                            "the PMIx server's answer to GROUP_CONSTRUCT".into(),
+                        )),
+                        other => expect_ok(other, "GROUP_CONSTRUCT").map(|()| GroupOutcome {
+                            ctxid: None,
+                            members: None,
+                        }),
+                    }
+                }))
+            }),
+        )
+    }
+
+    /// Destructs group `grp` (GROUP_DESTRUCT, a collective of its members); `done`
+    /// gets the server's answer.
+    ///
+    /// # Errors
+    /// As [`Client::group_construct_then`].
+    pub fn group_destruct_then(
+        &self,
+        grp: &str,
+        info: &[Info],
+        done: Done<()>,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        let members = match codec.version.group_layout() {
+            pmix_wire::GroupLayout::V420 => None,
+            pmix_wire::GroupLayout::V424 => Some(Vec::new()),
+        };
+        self.conn.send(
+            &Request::GroupDestruct(GroupDestruct {
+                grp: WStr::from(grp),
+                members,
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    match conn::decode(Command::GroupDestruct, &p, &codec)? {
+                        Reply::GroupDestruct(r) if r.status.0 == 0 => Ok(()),
+                        Reply::GroupDestruct(r) => Err(status_error(
+                            r.status.0,
+                            "the PMIx server's answer to GROUP_DESTRUCT".into(),
+                        )),
+                        other => expect_ok(other, "GROUP_DESTRUCT"),
+                    }
+                }))
+            }),
+        )
+    }
+
+    /// Leaves group `grp` (GROUP_LEAVE: the server sends `PMIX_GROUP_LEFT` to the
+    /// other members and answers once it is generated); `done` gets the answer.
+    ///
+    /// # Errors
+    /// As [`Client::group_construct_then`].
+    pub fn group_leave_then(&self, grp: &str, info: &[Info], done: Done<()>) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        self.conn.send(
+            &Request::GroupLeave(GroupLeave {
+                grp: WStr::from(grp),
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    expect_ok(
+                        conn::decode(Command::GroupLeave, &p, &codec)?,
+                        "GROUP_LEAVE",
+                    )
+                }))
             }),
         )
     }

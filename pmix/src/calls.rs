@@ -1,0 +1,442 @@
+//! The calls a connected client makes through its server, in their non-blocking
+//! forms and the blocking forms built on them: fence and get (`_nb`), event handlers
+//! and notifications, and groups (construct, destruct, leave). Each follows the
+//! rules of DESIGN §6 ([`Pmix::admit`]); a callback runs once, on the progress
+//! thread, if and only if the call returned `Ok(())` (a ticket holds the engine for
+//! it, see `progress.rs`).
+//!
+//! **Groups.** The instance keeps the groups this process belongs to and their
+//! members as it knows them: a construct records the group, a destruct drops it, a
+//! leave drops it at once (before the server is even asked, as the seed page says),
+//! and a `PMIX_GROUP_LEFT` event naming another member removes that member.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::client::{Client, GroupOutcome};
+use crate::error::Error;
+use crate::events::{EventHandler, EventInfo, run_chain};
+use crate::instance::{Mode, Pmix, lock_events};
+use crate::progress::Job;
+
+/// The groups of an instance: id → members.
+pub(crate) type Groups = HashMap<String, Vec<pmix_wire::Proc>>;
+
+fn lock_groups(g: &Mutex<Groups>) -> MutexGuard<'_, Groups> {
+    g.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a `PMIX_GROUP_LEFT` event changes: the departed member leaves the record.
+pub(crate) fn group_event(groups: &Mutex<Groups>, ev: &EventInfo) {
+    if ev.status != pmix_core::Status::GROUP_LEFT.0 {
+        return;
+    }
+    let grp = ev
+        .info
+        .iter()
+        .find(|i| i.key == "pmix.grp.id")
+        .and_then(|i| i.value.as_str());
+    let who = ev.info.iter().find_map(|i| match (&i.key, &i.value) {
+        (k, pmix_wire::Value::Proc(p)) if *k == "pmix.evproc" => Some(p.clone()),
+        _ => None,
+    });
+    if let (Some(grp), Some(who)) = (grp, who)
+        && let Some(members) = lock_groups(groups).get_mut(grp)
+    {
+        members.retain(|m| *m != who);
+    }
+}
+
+/// Checks a group id: 1 to 255 bytes, no NUL.
+fn check_grp(grp: &str) -> Result<(), Error> {
+    if grp.is_empty() || grp.len() > crate::client::env::MAX_NSLEN || grp.contains('\0') {
+        return Err(Error::BadParam(
+            "a group id is 1 to 255 bytes without NUL".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl Pmix {
+    /// The server connection, for a call named `call` (already admitted).
+    fn connected(&self) -> Result<&Client, Error> {
+        self.inner
+            .client
+            .as_ref()
+            .ok_or_else(|| Error::Unreach("not connected to a PMIx server".into()))
+    }
+
+    /// A ticket for a request accepted now, whose callback runs later.
+    fn ticket(&self) -> Result<crate::progress::Ticket, Error> {
+        self.inner
+            .progress
+            .reserve()
+            .map_err(|e| if self.is_finalized() { Error::Init } else { e })
+    }
+
+    /// `PMIx_Fence_nb`: starts a fence over `procs` (none: this job) with directives
+    /// `info` ([`Client::fence`]); `callback` runs once, on the progress thread, with
+    /// its result, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when not
+    /// connected to a server, or when the request cannot be sent.
+    #[doc(alias = "PMIx_Fence_nb")]
+    pub fn fence_nb(
+        &self,
+        procs: &[pmix_wire::Proc],
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Fence_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.fence_then(
+            procs,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Get_nb`: asks for `key` of `nspace`:`rank` ([`Client::get`]); `callback`
+    /// runs once, on the progress thread, with the value or the error, if and only if
+    /// this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::fence_nb`].
+    #[doc(alias = "PMIx_Get_nb")]
+    pub fn get_nb(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<pmix_wire::Value, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Get_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.get_then(
+            nspace,
+            rank,
+            key,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Register_event_handler`: registers `handler` for `codes` (none: a
+    /// default handler, for every code) and, when connected, tells the server
+    /// (REGEVENTS with `info`); `callback` gets the registration's id (from 1), once,
+    /// on the progress thread, if and only if this returns `Ok(())`. The handler
+    /// runs on the progress thread ([`crate::events`]); it is registered at once, so
+    /// an event can reach it before `callback` runs.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when the
+    /// request cannot be sent. The server's refusal goes to `callback` (and the
+    /// handler is removed again).
+    #[doc(alias = "PMIx_Register_event_handler")]
+    pub fn register_event_handler_nb(
+        &self,
+        codes: &[i32],
+        info: &[pmix_wire::Info],
+        handler: EventHandler,
+        callback: impl FnOnce(Result<usize, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Register_event_handler", Mode::NonBlocking)?;
+        let ticket = self.ticket()?;
+        let id = lock_events(&self.inner.events).add(codes, handler);
+        let Some(client) = &self.inner.client else {
+            ticket.post(Job::request(move || Ok(id), callback));
+            return Ok(());
+        };
+        let events = Arc::clone(&self.inner.events);
+        let sent = client.register_events_then(
+            codes,
+            info,
+            Box::new(move |r| {
+                let r = r.map(|()| id);
+                if r.is_err() {
+                    lock_events(&events).remove(id);
+                }
+                ticket.post(Job::request(move || r, callback));
+            }),
+        );
+        if sent.is_err() {
+            lock_events(&self.inner.events).remove(id);
+        }
+        sent
+    }
+
+    /// [`Pmix::register_event_handler_nb`], waiting for the id.
+    ///
+    /// # Errors
+    /// As [`Pmix::register_event_handler_nb`] for a blocking call, and the server's
+    /// refusal.
+    pub fn register_event_handler(
+        &self,
+        codes: &[i32],
+        info: &[pmix_wire::Info],
+        handler: EventHandler,
+    ) -> Result<usize, Error> {
+        self.admit("PMIx_Register_event_handler", Mode::Blocking)?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.register_event_handler_nb(codes, info, handler, move |r| {
+            let _ = tx.send(r);
+        })?;
+        rx.recv().map_err(|_| Error::NotAvailable)?
+    }
+
+    /// `PMIx_Deregister_event_handler`: removes registration `id`; a connected client
+    /// tells the server about the codes nobody listens to any more (DEREGEVENTS, no
+    /// reply). An event already on its way may still reach the handler once.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; `PMIX_ERR_BAD_PARAM` for an id
+    /// that is not registered.
+    #[doc(alias = "PMIx_Deregister_event_handler")]
+    pub fn deregister_event_handler(&self, id: usize) -> Result<(), Error> {
+        self.admit("PMIx_Deregister_event_handler", Mode::NonBlocking)?;
+        let gone = lock_events(&self.inner.events)
+            .remove(id)
+            .ok_or_else(|| Error::BadParam(format!("no event handler {id}").into()))?;
+        if let Some(c) = &self.inner.client
+            && !gone.is_empty()
+        {
+            // The server being gone changes nothing here.
+            let _ = c.deregister_events(&gone);
+        }
+        Ok(())
+    }
+
+    /// `PMIx_Notify_event`: raises event `status` from `source` (this process when
+    /// `None`) in `range` with `info`. This process's own handlers get it (unless the
+    /// range is CUSTOM and `pmix.evrange` does not name it); a connected client sends
+    /// it to the server too unless the range is PROC_LOCAL. `callback` gets the
+    /// server's answer (or success at once when nothing is sent), once, on the
+    /// progress thread, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when the
+    /// request cannot be sent.
+    #[doc(alias = "PMIx_Notify_event")]
+    pub fn notify_event(
+        &self,
+        status: i32,
+        source: Option<pmix_wire::Proc>,
+        range: pmix_wire::DataRange,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Notify_event", Mode::NonBlocking)?;
+        let me = pmix_wire::Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
+        let ticket = self.ticket()?;
+        let proc_local = range.0 == 7;
+        if let Some(c) = &self.inner.client
+            && !proc_local
+        {
+            c.notify_then(
+                status,
+                range,
+                info,
+                Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+            )?;
+        } else {
+            ticket.post(Job::request(|| Ok(()), callback));
+        }
+        if reaches_me(range, info, &me) {
+            let ev = EventInfo {
+                status,
+                source: source.unwrap_or(me),
+                info: info.to_vec(),
+            };
+            let events = Arc::clone(&self.inner.events);
+            // Refused only once a stop has begun: the event then reaches nobody.
+            let _ = self.inner.progress.post(Job::plain(move || {
+                let chain = lock_events(&events).chain(&ev);
+                run_chain(&chain, &ev);
+            }));
+        }
+        Ok(())
+    }
+
+    /// The members of group `grp` as this process knows them (`None`: it is not a
+    /// member).
+    pub fn group_members(&self, grp: &str) -> Option<Vec<pmix_wire::Proc>> {
+        lock_groups(&self.inner.groups).get(grp).cloned()
+    }
+
+    /// `PMIx_Group_construct_nb`: constructs group `grp` of `procs` (a collective:
+    /// every member calls it) with directives `info` (`PMIX_GROUP_ASSIGN_CONTEXT_ID`,
+    /// `PMIX_GROUP_FT_COLLECTIVE`, …); `callback` gets the outcome, once, on the
+    /// progress thread, if and only if this returns `Ok(())`. On success the group is
+    /// recorded with its members.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::BadParam`] for a group id
+    /// that is empty, over 255 bytes or holds a NUL, or no members;
+    /// [`Error::Unreach`] when not connected. The server's status goes to `callback`.
+    #[doc(alias = "PMIx_Group_construct_nb")]
+    pub fn group_construct_nb(
+        &self,
+        grp: &str,
+        procs: &[pmix_wire::Proc],
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<GroupOutcome, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Group_construct_nb", Mode::NonBlocking)?;
+        check_grp(grp)?;
+        if procs.is_empty() {
+            return Err(Error::BadParam("a group needs members".into()));
+        }
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        let (groups, id, members) = (
+            Arc::clone(&self.inner.groups),
+            grp.to_owned(),
+            procs.to_vec(),
+        );
+        client.group_construct_then(
+            grp,
+            procs,
+            info,
+            Box::new(move |r| {
+                if let Ok(o) = &r {
+                    let members = o.members.clone().unwrap_or(members);
+                    lock_groups(&groups).insert(id, members);
+                }
+                ticket.post(Job::request(move || r, callback));
+            }),
+        )
+    }
+
+    /// [`Pmix::group_construct_nb`], waiting for the outcome.
+    ///
+    /// # Errors
+    /// As [`Pmix::group_construct_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Group_construct")]
+    pub fn group_construct(
+        &self,
+        grp: &str,
+        procs: &[pmix_wire::Proc],
+        info: &[pmix_wire::Info],
+    ) -> Result<GroupOutcome, Error> {
+        self.admit("PMIx_Group_construct", Mode::Blocking)?;
+        wait(|cb| self.group_construct_nb(grp, procs, info, cb))
+    }
+
+    /// `PMIx_Group_destruct_nb`: destructs group `grp` (a collective of its
+    /// members); on success the record goes.
+    ///
+    /// # Errors
+    /// As [`Pmix::group_construct_nb`].
+    #[doc(alias = "PMIx_Group_destruct_nb")]
+    pub fn group_destruct_nb(
+        &self,
+        grp: &str,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Group_destruct_nb", Mode::NonBlocking)?;
+        check_grp(grp)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        let (groups, id) = (Arc::clone(&self.inner.groups), grp.to_owned());
+        client.group_destruct_then(
+            grp,
+            info,
+            Box::new(move |r| {
+                if r.is_ok() {
+                    lock_groups(&groups).remove(&id);
+                }
+                ticket.post(Job::request(move || r, callback));
+            }),
+        )
+    }
+
+    /// [`Pmix::group_destruct_nb`], waiting for the answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::group_destruct_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Group_destruct")]
+    pub fn group_destruct(&self, grp: &str, info: &[pmix_wire::Info]) -> Result<(), Error> {
+        self.admit("PMIx_Group_destruct", Mode::Blocking)?;
+        wait(|cb| self.group_destruct_nb(grp, info, cb))
+    }
+
+    /// `PMIx_Group_leave_nb` (seed `001`): drops `grp` from this process's groups at
+    /// once and asks the server to raise `PMIX_GROUP_LEFT` to the other current
+    /// members; `callback` gets the server's answer (sent once the event is
+    /// generated, not when members receive it), once, on the progress thread, if
+    /// and only if this returns `Ok(())`. An in-flight construct or destruct of the
+    /// group completes on the survivors (the server's business).
+    ///
+    /// # Errors
+    /// As [`Pmix::group_construct_nb`]; `PMIX_ERR_NOT_SUPPORTED` from a server without
+    /// group operations (every OpenPMIx 4.2 one) goes to `callback`.
+    #[doc(alias = "PMIx_Group_leave_nb")]
+    pub fn group_leave_nb(
+        &self,
+        grp: &str,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Group_leave_nb", Mode::NonBlocking)?;
+        check_grp(grp)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        lock_groups(&self.inner.groups).remove(grp);
+        client.group_leave_then(
+            grp,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// [`Pmix::group_leave_nb`], waiting for the answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::group_leave_nb`] for a blocking call (`PMIX_ERR_WOULD_BLOCK` on the
+    /// progress thread, nothing done), and the server's status.
+    #[doc(alias = "PMIx_Group_leave")]
+    pub fn group_leave(&self, grp: &str, info: &[pmix_wire::Info]) -> Result<(), Error> {
+        self.admit("PMIx_Group_leave", Mode::Blocking)?;
+        wait(|cb| self.group_leave_nb(grp, info, cb))
+    }
+}
+
+/// Starts a non-blocking call with a callback that hands its result back here, and
+/// waits for it.
+fn wait<T: Send + 'static>(
+    start: impl FnOnce(Box<dyn FnOnce(Result<T, Error>) + Send>) -> Result<(), Error>,
+) -> Result<T, Error> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    start(Box::new(move |r| {
+        let _ = tx.send(r);
+    }))?;
+    rx.recv().map_err(|_| Error::NotAvailable)?
+}
+
+/// Whether an event this process raises in `range` with `info` reaches its own
+/// handlers: always, except a CUSTOM range (6) whose `pmix.evrange` does not name it.
+fn reaches_me(range: pmix_wire::DataRange, info: &[pmix_wire::Info], me: &pmix_wire::Proc) -> bool {
+    if range.0 != 6 {
+        return true;
+    }
+    info.iter()
+        .filter(|i| i.key == "pmix.evrange")
+        .any(|i| match &i.value {
+            pmix_wire::Value::Proc(p) => covers(p, me),
+            pmix_wire::Value::DataArray(a) => a.items.iter().any(|v| match v {
+                pmix_wire::Value::Proc(p) => covers(p, me),
+                _ => false,
+            }),
+            _ => false,
+        })
+}
+
+/// Whether `p` (a rank, or WILDCARD) names `me`.
+fn covers(p: &pmix_wire::Proc, me: &pmix_wire::Proc) -> bool {
+    p.nspace == me.nspace && (p.rank == me.rank || p.rank == pmix_wire::Rank::WILDCARD)
+}
