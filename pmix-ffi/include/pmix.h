@@ -156,6 +156,16 @@ PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_
                                               size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                               void *cbdata);
 
+/* Publish / lookup / unpublish through the server (blocking forms). PMIx_Lookup fills
+ * each data[i] whose key was found (publisher and value: release with
+ * PMIX_PDATA_DESTRUCT) and returns PMIX_SUCCESS if at least one was,
+ * PMIX_ERR_NOT_FOUND if none. PMIx_Unpublish withdraws this process's keys (a
+ * NULL-terminated list; NULL: all of them). */
+PMIX_EXPORT pmix_status_t PMIx_Publish(const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const pmix_info_t info[],
+                                      size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[], size_t ninfo);
+
 /* Asks the server to abort procs (NULL: this job) with status and msg; returns once it
  * answered (the launcher then ends the processes). */
 PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],

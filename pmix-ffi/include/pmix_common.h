@@ -592,6 +592,48 @@ static inline bool pmix_rs_value_true(const pmix_value_t *v)
 #define PMIX_CHECK_TRUE(a) pmix_rs_value_true(a)
 #define PMIX_INFO_TRUE(m) pmix_rs_value_true(&(m)->value)
 
+/****    PUBLISHED DATA    ****/
+typedef struct pmix_pdata {
+    pmix_proc_t proc;
+    pmix_key_t key;
+    pmix_value_t value;
+} pmix_pdata_t;
+
+#define PMIX_PDATA_CONSTRUCT(m)                 \
+    do {                                        \
+        memset((m), 0, sizeof(pmix_pdata_t));   \
+        (m)->value.type = PMIX_UNDEF;           \
+    } while (0)
+#define PMIX_PDATA_DESTRUCT(m)                  \
+    do {                                        \
+        PMIX_VALUE_DESTRUCT(&(m)->value);       \
+    } while (0)
+#define PMIX_PDATA_CREATE(m, n)                                                 \
+    do {                                                                        \
+        if (0 == (n)) {                                                         \
+            (m) = NULL;                                                         \
+        } else {                                                                \
+            (m) = (pmix_pdata_t *) pmix_calloc((n), sizeof(pmix_pdata_t));      \
+        }                                                                       \
+    } while (0)
+#define PMIX_PDATA_RELEASE(m)                   \
+    do {                                        \
+        PMIX_VALUE_DESTRUCT(&(m)->value);       \
+        pmix_free((m));                         \
+        (m) = NULL;                             \
+    } while (0)
+#define PMIX_PDATA_FREE(m, n)                           \
+    do {                                                \
+        size_t _pd;                                     \
+        if (NULL != (m)) {                              \
+            for (_pd = 0; _pd < (n); _pd++) {           \
+                PMIX_PDATA_DESTRUCT(&((m)[_pd]));       \
+            }                                           \
+            pmix_free((m));                             \
+            (m) = NULL;                                 \
+        }                                               \
+    } while (0)
+
 /****    CALLBACKS    ****/
 typedef void (*pmix_release_cbfunc_t)(void *cbdata);
 typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);

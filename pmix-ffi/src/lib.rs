@@ -38,6 +38,7 @@ mod info;
 pub mod init;
 pub mod location;
 pub mod objects;
+pub mod pubsub;
 pub mod status;
 pub mod types;
 pub mod value;

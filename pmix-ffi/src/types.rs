@@ -284,6 +284,18 @@ pub type pmix_notification_fn_t = Option<
     ),
 >;
 
+/// `pmix_pdata_t`: a published value and its publisher.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct pmix_pdata_t {
+    /// The publisher.
+    pub proc_: pmix_proc_t,
+    /// The key, NUL-terminated within its 512 bytes.
+    pub key: [c_char; PMIX_MAX_KEYLEN + 1],
+    /// The value.
+    pub value: pmix_value_t,
+}
+
 /// `pmix_release_cbfunc_t`.
 pub type pmix_release_cbfunc_t = Option<unsafe extern "C" fn(cbdata: *mut c_void)>;
 

@@ -5,7 +5,8 @@
 //! results: job information (`jobinfo.c`), put / commit / fence with data
 //! collection / get of every peer's keys by scope (`modex.c`), a `PMIx_Get_nb` held
 //! until the peer commits and a `PMIx_Get` with `PMIX_TIMEOUT` (`directget.c`), and
-//! `PMIx_Abort` (`pmixabort.c`), event handlers and notifications in every range
+//! `PMIx_Abort` (`pmixabort.c`), publish / lookup / unpublish (`pubsub.c`), groups
+//! (`groups.c`; `group_notsup.c` under mpirun, which has none), event handlers and notifications in every range
 //! (`events.c`), and `PMIX_ERR_PROC_ABORTED` reaching the survivors of a rank that
 //! exits 1 (`abort.c`); jobs mixing both libraries exchange keys and events. The same
 //! programs linked with `libpmix2` are `run_jobs.rs`'s.
@@ -407,4 +408,25 @@ fn under_mpirun_group_calls_get_the_not_supported_libpmix2_gets() {
         "{a:?}"
     );
     assert_eq!(a, b);
+}
+
+#[test]
+fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_pmix_run() {
+    let dir = TempDir::new("ffi-pubsub");
+    let exe = build_ours("pubsub", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("pubsub under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("pubsub rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_mpirun() {
+    let dir = TempDir::new("ffi-pubsub-mpirun");
+    let exe = build_ours("pubsub", &dir);
+    if let Some(out) = mpirun(&exe, &[]) {
+        check_mpirun("pubsub under mpirun", &out, &|r| {
+            format!("pubsub rank {r}: ok")
+        });
+    }
 }

@@ -1,6 +1,7 @@
 //! The calls a connected client makes through its server, in their non-blocking
 //! forms and the blocking forms built on them: fence and get (`_nb`), event handlers
-//! and notifications, and groups (construct, destruct, leave). Each follows the
+//! and notifications, groups (construct, destruct, leave), and publish / lookup /
+//! unpublish (blocking only, for now). Each follows the
 //! rules of DESIGN §6 ([`Pmix::admit`]); a callback runs once, on the progress
 //! thread, if and only if the call returned `Ok(())` (a ticket holds the engine for
 //! it, see `progress.rs`).
@@ -403,6 +404,49 @@ impl Pmix {
     pub fn group_leave(&self, grp: &str, info: &[pmix_wire::Info]) -> Result<(), Error> {
         self.admit("PMIx_Group_leave", Mode::Blocking)?;
         wait(|cb| self.group_leave_nb(grp, info, cb))
+    }
+}
+
+impl Pmix {
+    /// `PMIx_Publish`: publishes `info` (key and value each) for other processes'
+    /// lookups, waiting for the server's answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a blocking call; [`Error::Unreach`] when not connected;
+    /// the server's status (a key already published: `PMIX_ERR_DUPLICATE_KEY`, …).
+    #[doc(alias = "PMIx_Publish")]
+    pub fn publish(&self, info: &[pmix_wire::Info]) -> Result<(), Error> {
+        self.admit("PMIx_Publish", Mode::Blocking)?;
+        let client = self.connected()?;
+        wait(|cb| client.publish_then(info, cb))
+    }
+
+    /// `PMIx_Lookup`: what was published under `keys` (publisher, key, value), waiting
+    /// for the server's answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::publish`]; `PMIX_ERR_NOT_FOUND` when nothing was found.
+    #[doc(alias = "PMIx_Lookup")]
+    pub fn lookup(
+        &self,
+        keys: &[&str],
+        info: &[pmix_wire::Info],
+    ) -> Result<Vec<pmix_wire::value::Pdata>, Error> {
+        self.admit("PMIx_Lookup", Mode::Blocking)?;
+        let client = self.connected()?;
+        wait(|cb| client.lookup_then(keys, info, cb))
+    }
+
+    /// `PMIx_Unpublish`: withdraws what this process published under `keys` (none:
+    /// everything), waiting for the server's answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::publish`].
+    #[doc(alias = "PMIx_Unpublish")]
+    pub fn unpublish(&self, keys: &[&str], info: &[pmix_wire::Info]) -> Result<(), Error> {
+        self.admit("PMIx_Unpublish", Mode::Blocking)?;
+        let client = self.connected()?;
+        wait(|cb| client.unpublish_then(keys, info, cb))
     }
 }
 

@@ -162,6 +162,13 @@ SA(sizeof(((pmix_info_t *) 0)->key) == 512);
 FIELD_TYPE(pmix_info_t, flags, pmix_info_directives_t);
 FIELD_TYPE(pmix_info_t, value, pmix_value_t);
 
+SA(sizeof(pmix_pdata_t) == 808);
+LAYOUT(pmix_pdata_t, proc, 0);
+LAYOUT(pmix_pdata_t, key, 260);
+LAYOUT(pmix_pdata_t, value, 776);
+FIELD_TYPE(pmix_pdata_t, proc, pmix_proc_t);
+FIELD_TYPE(pmix_pdata_t, value, pmix_value_t);
+
 /* callback types */
 SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
@@ -220,6 +227,9 @@ SIG(PMIx_Group_destruct_nb,
 SIG(PMIx_Group_leave, pmix_status_t (*)(const char *, const pmix_info_t *, size_t));
 SIG(PMIx_Group_leave_nb,
     pmix_status_t (*)(const char *, const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Publish, pmix_status_t (*)(const pmix_info_t *, size_t));
+SIG(PMIx_Lookup, pmix_status_t (*)(pmix_pdata_t *, size_t, const pmix_info_t *, size_t));
+SIG(PMIx_Unpublish, pmix_status_t (*)(char **, const pmix_info_t *, size_t));
 SIG(PMIx_Abort, pmix_status_t (*)(int, const char *, pmix_proc_t *, size_t));
 SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));

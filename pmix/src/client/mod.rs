@@ -24,8 +24,10 @@
 //! Groups: construct, destruct and leave are the server's commands (the instance keeps
 //! the memberships).
 //!
-//! **Not yet** (issue 13): group invite/join, publish/lookup, queries, distances
-//! relayed to the server, tools.
+//! Publish, lookup and unpublish are the server's commands too.
+//!
+//! **Not yet** (issue 13): group invite/join, queries, distances relayed to the
+//! server, tools.
 
 pub mod conn;
 pub mod env;
@@ -37,7 +39,7 @@ use std::time::Duration;
 use pmix_core::Status;
 use pmix_wire::msg::{
     Abort, Commit, CommitBucket, DeregEvents, FenceNb, GetNb, GroupConstruct, GroupDestruct,
-    GroupLeave, Notify, RegEvents,
+    GroupLeave, Lookup, Notify, Publish, RegEvents, Unpublish,
 };
 use pmix_wire::{Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
 
@@ -498,6 +500,98 @@ impl Client {
                     expect_ok(
                         conn::decode(Command::GroupLeave, &p, &codec)?,
                         "GROUP_LEAVE",
+                    )
+                }))
+            }),
+        )
+    }
+
+    /// Publishes `info` (PUBLISHNB, with this process's effective uid); `done` gets
+    /// the server's answer.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    pub fn publish_then(&self, info: &[Info], done: Done<()>) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        let (uid, _) = crate::server::net::effective_ids();
+        self.conn.send(
+            &Request::Publish(Publish {
+                uid: pmix_wire::value::Uint32(uid),
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    expect_ok(conn::decode(Command::PublishNb, &p, &codec)?, "PUBLISHNB")
+                }))
+            }),
+        )
+    }
+
+    /// Looks `keys` up (LOOKUPNB) with directives `info`; `done` gets what was found
+    /// (publisher, key, value), or `PMIX_ERR_NOT_FOUND` when nothing was.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    pub fn lookup_then(
+        &self,
+        keys: &[&str],
+        info: &[Info],
+        done: Done<Vec<pmix_wire::value::Pdata>>,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        let (uid, _) = crate::server::net::effective_ids();
+        self.conn.send(
+            &Request::Lookup(Lookup {
+                uid: pmix_wire::value::Uint32(uid),
+                keys: keys.iter().map(|k| WStr::from(*k)).collect(),
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(
+                    payload.and_then(|p| match conn::decode(Command::LookupNb, &p, &codec)? {
+                        Reply::Lookup(r) if r.status.0 == 0 && !r.data.is_empty() => Ok(r.data),
+                        Reply::Lookup(r) if r.status.0 != 0 => Err(status_error(
+                            r.status.0,
+                            "the PMIx server's answer to LOOKUPNB".into(),
+                        )),
+                        Reply::Status { status, .. } if status.0 != 0 => Err(status_error(
+                            status.0,
+                            "the PMIx server's answer to LOOKUPNB".into(),
+                        )),
+                        _ => Err(status_error(
+                            Status::ERR_NOT_FOUND.0,
+                            "nothing published under those keys".into(),
+                        )),
+                    }),
+                )
+            }),
+        )
+    }
+
+    /// Withdraws what this process published under `keys` (none: everything it
+    /// published) (UNPUBLISHNB); `done` gets the server's answer.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    pub fn unpublish_then(
+        &self,
+        keys: &[&str],
+        info: &[Info],
+        done: Done<()>,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        let (uid, _) = crate::server::net::effective_ids();
+        self.conn.send(
+            &Request::Unpublish(Unpublish {
+                uid: pmix_wire::value::Uint32(uid),
+                keys: keys.iter().map(|k| WStr::from(*k)).collect(),
+                info: info.to_vec(),
+            }),
+            Box::new(move |payload| {
+                done(payload.and_then(|p| {
+                    expect_ok(
+                        conn::decode(Command::UnpublishNb, &p, &codec)?,
+                        "UNPUBLISHNB",
                     )
                 }))
             }),
