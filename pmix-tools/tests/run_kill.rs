@@ -1,5 +1,6 @@
 //! A rank killed (SIGKILL) in the middle of a fence, with real processes: the OpenPMIx
-//! 4.2 client `tests/c/fence_kill.c` (compiled against Debian's `libpmix-dev`) runs
+//! 4.2 client `tests/c/fence_kill.c` (compiled against Debian's `libpmix-dev`, and
+//! against our `pmix-ffi/include` linked with `libpmix_ffi`) runs
 //! under `pmix-run -n 4 --keep-going`; its rank 3 prints its pid and never joins the
 //! second fence, which ranks 0..2 enter; this test kills that pid (after checking it is
 //! a child of the pmix-run it started) and checks what each survivor reports: with
@@ -24,13 +25,32 @@ fn c_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"))
 }
 
-/// Compiles `tests/c/fence_kill.c` into `dir`; `None` (after the notice) when
-/// OpenPMIx is absent.
-fn build(dir: &TempDir) -> Option<PathBuf> {
-    let pmix = cprog::openpmix_for("pmix-run with fence_kill.c")?;
-    let exe = dir.0.join("fence_kill");
+/// Which client library the program is linked with.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lib {
+    /// Debian's libpmix2 (OpenPMIx 4.2.2).
+    Libpmix2,
+    /// Ours, libpmix_ffi, built against `pmix-ffi/include`.
+    Ours,
+}
+
+/// Compiles `tests/c/fence_kill.c` into `dir` for `lib`; `None` (after the notice)
+/// when OpenPMIx is absent.
+fn build(dir: &TempDir, lib: Lib) -> Option<PathBuf> {
+    let exe = dir.0.join(format!("fence_kill.{lib:?}"));
     let src = c_dir().join("fence_kill.c");
-    cprog::compile(&src, &exe, &[&pmix.include_dir, &c_dir()], &pmix.link);
+    match lib {
+        Lib::Libpmix2 => {
+            let pmix = cprog::openpmix_for("pmix-run with fence_kill.c")?;
+            cprog::compile(&src, &exe, &[&pmix.include_dir, &c_dir()], &pmix.link);
+        }
+        Lib::Ours => {
+            let include =
+                PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../pmix-ffi/include"));
+            let link = cprog::link_shared(&cprog::lib_dir("pmix_ffi"), "pmix_ffi");
+            cprog::compile(&src, &exe, &[&include, &c_dir()], &link);
+        }
+    }
     Some(exe)
 }
 
@@ -51,9 +71,9 @@ fn parent_of(pid: u32) -> Option<u32> {
 /// Runs fence_kill in `mode` ("ft" or "noft") under pmix-run, kills rank 3 once it
 /// said its pid and ranks 0..2 said they entered the second fence; returns pmix-run's
 /// exit code and every line it printed (stdout and stderr, tagged `[rank] `).
-fn run_and_kill_rank_3(mode: &str) -> Option<(Option<i32>, Vec<String>)> {
-    let dir = TempDir::new(&format!("run-fence-kill-{mode}"));
-    let exe = build(&dir)?;
+fn run_and_kill_rank_3(mode: &str, lib: Lib) -> Option<(Option<i32>, Vec<String>)> {
+    let dir = TempDir::new(&format!("run-fence-kill-{mode}-{lib:?}"));
+    let exe = build(&dir, lib)?;
     let mut child = Command::new(env!("CARGO_BIN_EXE_pmix-run"))
         .env_remove("LD_LIBRARY_PATH")
         .args(["-n", &N.to_string(), "--tag-output", "--keep-going"])
@@ -139,8 +159,8 @@ fn run_and_kill_rank_3(mode: &str) -> Option<(Option<i32>, Vec<String>)> {
     Some((status.code(), seen))
 }
 
-fn check_survivors(mode: &str, outcome: &str) {
-    let Some((code, seen)) = run_and_kill_rank_3(mode) else {
+fn check_survivors(mode: &str, outcome: &str, lib: Lib) {
+    let Some((code, seen)) = run_and_kill_rank_3(mode, lib) else {
         return;
     };
     let text = seen.join("\n");
@@ -159,10 +179,24 @@ fn check_survivors(mode: &str, outcome: &str) {
 
 #[test]
 fn sigkill_mid_ft_fence_completes_on_the_survivors() {
-    check_survivors("ft", "completed");
+    check_survivors("ft", "completed", Lib::Libpmix2);
 }
 
 #[test]
 fn sigkill_mid_fence_without_ft_fails_the_survivors_with_an_error() {
-    check_survivors("noft", "failed with PMIX_ERR_LOST_CONNECTION");
+    check_survivors(
+        "noft",
+        "failed with PMIX_ERR_LOST_CONNECTION",
+        Lib::Libpmix2,
+    );
+}
+
+#[test]
+fn libpmix_ffi_survivors_of_a_sigkill_mid_ft_fence_complete_it() {
+    check_survivors("ft", "completed", Lib::Ours);
+}
+
+#[test]
+fn libpmix_ffi_survivors_of_a_sigkill_mid_fence_without_ft_get_an_error() {
+    check_survivors("noft", "failed with PMIX_ERR_LOST_CONNECTION", Lib::Ours);
 }
