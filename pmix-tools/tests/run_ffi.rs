@@ -430,3 +430,32 @@ fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_mpirun() {
         });
     }
 }
+
+#[test]
+fn group_leave_return_codes_and_would_block_from_a_handler_or_callback_change_nothing() {
+    // leave_rules.c's header: INIT before init, BAD_PARAM for NULL and over-length
+    // ids, WOULD_BLOCK from an event handler and a callback (both forms, the _nb one
+    // with a NULL cbfunc) with no PMIX_GROUP_LEFT sent, a NULL cbfunc off the progress
+    // thread as the blocking form, a callback run once, the survivors' destruct.
+    let dir = TempDir::new("ffi-leave-rules");
+    let exe = build_ours("leave_rules", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("leave_rules under pmix-run", &out, &pmix_run_tag, &|r| {
+        format!("leave_rules rank {r}: ok")
+    });
+    // One diagnostic per refused call, naming it.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let all = format!("{stdout}{stderr}");
+    for call in ["PMIx_Group_leave:", "PMIx_Group_leave_nb:"] {
+        let n = all
+            .lines()
+            .filter(|l| {
+                l.contains(&format!(
+                    "pmix-rs: {call} blocking call made on the PMIx progress thread"
+                ))
+            })
+            .count();
+        assert_eq!(n, 2, "{call} diagnostics:\n{all}");
+    }
+}
