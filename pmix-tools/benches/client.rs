@@ -13,14 +13,14 @@
 //!   libpmix2 under Debian's `mpirun` (target ≥ 10× faster), and libpmix2 under
 //!   `pmix-run` for reference.
 //!
-//! **What it showed when written** (2 CPUs of a virtual machine, 2026-12-02): ours
-//! faster than libpmix2 everywhere under the same server (init 1.8×, fence 1.5–2.5×,
-//! the first Get 1.4–2.6×, a cached Get ~90× since it never leaves the process, the
-//! 8-rank job 1.35–1.8×), but both absolute targets missed: the job 3.6–5.3× against
-//! mpirun's (10× would be ~15 ms, about what starting 8 processes costs here), and
-//! `PMIx_Init` 2.4–5.4 ms inside the bench, while the same binary run alone, one run
-//! after another, takes 0.45–0.7 ms (libpmix2: 2.4–2.7 ms): this machine slows down
-//! under sustained load, and the bench is sustained load.
+//! **What it showed when written** (2 CPUs of a virtual machine, 2026-12-02, three
+//! runs): ours faster than libpmix2 everywhere under the same server (init 1.8–4.5×,
+//! fence 1.3–2.5×, the first Get 1.4–2.6×, a cached Get ~80× since it never leaves
+//! the process, the 8-rank job 1.35–1.8×). The job target is missed: 3.6–5.3× against
+//! mpirun's (10× would be ~11 ms, less than starting 8 processes costs here, ~13 ms).
+//! The init target was met in one run (0.69 ms) and missed in two (2.4 and 5.4 ms):
+//! this machine slows down under sustained load; the same binary run alone, one run
+//! after another, takes 0.45–0.7 ms (libpmix2: 2.4–2.7 ms).
 //!
 //! Sides alternate run by run; every number is a median over runs. A table with ratios
 //! and targets is printed, and the bench exits 1 when a target is missed: the numbers
