@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::client::{Client, GroupOutcome};
+use crate::client::{Client, Done, GroupOutcome};
 use crate::error::Error;
 use crate::events::{EventHandler, EventInfo, run_chain};
 use crate::instance::{Mode, Pmix, lock_events};
@@ -182,11 +182,7 @@ impl Pmix {
         handler: EventHandler,
     ) -> Result<usize, Error> {
         self.admit("PMIx_Register_event_handler", Mode::Blocking)?;
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.register_event_handler_nb(codes, info, handler, move |r| {
-            let _ = tx.send(r);
-        })?;
-        rx.recv().map_err(|_| Error::NotAvailable)?
+        wait(|cb| self.register_event_handler_nb(codes, info, handler, cb))
     }
 
     /// `PMIx_Deregister_event_handler`: removes registration `id`; a connected client
@@ -450,16 +446,10 @@ impl Pmix {
     }
 }
 
-/// Starts a non-blocking call with a callback that hands its result back here, and
-/// waits for it.
-fn wait<T: Send + 'static>(
-    start: impl FnOnce(Box<dyn FnOnce(Result<T, Error>) + Send>) -> Result<(), Error>,
-) -> Result<T, Error> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    start(Box::new(move |r| {
-        let _ = tx.send(r);
-    }))?;
-    rx.recv().map_err(|_| Error::NotAvailable)?
+/// [`crate::client::wait`] for the instance's calls, whose callbacks a ticket
+/// guarantees: a dropped one means the engine stopped.
+fn wait<T: Send + 'static>(start: impl FnOnce(Done<T>) -> Result<(), Error>) -> Result<T, Error> {
+    crate::client::wait(start, || Error::NotAvailable)
 }
 
 /// Whether an event this process raises in `range` with `info` reaches its own

@@ -41,7 +41,7 @@ use pmix_wire::msg::{
     Abort, Commit, CommitBucket, DeregEvents, FenceNb, GetNb, GroupConstruct, GroupDestruct,
     GroupLeave, Lookup, Notify, Publish, RegEvents, Unpublish,
 };
-use pmix_wire::{Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
+use pmix_wire::{Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
 
 pub use env::ServerEnv;
 
@@ -77,14 +77,24 @@ pub struct GroupOutcome {
 /// short (a channel send, a post to the progress thread).
 pub type Done<T> = Box<dyn FnOnce(Result<T, Error>) + Send + 'static>;
 
-/// Starts a request with `start` and waits for its result.
-fn wait<T: Send + 'static>(start: impl FnOnce(Done<T>) -> Result<(), Error>) -> Result<T, Error> {
+/// Starts a request with `start`, handing it a completion that sends its result
+/// back here, and waits for that result: the blocking form of every call that has a
+/// completion-taking one. `dropped` is the error when the completion is dropped unrun
+/// (what ended the request is gone: the connection, the progress engine).
+pub(crate) fn wait<T: Send + 'static>(
+    start: impl FnOnce(Done<T>) -> Result<(), Error>,
+    dropped: impl FnOnce() -> Error,
+) -> Result<T, Error> {
     let (tx, rx) = mpsc::sync_channel(1);
     start(Box::new(move |r| {
         let _ = tx.send(r);
     }))?;
-    rx.recv()
-        .map_err(|_| Error::Unreach("the connection to the PMIx server was lost".into()))?
+    rx.recv().map_err(|_| dropped())?
+}
+
+/// The error of a request whose completion the connection dropped.
+fn lost() -> Error {
+    Error::Unreach("the connection to the PMIx server was lost".into())
 }
 
 impl std::fmt::Debug for Client {
@@ -171,6 +181,36 @@ impl Client {
         })
     }
 
+    /// Sends `req`; `done` gets its reply, decoded and made a result by `interpret`
+    /// (on the reader thread), or the error that ended the connection.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    fn request_then<T: 'static>(
+        &self,
+        req: Request,
+        done: Done<T>,
+        interpret: impl FnOnce(Reply) -> Result<T, Error> + Send + 'static,
+    ) -> Result<(), Error> {
+        let codec = self.conn.codec().clone();
+        let command = req.command();
+        self.conn.send(
+            &req,
+            Box::new(move |payload| {
+                done(payload.and_then(|p| interpret(conn::decode(command, &p, &codec)?)))
+            }),
+        )
+    }
+
+    /// [`Client::request_then`] for a request whose reply is a lone STATUS.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    fn status_then(&self, req: Request, done: Done<()>) -> Result<(), Error> {
+        let what = format!("{:?}", req.command());
+        self.request_then(req, done, move |reply| expect_ok(reply, &what))
+    }
+
     /// This process's identity.
     pub fn proc_id(&self) -> &ProcId {
         &self.me
@@ -187,7 +227,7 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND` when nobody has the key; the server's status
     /// (`PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn get(&self, nspace: &str, rank: u32, key: &str, info: &[Info]) -> Result<Value, Error> {
-        wait(|done| self.get_then(nspace, rank, key, info, done))
+        wait(|done| self.get_then(nspace, rank, key, info, done), lost)
     }
 
     /// [`Client::get`], handing the result to `done` instead of waiting for it: at
@@ -247,17 +287,10 @@ impl Client {
             key: Some(WStr::from(key)),
         });
         let store = Arc::clone(&self.store);
-        let codec = self.conn.codec().clone();
         let (nspace, key) = (nspace.to_owned(), key.to_owned());
-        self.conn.send(
-            &req,
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    let reply = conn::decode(Command::GetNb, &p, &codec)?;
-                    get_reply(&store, reply, &nspace, rank, &key)
-                }))
-            }),
-        )
+        self.request_then(req, done, move |reply| {
+            get_reply(&store, reply, &nspace, rank, &key)
+        })
     }
 
     /// Puts `value` under `key` in `scope` (LOCAL, REMOTE or GLOBAL go to the server
@@ -311,7 +344,7 @@ impl Client {
     /// The server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
     /// `PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<(), Error> {
-        wait(|done| self.fence_then(procs, info, done))
+        wait(|done| self.fence_then(procs, info, done), lost)
     }
 
     /// [`Client::fence`], handing the result to `done` (on the reader thread) instead
@@ -326,17 +359,12 @@ impl Client {
         } else {
             procs.to_vec()
         };
-        let codec = self.conn.codec().clone();
-        self.conn.send(
-            &Request::FenceNb(FenceNb {
+        self.status_then(
+            Request::FenceNb(FenceNb {
                 procs,
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    expect_ok(conn::decode(Command::FenceNb, &p, &codec)?, "FENCENB")
-                }))
-            }),
+            done,
         )
     }
 
@@ -351,17 +379,12 @@ impl Client {
         info: &[Info],
         done: Done<()>,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
-        self.conn.send(
-            &Request::RegEvents(RegEvents {
+        self.status_then(
+            Request::RegEvents(RegEvents {
                 codes: codes.iter().map(|c| pmix_wire::Status(*c)).collect(),
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    expect_ok(conn::decode(Command::RegEvents, &p, &codec)?, "REGEVENTS")
-                }))
-            }),
+            done,
         )
     }
 
@@ -388,20 +411,13 @@ impl Client {
         info: &[Info],
         done: Done<()>,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
-        self.conn.send(
-            &Request::Notify(Notify {
+        self.status_then(
+            Request::Notify(Notify {
                 status: pmix_wire::Status(status),
                 range,
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(
-                    payload.and_then(|p| {
-                        expect_ok(conn::decode(Command::Notify, &p, &codec)?, "NOTIFY")
-                    }),
-                )
-            }),
+            done,
         )
     }
 
@@ -418,31 +434,27 @@ impl Client {
         info: &[Info],
         done: Done<GroupOutcome>,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
-        self.conn.send(
-            &Request::GroupConstruct(GroupConstruct {
+        self.request_then(
+            Request::GroupConstruct(GroupConstruct {
                 grp: WStr::from(grp),
                 procs: procs.to_vec(),
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    match conn::decode(Command::GroupConstruct, &p, &codec)? {
-                        Reply::GroupConstruct(r) if r.status.0 == 0 => Ok(GroupOutcome {
-                            ctxid: r.ctxid.map(|c| c.0).filter(|c| *c != u64::MAX),
-                            members: r.members,
-                        }),
-                        Reply::GroupConstruct(r) => Err(status_error(
-                            r.status.0,
-                            "the PMIx server's answer to GROUP_CONSTRUCT".into(),
-                        )),
-                        other => expect_ok(other, "GROUP_CONSTRUCT").map(|()| GroupOutcome {
-                            ctxid: None,
-                            members: None,
-                        }),
-                    }
-                }))
-            }),
+            done,
+            move |reply| match reply {
+                Reply::GroupConstruct(r) if r.status.0 == 0 => Ok(GroupOutcome {
+                    ctxid: r.ctxid.map(|c| c.0).filter(|c| *c != u64::MAX),
+                    members: r.members,
+                }),
+                Reply::GroupConstruct(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to GROUP_CONSTRUCT".into(),
+                )),
+                other => expect_ok(other, "GROUP_CONSTRUCT").map(|()| GroupOutcome {
+                    ctxid: None,
+                    members: None,
+                }),
+            },
         )
     }
 
@@ -457,29 +469,25 @@ impl Client {
         info: &[Info],
         done: Done<()>,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
-        let members = match codec.version.group_layout() {
+        let members = match self.conn.codec().version.group_layout() {
             pmix_wire::GroupLayout::V420 => None,
             pmix_wire::GroupLayout::V424 => Some(Vec::new()),
         };
-        self.conn.send(
-            &Request::GroupDestruct(GroupDestruct {
+        self.request_then(
+            Request::GroupDestruct(GroupDestruct {
                 grp: WStr::from(grp),
                 members,
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    match conn::decode(Command::GroupDestruct, &p, &codec)? {
-                        Reply::GroupDestruct(r) if r.status.0 == 0 => Ok(()),
-                        Reply::GroupDestruct(r) => Err(status_error(
-                            r.status.0,
-                            "the PMIx server's answer to GROUP_DESTRUCT".into(),
-                        )),
-                        other => expect_ok(other, "GROUP_DESTRUCT"),
-                    }
-                }))
-            }),
+            done,
+            move |reply| match reply {
+                Reply::GroupDestruct(r) if r.status.0 == 0 => Ok(()),
+                Reply::GroupDestruct(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to GROUP_DESTRUCT".into(),
+                )),
+                other => expect_ok(other, "GROUP_DESTRUCT"),
+            },
         )
     }
 
@@ -489,20 +497,12 @@ impl Client {
     /// # Errors
     /// As [`Client::group_construct_then`].
     pub fn group_leave_then(&self, grp: &str, info: &[Info], done: Done<()>) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
-        self.conn.send(
-            &Request::GroupLeave(GroupLeave {
+        self.status_then(
+            Request::GroupLeave(GroupLeave {
                 grp: WStr::from(grp),
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    expect_ok(
-                        conn::decode(Command::GroupLeave, &p, &codec)?,
-                        "GROUP_LEAVE",
-                    )
-                }))
-            }),
+            done,
         )
     }
 
@@ -512,18 +512,13 @@ impl Client {
     /// # Errors
     /// As [`Client::fence_then`].
     pub fn publish_then(&self, info: &[Info], done: Done<()>) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
         let (uid, _) = crate::server::net::effective_ids();
-        self.conn.send(
-            &Request::Publish(Publish {
+        self.status_then(
+            Request::Publish(Publish {
                 uid: pmix_wire::value::Uint32(uid),
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    expect_ok(conn::decode(Command::PublishNb, &p, &codec)?, "PUBLISHNB")
-                }))
-            }),
+            done,
         )
     }
 
@@ -538,33 +533,29 @@ impl Client {
         info: &[Info],
         done: Done<Vec<pmix_wire::value::Pdata>>,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
         let (uid, _) = crate::server::net::effective_ids();
-        self.conn.send(
-            &Request::Lookup(Lookup {
+        self.request_then(
+            Request::Lookup(Lookup {
                 uid: pmix_wire::value::Uint32(uid),
                 keys: keys.iter().map(|k| WStr::from(*k)).collect(),
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(
-                    payload.and_then(|p| match conn::decode(Command::LookupNb, &p, &codec)? {
-                        Reply::Lookup(r) if r.status.0 == 0 && !r.data.is_empty() => Ok(r.data),
-                        Reply::Lookup(r) if r.status.0 != 0 => Err(status_error(
-                            r.status.0,
-                            "the PMIx server's answer to LOOKUPNB".into(),
-                        )),
-                        Reply::Status { status, .. } if status.0 != 0 => Err(status_error(
-                            status.0,
-                            "the PMIx server's answer to LOOKUPNB".into(),
-                        )),
-                        _ => Err(status_error(
-                            Status::ERR_NOT_FOUND.0,
-                            "nothing published under those keys".into(),
-                        )),
-                    }),
-                )
-            }),
+            done,
+            move |reply| match reply {
+                Reply::Lookup(r) if r.status.0 == 0 && !r.data.is_empty() => Ok(r.data),
+                Reply::Lookup(r) if r.status.0 != 0 => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to LOOKUPNB".into(),
+                )),
+                Reply::Status { status, .. } if status.0 != 0 => Err(status_error(
+                    status.0,
+                    "the PMIx server's answer to LOOKUPNB".into(),
+                )),
+                _ => Err(status_error(
+                    Status::ERR_NOT_FOUND.0,
+                    "nothing published under those keys".into(),
+                )),
+            },
         )
     }
 
@@ -579,22 +570,14 @@ impl Client {
         info: &[Info],
         done: Done<()>,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
         let (uid, _) = crate::server::net::effective_ids();
-        self.conn.send(
-            &Request::Unpublish(Unpublish {
+        self.status_then(
+            Request::Unpublish(Unpublish {
                 uid: pmix_wire::value::Uint32(uid),
                 keys: keys.iter().map(|k| WStr::from(*k)).collect(),
                 info: info.to_vec(),
             }),
-            Box::new(move |payload| {
-                done(payload.and_then(|p| {
-                    expect_ok(
-                        conn::decode(Command::UnpublishNb, &p, &codec)?,
-                        "UNPUBLISHNB",
-                    )
-                }))
-            }),
+            done,
         )
     }
 
