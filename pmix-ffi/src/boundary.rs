@@ -126,9 +126,42 @@ impl CbData {
     }
 }
 
+/// The process-wide instance, admitted for `call` in `mode` (`PMIX_ERR_INIT`, then
+/// `PMIX_ERR_WOULD_BLOCK` with its diagnostic, then `PMIX_ERR_NOT_AVAILABLE`).
+///
+/// # Errors
+/// As listed.
+pub(crate) fn admitted(call: &'static str, mode: pmix::Mode) -> Result<pmix::Pmix, Status> {
+    use pmix::PmixError;
+    let inst = pmix::global::get().map_err(|e| e.status())?;
+    inst.admit(call, mode).map_err(|e| e.status())?;
+    Ok(inst)
+}
+
+/// Copies `src` into the C character array `dst` (a key or a namespace): at most
+/// `dst.len() - 1` bytes, the rest NUL, so `dst` is always NUL-terminated.
+pub(crate) fn copy_c_str(dst: &mut [c_char], src: &[u8]) {
+    let n = src.len().min(dst.len().saturating_sub(1));
+    for (d, s) in dst.iter_mut().zip(src.iter().take(n)) {
+        *d = *s as c_char;
+    }
+    for d in dst.iter_mut().skip(n) {
+        *d = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_c_str_truncates_and_always_terminates() {
+        let mut a = [1 as c_char; 4];
+        copy_c_str(&mut a, b"abcdef");
+        assert_eq!(a, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
+        copy_c_str(&mut a, b"x");
+        assert_eq!(a, [b'x' as c_char, 0, 0, 0]);
+    }
 
     #[test]
     fn panics_become_pmix_error() {

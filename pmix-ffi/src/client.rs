@@ -24,9 +24,7 @@ use crate::types::*;
 
 /// The instance, admitted for the blocking call `call`.
 fn admitted(call: &'static str) -> Result<Pmix, Status> {
-    let inst = global::get().map_err(|e| e.status())?;
-    inst.admit(call, Mode::Blocking).map_err(|e| e.status())?;
-    Ok(inst)
+    crate::boundary::admitted(call, Mode::Blocking)
 }
 
 /// The instance's server connection.
@@ -329,9 +327,7 @@ pub unsafe extern "C" fn PMIx_Get_nb(
     cbdata: *mut c_void,
 ) -> pmix_status_t {
     status_boundary(|| {
-        let inst = global::get().map_err(|e| e.status())?;
-        inst.admit("PMIx_Get_nb", Mode::NonBlocking)
-            .map_err(|e| e.status())?;
+        let inst = crate::boundary::admitted("PMIx_Get_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
         // SAFETY: forwarded from the caller.
         let key = unsafe { key_arg(key) }?.to_owned();

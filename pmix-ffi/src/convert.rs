@@ -207,9 +207,7 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
             let cp = unsafe { libc::calloc(1, size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
             // SAFETY: `cp` is NULL or a fresh, zeroed, suitably aligned pmix_proc_t.
             let c = unsafe { cp.as_mut() }.ok_or(Status::ERR_NOMEM)?;
-            for (dst, src) in c.nspace.iter_mut().zip(nspace) {
-                *dst = *src as c_char;
-            }
+            crate::boundary::copy_c_str(&mut c.nspace, nspace);
             c.rank = p.rank.0;
             d.proc_ = cp;
             PMIX_PROC

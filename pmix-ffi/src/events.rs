@@ -16,7 +16,9 @@ use pmix::events::{EventAction, EventHandler, EventInfo};
 use pmix::{Mode, PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, Res, c_slice, status_boundary, value_boundary};
+use crate::boundary::{
+    BAD_PARAM, CbData, Res, c_slice, copy_c_str, status_boundary, value_boundary,
+};
 use crate::convert::{from_wire, infos_to_wire, proc_nspace};
 use crate::types::*;
 
@@ -75,13 +77,7 @@ fn call_handler(f: CHandler, id: usize, ev: &EventInfo) -> EventAction {
         nspace: [0; PMIX_MAX_NSLEN + 1],
         rank: ev.source.rank.0,
     };
-    for (d, s) in source
-        .nspace
-        .iter_mut()
-        .zip(ev.source.nspace.as_bytes().iter().take(PMIX_MAX_NSLEN))
-    {
-        *d = *s as std::ffi::c_char;
-    }
+    copy_c_str(&mut source.nspace, ev.source.nspace.as_bytes());
     // The information, as C infos; a value of a type C cannot hold yet is UNDEF.
     let mut infos: Vec<pmix_info_t> = ev
         .info
@@ -95,13 +91,7 @@ fn call_handler(f: CHandler, id: usize, ev: &EventInfo) -> EventAction {
                     data: pmix_value_data { raw: [0; 3] },
                 },
             };
-            for (d, s) in c
-                .key
-                .iter_mut()
-                .zip(i.key.as_bytes().iter().take(PMIX_MAX_KEYLEN))
-            {
-                *d = *s as std::ffi::c_char;
-            }
+            copy_c_str(&mut c.key, i.key.as_bytes());
             let _ = from_wire(&i.value, &mut c.value);
             c
         })

@@ -9,24 +9,18 @@
 use std::ffi::{c_char, c_void};
 
 use pmix::client::GroupOutcome;
-use pmix::{Mode, Pmix, PmixError, global};
+use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, Res, bounded_str, c_slice, status_boundary, value_boundary,
+    BAD_PARAM, CbData, Res, admitted, bounded_str, c_slice, copy_c_str, status_boundary,
+    value_boundary,
 };
 use crate::convert::{infos_to_wire, procs_to_wire};
 use crate::types::*;
 
 /// `PMIX_GROUP_CONTEXT_ID`.
 const KEY_CONTEXT_ID: &[u8] = b"pmix.grp.ctxid";
-
-/// The instance, admitted for `call` in `mode`.
-fn admitted(call: &'static str, mode: Mode) -> Result<Pmix, Status> {
-    let inst = global::get().map_err(|e| e.status())?;
-    inst.admit(call, mode).map_err(|e| e.status())?;
-    Ok(inst)
-}
 
 fn mode(blocking: bool) -> Mode {
     if blocking {
@@ -61,9 +55,7 @@ fn c_results(o: &GroupOutcome) -> Result<(*mut pmix_info_t, usize), Status> {
     let p = unsafe { libc::calloc(1, size_of::<pmix_info_t>()) }.cast::<pmix_info_t>();
     // SAFETY: `p` is NULL or a fresh, zeroed, aligned info.
     let i = unsafe { p.as_mut() }.ok_or(Status::ERR_NOMEM)?;
-    for (d, s) in i.key.iter_mut().zip(KEY_CONTEXT_ID) {
-        *d = *s as c_char;
-    }
+    copy_c_str(&mut i.key, KEY_CONTEXT_ID);
     i.value.type_ = PMIX_SIZE;
     i.value.data = pmix_value_data {
         size: usize::try_from(ctx).unwrap_or(usize::MAX),

@@ -1,13 +1,13 @@
 //! `PMIx_Init`, `PMIx_tool_init`, their finalizes, `PMIx_Initialized` and
 //! `PMIx_Progress_thread_stop`.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::c_int;
 
 use pmix::{InitOptions, Mode, Pmix, PmixError, Role, global};
 
 use crate::boundary::{Res, status_boundary, value_boundary};
 use crate::info::{info_slice, init_options};
-use crate::types::{PMIX_MAX_NSLEN, pmix_info_t, pmix_proc_t, pmix_status_t};
+use crate::types::{pmix_info_t, pmix_proc_t, pmix_status_t};
 
 /// `PMIX_ERR_WOULD_BLOCK` (with its diagnostic) for a blocking call made on `inst`'s
 /// progress thread; otherwise nothing.
@@ -44,14 +44,7 @@ unsafe fn init(
     // SAFETY: a non-NULL `proc_` points to a writable `pmix_proc_t` (caller's contract).
     if let Some(p) = unsafe { proc_.as_mut() } {
         let id = inst.proc_id();
-        p.nspace = [0; PMIX_MAX_NSLEN + 1];
-        for (dst, src) in p
-            .nspace
-            .iter_mut()
-            .zip(id.nspace.bytes().take(PMIX_MAX_NSLEN))
-        {
-            *dst = src as c_char;
-        }
+        crate::boundary::copy_c_str(&mut p.nspace, id.nspace.as_bytes());
         p.rank = id.rank;
     }
     Ok(())

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use pmix::{Mode, Pmix, PmixError, global};
+use pmix::{Mode, Pmix, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{BAD_PARAM, c_slice, status_boundary};
@@ -13,10 +13,9 @@ use crate::types::*;
 /// The most keys `PMIx_Unpublish` reads from a NULL-terminated list.
 const MAX_KEYS: usize = 4096;
 
+/// The instance, admitted for the blocking call `call`.
 fn admitted(call: &'static str) -> Result<Pmix, Status> {
-    let inst = global::get().map_err(|e| e.status())?;
-    inst.admit(call, Mode::Blocking).map_err(|e| e.status())?;
-    Ok(inst)
+    crate::boundary::admitted(call, Mode::Blocking)
 }
 
 /// `PMIx_Publish`: publishes each info's key and value, blocking until the server
@@ -86,15 +85,7 @@ pub unsafe extern "C" fn PMIx_Lookup(
                 continue;
             };
             from_wire(&p.value, &mut d.value)?;
-            d.proc_.nspace = [0; PMIX_MAX_NSLEN + 1];
-            for (dst, src) in d
-                .proc_
-                .nspace
-                .iter_mut()
-                .zip(p.proc.nspace.as_bytes().iter().take(PMIX_MAX_NSLEN))
-            {
-                *dst = *src as c_char;
-            }
+            crate::boundary::copy_c_str(&mut d.proc_.nspace, p.proc.nspace.as_bytes());
             d.proc_.rank = p.proc.rank.0;
             any = true;
         }
