@@ -58,6 +58,11 @@ fn pmix_run(exe: &Path, args: &[&str]) -> Output {
 
 /// `mpirun -n 4` when Open MPI is here (`None` after the notice otherwise).
 fn mpirun(exe: &Path, args: &[&str]) -> Option<Output> {
+    mpirun_with(exe, args, &[])
+}
+
+/// [`mpirun`] with variables `env` set for the ranks (`-x`).
+fn mpirun_with(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Option<Output> {
     let present = Command::new("mpirun")
         .arg("--version")
         .output()
@@ -72,9 +77,11 @@ fn mpirun(exe: &Path, args: &[&str]) -> Option<Output> {
     let mut cmd = Command::new("mpirun");
     cmd.env_remove("LD_LIBRARY_PATH")
         .args(["--allow-run-as-root", "--oversubscribe", "--tag-output"])
-        .args(["--mca", "btl", "self,vader", "-n", &N.to_string()])
-        .arg(exe)
-        .args(args);
+        .args(["--mca", "btl", "self,vader"]);
+    for (k, v) in env {
+        cmd.env(k, v).args(["-x", k]);
+    }
+    cmd.args(["-n", &N.to_string()]).arg(exe).args(args);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("PMIX_") {
             cmd.env_remove(k);
@@ -83,22 +90,19 @@ fn mpirun(exe: &Path, args: &[&str]) -> Option<Output> {
     Some(output_within(&mut cmd, LIMIT))
 }
 
-/// Every rank printed its `ok` line (as `tag(r)` prefixes it) and the job exited 0.
-fn check(what: &str, out: &Output, tag: &dyn Fn(u32) -> String, ok: &dyn Fn(u32) -> String) {
+/// Every rank printed its `ok` line (with pmix-run's `[rank] ` tag) and the job
+/// exited 0.
+fn check(what: &str, out: &Output, ok: &dyn Fn(u32) -> String) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{what}:\n{stdout}\n{stderr}");
     for r in 0..N {
-        let line = format!("{}{}\n", tag(r), ok(r));
+        let line = format!("[{r}] {}\n", ok(r));
         assert!(
             stdout.contains(&line),
             "{what}: no {line:?} in\n{stdout}\n{stderr}"
         );
     }
-}
-
-fn pmix_run_tag(r: u32) -> String {
-    format!("[{r}] ")
 }
 
 /// mpirun's `--tag-output` prefix: `[jobid,rank]<stdout>:`.
@@ -124,7 +128,7 @@ fn libpmix_ffi_clients_see_their_job_information_under_pmix_run() {
     let dir = TempDir::new("ffi-jobinfo");
     let exe = build_ours("jobinfo", &dir);
     let out = pmix_run(&exe, &["4"]);
-    check("jobinfo under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("jobinfo under pmix-run", &out, &|r| {
         format!("jobinfo rank {r} of 4: ok")
     });
 }
@@ -134,7 +138,7 @@ fn libpmix_ffi_clients_exchange_keys_by_scope_under_pmix_run() {
     let dir = TempDir::new("ffi-modex");
     let exe = build_ours("modex", &dir);
     let out = pmix_run(&exe, &[]);
-    check("modex under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("modex under pmix-run", &out, &|r| {
         format!("modex rank {r}: ok")
     });
 }
@@ -201,15 +205,12 @@ fn build_openpmix(name: &str, dir: &TempDir) -> Option<PathBuf> {
     Some(exe)
 }
 
-#[test]
-fn libpmix2_and_libpmix_ffi_ranks_exchange_keys_in_one_job_under_pmix_run() {
-    // Even ranks run the program linked with libpmix_ffi, odd ones the same program
-    // linked with libpmix2: each checks every peer's keys by scope.
-    let dir = TempDir::new("ffi-mixed-modex");
-    let ours = build_ours("modex", &dir);
-    let Some(theirs) = build_openpmix("modex", &dir) else {
-        return;
-    };
+/// `tests/c/<name>.c` as one job under `pmix-run`: even ranks linked with
+/// libpmix_ffi, odd ones with libpmix2; `None` (after the notice) without OpenPMIx.
+fn mixed_job(name: &str) -> Option<Output> {
+    let dir = TempDir::new(&format!("ffi-mixed-{name}"));
+    let ours = build_ours(name, &dir);
+    let theirs = build_openpmix(name, &dir)?;
     let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
     cmd.env_remove("LD_LIBRARY_PATH")
@@ -217,10 +218,18 @@ fn libpmix2_and_libpmix_ffi_ranks_exchange_keys_in_one_job_under_pmix_run() {
         .args(["sh", "-c", script, "sh"])
         .arg(&ours)
         .arg(&theirs);
-    let out = output_within(&mut cmd, LIMIT);
-    check("mixed modex under pmix-run", &out, &pmix_run_tag, &|r| {
-        format!("modex rank {r}: ok")
-    });
+    Some(output_within(&mut cmd, LIMIT))
+}
+
+#[test]
+fn libpmix2_and_libpmix_ffi_ranks_exchange_keys_in_one_job_under_pmix_run() {
+    // Even ranks run the program linked with libpmix_ffi, odd ones the same program
+    // linked with libpmix2: each checks every peer's keys by scope.
+    if let Some(out) = mixed_job("modex") {
+        check("mixed modex under pmix-run", &out, &|r| {
+            format!("modex rank {r}: ok")
+        });
+    }
 }
 
 #[test]
@@ -228,7 +237,7 @@ fn libpmix_ffi_get_nb_is_held_until_the_peer_commits_and_get_times_out_under_pmi
     let dir = TempDir::new("ffi-directget");
     let exe = build_ours("directget", &dir);
     let out = pmix_run(&exe, &[]);
-    check("directget under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("directget under pmix-run", &out, &|r| {
         format!("directget rank {r}: ok")
     });
 }
@@ -268,7 +277,7 @@ fn libpmix_ffi_events_reach_exactly_the_handlers_and_ranks_of_each_range_under_p
     let dir = TempDir::new("ffi-events");
     let exe = build_ours("events", &dir);
     let out = pmix_run(&exe, &[]);
-    check("events under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("events under pmix-run", &out, &|r| {
         format!("events rank {r}: ok")
     });
 }
@@ -279,33 +288,11 @@ fn libpmix_ffi_events_of_the_ranges_mpirun_delivers_under_mpirun() {
     // host (events.c's header): those steps are skipped there.
     let dir = TempDir::new("ffi-events-mpirun");
     let exe = build_ours("events", &dir);
-    let present = Command::new("mpirun")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !present {
-        peer_absent(
-            "libpmix_ffi events under mpirun: mpirun not found",
-            "apt-get install openmpi-bin",
-        );
-        return;
+    if let Some(out) = mpirun_with(&exe, &[], &[("EVENTS_SKIP_STEPS", "3,4,5,7")]) {
+        check_mpirun("events under mpirun", &out, &|r| {
+            format!("events rank {r}: ok")
+        });
     }
-    let mut cmd = Command::new("mpirun");
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .env("EVENTS_SKIP_STEPS", "3,4,5,7")
-        .args(["--allow-run-as-root", "--oversubscribe", "--tag-output"])
-        .args(["--mca", "btl", "self,vader", "-x", "EVENTS_SKIP_STEPS"])
-        .args(["-n", &N.to_string()])
-        .arg(&exe);
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("PMIX_") {
-            cmd.env_remove(k);
-        }
-    }
-    let out = output_within(&mut cmd, LIMIT);
-    check_mpirun("events under mpirun", &out, &|r| {
-        format!("events rank {r}: ok")
-    });
 }
 
 #[test]
@@ -324,22 +311,11 @@ fn libpmix_ffi_survivors_get_proc_aborted_for_a_rank_that_exits_1_under_pmix_run
 
 #[test]
 fn libpmix2_and_libpmix_ffi_ranks_see_each_others_events_under_pmix_run() {
-    let dir = TempDir::new("ffi-mixed-events");
-    let ours = build_ours("events", &dir);
-    let Some(theirs) = build_openpmix("events", &dir) else {
-        return;
-    };
-    let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
-        .args(["sh", "-c", script, "sh"])
-        .arg(&ours)
-        .arg(&theirs);
-    let out = output_within(&mut cmd, LIMIT);
-    check("mixed events under pmix-run", &out, &pmix_run_tag, &|r| {
-        format!("events rank {r}: ok")
-    });
+    if let Some(out) = mixed_job("events") {
+        check("mixed events under pmix-run", &out, &|r| {
+            format!("events rank {r}: ok")
+        });
+    }
 }
 
 #[test]
@@ -350,29 +326,18 @@ fn libpmix_ffi_groups_with_context_ids_leaves_and_fences_over_a_left_group_under
     let dir = TempDir::new("ffi-groups");
     let exe = build_ours("groups", &dir);
     let out = pmix_run(&exe, &[]);
-    check("groups under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("groups under pmix-run", &out, &|r| {
         format!("groups rank {r}: ok")
     });
 }
 
 #[test]
 fn libpmix2_and_libpmix_ffi_ranks_build_leave_and_destruct_groups_together_under_pmix_run() {
-    let dir = TempDir::new("ffi-mixed-groups");
-    let ours = build_ours("groups", &dir);
-    let Some(theirs) = build_openpmix("groups", &dir) else {
-        return;
-    };
-    let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
-        .args(["sh", "-c", script, "sh"])
-        .arg(&ours)
-        .arg(&theirs);
-    let out = output_within(&mut cmd, LIMIT);
-    check("mixed groups under pmix-run", &out, &pmix_run_tag, &|r| {
-        format!("groups rank {r}: ok")
-    });
+    if let Some(out) = mixed_job("groups") {
+        check("mixed groups under pmix-run", &out, &|r| {
+            format!("groups rank {r}: ok")
+        });
+    }
 }
 
 #[test]
@@ -415,7 +380,7 @@ fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_pmix_run() {
     let dir = TempDir::new("ffi-pubsub");
     let exe = build_ours("pubsub", &dir);
     let out = pmix_run(&exe, &[]);
-    check("pubsub under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("pubsub under pmix-run", &out, &|r| {
         format!("pubsub rank {r}: ok")
     });
 }
@@ -440,7 +405,7 @@ fn group_leave_return_codes_and_would_block_from_a_handler_or_callback_change_no
     let dir = TempDir::new("ffi-leave-rules");
     let exe = build_ours("leave_rules", &dir);
     let out = pmix_run(&exe, &[]);
-    check("leave_rules under pmix-run", &out, &pmix_run_tag, &|r| {
+    check("leave_rules under pmix-run", &out, &|r| {
         format!("leave_rules rank {r}: ok")
     });
     // One diagnostic per refused call, naming it.
