@@ -31,10 +31,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 
 use common::{median, rank_mean, run, scrub};
-use pmix_testkit::{cprog, peer_absent};
+use pmix_testkit::cprog;
 
 /// The ranks of the job and of the fence and get measurements.
 const RANKS: u32 = 8;
@@ -226,32 +226,13 @@ fn print_table(rows: &[Row]) {
 }
 
 fn main() -> ExitCode {
-    let has_mpirun = Command::new("mpirun")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_mpirun {
-        peer_absent(
-            "bench client: libpmix2 under mpirun: mpirun not found",
-            "apt-get install openmpi-bin",
-        );
-        return ExitCode::SUCCESS;
-    }
-    let Some(openpmix) = cprog::openpmix_for("bench client: the C timing client") else {
+    let Some((openpmix, dir)) = common::peers("client", "pmix-tools-bench-client") else {
         return ExitCode::SUCCESS;
     };
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmix-tools-bench-client");
-    std::fs::create_dir_all(&dir).expect("bench directory");
-    let flags: Vec<String> = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"]
-        .map(str::to_owned)
-        .to_vec();
-    let src = manifest.join("benches/c/timing.c");
     let build = |name: &str, include: &Path, link: &[String]| {
         let exe = dir.join(name);
-        cprog::compile_with(&flags, &src, &exe, &[include], link);
+        common::build_timing(&exe, include, link);
         exe
     };
     let lib = cprog::lib_dir("pmix_ffi");

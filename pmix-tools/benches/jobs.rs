@@ -68,11 +68,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use common::{Run, median, rank_mean, run, scrub};
-use pmix_testkit::{cprog, peer_absent};
 
 /// The ranks of the job and fence measurements (issue 12).
 const RANKS: u32 = 8;
@@ -398,36 +397,11 @@ fn print_table(rows: &[Row]) {
 }
 
 fn main() -> ExitCode {
-    let has_mpirun = Command::new("mpirun")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_mpirun {
-        peer_absent(
-            "bench jobs: pmix-run against mpirun: mpirun not found",
-            "apt-get install openmpi-bin",
-        );
-        return ExitCode::SUCCESS;
-    }
-    let Some(openpmix) = cprog::openpmix_for("bench jobs: the C timing client") else {
+    let Some((openpmix, dir)) = common::peers("jobs", "pmix-tools-bench-jobs") else {
         return ExitCode::SUCCESS;
     };
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmix-tools-bench-jobs");
-    std::fs::create_dir_all(&dir).expect("bench directory");
     let exe = dir.join("timing");
-    let flags: Vec<String> = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"]
-        .map(str::to_owned)
-        .to_vec();
-    cprog::compile_with(
-        &flags,
-        &manifest.join("benches/c/timing.c"),
-        &exe,
-        &[&openpmix.include_dir],
-        &openpmix.link,
-    );
+    common::build_timing(&exe, &openpmix.include_dir, &openpmix.link);
     let pmix_run = PathBuf::from(env!("CARGO_BIN_EXE_pmix-run"));
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(

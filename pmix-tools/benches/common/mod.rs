@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -15,6 +16,40 @@ use rustix::process::{Pid, Signal};
 
 /// The longest one launcher run may take before it is killed and the bench fails.
 pub const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// What both benches need before they run: `mpirun` and OpenPMIx (`None` after the
+/// notice, which fails under `CI=true`, when one is absent), and a scratch directory
+/// `CARGO_TARGET_TMPDIR/<name>`.
+pub fn peers(bench: &str, name: &str) -> Option<(pmix_testkit::OpenPmix, PathBuf)> {
+    let has_mpirun = Command::new("mpirun")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_mpirun {
+        pmix_testkit::peer_absent(
+            &format!("bench {bench}: mpirun not found"),
+            "apt-get install openmpi-bin",
+        );
+        return None;
+    }
+    let openpmix =
+        pmix_testkit::cprog::openpmix_for(&format!("bench {bench}: the C timing client"))?;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).expect("bench directory");
+    Some((openpmix, dir))
+}
+
+/// Compiles the C timing client (`benches/c/timing.c`, warnings as errors) into
+/// `exe` with headers from `include`, linked with `link`.
+pub fn build_timing(exe: &Path, include: &Path, link: &[String]) {
+    let flags: Vec<String> = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"]
+        .map(str::to_owned)
+        .to_vec();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/c/timing.c");
+    pmix_testkit::cprog::compile_with(&flags, &src, exe, &[include], link);
+}
 
 /// Removes the caller's PMIx, Open MPI and PRRTE variables (and `LD_LIBRARY_PATH`)
 /// from `cmd`: every launcher starts from the same clean environment.
