@@ -18,6 +18,7 @@ use std::time::Instant;
 use pmix_wire::msg::{Lookup, LookupReply, Publish, Unpublish};
 use pmix_wire::{Command, DataRange, Info, Pdata, Proc, Reply, Status, Value};
 
+use super::util::{HeldList, HeldRequest};
 use super::{ConnId, Core, ERR_DUPLICATE_KEY, ProcKey, info_deadline, info_value};
 
 const DIRECTIVES: [&str; 6] = [
@@ -33,7 +34,7 @@ const DIRECTIVES: [&str; 6] = [
 #[derive(Debug, Default)]
 pub(crate) struct PubSub {
     data: BTreeMap<String, Published>,
-    held: Vec<HeldLookup>,
+    held: HeldList<HeldLookup>,
 }
 
 #[derive(Debug)]
@@ -52,17 +53,27 @@ struct HeldLookup {
     deadline: Option<Instant>,
 }
 
+impl HeldRequest for HeldLookup {
+    fn conn(&self) -> ConnId {
+        self.conn
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+}
+
 impl PubSub {
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        self.held.iter().filter_map(|h| h.deadline).min()
+        self.held.next_deadline()
     }
 
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
-        self.held.retain(|h| h.conn != conn);
+        self.held.forget_conn(conn);
     }
 
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
-        self.held.iter().filter(|h| h.conn == conn).count()
+        self.held.pending_of(conn)
     }
 
     /// Drops what the ranks of `nspace` published.
@@ -128,7 +139,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
     }
     core.reply_status(conn, tag, Command::PublishNb, Status::SUCCESS);
     // Held lookups that are now complete.
-    let held = std::mem::take(&mut core.pubsub.held);
+    let held = core.pubsub.held.take_all();
     let mut keep = Vec::new();
     for h in held {
         let found = core.pubsub.find(&h.who, &h.keys);
@@ -138,8 +149,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
             keep.push(h);
         }
     }
-    keep.append(&mut core.pubsub.held);
-    core.pubsub.held = keep;
+    core.pubsub.held.restore(keep);
 }
 
 fn answer(core: &mut Core, conn: ConnId, tag: u32, data: Vec<Pdata>, none: Status) {
@@ -211,11 +221,7 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
 
 /// Held lookups whose deadline passed: what was found, else `PMIX_ERR_TIMEOUT`.
 pub(super) fn tick(core: &mut Core, now: Instant) {
-    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.pubsub.held)
-        .into_iter()
-        .partition(|h| h.deadline.is_some_and(|d| d <= now));
-    core.pubsub.held = keep;
-    for h in due {
+    for h in core.pubsub.held.take_due(now) {
         let found = core.pubsub.find(&h.who, &h.keys);
         answer(core, h.conn, h.tag, found, Status(-24));
     }

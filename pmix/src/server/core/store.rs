@@ -25,6 +25,7 @@ use std::time::Instant;
 use pmix_wire::msg::{Commit, GetNb, GetNbReply, ProcData};
 use pmix_wire::{Command, Kval, Proc, Rank, Reply, Scope, Status};
 
+use super::util::{HeldList, HeldRequest};
 use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 /// Keys a server answers only from a topology it shares, which we do not.
@@ -34,7 +35,7 @@ const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo
 #[derive(Debug, Default)]
 pub(crate) struct Store {
     data: HashMap<ProcKey, Committed>,
-    held: Vec<HeldGet>,
+    held: HeldList<HeldGet>,
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +54,16 @@ struct HeldGet {
     deadline: Option<Instant>,
 }
 
+impl HeldRequest for HeldGet {
+    fn conn(&self) -> ConnId {
+        self.conn
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+}
+
 enum Answer {
     Data(Vec<Kval>),
     NotFound,
@@ -61,15 +72,15 @@ enum Answer {
 
 impl Store {
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        self.held.iter().filter_map(|h| h.deadline).min()
+        self.held.next_deadline()
     }
 
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
-        self.held.retain(|h| h.conn != conn);
+        self.held.forget_conn(conn);
     }
 
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
-        self.held.iter().filter(|h| h.conn == conn).count()
+        self.held.pending_of(conn)
     }
 
     /// Drops what the ranks of `nspace` committed.
@@ -128,7 +139,7 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
 /// Re-evaluates the gets held for `target`; with `gone`, those still unanswered
 /// get NOT_FOUND.
 fn release(core: &mut Core, target: &ProcKey, gone: bool) {
-    let held = std::mem::take(&mut core.store.held);
+    let held = core.store.held.take_all();
     let mut keep = Vec::with_capacity(held.len());
     for h in held {
         if &h.target != target {
@@ -142,8 +153,7 @@ fn release(core: &mut Core, target: &ProcKey, gone: bool) {
             Answer::Absent => keep.push(h),
         }
     }
-    keep.append(&mut core.store.held);
-    core.store.held = keep;
+    core.store.held.restore(keep);
 }
 
 /// A local rank is gone: the gets held for it will never be satisfied.
@@ -153,11 +163,7 @@ pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
 
 /// Held gets whose deadline passed: `PMIX_ERR_TIMEOUT`.
 pub(super) fn tick(core: &mut Core, now: Instant) {
-    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.store.held)
-        .into_iter()
-        .partition(|h| h.deadline.is_some_and(|d| d <= now));
-    core.store.held = keep;
-    for h in due {
+    for h in core.store.held.take_due(now) {
         core.reply_status(h.conn, h.tag, Command::GetNb, Status(-24));
     }
 }

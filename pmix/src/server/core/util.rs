@@ -1,5 +1,6 @@
 //! Small shared pieces of the core: sending replies, the per-connection bound,
-//! a rank's state, and reading directives.
+//! a rank's state, reading directives, and the list of requests held until they
+//! can be answered (held gets, held lookups).
 
 use std::time::Instant;
 
@@ -98,4 +99,66 @@ pub(crate) fn info_deadline(
         }
     };
     now.checked_add(d)
+}
+
+/// A request the server holds until it can be answered or its deadline passes.
+pub(crate) trait HeldRequest {
+    /// The connection it came on.
+    fn conn(&self) -> ConnId;
+    /// When it times out, if ever.
+    fn deadline(&self) -> Option<Instant>;
+}
+
+/// The held requests of one kind, in arrival order.
+#[derive(Debug)]
+pub(crate) struct HeldList<T>(Vec<T>);
+
+impl<T> Default for HeldList<T> {
+    fn default() -> Self {
+        HeldList(Vec::new())
+    }
+}
+
+impl<T: HeldRequest> HeldList<T> {
+    /// Holds `r`.
+    pub(crate) fn push(&mut self, r: T) {
+        self.0.push(r);
+    }
+
+    /// The earliest deadline.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.0.iter().filter_map(T::deadline).min()
+    }
+
+    /// Drops what `conn` asked (it is gone).
+    pub(crate) fn forget_conn(&mut self, conn: ConnId) {
+        self.0.retain(|h| h.conn() != conn);
+    }
+
+    /// How many requests of `conn` are held.
+    pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
+        self.0.iter().filter(|h| h.conn() == conn).count()
+    }
+
+    /// Takes out the requests whose deadline is `now` or earlier.
+    pub(crate) fn take_due(&mut self, now: Instant) -> Vec<T> {
+        let (due, keep) = std::mem::take(&mut self.0)
+            .into_iter()
+            .partition(|h| h.deadline().is_some_and(|d| d <= now));
+        self.0 = keep;
+        due
+    }
+
+    /// Takes out every request, to re-evaluate them; [`HeldList::restore`] puts back
+    /// those still unanswered.
+    pub(crate) fn take_all(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.0)
+    }
+
+    /// Puts back `kept` (taken by [`HeldList::take_all`]) ahead of any request held
+    /// meanwhile, so arrival order is kept.
+    pub(crate) fn restore(&mut self, mut kept: Vec<T>) {
+        kept.append(&mut self.0);
+        self.0 = kept;
+    }
 }
