@@ -4,7 +4,9 @@
 //! test instead of the suite.
 
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The longest any one command a test runs may take (a C program under valgrind, or
@@ -12,43 +14,114 @@ use std::time::{Duration, Instant};
 /// the suite).
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
 
-/// Runs `cmd` to completion within `limit`, capturing its output; a child still running
-/// then is killed (only it: the pid this call started) and the test fails.
+/// Runs `cmd` to completion within `limit`, capturing its output, with stdin from
+/// `/dev/null` and in a process group of its own (so launchers such as `mpirun` never
+/// wait on a terminal). A command still running then is killed with everything in
+/// that group (only processes this call started: the child and what it spawned), and
+/// the test fails naming the processes that were still there, their states and what
+/// the command had printed so far.
 ///
 /// # Panics
 /// When the command cannot start, or still runs after `limit`.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
     let mut child = cmd
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
+        let bytes = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&bytes);
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                lock(&sink).extend_from_slice(&buf[..n]);
+            }
+        });
+        (bytes, reader)
     };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let (stdout, out_reader) = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let (stderr, err_reader) = drain(Box::new(child.stderr.take().expect("piped stderr")));
     let deadline = Instant::now() + limit;
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait for the child") {
             break status;
         }
         if Instant::now() >= deadline {
+            let group = child.id();
+            let snapshot = group_snapshot(group);
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{group}")])
+                .status();
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{cmd:?} still ran after {limit:?}: killed");
+            // The group is gone, so its pipes close; wait a little for the readers.
+            let until = Instant::now() + Duration::from_secs(5);
+            while !(out_reader.is_finished() && err_reader.is_finished()) && Instant::now() < until
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            panic!(
+                "{cmd:?} still ran after {limit:?}: killed its process group {group}\n\
+                 processes then (pid state wchan command):\n{snapshot}\n\
+                 stdout so far:\n{}\nstderr so far:\n{}",
+                String::from_utf8_lossy(&lock(&stdout)),
+                String::from_utf8_lossy(&lock(&stderr)),
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     };
+    // Whatever the child left running in its group (a daemon holding the pipes) must
+    // not hold the test: wait for the readers only as long as it takes to drain.
+    let until = Instant::now() + Duration::from_secs(10);
+    while !(out_reader.is_finished() && err_reader.is_finished()) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let take = |b: &Arc<Mutex<Vec<u8>>>| std::mem::take(&mut *lock(b));
     Output {
         status,
-        stdout: stdout.join().expect("stdout reader"),
-        stderr: stderr.join().expect("stderr reader"),
+        stdout: take(&stdout),
+        stderr: take(&stderr),
     }
+}
+
+fn lock(m: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One line per process of process group `pgid`: pid, state, kernel wait channel and
+/// command line (read from `/proc`; empty where `/proc` cannot be read).
+fn group_snapshot(pgid: u32) -> String {
+    let mut lines = String::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return lines;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2).and_then(|g| g.parse::<u32>().ok()) != Some(pgid) {
+            continue;
+        }
+        let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        let state = fields.first().copied().unwrap_or("?");
+        lines.push_str(&format!("{pid} {state} {wchan} {cmdline}\n"));
+    }
+    lines
 }
 
 /// A command running the ignored test `name` of this test binary alone, in a child
@@ -84,4 +157,61 @@ pub fn rerun_tests(names: &[&str], env: &[(&str, &std::ffi::OsStr)], remove: &[&
         cmd.env(k, v);
     }
     cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hung_command_is_killed_with_its_group_and_reports_its_output_and_processes() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 300 & echo started; echo warn >&2; wait"]);
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            output_within(&mut cmd, Duration::from_millis(500))
+        }))
+        .expect_err("the command outlives its limit");
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains("still ran after"), "{msg}");
+        assert!(msg.contains("stdout so far:\nstarted"), "{msg}");
+        assert!(msg.contains("stderr so far:\nwarn"), "{msg}");
+        assert!(
+            msg.contains("sleep 300"),
+            "the snapshot names the grandchild: {msg}"
+        );
+        let pgid: u32 = msg
+            .split("killed its process group ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|g| g.parse().ok())
+            .expect("the group is named");
+        // The grandchild went with its group (a zombie not yet reaped by init is gone).
+        let alive = || -> Vec<String> {
+            group_snapshot(pgid)
+                .lines()
+                .filter(|l| l.split_whitespace().nth(1) != Some("Z"))
+                .map(str::to_owned)
+                .collect()
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !alive().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            alive(),
+            Vec::<String>::new(),
+            "nothing of the group survives"
+        );
+    }
+
+    #[test]
+    fn a_command_within_its_limit_returns_all_it_printed() {
+        let out = output_within(
+            Command::new("sh").args(["-c", "echo one; echo two >&2; exit 3"]),
+            Duration::from_secs(60),
+        );
+        assert_eq!(out.status.code(), Some(3));
+        assert_eq!(out.stdout, b"one\n");
+        assert_eq!(out.stderr, b"two\n");
+    }
 }
