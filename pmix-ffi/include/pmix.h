@@ -185,7 +185,10 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
  * empty cpuset or one outside the topology); PMIX_ERR_NOT_SUPPORTED (an unknown key
  * flagged PMIX_INFO_REQD); PMIX_ERR_NOT_FOUND (no such ORIGIN, no device selected);
  * PMIX_ERR_UNREACH (no local topology or cpuset, and no server to relay to);
- * PMIX_ERR_NOMEM. */
+ * PMIX_ERR_NOMEM. Without a local topology or cpuset, a connected client relays the
+ * request to its server (no topology, its own binding if known) and returns the
+ * server's answer or status; with PMIX_DEVICE_DIST_ORIGIN and a server that does not
+ * advertise pmix.rs.dist.origin (OpenPMIx 4.2's), PMIX_ERR_NOT_SUPPORTED. */
 PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                  pmix_info_t info[], size_t ninfo,
                                                  pmix_device_distance_t *distances[],
@@ -205,7 +208,8 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpu
  * zero or unknown type mask, ORIGIN twice, a foreign or stale topo/cpuset),
  * PMIX_ERR_NOT_SUPPORTED (an unknown key flagged PMIX_INFO_REQD).
  * Passed to cbfunc (as OpenPMIx does with errors found after acceptance):
- * PMIX_ERR_UNREACH (no local topology or cpuset, no server), PMIX_ERR_NOT_FOUND, the
+ * PMIX_ERR_UNREACH (no local topology or cpuset, no server), the relay's statuses
+ * (the server's, PMIX_ERR_NOT_SUPPORTED), PMIX_ERR_NOT_FOUND, the
  * query's own PMIX_ERR_BAD_PARAMs (ambiguous ORIGIN, a cpuset empty or outside the
  * topology), PMIX_ERR_NOMEM, and PMIX_ERROR if the computation failed inside. */
 PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset,

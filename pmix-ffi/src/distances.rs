@@ -5,7 +5,7 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
-use pmix_core::{CpuSet, DeviceDistance, Status, Topology};
+use pmix_core::{CpuSet, Status};
 
 use crate::boundary::{
     BAD_PARAM, CbData, Res, c_strdup, fits_in_a_slice, status_boundary, value_boundary,
@@ -112,11 +112,8 @@ unsafe fn destruct(d: *mut pmix_device_distance_t) {
 /// # Errors
 /// `PMIX_ERR_NOMEM` (nothing is left allocated); `PMIX_ERROR` for an entry naming no
 /// device (never).
-fn to_c_array(
-    topo: &Topology,
-    entries: &[DeviceDistance],
-) -> Result<(*mut pmix_device_distance_t, usize), Status> {
-    let n = entries.len();
+fn to_c_array(answer: pmix::Answer<'_>) -> Result<(*mut pmix_device_distance_t, usize), Status> {
+    let n = answer.len();
     let bytes = n
         .checked_mul(size_of::<pmix_device_distance_t>())
         .ok_or(Status::ERR_NOMEM)?;
@@ -125,27 +122,33 @@ fn to_c_array(
     if arr.is_null() {
         return Err(Status::ERR_NOMEM);
     }
-    for (k, e) in entries.iter().enumerate() {
-        let Some(dev) = topo.device(e.device) else {
-            // SAFETY: entries 0..k are initialised, with malloc'ed strings.
-            unsafe { free_array(arr, k) };
-            return Err(Status::ERROR);
-        };
+    let mut k = 0;
+    for row in answer.rows() {
+        if k == n {
+            break;
+        }
         let entry = pmix_device_distance_t {
-            uuid: c_strdup(dev.uuid()),
-            osname: c_strdup(dev.name()),
-            type_: dev.kind().0,
-            mindist: e.mindist,
-            maxdist: e.maxdist,
+            uuid: c_strdup(row.uuid),
+            osname: c_strdup(row.osname),
+            type_: row.kind.0,
+            mindist: row.mindist,
+            maxdist: row.maxdist,
         };
         let short = entry.uuid.is_null() || entry.osname.is_null();
         // SAFETY: `k < n`: within the allocation of `n` entries.
         unsafe { arr.add(k).write(entry) };
+        k += 1;
         if short {
-            // SAFETY: entries 0..=k are initialised, strings NULL or malloc'ed.
-            unsafe { free_array(arr, k + 1) };
+            // SAFETY: entries 0..k are initialised, strings NULL or malloc'ed.
+            unsafe { free_array(arr, k) };
             return Err(Status::ERR_NOMEM);
         }
+    }
+    if k != n {
+        // An entry naming no device (never).
+        // SAFETY: entries 0..k are initialised, with malloc'ed strings.
+        unsafe { free_array(arr, k) };
+        return Err(Status::ERROR);
     }
     Ok((arr, n))
 }
@@ -161,7 +164,9 @@ fn to_c_array(
 /// directive, a foreign or stale `topo`/`cpuset`, an ambiguous origin, an empty cpuset
 /// or one outside the topology, a bad type mask);
 /// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`);
-/// `PMIX_ERR_NOT_FOUND` (no such origin, nothing selected); `PMIX_ERR_UNREACH` (no local
+/// `PMIX_ERR_NOT_FOUND` (no such origin, nothing selected); with no local topology or
+/// cpuset, a connected client relays the request and returns the server's status (or
+/// `PMIX_ERR_NOT_SUPPORTED` for an origin the server does not advertise); `PMIX_ERR_UNREACH` (no local
 /// topology or cpuset, no server); `PMIX_ERR_NOMEM`; `PMIX_ERROR` (an internal panic).
 ///
 /// # Safety
@@ -195,7 +200,7 @@ pub unsafe extern "C" fn PMIx_Compute_distances(
         // SAFETY: forwarded from the caller.
         let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
         let (arr, n) = inst
-            .compute_distances_with(&args.request(), |t, e| to_c_array(t, e))
+            .compute_distances_with(&args.request(), to_c_array)
             .map_err(|e| e.status())??;
         // SAFETY: both outputs were checked non-NULL and are writable.
         unsafe {
@@ -295,7 +300,7 @@ fn deliver(cb: DistCallback, cbdata: CbData, result: Result<Result<CArray, Statu
 /// `ninfo` beyond any array, a malformed directive, a foreign or stale
 /// `topo`/`cpuset`), `PMIX_ERR_NOT_SUPPORTED`.
 /// Everything found after acceptance reaches `cbfunc` instead: `PMIX_ERR_UNREACH` (no
-/// local topology or cpuset), the query's own `PMIX_ERR_NOT_FOUND` and
+/// local topology or cpuset, no server), the relay's statuses, the query's own `PMIX_ERR_NOT_FOUND` and
 /// `PMIX_ERR_BAD_PARAM` (ambiguous origin, a cpuset outside the topology, …),
 /// `PMIX_ERR_NOMEM`, and `PMIX_ERROR` if the computation panicked. With a NULL
 /// `cbfunc` all of them are returned.
@@ -331,9 +336,8 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
         let cbdata = CbData(cbdata);
         // The conversion to C memory is part of the computation: if it panics, the
         // callback still runs, with PMIX_ERROR.
-        let convert = |t: &Arc<Topology>, e: &[DeviceDistance]| {
-            to_c_array(t, e).map(|(arr, n)| CArray { arr, n })
-        };
+        let convert =
+            |answer: pmix::Answer<'_>| to_c_array(answer).map(|(arr, n)| CArray { arr, n });
         inst.compute_distances_nb_with(&req, convert, move |result| deliver(cb, cbdata, result))
             .map_err(|e| e.status())
     })

@@ -439,3 +439,108 @@ fn group_leave_return_codes_and_would_block_from_a_handler_or_callback_change_no
         assert_eq!(n, 2, "{call} diagnostics:\n{all}");
     }
 }
+
+/// The lines `dist_relay.c` printed for rank `r` (without pmix-run's or mpirun's
+/// tags), in order.
+fn dist_lines(out: &Output, r: u32) -> Vec<String> {
+    let prefix = format!("dist_relay rank {r}: ");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(&prefix).map(|(_, rest)| rest.to_owned()))
+        .collect()
+}
+
+#[test]
+fn libpmix_ffi_without_a_topology_relays_distances_to_pmix_run_and_gets_its_answer() {
+    let dir = TempDir::new("ffi-dist-relay");
+    let exe = build_ours("dist_relay", &dir);
+    let source = format!(
+        "xml:{}",
+        pmix_testkit::hwloc_xml("192em64t-12gr2n8c2t.xml").display()
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .env("PMIX_TOPOLOGY", &source)
+        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
+        .arg(&exe)
+        .arg("eth2");
+    let out = output_within(&mut cmd, LIMIT);
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // What pmix-run's server answers, computed here on the same topology: the ranks
+    // are unbound (they inherit this process's binding).
+    let svc = pmix::Service::new(source, None).unwrap();
+    let own = svc.own_cpuset(pmix::BindEnvelope::Process).unwrap();
+    let expect = |case: &str, req: &pmix::DistanceRequest<'_>| -> Vec<String> {
+        let mut v = vec![format!("{case} SUCCESS")];
+        svc.answer(req, |t, entries| {
+            for e in entries {
+                let d = t.device(e.device).unwrap();
+                v.push(format!(
+                    "{case} {} {} {} {} {}",
+                    d.uuid(),
+                    d.name(),
+                    d.kind().0,
+                    e.mindist,
+                    e.maxdist
+                ));
+            }
+        })
+        .unwrap();
+        v
+    };
+    let from_own = pmix::DistanceRequest {
+        cpuset: Some(&own),
+        ..Default::default()
+    };
+    let from_eth2 = pmix::DistanceRequest {
+        origin: Some("eth2"),
+        ..Default::default()
+    };
+    let missing = pmix::DistanceRequest {
+        origin: Some("no-such-device"),
+        ..Default::default()
+    };
+    assert_eq!(
+        pmix::PmixError::status(&svc.answer(&missing, |_, _| ()).unwrap_err()),
+        pmix::Status::ERR_NOT_FOUND
+    );
+    let mut want = expect("own", &from_own);
+    want.extend(expect("nb", &from_own));
+    want.extend(expect("origin", &from_eth2));
+    want.push("missing NOT-FOUND".into());
+    for r in 0..N {
+        assert_eq!(dist_lines(&out, r), want, "rank {r}:\n{text}");
+    }
+}
+
+#[test]
+fn under_mpirun_a_relayed_origin_is_not_supported_and_a_relayed_cpuset_is_answered() {
+    let dir = TempDir::new("ffi-dist-relay-mpirun");
+    let exe = build_ours("dist_relay", &dir);
+    let Some(out) = mpirun(&exe, &["eth0"]) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for r in 0..N {
+        let lines = dist_lines(&out, r);
+        // OpenPMIx 4.2's server computes relayed requests on its own topology (what
+        // it answers depends on the machine), but does not advertise
+        // pmix.rs.dist.origin: an origin is refused before anything is sent.
+        let rows = |case: &str| -> Vec<String> {
+            lines
+                .iter()
+                .filter_map(|l| l.strip_prefix(&format!("{case} ")).map(str::to_owned))
+                .collect()
+        };
+        assert!(!rows("own").is_empty(), "rank {r}:\n{text}");
+        assert_eq!(rows("own"), rows("nb"), "rank {r}:\n{text}");
+        assert_eq!(rows("origin"), ["NOT-SUPPORTED"], "rank {r}:\n{text}");
+        assert_eq!(rows("missing"), ["NOT-SUPPORTED"], "rank {r}:\n{text}");
+    }
+}

@@ -63,7 +63,7 @@ impl Pmix {
     fn connected(&self) -> Result<&Client, Error> {
         self.inner
             .client
-            .as_ref()
+            .as_deref()
             .ok_or_else(|| Error::Unreach("not connected to a PMIx server".into()))
     }
 

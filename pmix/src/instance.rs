@@ -5,10 +5,10 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use pmix_core::{CpuSet, DeviceDistance, Topology};
+use pmix_core::{CpuSet, Topology};
 
 use crate::client::{Client, ServerEnv};
-use crate::distances::{DistanceRequest, Distances, OwnedRequest};
+use crate::distances::{Answer, DistanceRequest, Distances, OwnedRequest};
 use crate::error::{Error, LoadError};
 use crate::events::{EventInfo, Registry, run_chain};
 use crate::os::BindEnvelope;
@@ -87,7 +87,7 @@ pub(crate) struct Inner {
     role: Role,
     pub(crate) proc_id: ProcId,
     /// The server connection of a launched client.
-    pub(crate) client: Option<Client>,
+    pub(crate) client: Option<Arc<Client>>,
     /// The event handlers.
     pub(crate) events: Arc<Mutex<Registry>>,
     /// The groups this process is a member of, and their members as it knows them.
@@ -129,28 +129,145 @@ impl Local {
             .map_err(|e| self.unanswered(AnswerError::Binding(e)))
     }
 
-    /// Answers `req` in this process ([`Service::answer`]) and hands the entries, with
-    /// the topology that names their devices, to `f`.
-    ///
-    /// # Errors
-    /// [`Error::Unreach`] without a topology or a cpuset; the query's own error.
-    fn answer<R>(
-        &self,
-        req: &DistanceRequest<'_>,
-        f: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R,
-    ) -> Result<R, Error> {
-        self.service.answer(req, f).map_err(|e| self.unanswered(e))
-    }
-
-    /// What a request the service could not answer becomes: the relay's error when the
-    /// topology or the cpuset is missing (`PMIX_ERR_UNREACH` until there is a server to
-    /// ask), the query's own error otherwise.
+    /// What a topology or binding that could not be had here becomes: the relay's
+    /// error (`PMIX_ERR_UNREACH`).
     fn unanswered(&self, e: AnswerError) -> Error {
         match e {
             AnswerError::Distance(e) => Error::Distance(e),
             other => self.relay.unreachable(other.to_string()),
         }
     }
+
+    /// Answers `req` in this process ([`Service::answer`]) when it can, else tells
+    /// which server to relay it to: `f` gets the local answer (and is taken from its
+    /// option only then).
+    fn here<R>(
+        &self,
+        req: &DistanceRequest<'_>,
+        f: &mut Option<impl FnOnce(Answer<'_>) -> R>,
+    ) -> Here<R> {
+        let answered = self.service.answer(req, |topology, entries| {
+            f.take().map(|f| f(Answer::Local { topology, entries }))
+        });
+        match answered {
+            Ok(Some(r)) => Here::Answered(Ok(r)),
+            Ok(None) => Here::Answered(Err(Error::Internal(
+                "a distance answer was delivered twice".into(),
+            ))),
+            Err(AnswerError::Distance(e)) => Here::Answered(Err(Error::Distance(e))),
+            Err(other) => match &self.relay {
+                Relay::Connected(client) => Here::Relay(Arc::clone(client)),
+                relay => Here::Answered(Err(relay.unreachable(other.to_string()))),
+            },
+        }
+    }
+
+    /// The process location a relayed request carries when it names none: this
+    /// process's binding if the OS tells it (else the server uses the rank's
+    /// registered `pmix.cpuset`).
+    fn relay_cpuset(&self, req: &DistanceRequest<'_>) -> Option<CpuSet> {
+        match (req.origin, req.cpuset) {
+            (None, None) => self.service.own_cpuset(BindEnvelope::Process).ok(),
+            _ => None,
+        }
+    }
+
+    /// Answers `req` here, or relays it to the server and waits for the answer
+    /// (DESIGN §6), and hands the entries to `f`.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] without a topology or a cpuset and no server to ask;
+    /// `PMIX_ERR_NOT_SUPPORTED` for an origin the server does not compute from; the
+    /// server's status; the query's own error.
+    fn answer<R>(
+        &self,
+        req: &DistanceRequest<'_>,
+        f: impl FnOnce(Answer<'_>) -> R,
+    ) -> Result<R, Error> {
+        let mut f = Some(f);
+        match self.here(req, &mut f) {
+            Here::Answered(r) => r,
+            Here::Relay(client) => {
+                let cpuset = self.relay_cpuset(req);
+                let rows = crate::client::wait(
+                    |done| client.distances_then(req, cpuset.as_ref(), done),
+                    relay_lost,
+                )?;
+                let f = f.ok_or_else(|| {
+                    Error::Internal("a distance answer was delivered twice".into())
+                })?;
+                Ok(f(Answer::Relayed(&rows)))
+            }
+        }
+    }
+}
+
+/// What [`Local::here`] found.
+enum Here<R> {
+    /// The request was answered here (or failed here for good).
+    Answered(Result<R, Error>),
+    /// No topology or cpuset here: this server is to be asked.
+    Relay(Arc<Client>),
+}
+
+/// What a non-blocking request's progress-thread step found: the converted answer,
+/// or what relaying needs (the conversion goes with it).
+enum Step<R, F> {
+    Done(R),
+    Relay {
+        client: Arc<Client>,
+        convert: F,
+        req: OwnedRequest,
+        cpuset: Option<CpuSet>,
+    },
+}
+
+/// Sends a relayed non-blocking request: `callback` gets the converted reply on the
+/// progress thread (queued with `ticket`), or, when it cannot be sent, the error at
+/// once (this runs on the progress thread already).
+fn relay_nb<R: 'static>(
+    client: &Client,
+    req: &OwnedRequest,
+    cpuset: Option<&CpuSet>,
+    convert: impl FnOnce(Answer<'_>) -> R + Send + 'static,
+    callback: impl FnOnce(Result<R, Error>) + Send + 'static,
+    ticket: crate::progress::Ticket,
+) {
+    // The callback is taken by whichever runs: the reply's job, or the send's failure
+    // here (the completion is dropped unrun when the send fails).
+    let slot = Arc::new(Mutex::new(Some(callback)));
+    let on_reply = Arc::clone(&slot);
+    let sent = req.with_request(|req| {
+        client.distances_then(
+            req,
+            cpuset,
+            Box::new(move |reply| {
+                ticket.post(Job::request(
+                    move || reply.map(|rows| convert(Answer::Relayed(&rows))),
+                    move |r| {
+                        let cb = on_reply
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .take();
+                        if let Some(cb) = cb {
+                            cb(r);
+                        }
+                    },
+                ));
+            }),
+        )
+    });
+    if let Err(e) = sent {
+        let cb = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(cb) = cb {
+            cb(Err(e));
+        }
+    }
+}
+
+/// The error of a relayed request whose connection went before the reply.
+fn relay_lost() -> Error {
+    Error::Unreach("the connection to the PMIx server was lost before it answered".into())
 }
 
 impl std::fmt::Debug for Pmix {
@@ -247,12 +364,12 @@ impl Pmix {
                         run_chain(&chain, &ev);
                     }));
                 };
-                Some(Client::connect(env, &host, sink)?)
+                Some(Arc::new(Client::connect(env, &host, sink)?))
             }
             None => None,
         };
         let (proc_id, relay) = match (&client, role) {
-            (Some(c), _) => (c.proc_id().clone(), Relay::Connected),
+            (Some(c), _) => (c.proc_id().clone(), Relay::Connected(Arc::clone(c))),
             (None, Role::Client) => (
                 single(format!("pmix-rs.singleton.{pid}")),
                 Relay::NotConnected,
@@ -277,7 +394,7 @@ impl Pmix {
     /// The server connection of a launched client (`None` for a singleton, a tool or
     /// a server).
     pub fn client(&self) -> Option<&Client> {
-        self.inner.client.as_ref()
+        self.inner.client.as_deref()
     }
 
     /// The role given at init.
@@ -456,41 +573,46 @@ impl Pmix {
         self.inner.local.own_cpuset(envelope)
     }
 
-    /// Computes distances on the calling thread (no thread hop) and hands the entries,
-    /// with the topology that names their devices, to `f`. The blocking form, for
-    /// callers that convert the entries themselves (the C ABI) without an intermediate
-    /// copy.
+    /// Computes distances on the calling thread (no thread hop) and hands the answer
+    /// to `f`: the blocking form, for callers that convert the entries themselves (the
+    /// C ABI) without an intermediate copy. A request this process cannot answer (no
+    /// topology or no cpuset here) is relayed by a connected client to its server,
+    /// and this waits for the answer (DESIGN §6).
     ///
     /// # Errors
     /// As [`Pmix::admit`] (call `PMIx_Compute_distances`, blocking); then
-    /// [`Error::Unreach`] when there is no topology or no cpuset to answer from
-    /// locally; then the query's own error ([`Error::Distance`]).
+    /// [`Error::Unreach`] when there is no topology or no cpuset here and no server to
+    /// ask (or the server went away); `PMIX_ERR_NOT_SUPPORTED` for an origin the
+    /// server does not compute from; then the query's own error
+    /// ([`Error::Distance`], or the server's status).
     #[doc(alias = "PMIx_Compute_distances")]
     pub fn compute_distances_with<R>(
         &self,
         req: &DistanceRequest<'_>,
-        f: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R,
+        f: impl FnOnce(Answer<'_>) -> R,
     ) -> Result<R, Error> {
         self.admit("PMIx_Compute_distances", Mode::Blocking)?;
         self.inner.local.answer(req, f)
     }
 
-    /// The blocking form: computes distances on the calling thread.
+    /// The blocking form: computes distances on the calling thread (or relays them,
+    /// as [`Pmix::compute_distances_with`] says).
     ///
     /// # Errors
     /// As [`Pmix::compute_distances_with`].
     #[doc(alias = "PMIx_Compute_distances")]
     pub fn compute_distances(&self, req: &DistanceRequest<'_>) -> Result<Distances, Error> {
-        self.compute_distances_with(req, |t, e| Distances::new(Arc::clone(t), e.to_vec()))
+        self.compute_distances_with(req, Distances::new)
     }
 
     /// The non-blocking form. With a callback, the call only *accepts* the request: it
     /// makes the checks of [`Pmix::admit`] and copies the request, on the caller's
     /// thread. Everything else happens on the progress thread: loading the topology on
-    /// first use, resolving the caller's own cpuset, the query; then `callback` runs
-    /// there exactly once with the result. `Ok(())` means accepted, and the callback
-    /// runs if and only if the call returned `Ok(())`. Errors found after acceptance
-    /// ([`Error::Unreach`] without a topology or cpuset, the query's own errors) reach
+    /// first use, resolving the caller's own cpuset, the query (or sending it to the
+    /// server, when it is relayed); then `callback` runs there exactly once with the
+    /// result. `Ok(())` means accepted, and the callback runs if and only if the call
+    /// returned `Ok(())`. Errors found after acceptance ([`Error::Unreach`] without a
+    /// topology or cpuset and no server, the query's own errors, the server's) reach
     /// the callback, as in OpenPMIx.
     ///
     /// Without a callback it behaves as the blocking form (named
@@ -510,13 +632,9 @@ impl Pmix {
     ) -> Result<(), Error> {
         let Some(callback) = callback else {
             self.admit("PMIx_Compute_distances_nb", Mode::Blocking)?;
-            return self.inner.local.answer(req, |_, _| ());
+            return self.inner.local.answer(req, |_| ());
         };
-        self.compute_distances_nb_with(
-            req,
-            |t, e| Distances::new(Arc::clone(t), e.to_vec()),
-            callback,
-        )
+        self.compute_distances_nb_with(req, Distances::new, callback)
     }
 
     /// The non-blocking form for callers that convert the entries themselves (the C
@@ -524,7 +642,9 @@ impl Pmix {
     /// the progress thread as part of the computation, so its result (or the error)
     /// goes to `callback`. If the computation (`convert` included) panics, `callback`
     /// gets [`Error::Internal`] (`PMIX_ERROR`); if `callback` panics, the panic is
-    /// reported on stderr and `callback` is not run again.
+    /// reported on stderr and `callback` is not run again. A relayed request's reply
+    /// is converted and delivered on the progress thread too; a connection lost
+    /// before the reply gives `callback` [`Error::Unreach`].
     ///
     /// # Errors
     /// As [`Pmix::admit`] ([`Mode::NonBlocking`]); [`Error::Init`] /
@@ -534,15 +654,48 @@ impl Pmix {
     pub fn compute_distances_nb_with<R: 'static>(
         &self,
         req: &DistanceRequest<'_>,
-        convert: impl FnOnce(&Arc<Topology>, &[DeviceDistance]) -> R + Send + 'static,
+        convert: impl FnOnce(Answer<'_>) -> R + Send + 'static,
         callback: impl FnOnce(Result<R, Error>) + Send + 'static,
     ) -> Result<(), Error> {
         self.admit("PMIx_Compute_distances_nb", Mode::NonBlocking)?;
         let owned = OwnedRequest::copy(req);
         let local = Arc::clone(&self.inner.local);
+        // Held until the request is answered here (then dropped) or its relayed reply
+        // is queued: the engine does not stop while a relayed request is out.
+        let ticket = self
+            .inner
+            .progress
+            .reserve()
+            .map_err(|e| if self.is_finalized() { Error::Init } else { e })?;
         self.queue(Job::request(
-            move || owned.with_request(|req| local.answer(req, convert)),
-            callback,
+            move || {
+                let mut convert = Some(convert);
+                let here = owned.with_request(|req| match local.here(req, &mut convert) {
+                    Here::Answered(r) => r.map(Ok),
+                    Here::Relay(client) => Ok(Err((client, local.relay_cpuset(req)))),
+                })?;
+                Ok(match here {
+                    Ok(r) => Step::Done(r),
+                    Err((client, cpuset)) => Step::Relay {
+                        client,
+                        cpuset,
+                        req: owned,
+                        convert: convert.ok_or_else(|| {
+                            Error::Internal("a distance answer was delivered twice".into())
+                        })?,
+                    },
+                })
+            },
+            move |step| match step {
+                Ok(Step::Done(r)) => callback(Ok(r)),
+                Err(e) => callback(Err(e)),
+                Ok(Step::Relay {
+                    client,
+                    convert,
+                    req,
+                    cpuset,
+                }) => relay_nb(&client, &req, cpuset.as_ref(), convert, callback, ticket),
+            },
         ))
     }
 

@@ -61,20 +61,23 @@
 //! let pmix = Pmix::init(Role::Tool, opts)?;
 //! let cpu0 = CpuSet::parse_list("0").unwrap();
 //! let d = pmix.compute_distances(&DistanceRequest { cpuset: Some(&cpu0), ..Default::default() })?;
-//! for (dev, min, max) in d.iter() {
-//!     println!("{} {} {min} {max}", dev.name(), dev.uuid());
+//! for r in d.rows() {
+//!     println!("{} {} {} {}", r.osname, r.uuid, r.mindist, r.maxdist);
 //! }
 //! pmix.finalize()?;
 //! # Ok::<(), pmix::Error>(())
 //! ```
 //!
-//! **What it is not (yet).** A connected client does put / commit / fence / get /
-//! abort / finalize ([`Client`]); events, groups, publish/lookup, queries, the
-//! non-blocking forms and the relay of distance requests to the server are later
-//! steps of issue 13 (DESIGN §8): until then a request that cannot be answered
-//! locally is [`Error::Unreach`], and events the server sends are dropped.
-//! `PMIX_ERR_NOT_SUPPORTED` from a server that predates `PMIX_DEVICE_DIST_ORIGIN`
-//! needs that relay and is not produced yet.
+//! **A connected client** does put / commit / fence / get / abort / finalize
+//! ([`Client`]), events, group construct / destruct / leave, publish / lookup /
+//! unpublish, the non-blocking fence and get, and relays a distance request it cannot
+//! answer alone (no topology or no cpuset here) to its server ([`Answer::Relayed`];
+//! `PMIX_ERR_NOT_SUPPORTED` for `PMIX_DEVICE_DIST_ORIGIN` when the server does not
+//! advertise `pmix.rs.dist.origin`, as OpenPMIx 4.2's do not).
+//!
+//! **What it is not (yet)**, issue 13: group invite / join, queries
+//! (`PMIx_Query_info`), `PMIx_Resolve_peers` / `_nodes`, and tools that connect to a
+//! server.
 
 mod calls;
 pub mod client;
@@ -91,7 +94,7 @@ pub mod service;
 pub mod topology;
 
 pub use client::{Client, ServerEnv};
-pub use distances::{DistanceRequest, Distances};
+pub use distances::{Answer, DistanceRequest, Distances, RelayedDistance, Row};
 pub use error::{Error, LoadError};
 pub use events::{EventAction, EventHandler, EventInfo};
 pub use instance::{Connect, DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};

@@ -65,7 +65,7 @@ fn a_panicking_computation_calls_back_with_pmix_error_exactly_once() {
             cpuset: Some(&cpu0),
             ..Default::default()
         },
-        |_, _| -> usize { panic!("conversion fails on purpose") },
+        |_| -> usize { panic!("conversion fails on purpose") },
         move |r| tx.send(r).unwrap(),
     )
     .unwrap();
@@ -96,7 +96,7 @@ fn child_a_callback_that_panics() {
     let r2 = Arc::clone(&runs);
     p.compute_distances_nb_with(
         &req,
-        |_, e| e.len(),
+        |a| a.len(),
         move |_| {
             r2.fetch_add(1, Ordering::SeqCst);
             panic!("the callback panics on purpose");
@@ -104,7 +104,7 @@ fn child_a_callback_that_panics() {
     )
     .unwrap();
     let (tx, rx) = channel();
-    p.compute_distances_nb_with(&req, |_, e| e.len(), move |r| tx.send(r).unwrap())
+    p.compute_distances_nb_with(&req, |a| a.len(), move |r| tx.send(r).unwrap())
         .unwrap();
     let after = rx.recv_timeout(WAIT).unwrap().unwrap();
     p.finalize().unwrap();

@@ -387,3 +387,193 @@ fn a_leave_drops_the_group_at_once_and_the_others_learn_it_from_group_left() {
     }
     s.shutdown().unwrap();
 }
+
+/// A server whose query service reads hwloc XML export `file`, with namespace `ns`
+/// (rank 1 registered as bound to `hwloc:0-3`).
+fn server_with_topology(ns: &str, file: &str) -> Server {
+    let source = format!("xml:{}", pmix_testkit::hwloc_xml(file).display());
+    let server = Server::start(ServerConfig {
+        log: false,
+        service: Some(std::sync::Arc::new(
+            pmix::Service::new(source, None).unwrap(),
+        )),
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    let (uid, gid) = pmix::server::net::effective_ids();
+    let mut spec = NamespaceSpec::single_node(ns, N, uid, gid);
+    spec.ranks[1].cpuset = Some("hwloc:0-3".into());
+    server.add_namespace(spec).unwrap();
+    server
+}
+
+/// A client of `server` whose own topology cannot be loaded (so it relays).
+fn client_without_topology(server: &Server, ns: &str, rank: u32) -> Pmix {
+    Pmix::init(
+        Role::Client,
+        InitOptions {
+            connect: Connect::To(env_of(server, ns, rank)),
+            topology_source: Some("xml:/nonexistent/pmix-rs/topology.xml".into()),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The same topology, answered in this process.
+fn local_on(file: &str) -> Pmix {
+    Pmix::init(
+        Role::Tool,
+        InitOptions {
+            topology_source: Some(format!("xml:{}", pmix_testkit::hwloc_xml(file).display())),
+            connect: Connect::Never,
+            ..InitOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+type RowTuple = (String, String, u64, u16, u16);
+
+fn rows(d: &pmix::Distances) -> Vec<RowTuple> {
+    d.rows()
+        .map(|r| {
+            let (u, o) = (r.uuid.to_owned(), r.osname.to_owned());
+            (u, o, r.kind.0, r.mindist, r.maxdist)
+        })
+        .collect()
+}
+
+const RELAY_XML: &str = "24em64t-2n6c2t-pci.xml";
+
+#[test]
+fn a_client_without_a_topology_relays_distances_to_its_server_and_gets_the_local_answer() {
+    use pmix::DistanceRequest;
+    use pmix_core::{CpuSet, DeviceTypes};
+    let ns = "client.relay";
+    let s = server_with_topology(ns, RELAY_XML);
+    let p = client_without_topology(&s, ns, 0);
+    let here = local_on(RELAY_XML);
+    assert!(
+        p.topology().is_err(),
+        "the client has no topology of its own"
+    );
+    let cpus = CpuSet::parse_list("6-11").unwrap();
+    let requests = [
+        DistanceRequest {
+            cpuset: Some(&cpus),
+            ..Default::default()
+        },
+        DistanceRequest {
+            cpuset: Some(&cpus),
+            types: Some(DeviceTypes::NETWORK),
+            ..Default::default()
+        },
+        DistanceRequest {
+            origin: Some("eth0"),
+            ..Default::default()
+        },
+    ];
+    for req in &requests {
+        let relayed = p.compute_distances(req).unwrap();
+        assert!(relayed.is_relayed() && relayed.topology().is_none());
+        let local = here.compute_distances(req).unwrap();
+        assert!(!local.is_relayed());
+        assert_eq!(rows(&relayed), rows(&local), "{req:?}");
+        // The non-blocking form relays on the progress thread and calls back once.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p2 = p.clone();
+        p.compute_distances_nb(
+            req,
+            Some(Box::new(move |r| {
+                tx.send((r, p2.on_progress_thread())).unwrap();
+            })),
+        )
+        .unwrap();
+        let (r, on_progress) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert!(on_progress);
+        assert_eq!(rows(&r.unwrap()), rows(&local));
+        assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "once");
+    }
+    // The server's statuses come back as they are.
+    let nothing = DistanceRequest {
+        origin: Some("no-such-device"),
+        ..Default::default()
+    };
+    assert_eq!(
+        p.compute_distances(&nothing).unwrap_err().status(),
+        here.compute_distances(&nothing).unwrap_err().status()
+    );
+    p.finalize().unwrap();
+    here.finalize().unwrap();
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn a_relayed_request_without_a_cpuset_uses_this_process_binding() {
+    use pmix::{BindEnvelope, DistanceRequest};
+    let ns = "client.relay.own";
+    let s = server_with_topology(ns, RELAY_XML);
+    let p = client_without_topology(&s, ns, 1);
+    let here = local_on(RELAY_XML);
+    let mine = here.cpuset(BindEnvelope::Process).unwrap();
+    let relayed = p.compute_distances(&DistanceRequest::default()).unwrap();
+    let local = here
+        .compute_distances(&DistanceRequest {
+            cpuset: Some(&mine),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(rows(&relayed), rows(&local));
+    p.finalize().unwrap();
+    here.finalize().unwrap();
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn a_relayed_request_whose_server_goes_away_gets_unreach_and_its_callback_once() {
+    use pmix::DistanceRequest;
+    use pmix_core::CpuSet;
+    let ns = "client.relay.lost";
+    let s = server_with_topology(ns, RELAY_XML);
+    let p = client_without_topology(&s, ns, 0);
+    s.shutdown().unwrap();
+    let cpus = CpuSet::parse_list("0").unwrap();
+    let req = DistanceRequest {
+        cpuset: Some(&cpus),
+        ..Default::default()
+    };
+    // Give the reader thread time to see the socket close.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        p.compute_distances(&req).unwrap_err().status(),
+        Status::ERR_UNREACH
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    p.compute_distances_nb(&req, Some(Box::new(move |r| tx.send(r).unwrap())))
+        .unwrap();
+    let r = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
+    assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "once");
+    p.finalize().unwrap();
+}
+
+#[test]
+fn a_singleton_without_a_topology_is_unreach_not_relayed() {
+    use pmix::DistanceRequest;
+    let p = Pmix::init(
+        Role::Client,
+        InitOptions {
+            connect: Connect::Never,
+            topology_source: Some("xml:/nonexistent/pmix-rs/topology.xml".into()),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap();
+    let e = p
+        .compute_distances(&DistanceRequest::default())
+        .unwrap_err();
+    assert_eq!(e.status(), Status::ERR_UNREACH);
+    assert!(e.to_string().contains("not connected"), "{e}");
+    p.finalize().unwrap();
+}

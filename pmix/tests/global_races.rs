@@ -32,7 +32,7 @@ impl Engine for Process {
         };
         match instance.compute_distances_nb_with(
             &req,
-            |_, entries| entries.len(),
+            |a| a.len(),
             move |r| {
                 assert_eq!(r.unwrap(), 5);
                 callback();

@@ -38,7 +38,7 @@ impl Engine for Instance {
         };
         let accepted = self.pmix.compute_distances_nb_with(
             &req,
-            |_, entries| entries.len(),
+            |a| a.len(),
             move |r| {
                 assert_eq!(r.unwrap(), 5, "cpu 0 sees five devices by default");
                 callback();

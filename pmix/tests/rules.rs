@@ -31,14 +31,14 @@ fn instance(role: Role, file: &str) -> Pmix {
 }
 
 fn summary(d: &Distances) -> Vec<(String, String, u64, u16, u16)> {
-    d.iter()
-        .map(|(dev, min, max)| {
+    d.rows()
+        .map(|r| {
             (
-                dev.uuid().to_owned(),
-                dev.name().to_owned(),
-                dev.kind().0,
-                min,
-                max,
+                r.uuid.to_owned(),
+                r.osname.to_owned(),
+                r.kind.0,
+                r.mindist,
+                r.maxdist,
             )
         })
         .collect()
@@ -118,7 +118,10 @@ fn the_topology_is_loaded_once() {
             cpuset: Some(&c0),
             ..Default::default()
         },
-        |t, _| assert!(Arc::ptr_eq(t, &a)),
+        |answer| match answer {
+            pmix::Answer::Local { topology, .. } => assert!(Arc::ptr_eq(topology, &a)),
+            pmix::Answer::Relayed(_) => panic!("answered here"),
+        },
     )
     .unwrap();
 }
@@ -132,7 +135,7 @@ fn a_blocking_query_runs_on_the_callers_thread_and_nb_on_the_progress_thread() {
         ..Default::default()
     };
     let me = thread::current().id();
-    p.compute_distances_with(&req, |_, _| assert_eq!(thread::current().id(), me))
+    p.compute_distances_with(&req, |_| assert_eq!(thread::current().id(), me))
         .unwrap();
     let (tx, rx) = channel();
     let p2 = p.clone();
@@ -213,7 +216,7 @@ fn blocking_calls_on_the_progress_thread_would_block_and_do_nothing() {
             let ran = Arc::new(AtomicUsize::new(0));
             r.push(p2.compute_distances(&req).map(|_| ()));
             r.push(
-                p2.compute_distances_with(&req, |_, _| ran.fetch_add(1, Ordering::SeqCst))
+                p2.compute_distances_with(&req, |_| ran.fetch_add(1, Ordering::SeqCst))
                     .map(|_| ()),
             );
             r.push(p2.compute_distances_nb(&req, None));
@@ -364,8 +367,8 @@ fn the_own_cpuset_is_used_when_none_is_given_and_ignored_with_an_origin() {
         })
         .unwrap();
     assert_eq!(summary(&a), summary(&b));
-    let eth0 = a.iter().find(|(d, _, _)| d.name() == "eth0").unwrap();
-    assert_eq!((eth0.1, eth0.2), (0, 0));
+    let eth0 = a.rows().find(|r| r.osname == "eth0").unwrap();
+    assert_eq!((eth0.mindist, eth0.maxdist), (0, 0));
 }
 
 #[test]
@@ -388,7 +391,7 @@ fn the_hostname_option_names_the_uuids() {
             ..Default::default()
         })
         .unwrap();
-    let uuids: Vec<_> = d.iter().map(|(dev, _, _)| dev.uuid().to_owned()).collect();
+    let uuids: Vec<_> = d.rows().map(|r| r.uuid.to_owned()).collect();
     assert_eq!(uuids, ["blk://nodeA::sda", "blk://nodeA::sdb"]);
     for bad in ["", "a\0b"] {
         let e = Pmix::init(

@@ -77,7 +77,7 @@ pub fn main(args: &[OsString]) -> i32 {
         }
     };
     let service = Arc::new(
-        match pmix::Service::new(pmix::topology::DEFAULT_SOURCE, None) {
+        match pmix::Service::new(pmix::topology::source_name_from_env(), None) {
             Ok(s) => s,
             Err(e) => {
                 job::say(&sinks, &format!("cannot open the topology: {e}"));

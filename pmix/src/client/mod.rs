@@ -26,8 +26,10 @@
 //!
 //! Publish, lookup and unpublish are the server's commands too.
 //!
-//! **Not yet** (issue 13): group invite/join, queries, distances relayed to the
-//! server, tools.
+//! Distances the process cannot compute alone are relayed
+//! ([`Client::distances_then`]: COMPUTE_DEVICE_DISTANCES).
+//!
+//! **Not yet** (issue 13): group invite/join, queries, tools.
 
 pub mod conn;
 pub mod env;
@@ -36,17 +38,21 @@ mod store;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
+use pmix_core::DeviceTypes;
 use pmix_core::Status;
 use pmix_wire::msg::{
-    Abort, Commit, CommitBucket, DeregEvents, FenceNb, GetNb, GroupConstruct, GroupDestruct,
-    GroupLeave, Lookup, Notify, Publish, RegEvents, Unpublish,
+    Abort, Commit, CommitBucket, ComputeDeviceDistances, DeregEvents, FenceNb, GetNb,
+    GroupConstruct, GroupDestruct, GroupLeave, Lookup, Notify, ProcCpuset, Publish, RegEvents,
+    Unpublish,
 };
-use pmix_wire::{Info, Kval, Proc, Rank, Reply, Request, Scope, Value, WStr};
+use pmix_wire::{Info, Kval, Proc, Rank, Reply, Request, Scope, Topo, Value, WStr};
 
 pub use env::ServerEnv;
 
+use crate::distances::RelayedDistance;
 use crate::error::Error;
 use crate::instance::ProcId;
+use crate::server::core::{DIST_ORIGIN_DIRECTIVE, DIST_ORIGIN_KEY};
 use conn::Conn;
 use store::Store;
 
@@ -578,6 +584,98 @@ impl Client {
                 info: info.to_vec(),
             }),
             done,
+        )
+    }
+
+    /// Whether the server computes distances from a device
+    /// (`PMIX_DEVICE_DIST_ORIGIN`): it advertises `pmix.rs.dist.origin` true in the
+    /// job information (our server does; OpenPMIx 4.2 servers do not).
+    pub fn relays_origin(&self) -> bool {
+        self.store.job_value(DIST_ORIGIN_KEY) == Some(Value::Bool(true))
+    }
+
+    /// Relays a distance request to the server (COMPUTE_DEVICE_DISTANCES, DESIGN §6):
+    /// no topology (the server uses its own), `cpuset` as the process location (the
+    /// server falls back to this rank's registered `pmix.cpuset` without one), and
+    /// `req`'s types, ids and origin as directives; `done` gets the server's entries.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_SUPPORTED` for an origin the server does not advertise
+    /// ([`Client::relays_origin`]); otherwise as [`Client::fence_then`]. The server's
+    /// status (`PMIX_ERR_NOT_FOUND`, `PMIX_ERR_BAD_PARAM`, …) and a malformed entry
+    /// (`PMIX_ERROR`) go to `done`.
+    pub fn distances_then(
+        &self,
+        req: &crate::DistanceRequest<'_>,
+        cpuset: Option<&pmix_core::CpuSet>,
+        done: Done<Vec<RelayedDistance>>,
+    ) -> Result<(), Error> {
+        let mut info = Vec::new();
+        if let Some(origin) = req.origin {
+            if !self.relays_origin() {
+                return Err(status_error(
+                    Status::ERR_NOT_SUPPORTED.0,
+                    "the PMIx server does not compute distances from a device \
+                     (it does not advertise pmix.rs.dist.origin)"
+                        .into(),
+                ));
+            }
+            info.push(Info::new(DIST_ORIGIN_DIRECTIVE, Value::string(origin)));
+        }
+        if let Some(t) = req.types {
+            info.push(Info::new("pmix.dev.type", Value::DevType(t.0)));
+        }
+        for id in req.ids {
+            info.push(Info::new("pmix.dev.id", Value::string(*id)));
+        }
+        let cpuset = match req.origin {
+            Some(_) => None,
+            None => req.cpuset.or(cpuset),
+        };
+        self.request_then(
+            Request::ComputeDeviceDistances(ComputeDeviceDistances {
+                topo: Topo::default(),
+                cpuset: ProcCpuset(cpuset.map(|c| WStr::from(format!("hwloc:{c}").as_str()))),
+                info,
+            }),
+            done,
+            |reply| match reply {
+                Reply::ComputeDeviceDistances(r) if r.status.0 == 0 => r
+                    .dists
+                    .into_iter()
+                    .map(|d| {
+                        let text = |s: Option<WStr>, what: &str| {
+                            s.as_ref()
+                                .and_then(|w| w.as_str().map(str::to_owned))
+                                .ok_or_else(|| {
+                                    Error::Internal(format!(
+                                        "the PMIx server's distance entry has no {what} \
+                                         (or not UTF-8)"
+                                    ))
+                                })
+                        };
+                        Ok(RelayedDistance {
+                            uuid: text(d.uuid, "uuid")?,
+                            osname: text(d.osname, "OS name")?,
+                            kind: DeviceTypes(d.ty),
+                            mindist: d.mindist,
+                            maxdist: d.maxdist,
+                        })
+                    })
+                    .collect(),
+                Reply::ComputeDeviceDistances(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to COMPUTE_DEVICE_DISTANCES".into(),
+                )),
+                Reply::Status { status, .. } if status.0 != 0 => Err(status_error(
+                    status.0,
+                    "the PMIx server's answer to COMPUTE_DEVICE_DISTANCES".into(),
+                )),
+                other => Err(Error::Internal(format!(
+                    "the PMIx server answered COMPUTE_DEVICE_DISTANCES with {:?}",
+                    other.command()
+                ))),
+            },
         )
     }
 
