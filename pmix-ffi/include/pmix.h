@@ -156,6 +156,30 @@ PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_
                                               size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                               void *cbdata);
 
+/* Queries: answered from the job information when every key is there (and no query
+ * asks PMIX_QUERY_REFRESH_CACHE), else by the server (ours answers PMIX_QUERY_NAMESPACES
+ * and job-level keys such as PMIX_JOB_SIZE, with a PMIX_NSPACE qualifier or for the
+ * caller's job). *results: one info per key answered, free with PMIX_INFO_FREE; the _nb
+ * form's info is the library's until release_fn.
+ * Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE,
+ * PMIX_ERR_BAD_PARAM (no queries, a NULL key list or output, a bad key or qualifier, a
+ * NULL cbfunc), PMIX_ERR_UNREACH, the server's status (PMIX_ERR_NOT_SUPPORTED; Open MPI
+ * 4.1's mpirun answers PMIX_ERROR). */
+PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
+                                          pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
+                                             pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* The processes of nspace (NULL or empty: the caller's job) on node nodename (NULL:
+ * this node), from the job information: *procs malloc'ed, free with PMIX_PROC_FREE.
+ * The nodes running processes of nspace, comma-separated (PMIX_NODE_LIST, else the
+ * nodes the job information describes): *nodelist malloc'ed, free with free.
+ * Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE,
+ * PMIX_ERR_BAD_PARAM (NULL outputs), PMIX_ERR_NOT_FOUND, PMIX_ERR_UNREACH. */
+PMIX_EXPORT pmix_status_t PMIx_Resolve_peers(const char *nodename, const pmix_nspace_t nspace,
+                                             pmix_proc_t **procs, size_t *nprocs);
+PMIX_EXPORT pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char **nodelist);
+
 /* Publish / lookup / unpublish through the server (blocking forms). PMIx_Lookup fills
  * each data[i] whose key was found (publisher and value: release with
  * PMIX_PDATA_DESTRUCT) and returns PMIX_SUCCESS if at least one was,

@@ -229,6 +229,10 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_NODEID                   "pmix.nodeid"
 #define PMIX_LOCALITY_STRING          "pmix.locstr"
 #define PMIX_CPUSET                   "pmix.cpuset"
+#define PMIX_NODE_LIST                "pmix.nlist"
+/* Query keys and qualifiers (PMIx_Query_info). */
+#define PMIX_QUERY_NAMESPACES         "pmix.qry.ns"
+#define PMIX_QUERY_REFRESH_CACHE      "pmix.qry.rfsh"
 /* Directives of PMIx_Fence and PMIx_Get. */
 #define PMIX_COLLECT_DATA             "pmix.collect"
 #define PMIX_IMMEDIATE                "pmix.immediate"
@@ -632,6 +636,87 @@ typedef struct pmix_pdata {
             pmix_free((m));                             \
             (m) = NULL;                                 \
         }                                               \
+    } while (0)
+
+/****    ARGV (NULL-terminated string arrays, as pmix_query_t's keys)    ****/
+/* The number of strings before the NULL (0 for a NULL array). */
+static inline int pmix_argv_count(char **argv)
+{
+    int n = 0;
+    while (NULL != argv && NULL != argv[n])
+        n++;
+    return n;
+}
+
+/* Appends a copy of arg to *argv (growing or creating it; it stays NULL-terminated). */
+static inline pmix_status_t pmix_argv_append_nosize(char ***argv, const char *arg)
+{
+    if (NULL == argv || NULL == arg)
+        return PMIX_ERR_BAD_PARAM;
+    int n = pmix_argv_count(*argv);
+    char **grown = (char **) realloc(*argv, ((size_t) n + 2) * sizeof(char *));
+    if (NULL == grown)
+        return PMIX_ERR_NOMEM;
+    *argv = grown;
+    grown[n] = strdup(arg);
+    grown[n + 1] = NULL;
+    return NULL == grown[n] ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+}
+
+/* Frees every string and the array (NULL: nothing). */
+static inline void pmix_argv_free(char **argv)
+{
+    for (int i = 0; NULL != argv && NULL != argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+#define PMIX_ARGV_COUNT(r, a) (r) = pmix_argv_count(a)
+#define PMIX_ARGV_APPEND(r, a, b) (r) = pmix_argv_append_nosize(&(a), (b))
+#define PMIX_ARGV_FREE(a) pmix_argv_free(a)
+
+/****    QUERIES    ****/
+/* One query of PMIx_Query_info: keys is NULL-terminated (PMIX_ARGV_APPEND builds it),
+ * qualifiers an array of nqual infos (PMIX_NSPACE, PMIX_QUERY_REFRESH_CACHE, ...). */
+typedef struct pmix_query {
+    char **keys;
+    pmix_info_t *qualifiers;
+    size_t nqual;
+} pmix_query_t;
+
+#define PMIX_QUERY_STATIC_INIT {NULL, NULL, 0}
+#define PMIX_QUERY_CONSTRUCT(m) memset((m), 0, sizeof(pmix_query_t))
+#define PMIX_QUERY_DESTRUCT(m)                              \
+    do {                                                    \
+        pmix_argv_free((m)->keys);                          \
+        (m)->keys = NULL;                                   \
+        PMIX_INFO_FREE((m)->qualifiers, (m)->nqual);        \
+        (m)->nqual = 0;                                     \
+    } while (0)
+#define PMIX_QUERY_CREATE(m, n)                                                 \
+    do {                                                                        \
+        (m) = (0 == (n)) ? NULL                                                 \
+                         : (pmix_query_t *) pmix_calloc((n), sizeof(pmix_query_t)); \
+    } while (0)
+#define PMIX_QUERY_QUALIFIERS_CREATE(m, n)                  \
+    do {                                                    \
+        (m)->nqual = (n);                                   \
+        PMIX_INFO_CREATE((m)->qualifiers, (m)->nqual);      \
+    } while (0)
+#define PMIX_QUERY_RELEASE(m)       \
+    do {                            \
+        PMIX_QUERY_DESTRUCT((m));   \
+        pmix_free((m));             \
+        (m) = NULL;                 \
+    } while (0)
+#define PMIX_QUERY_FREE(m, n)                                   \
+    do {                                                        \
+        if (NULL != (m)) {                                      \
+            for (size_t _qf = 0; _qf < (n); _qf++)              \
+                PMIX_QUERY_DESTRUCT(&((m)[_qf]));               \
+            pmix_free((m));                                     \
+            (m) = NULL;                                         \
+        }                                                       \
     } while (0)
 
 /****    CALLBACKS    ****/

@@ -284,6 +284,52 @@ pub(crate) unsafe fn infos_to_wire(infos: &[pmix_info_t]) -> Result<Vec<Info>, S
         .collect()
 }
 
+/// The infos as a `calloc`ed C array (keys, flags, values copied with [`from_wire`]; a
+/// value of a type C cannot hold yet is UNDEF), which C frees with `PMIX_INFO_FREE`
+/// ([`free_c_infos`] here); NULL and 0 for none.
+///
+/// # Errors
+/// `PMIX_ERR_NOMEM` (nothing is left allocated).
+pub(crate) fn infos_to_c(infos: &[Info]) -> Result<(*mut pmix_info_t, usize), Status> {
+    let n = infos.len();
+    if n == 0 {
+        return Ok((std::ptr::null_mut(), 0));
+    }
+    // SAFETY: calloc checks n × size for overflow; the result is checked for NULL.
+    let arr = unsafe { libc::calloc(n, size_of::<pmix_info_t>()) }.cast::<pmix_info_t>();
+    if arr.is_null() {
+        return Err(Status::ERR_NOMEM);
+    }
+    for (k, i) in infos.iter().enumerate() {
+        // SAFETY: `k < n`: a zeroed element of the fresh array (UNDEF, empty key).
+        let c = unsafe { &mut *arr.add(k) };
+        crate::boundary::copy_c_str(&mut c.key, i.key.as_bytes());
+        c.flags = i.flags.0;
+        if from_wire(&i.value, &mut c.value) == Err(Status::ERR_NOMEM) {
+            // SAFETY: the array's elements hold values from `from_wire` or UNDEF.
+            unsafe { free_c_infos(arr, n) };
+            return Err(Status::ERR_NOMEM);
+        }
+    }
+    Ok((arr, n))
+}
+
+/// Frees an array [`infos_to_c`] made.
+///
+/// # Safety
+/// `arr` came from [`infos_to_c`] with `n` elements (or is NULL), freed once.
+pub(crate) unsafe fn free_c_infos(arr: *mut pmix_info_t, n: usize) {
+    if arr.is_null() {
+        return;
+    }
+    for k in 0..n {
+        // SAFETY: each value holds what `from_wire` allocated (or nothing), once.
+        unsafe { crate::value::PMIx_Value_destruct(&mut (*arr.add(k)).value) };
+    }
+    // SAFETY: the array was calloc'ed (caller's contract).
+    unsafe { libc::free(arr.cast()) };
+}
+
 /// The namespace of a C process, checked.
 ///
 /// # Errors

@@ -39,6 +39,7 @@ pub mod init;
 pub mod location;
 pub mod objects;
 pub mod pubsub;
+pub mod query;
 pub mod status;
 pub mod types;
 pub mod value;

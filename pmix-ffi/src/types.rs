@@ -284,6 +284,19 @@ pub type pmix_notification_fn_t = Option<
     ),
 >;
 
+/// `pmix_query_t`: one query of `PMIx_Query_info`: a NULL-terminated array of keys and
+/// `nqual` qualifiers.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct pmix_query_t {
+    /// The keys asked for, NULL-terminated.
+    pub keys: *mut *mut c_char,
+    /// The qualifiers (`PMIX_NSPACE`, `PMIX_RANK`, `PMIX_QUERY_REFRESH_CACHE`, …).
+    pub qualifiers: *mut pmix_info_t,
+    /// The number of qualifiers.
+    pub nqual: usize,
+}
+
 /// `pmix_pdata_t`: a published value and its publisher.
 #[repr(C)]
 #[derive(Clone, Copy)]

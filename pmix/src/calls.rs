@@ -446,6 +446,68 @@ impl Pmix {
     }
 }
 
+impl Pmix {
+    /// `PMIx_Query_info_nb`: answers `queries` ([`Client::query_then`]: from this
+    /// process's store when it can, else from the server); `callback` gets the
+    /// answers, once, on the progress thread, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] ([`Mode::NonBlocking`]); `PMIX_ERR_BAD_PARAM` for no
+    /// queries; [`Error::Unreach`] when not connected.
+    #[doc(alias = "PMIx_Query_info_nb")]
+    pub fn query_info_nb(
+        &self,
+        queries: &[pmix_wire::Query],
+        callback: impl FnOnce(Result<Vec<pmix_wire::Info>, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Query_info_nb", Mode::NonBlocking)?;
+        if queries.is_empty() {
+            return Err(Error::BadParam("no queries".into()));
+        }
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.query_then(
+            queries,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Query_info`: [`Pmix::query_info_nb`], waiting for the answers.
+    ///
+    /// # Errors
+    /// As [`Pmix::query_info_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Query_info")]
+    pub fn query_info(&self, queries: &[pmix_wire::Query]) -> Result<Vec<pmix_wire::Info>, Error> {
+        self.admit("PMIx_Query_info", Mode::Blocking)?;
+        wait(|cb| self.query_info_nb(queries, cb))
+    }
+
+    /// `PMIx_Resolve_peers` ([`Client::resolve_peers`]).
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a blocking call; [`Error::Unreach`] when not
+    /// connected; as [`Client::resolve_peers`].
+    #[doc(alias = "PMIx_Resolve_peers")]
+    pub fn resolve_peers(
+        &self,
+        nodename: Option<&str>,
+        nspace: Option<&str>,
+    ) -> Result<Vec<pmix_wire::Proc>, Error> {
+        self.admit("PMIx_Resolve_peers", Mode::Blocking)?;
+        self.connected()?.resolve_peers(nodename, nspace)
+    }
+
+    /// `PMIx_Resolve_nodes` ([`Client::resolve_nodes`]).
+    ///
+    /// # Errors
+    /// As [`Pmix::resolve_peers`]; as [`Client::resolve_nodes`].
+    #[doc(alias = "PMIx_Resolve_nodes")]
+    pub fn resolve_nodes(&self, nspace: Option<&str>) -> Result<String, Error> {
+        self.admit("PMIx_Resolve_nodes", Mode::Blocking)?;
+        self.connected()?.resolve_nodes(nspace)
+    }
+}
+
 /// [`crate::client::wait`] for the instance's calls, whose callbacks a ticket
 /// guarantees: a dropped one means the engine stopped.
 fn wait<T: Send + 'static>(start: impl FnOnce(Done<T>) -> Result<(), Error>) -> Result<T, Error> {

@@ -75,9 +75,11 @@
 //! `PMIX_ERR_NOT_SUPPORTED` for `PMIX_DEVICE_DIST_ORIGIN` when the server does not
 //! advertise `pmix.rs.dist.origin`, as OpenPMIx 4.2's do not).
 //!
-//! **What it is not (yet)**, issue 13: group invite / join, queries
-//! (`PMIx_Query_info`), `PMIx_Resolve_peers` / `_nodes`, and tools that connect to a
-//! server.
+//! It also answers `PMIx_Query_info` (from the job information when it holds every
+//! key, else from the server) and `PMIx_Resolve_peers` / `_nodes`.
+//!
+//! **What it is not (yet)**, issue 13: group invite / join, and tools that connect
+//! to a server.
 
 mod calls;
 pub mod client;

@@ -577,3 +577,55 @@ fn a_singleton_without_a_topology_is_unreach_not_relayed() {
     assert!(e.to_string().contains("not connected"), "{e}");
     p.finalize().unwrap();
 }
+
+#[test]
+fn a_query_is_answered_from_the_job_information_unless_it_asks_for_a_refresh() {
+    use pmix::wire::{Query, WStr};
+    let ns = "client.query";
+    let s = server(ns);
+    let p = client(&s, ns, 0);
+    let q = |key: &str, refresh: bool| Query {
+        keys: vec![WStr::from(key)],
+        qualifiers: if refresh {
+            vec![Info::new("pmix.qry.rfsh", true)]
+        } else {
+            Vec::new()
+        },
+    };
+    let size = p.query_info(&[q("pmix.job.size", false)]).unwrap();
+    assert_eq!(size, [Info::new("pmix.job.size", Value::Uint32(N))]);
+    assert_eq!(p.query_info(&[q("pmix.job.size", true)]).unwrap(), size);
+    let names = p.query_info(&[q("pmix.qry.ns", false)]).unwrap();
+    assert_eq!(names[0].value.as_str(), Some(ns));
+    let unknown = p.query_info(&[q("pmix.no.such.query", false)]).unwrap_err();
+    assert_eq!(unknown.status(), Status::ERR_NOT_SUPPORTED);
+    assert_eq!(
+        p.query_info(&[]).unwrap_err().status(),
+        Status::ERR_BAD_PARAM
+    );
+    assert_eq!(
+        p.resolve_peers(None, None).unwrap(),
+        (0..N)
+            .map(|r| pmix::wire::Proc::new(ns, r))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        p.resolve_peers(Some("no-such-node.invalid"), None)
+            .unwrap_err()
+            .status(),
+        Status::ERR_NOT_FOUND
+    );
+    // Without the server: what the job information holds is still answered, and a
+    // refresh is unreachable.
+    s.shutdown().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(p.query_info(&[q("pmix.job.size", false)]).unwrap(), size);
+    assert_eq!(
+        p.query_info(&[q("pmix.job.size", true)])
+            .unwrap_err()
+            .status(),
+        Status::ERR_UNREACH
+    );
+    assert!(!p.resolve_nodes(None).unwrap().is_empty());
+    p.finalize().unwrap();
+}

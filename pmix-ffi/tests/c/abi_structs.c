@@ -169,6 +169,14 @@ LAYOUT(pmix_pdata_t, value, 776);
 FIELD_TYPE(pmix_pdata_t, proc, pmix_proc_t);
 FIELD_TYPE(pmix_pdata_t, value, pmix_value_t);
 
+SA(sizeof(pmix_query_t) == 24);
+LAYOUT(pmix_query_t, keys, 0);
+LAYOUT(pmix_query_t, qualifiers, 8);
+LAYOUT(pmix_query_t, nqual, 16);
+FIELD_TYPE(pmix_query_t, keys, char **);
+FIELD_TYPE(pmix_query_t, qualifiers, pmix_info_t *);
+FIELD_TYPE(pmix_query_t, nqual, size_t);
+
 /* callback types */
 SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
@@ -230,6 +238,12 @@ SIG(PMIx_Group_leave_nb,
 SIG(PMIx_Publish, pmix_status_t (*)(const pmix_info_t *, size_t));
 SIG(PMIx_Lookup, pmix_status_t (*)(pmix_pdata_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Unpublish, pmix_status_t (*)(char **, const pmix_info_t *, size_t));
+SIG(PMIx_Query_info, pmix_status_t (*)(pmix_query_t[], size_t, pmix_info_t **, size_t *));
+SIG(PMIx_Query_info_nb,
+    pmix_status_t (*)(pmix_query_t[], size_t, pmix_info_cbfunc_t, void *));
+SIG(PMIx_Resolve_peers,
+    pmix_status_t (*)(const char *, const pmix_nspace_t, pmix_proc_t **, size_t *));
+SIG(PMIx_Resolve_nodes, pmix_status_t (*)(const pmix_nspace_t, char **));
 SIG(PMIx_Abort, pmix_status_t (*)(int, const char *, pmix_proc_t *, size_t));
 SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));

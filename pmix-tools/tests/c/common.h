@@ -5,7 +5,9 @@
 #ifndef PMIX_RUN_TEST_COMMON_H
 #define PMIX_RUN_TEST_COMMON_H
 
+#include <errno.h>
 #include <pmix.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,22 @@ __attribute__((unused)) static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits under lock until *count reaches want (a callback's doing); fails after 30 s,
+ * naming what never came. */
+__attribute__((unused)) static void wait_count(pthread_mutex_t *lock, pthread_cond_t *cond,
+                                               const int *count, int want, const char *what)
+{
+    pthread_mutex_lock(lock);
+    while (*count < want) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 30;
+        if (ETIMEDOUT == pthread_cond_timedwait(cond, lock, &until))
+            fail("%s never came", what);
+    }
+    pthread_mutex_unlock(lock);
 }
 
 /* PMIx_Init, fails on error; the job size from PMIX_JOB_SIZE. */

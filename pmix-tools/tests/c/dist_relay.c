@@ -11,8 +11,6 @@
  * compares them with the server's topology answered in Rust. */
 #include "common.h"
 
-#include <errno.h>
-#include <pthread.h>
 
 static void print_rows(const char *what, pmix_status_t rc, pmix_device_distance_t *d, size_t n)
 {
@@ -62,15 +60,7 @@ int main(int argc, char **argv)
 
     CHECK_OK(PMIx_Compute_distances_nb(NULL, NULL, NULL, 0, on_dist, NULL),
              "PMIx_Compute_distances_nb");
-    pthread_mutex_lock(&lock);
-    while (calls < 1) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 30;
-        if (ETIMEDOUT == pthread_cond_timedwait(&cond, &lock, &until))
-            fail("the distance callback never ran");
-    }
-    pthread_mutex_unlock(&lock);
+    wait_count(&lock, &cond, &calls, 1, "the distance callback");
 
     pmix_info_t origin;
     PMIX_INFO_LOAD(&origin, PMIX_DEVICE_DIST_ORIGIN, argv[1], PMIX_STRING);

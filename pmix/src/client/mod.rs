@@ -29,7 +29,11 @@
 //! Distances the process cannot compute alone are relayed
 //! ([`Client::distances_then`]: COMPUTE_DEVICE_DISTANCES).
 //!
-//! **Not yet** (issue 13): group invite/join, queries, tools.
+//! Queries ([`Client::query_then`]) are answered from the store when it holds every
+//! key, else by the server (QUERY); [`Client::resolve_peers`] and
+//! [`Client::resolve_nodes`] read the job information.
+//!
+//! **Not yet** (issue 13): group invite/join, tools.
 
 pub mod conn;
 pub mod env;
@@ -42,10 +46,10 @@ use pmix_core::DeviceTypes;
 use pmix_core::Status;
 use pmix_wire::msg::{
     Abort, Commit, CommitBucket, ComputeDeviceDistances, DeregEvents, FenceNb, GetNb,
-    GroupConstruct, GroupDestruct, GroupLeave, Lookup, Notify, ProcCpuset, Publish, RegEvents,
-    Unpublish,
+    GroupConstruct, GroupDestruct, GroupLeave, Lookup, Notify, ProcCpuset, Publish, QueryInfo,
+    RegEvents, Unpublish,
 };
-use pmix_wire::{Info, Kval, Proc, Rank, Reply, Request, Scope, Topo, Value, WStr};
+use pmix_wire::{Info, Kval, Proc, Query, Rank, Reply, Request, Scope, Topo, Value, WStr};
 
 pub use env::ServerEnv;
 
@@ -587,6 +591,134 @@ impl Client {
         )
     }
 
+    /// `PMIx_Resolve_peers`: the processes of `nspace` (`None`: this process's job)
+    /// on node `nodename` (`None`: this node), from the job information
+    /// (`pmix.lpeers` of that node); another job's are asked of the server (this
+    /// node only).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when nothing is known of that node or job; a
+    /// `pmix.lpeers` that is not a rank list is `PMIX_ERR_BAD_PARAM`; as
+    /// [`Client::get`] for another job.
+    pub fn resolve_peers(
+        &self,
+        nodename: Option<&str>,
+        nspace: Option<&str>,
+    ) -> Result<Vec<Proc>, Error> {
+        let nspace = nspace.unwrap_or(&self.me.nspace);
+        let here =
+            nodename.is_none_or(|n| self.store.hostnames().first().map(String::as_str) == Some(n));
+        let peers = if nspace == self.me.nspace {
+            self.store
+                .node_value(if here { None } else { nodename }, "pmix.lpeers")
+        } else if here {
+            Some(self.get(nspace, Rank::WILDCARD.0, "pmix.lpeers", &[])?)
+        } else {
+            None
+        };
+        let peers = peers.ok_or_else(|| {
+            status_error(
+                Status::ERR_NOT_FOUND.0,
+                format!(
+                    "no processes of {nspace} known on {}",
+                    nodename.unwrap_or("this node")
+                ),
+            )
+        })?;
+        let list = peers.as_str().ok_or_else(|| {
+            status_error(
+                Status::ERR_BAD_PARAM.0,
+                "pmix.lpeers is not a string".into(),
+            )
+        })?;
+        parse_ranks(list)
+            .map(|ranks| ranks.into_iter().map(|r| Proc::new(nspace, r)).collect())
+            .ok_or_else(|| {
+                status_error(
+                    Status::ERR_BAD_PARAM.0,
+                    format!("pmix.lpeers {list:?} is not a rank list"),
+                )
+            })
+    }
+
+    /// `PMIx_Resolve_nodes`: the comma-separated host names of the nodes that run
+    /// processes of `nspace` (`None`: this process's job): its `pmix.nlist` when the
+    /// job information has one, else the nodes it describes; another job's
+    /// `pmix.nlist` is asked of the server.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when nothing is known; as [`Client::get`] for another job.
+    pub fn resolve_nodes(&self, nspace: Option<&str>) -> Result<String, Error> {
+        let nspace = nspace.unwrap_or(&self.me.nspace);
+        if nspace != self.me.nspace {
+            let v = self.get(nspace, Rank::WILDCARD.0, "pmix.nlist", &[])?;
+            return v.as_str().map(str::to_owned).ok_or_else(|| {
+                status_error(Status::ERR_BAD_PARAM.0, "pmix.nlist is not a string".into())
+            });
+        }
+        if let Some(list) = self.store.job_value("pmix.nlist")
+            && let Some(s) = list.as_str()
+        {
+            return Ok(s.to_owned());
+        }
+        let names = self.store.hostnames();
+        if names.is_empty() {
+            return Err(status_error(
+                Status::ERR_NOT_FOUND.0,
+                "the job information names no node".into(),
+            ));
+        }
+        Ok(names.join(","))
+    }
+
+    /// `PMIx_Query_info`: answers every key of `queries` from this process's store
+    /// when it can (job-level values of its own job, or of the job named by a
+    /// `pmix.nspace` qualifier when the store has them; none is when a query has
+    /// `pmix.qry.rfsh` true), else sends them all to the server (QUERY); `done` gets
+    /// the answers, one info per key answered.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the server's status (`PMIX_ERR_NOT_SUPPORTED` for
+    /// keys it does not know, `PMIX_ERROR` from Open MPI 4.1's) goes to `done`.
+    pub fn query_then(&self, queries: &[Query], done: Done<Vec<Info>>) -> Result<(), Error> {
+        let mut local = Vec::new();
+        let all_local = queries.iter().all(|q| {
+            let refresh = q
+                .qualifiers
+                .iter()
+                .any(|i| i.key == "pmix.qry.rfsh" && i.value == Value::Bool(true));
+            let nspace = q
+                .qualifiers
+                .iter()
+                .find(|i| i.key == "pmix.nspace")
+                .and_then(|i| i.value.as_str());
+            !refresh
+                && nspace.is_none_or(|n| n == self.me.nspace)
+                && q.keys.iter().all(|k| {
+                    let v = k.as_str().and_then(|k| self.store.job_value(k));
+                    v.map(|v| local.push(Info::new(k.clone(), v))).is_some()
+                })
+        });
+        if all_local && !queries.is_empty() {
+            done(Ok(local));
+            return Ok(());
+        }
+        self.request_then(
+            Request::Query(QueryInfo {
+                queries: queries.to_vec(),
+            }),
+            done,
+            |reply| match reply {
+                Reply::Query(r) if r.status.0 == 0 => Ok(r.info),
+                Reply::Query(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to QUERY".into(),
+                )),
+                other => expect_ok(other, "QUERY").map(|()| Vec::new()),
+            },
+        )
+    }
+
     /// Whether the server computes distances from a device
     /// (`PMIX_DEVICE_DIST_ORIGIN`): it advertises `pmix.rs.dist.origin` true in the
     /// job information (our server does; OpenPMIx 4.2 servers do not).
@@ -758,4 +890,23 @@ fn get_reply(
             other.command()
         ))),
     }
+}
+
+/// The ranks of a `pmix.lpeers` list (`0,1,2`, ranges `0-3` allowed); `None` when it
+/// is not one.
+fn parse_ranks(list: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if b < a || b - a > 1 << 20 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
 }

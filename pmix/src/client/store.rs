@@ -42,6 +42,8 @@ fn upsert(list: &mut Vec<Kval>, kv: &Kval) {
 pub(crate) struct Store {
     job: Vec<Kval>,
     node: Vec<Info>,
+    /// Every other node's array, as the job information gave them.
+    other_nodes: Vec<Vec<Info>>,
     session: Vec<Info>,
     app: Vec<Info>,
     blobs: HashMap<u32, ProcBlob>,
@@ -56,6 +58,7 @@ impl Store {
         let mut store = Store {
             job: Vec::new(),
             node: Vec::new(),
+            other_nodes: Vec::new(),
             session: Vec::new(),
             app: Vec::new(),
             blobs: HashMap::new(),
@@ -88,7 +91,40 @@ impl Store {
             None if nodes.len() == 1 => nodes.pop().unwrap_or_default(),
             None => Vec::new(),
         };
+        store.other_nodes = nodes;
         store
+    }
+
+    /// The value of `key` in the array of node `hostname` (`None`: this node).
+    pub(crate) fn node_value(&self, hostname: Option<&str>, key: &str) -> Option<Value> {
+        let find = |arr: &[Info]| {
+            arr.iter()
+                .find(|i| i.key.as_bytes() == key.as_bytes())
+                .map(|i| i.value.clone())
+        };
+        let named = |arr: &&Vec<Info>| {
+            arr.iter()
+                .any(|i| i.key == "pmix.hname" && i.value.as_str() == hostname)
+        };
+        match hostname {
+            None => find(&self.node),
+            Some(_) => std::iter::once(&self.node)
+                .chain(self.other_nodes.iter())
+                .find(named)
+                .and_then(|arr| find(arr)),
+        }
+    }
+
+    /// The host names of every node the job information describes, this one first.
+    pub(crate) fn hostnames(&self) -> Vec<String> {
+        std::iter::once(&self.node)
+            .chain(self.other_nodes.iter())
+            .filter_map(|arr| {
+                arr.iter()
+                    .find(|i| i.key == "pmix.hname")
+                    .and_then(|i| i.value.as_str().map(str::to_owned))
+            })
+            .collect()
     }
 
     /// A job-level value of this job.

@@ -3,7 +3,7 @@
 //!
 //! The blob carries, in the order mpirun sends it: the job-level values
 //! (`pmix.srv.nspace`, `pmix.srv.rank`, `pmix.jobid`, `pmix.offset`,
-//! `pmix.num.nodes`, `pmix.job.size`, `pmix.job.napps`, `pmix.max.size`, the
+//! `pmix.num.nodes`, `pmix.nlist` (this host: `PMIx_Resolve_nodes`), `pmix.job.size`, `pmix.job.napps`, `pmix.max.size`, the
 //! launcher's own job info, and `pmix.bfrops.mod`, the client's version string);
 //! a session array (`pmix.session.id`, `pmix.univ.size`, and the capability key
 //! [`DIST_ORIGIN_KEY`], BOOL true: this server is one that may answer
@@ -126,6 +126,7 @@ impl Namespace {
             Kval::new("pmix.jobid", spec.nspace.as_str()),
             Kval::new("pmix.offset", 0u32),
             Kval::new("pmix.num.nodes", 1u32),
+            Kval::new("pmix.nlist", host),
             Kval::new("pmix.job.size", size),
             Kval::new("pmix.job.napps", napps),
             Kval::new("pmix.max.size", max),

@@ -1,0 +1,272 @@
+//! `PMIx_Query_info` / `_nb`, `PMIx_Resolve_peers` and `PMIx_Resolve_nodes` over the
+//! runtime's client (answered from the job information when they can be, else by the
+//! server).
+//!
+//! A query's answers are a `calloc`ed info array: the caller's (free with
+//! `PMIX_INFO_FREE`) in the blocking form, the library's until `release_fn` in the
+//! non-blocking one. `PMIx_Resolve_peers` gives a `malloc`ed process array (free with
+//! `PMIX_PROC_FREE`), `PMIx_Resolve_nodes` a `malloc`ed string (free with `free`).
+
+use std::ffi::{c_char, c_void};
+
+use pmix::wire::{Query, WStr};
+use pmix::{Mode, PmixError};
+use pmix_core::Status;
+
+use crate::boundary::{
+    BAD_PARAM, CbData, admitted, bounded_str, c_slice, c_strdup, copy_c_str, status_boundary,
+    value_boundary,
+};
+use crate::convert::{free_c_infos, infos_to_c, infos_to_wire, key_arg};
+use crate::types::*;
+
+/// The most keys one query may hold (a bound on walking a NULL-terminated array).
+const MAX_KEYS: usize = 4096;
+
+/// The runtime's queries of a C query array.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a NULL or empty key list, a key that is NULL, empty,
+/// over-long or not UTF-8, more than [`MAX_KEYS`] keys, or a bad qualifier.
+///
+/// # Safety
+/// Each query's `keys` is NULL or a NULL-terminated array of NUL-terminated strings;
+/// `qualifiers` points to `nqual` readable infos (or is NULL with 0).
+unsafe fn queries_to_wire(queries: &[pmix_query_t]) -> Result<Vec<Query>, Status> {
+    queries
+        .iter()
+        .map(|q| {
+            if q.keys.is_null() {
+                return Err(BAD_PARAM);
+            }
+            let mut keys = Vec::new();
+            for k in 0..=MAX_KEYS {
+                // SAFETY: the array is NULL-terminated (caller's contract) and `k` has
+                // not passed its terminator.
+                let p = unsafe { *q.keys.add(k) };
+                if p.is_null() {
+                    break;
+                }
+                if k == MAX_KEYS {
+                    return Err(BAD_PARAM);
+                }
+                // SAFETY: a NUL-terminated string (caller's contract).
+                keys.push(WStr::from(unsafe { key_arg(p) }?));
+            }
+            if keys.is_empty() {
+                return Err(BAD_PARAM);
+            }
+            // SAFETY: forwarded from the caller.
+            let qualifiers = unsafe { infos_to_wire(c_slice(q.qualifiers, q.nqual)?) }?;
+            Ok(Query { keys, qualifiers })
+        })
+        .collect()
+}
+
+/// The `release_fn` of a query callback: frees the answers it was given.
+///
+/// # Safety
+/// `cbdata` is the `release_cbdata` of the same callback, passed once.
+unsafe extern "C" fn release_answers(cbdata: *mut c_void) {
+    value_boundary((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: `cbdata` came from `Box::into_raw` below, released once.
+        let b = unsafe { Box::from_raw(cbdata.cast::<(*mut pmix_info_t, usize)>()) };
+        // SAFETY: the array `infos_to_c` made, with its length.
+        unsafe { free_c_infos(b.0, b.1) };
+    })
+}
+
+/// `PMIx_Query_info`: answers `queries` (each key, with its qualifiers), from this
+/// process's job information when every key is there (and no query asks for a
+/// refresh), else from the server; `*results` gets one info per key answered (free
+/// with `PMIX_INFO_FREE`).
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+/// `PMIX_ERR_BAD_PARAM` (NULL `queries` or none, NULL `results`/`nresults`, a bad key
+/// or qualifier); `PMIX_ERR_UNREACH` (no server); the server's status
+/// (`PMIX_ERR_NOT_SUPPORTED` for keys it does not answer; Open MPI 4.1's mpirun
+/// answers `PMIX_ERROR`).
+///
+/// # Safety
+/// `queries` points to `nqueries` queries, each with `keys` NULL or a NULL-terminated
+/// array of NUL-terminated strings and `qualifiers` pointing to `nqual` readable infos
+/// (or NULL with 0); `results` and `nresults` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Query_info(
+    queries: *mut pmix_query_t,
+    nqueries: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Query_info", Mode::Blocking)?;
+        // SAFETY: non-NULL out-pointers are writable (caller's contract).
+        let (Some(res), Some(nres)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() })
+        else {
+            return Err(BAD_PARAM);
+        };
+        (*res, *nres) = (std::ptr::null_mut(), 0);
+        if nqueries == 0 {
+            return Err(BAD_PARAM);
+        }
+        // SAFETY: forwarded from the caller.
+        let q = unsafe { queries_to_wire(c_slice(queries, nqueries)?) }?;
+        let answers = inst.query_info(&q).map_err(|e| e.status())?;
+        (*res, *nres) = infos_to_c(&answers)?;
+        Ok(())
+    })
+}
+
+/// `PMIx_Query_info_nb`: as [`PMIx_Query_info`], with the answers passed to
+/// `cbfunc(status, info, ninfo, cbdata, release_fn, release_cbdata)` once, on the
+/// progress thread (the library's until `release_fn`). The queries are copied before
+/// this returns.
+///
+/// # Errors
+/// As [`PMIx_Query_info`] for what is found before acceptance (`PMIX_ERR_BAD_PARAM`
+/// for a NULL `cbfunc` too, as OpenPMIx); the server's status goes to `cbfunc`.
+///
+/// # Safety
+/// As [`PMIx_Query_info`]; `cbfunc` must be safe to call from another thread with
+/// `cbdata`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Query_info_nb(
+    queries: *mut pmix_query_t,
+    nqueries: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Query_info_nb", Mode::NonBlocking)?;
+        let Some(cb) = cbfunc else {
+            return Err(BAD_PARAM);
+        };
+        if nqueries == 0 {
+            return Err(BAD_PARAM);
+        }
+        // SAFETY: forwarded from the caller.
+        let q = unsafe { queries_to_wire(c_slice(queries, nqueries)?) }?;
+        let cbdata = CbData(cbdata);
+        inst.query_info_nb(&q, move |r| {
+            let (status, p, n) = match r.map_err(|e| e.status()).and_then(|a| infos_to_c(&a)) {
+                Ok((p, n)) => (Status::SUCCESS.0, p, n),
+                Err(s) => (s.0, std::ptr::null_mut(), 0),
+            };
+            let (release, rel): (pmix_release_cbfunc_t, *mut c_void) = if p.is_null() {
+                (None, std::ptr::null_mut())
+            } else {
+                (
+                    Some(release_answers),
+                    Box::into_raw(Box::new((p, n))).cast(),
+                )
+            };
+            // SAFETY: the caller's callback with its own data, once; the answers stay
+            // valid until it calls `release`.
+            unsafe { cb(status, p, n, cbdata.ptr(), release, rel) };
+        })
+        .map_err(|e| e.status())
+    })
+}
+
+/// An optional string argument: NULL or empty is `None`.
+///
+/// # Safety
+/// `p` is NULL or readable up to its NUL or `max + 1` bytes.
+unsafe fn opt_str<'a>(p: *const c_char, max: usize) -> Result<Option<&'a str>, Status> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded from the caller.
+    let s = unsafe { bounded_str(p, max) }?;
+    Ok(Some(s).filter(|s| !s.is_empty()))
+}
+
+/// `PMIx_Resolve_peers`: the processes of `nspace` (NULL or empty: the caller's job)
+/// on node `nodename` (NULL: this node): `*procs` a `malloc`ed array of `*nprocs`
+/// (free with `PMIX_PROC_FREE`).
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+/// `PMIX_ERR_BAD_PARAM` (NULL `procs`/`nprocs`, an over-long name);
+/// `PMIX_ERR_NOT_FOUND` (nothing known of that node or job); `PMIX_ERR_UNREACH` (no
+/// server); `PMIX_ERR_NOMEM`.
+///
+/// # Safety
+/// `nodename` is NULL or a NUL-terminated string; `nspace` NULL or readable up to its
+/// NUL or 256 bytes; `procs` and `nprocs` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Resolve_peers(
+    nodename: *const c_char,
+    nspace: *const c_char,
+    procs: *mut *mut pmix_proc_t,
+    nprocs: *mut usize,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Resolve_peers", Mode::Blocking)?;
+        // SAFETY: non-NULL out-pointers are writable (caller's contract).
+        let (Some(out), Some(nout)) = (unsafe { procs.as_mut() }, unsafe { nprocs.as_mut() })
+        else {
+            return Err(BAD_PARAM);
+        };
+        (*out, *nout) = (std::ptr::null_mut(), 0);
+        // SAFETY: forwarded from the caller.
+        let node = unsafe { opt_str(nodename, 255) }?;
+        // SAFETY: forwarded from the caller.
+        let ns = unsafe { opt_str(nspace, PMIX_MAX_NSLEN) }?;
+        let peers = inst.resolve_peers(node, ns).map_err(|e| e.status())?;
+        if peers.is_empty() {
+            return Err(Status::ERR_NOT_FOUND);
+        }
+        // SAFETY: calloc checks n × size for overflow; checked before use.
+        let arr =
+            unsafe { libc::calloc(peers.len(), size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
+        if arr.is_null() {
+            return Err(Status::ERR_NOMEM);
+        }
+        for (k, p) in peers.iter().enumerate() {
+            // SAFETY: `k < len`: a zeroed element of the fresh array.
+            let c = unsafe { &mut *arr.add(k) };
+            copy_c_str(&mut c.nspace, p.nspace.as_bytes());
+            c.rank = p.rank.0;
+        }
+        (*out, *nout) = (arr, peers.len());
+        Ok(())
+    })
+}
+
+/// `PMIx_Resolve_nodes`: the comma-separated names of the nodes running processes of
+/// `nspace` (NULL or empty: the caller's job), as a `malloc`ed string in `*nodelist`
+/// (free with `free`).
+///
+/// # Errors
+/// As [`PMIx_Resolve_peers`] (`PMIX_ERR_BAD_PARAM` for a NULL `nodelist`).
+///
+/// # Safety
+/// `nspace` as in [`PMIx_Resolve_peers`]; `nodelist` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Resolve_nodes(
+    nspace: *const c_char,
+    nodelist: *mut *mut c_char,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Resolve_nodes", Mode::Blocking)?;
+        // SAFETY: a non-NULL out-pointer is writable (caller's contract).
+        let Some(out) = (unsafe { nodelist.as_mut() }) else {
+            return Err(BAD_PARAM);
+        };
+        *out = std::ptr::null_mut();
+        // SAFETY: forwarded from the caller.
+        let ns = unsafe { opt_str(nspace, PMIX_MAX_NSLEN) }?;
+        let list = inst.resolve_nodes(ns).map_err(|e| e.status())?;
+        let s = c_strdup(&list);
+        if s.is_null() {
+            return Err(Status::ERR_NOMEM);
+        }
+        *out = s;
+        Ok(())
+    })
+}
