@@ -180,6 +180,35 @@ PMIX_EXPORT pmix_status_t PMIx_Resolve_peers(const char *nodename, const pmix_ns
                                              pmix_proc_t **procs, size_t *nprocs);
 PMIX_EXPORT pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char **nodelist);
 
+/* Asynchronous groups, built from events as OpenPMIx 4.2 clients build them (no group
+ * command reaches the server, so they work under any 4.2 server that relays events).
+ * PMIx_Group_invite: this process (the leader) invites procs (WILDCARD ranks: the
+ * whole job) to grp and returns once every invitee has accepted, declined or
+ * terminated; the group is then the leader and the acceptors, announced with
+ * PMIX_GROUP_CONSTRUCT_COMPLETE. PMIx_Group_join: an invitee answers the leader (NULL
+ * leader: the whole session) with PMIX_GROUP_ACCEPT or PMIX_GROUP_DECLINE and returns
+ * once the answer is sent; from an event handler use the _nb form. Both leave
+ * *results NULL (as libpmix2). PMIX_TIMEOUT is not honoured (libpmix2 4.2.2 ignores it
+ * too). Errors: PMIX_ERR_BAD_PARAM (a NULL, empty or over-length grp, nobody to
+ * invite, an opt that is neither, NULL results/nresults), PMIX_ERR_INIT,
+ * PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE, PMIX_ERR_UNREACH, the server's refusal. */
+PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
+                                            size_t nprocs, const pmix_info_t info[],
+                                            size_t ninfo, pmix_info_t **results,
+                                            size_t *nresult);
+PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t info[],
+                                               size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                               void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
+                                          pmix_group_opt_t opt, const pmix_info_t info[],
+                                          size_t ninfo, pmix_info_t **results,
+                                          size_t *nresult);
+PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
+                                             pmix_group_opt_t opt, const pmix_info_t info[],
+                                             size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                             void *cbdata);
+
 /* Publish / lookup / unpublish through the server (blocking forms). PMIx_Lookup fills
  * each data[i] whose key was found (publisher and value: release with
  * PMIX_PDATA_DESTRUCT) and returns PMIX_SUCCESS if at least one was,

@@ -675,6 +675,13 @@ static inline void pmix_argv_free(char **argv)
 #define PMIX_ARGV_APPEND(r, a, b) (r) = pmix_argv_append_nosize(&(a), (b))
 #define PMIX_ARGV_FREE(a) pmix_argv_free(a)
 
+/****    GROUPS    ****/
+/* A PMIx_Group_join answer. */
+typedef enum {
+    PMIX_GROUP_DECLINE,
+    PMIX_GROUP_ACCEPT
+} pmix_group_opt_t;
+
 /****    QUERIES    ****/
 /* One query of PMIx_Query_info: keys is NULL-terminated (PMIX_ARGV_APPEND builds it),
  * qualifiers an array of nqual infos (PMIX_NSPACE, PMIX_QUERY_REFRESH_CACHE, ...). */

@@ -364,3 +364,239 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
         )
     })
 }
+
+/// The out-pointers of a blocking invite or join: set to NULL and 0 (these calls
+/// return no results, as libpmix2 4.2.2's).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when either is NULL.
+///
+/// # Safety
+/// Each is NULL or writable.
+unsafe fn no_results(results: *mut *mut pmix_info_t, nresults: *mut usize) -> Res {
+    // SAFETY: non-NULL out-pointers are writable (caller's contract).
+    let (Some(r), Some(n)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() }) else {
+        return Err(BAD_PARAM);
+    };
+    (*r, *n) = (std::ptr::null_mut(), 0);
+    Ok(())
+}
+
+/// Delivers an invite's or join's outcome to a C `pmix_info_cbfunc_t` (no results).
+fn info_done(
+    cb: unsafe extern "C" fn(
+        pmix_status_t,
+        *mut pmix_info_t,
+        usize,
+        *mut c_void,
+        pmix_release_cbfunc_t,
+        *mut c_void,
+    ),
+    cbdata: CbData,
+) -> impl FnOnce(pmix_status_t) + Send + 'static {
+    move |status| {
+        // SAFETY: the caller's callback with its own data, once; no results.
+        unsafe {
+            cb(
+                status,
+                std::ptr::null_mut(),
+                0,
+                cbdata.ptr(),
+                None,
+                std::ptr::null_mut(),
+            )
+        };
+    }
+}
+
+fn status_of<T>(r: Result<T, pmix::Error>) -> pmix_status_t {
+    match r {
+        Ok(_) => Status::SUCCESS.0,
+        Err(e) => e.status().0,
+    }
+}
+
+/// `PMIx_Group_invite`: invites `procs` to `grp` with this process as leader,
+/// blocking until every invitee has accepted, declined or terminated; the group
+/// (this process and the acceptors) is then made, at the server too. `*results` is
+/// NULL (as libpmix2's).
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+/// `PMIX_ERR_BAD_PARAM` (a bad `grp`, no one to invite, NULL `results`/`nresults`);
+/// `PMIX_ERR_UNREACH`; the server's refusal.
+///
+/// # Safety
+/// As [`PMIx_Group_construct`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Group_invite(
+    grp: *const c_char,
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Group_invite", Mode::Blocking)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { no_results(results, nresults) }?;
+        // SAFETY: forwarded from the caller.
+        let grp = unsafe { grp_arg(grp) }?;
+        // SAFETY: forwarded from the caller.
+        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        inst.group_invite(grp, &procs, &info)
+            .map(|_| ())
+            .map_err(|e| e.status())
+    })
+}
+
+/// `PMIx_Group_invite_nb`: as [`PMIx_Group_invite`], with the status passed to
+/// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread; a
+/// NULL `cbfunc` makes it blocking.
+///
+/// # Errors
+/// As [`PMIx_Group_invite`], returned only for what is found before acceptance.
+///
+/// # Safety
+/// As [`PMIx_Group_construct_nb`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Group_invite_nb(
+    grp: *const c_char,
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Group_invite_nb", mode(cbfunc.is_none()))?;
+        // SAFETY: forwarded from the caller.
+        let grp = unsafe { grp_arg(grp) }?;
+        // SAFETY: forwarded from the caller.
+        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let Some(cb) = cbfunc else {
+            return inst
+                .group_invite(grp, &procs, &info)
+                .map(|_| ())
+                .map_err(|e| e.status());
+        };
+        let done = info_done(cb, CbData(cbdata));
+        inst.group_invite_nb(grp, &procs, &info, move |r| done(status_of(r)))
+            .map_err(|e| e.status())
+    })
+}
+
+/// The leader argument of a join: NULL (answer the whole session) or a process.
+///
+/// # Errors
+/// As [`procs_to_wire`].
+///
+/// # Safety
+/// `leader` is NULL or readable.
+unsafe fn leader_arg(leader: *const pmix_proc_t) -> Result<Option<pmix::wire::Proc>, Status> {
+    // SAFETY: forwarded from the caller.
+    match unsafe { leader.as_ref() } {
+        None => Ok(None),
+        Some(l) => Ok(procs_to_wire(std::slice::from_ref(l))?.pop()),
+    }
+}
+
+/// `PMIx_Group_join`: answers an invitation to `grp` from `leader` (NULL: the
+/// whole session): `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`; returns once the
+/// answer is sent. `*results` is NULL (as libpmix2's).
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+/// `PMIX_ERR_BAD_PARAM` (a bad `grp` or `leader`, an `opt` that is neither, NULL
+/// `results`/`nresults`); `PMIX_ERR_UNREACH`; the server's status.
+///
+/// # Safety
+/// `grp` is NULL or a NUL-terminated string; `leader` NULL or readable; `info` as in
+/// [`PMIx_Group_construct`]; `results` and `nresults` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Group_join(
+    grp: *const c_char,
+    leader: *const pmix_proc_t,
+    opt: pmix_group_opt_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Group_join", Mode::Blocking)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { no_results(results, nresults) }?;
+        // SAFETY: forwarded from the caller.
+        let grp = unsafe { grp_arg(grp) }?;
+        // SAFETY: forwarded from the caller.
+        let leader = unsafe { leader_arg(leader) }?;
+        let accept = accept_arg(opt)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        inst.group_join(grp, leader.as_ref(), accept, &info)
+            .map_err(|e| e.status())
+    })
+}
+
+/// `PMIX_GROUP_ACCEPT` (true) or `PMIX_GROUP_DECLINE` (false).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for any other value.
+fn accept_arg(opt: pmix_group_opt_t) -> Result<bool, Status> {
+    match opt {
+        PMIX_GROUP_ACCEPT => Ok(true),
+        PMIX_GROUP_DECLINE => Ok(false),
+        _ => Err(BAD_PARAM),
+    }
+}
+
+/// `PMIx_Group_join_nb`: as [`PMIx_Group_join`], with the status passed to
+/// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread (safe
+/// from an event handler, unlike the blocking form); a NULL `cbfunc` makes it
+/// blocking.
+///
+/// # Errors
+/// As [`PMIx_Group_join`], returned only for what is found before acceptance.
+///
+/// # Safety
+/// As [`PMIx_Group_join`]; `cbfunc` must be safe to call from another thread with
+/// `cbdata`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Group_join_nb(
+    grp: *const c_char,
+    leader: *const pmix_proc_t,
+    opt: pmix_group_opt_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status_boundary(|| {
+        let inst = admitted("PMIx_Group_join_nb", mode(cbfunc.is_none()))?;
+        // SAFETY: forwarded from the caller.
+        let grp = unsafe { grp_arg(grp) }?;
+        // SAFETY: forwarded from the caller.
+        let leader = unsafe { leader_arg(leader) }?;
+        let accept = accept_arg(opt)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let Some(cb) = cbfunc else {
+            return inst
+                .group_join(grp, leader.as_ref(), accept, &info)
+                .map_err(|e| e.status());
+        };
+        let done = info_done(cb, CbData(cbdata));
+        inst.group_join_nb(grp, leader.as_ref(), accept, &info, move |r| {
+            done(status_of(r))
+        })
+        .map_err(|e| e.status())
+    })
+}

@@ -284,6 +284,13 @@ pub type pmix_notification_fn_t = Option<
     ),
 >;
 
+/// `pmix_group_opt_t`: a join's answer (a C enum: `int`).
+pub type pmix_group_opt_t = c_int;
+/// `PMIX_GROUP_DECLINE`.
+pub const PMIX_GROUP_DECLINE: pmix_group_opt_t = 0;
+/// `PMIX_GROUP_ACCEPT`.
+pub const PMIX_GROUP_ACCEPT: pmix_group_opt_t = 1;
+
 /// `pmix_query_t`: one query of `PMIx_Query_info`: a NULL-terminated array of keys and
 /// `nqual` qualifiers.
 #[repr(C)]

@@ -223,16 +223,24 @@ fn build_openpmix(name: &str, dir: &TempDir) -> Option<PathBuf> {
 /// `tests/c/<name>.c` as one job under `pmix-run`: even ranks linked with
 /// libpmix_ffi, odd ones with libpmix2; `None` (after the notice) without OpenPMIx.
 fn mixed_job(name: &str) -> Option<Output> {
-    let dir = TempDir::new(&format!("ffi-mixed-{name}"));
+    mixed_job_with(name, true)
+}
+
+/// [`mixed_job`], with libpmix_ffi on the even ranks (`ours_even`) or on the odd ones.
+fn mixed_job_with(name: &str, ours_even: bool) -> Option<Output> {
+    let dir = TempDir::new(&format!("ffi-mixed-{name}-{ours_even}"));
     let ours = build_ours(name, &dir);
     let theirs = build_openpmix(name, &dir)?;
     let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
     cmd.env_remove("LD_LIBRARY_PATH")
         .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
-        .args(["sh", "-c", script, "sh"])
-        .arg(&ours)
-        .arg(&theirs);
+        .args(["sh", "-c", script, "sh"]);
+    if ours_even {
+        cmd.arg(&ours).arg(&theirs);
+    } else {
+        cmd.arg(&theirs).arg(&ours);
+    }
     Some(output_within(&mut cmd, LIMIT))
 }
 
@@ -620,6 +628,31 @@ fn under_mpirun_libpmix_ffi_resolves_and_queries_as_libpmix2_save_two_libpmix2_f
             format!("{r}: resolve_peers_unknown NOT-FOUND"),
         ] {
             assert!(a.contains(&w), "{w} missing from {a:#?}");
+        }
+    }
+}
+
+#[test]
+fn libpmix_ffi_invites_and_joins_a_group_built_from_events_under_pmix_run() {
+    // Rank 0 invites the others; the last declines, the rest accept; the members
+    // fence over the group and destruct it (tests/c/group_invite.c).
+    let dir = TempDir::new("ffi-invite");
+    let ours = build_ours("group_invite", &dir);
+    check("group_invite under pmix-run", &pmix_run(&ours, &[]), &|r| {
+        format!("group_invite rank {r}: ok")
+    });
+}
+
+#[test]
+fn libpmix2_and_libpmix_ffi_ranks_invite_and_join_each_other_under_pmix_run() {
+    // Once with a libpmix_ffi leader and libpmix2 decliner, once the other way round.
+    for ours_even in [true, false] {
+        if let Some(out) = mixed_job_with("group_invite", ours_even) {
+            check(
+                &format!("mixed group_invite, ours even: {ours_even}"),
+                &out,
+                &|r| format!("group_invite rank {r}: ok"),
+            );
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::progress::Job;
 /// The groups of an instance: id → members.
 pub(crate) type Groups = HashMap<String, Vec<pmix_wire::Proc>>;
 
-fn lock_groups(g: &Mutex<Groups>) -> MutexGuard<'_, Groups> {
+pub(crate) fn lock_groups(g: &Mutex<Groups>) -> MutexGuard<'_, Groups> {
     g.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn group_event(groups: &Mutex<Groups>, ev: &EventInfo) {
 }
 
 /// Checks a group id: 1 to 255 bytes, no NUL.
-fn check_grp(grp: &str) -> Result<(), Error> {
+pub(crate) fn check_grp(grp: &str) -> Result<(), Error> {
     if grp.is_empty() || grp.len() > crate::client::env::MAX_NSLEN || grp.contains('\0') {
         return Err(Error::BadParam(
             "a group id is 1 to 255 bytes without NUL".into(),
@@ -68,7 +68,7 @@ impl Pmix {
     }
 
     /// A ticket for a request accepted now, whose callback runs later.
-    fn ticket(&self) -> Result<crate::progress::Ticket, Error> {
+    pub(crate) fn ticket(&self) -> Result<crate::progress::Ticket, Error> {
         self.inner
             .progress
             .reserve()
@@ -510,7 +510,9 @@ impl Pmix {
 
 /// [`crate::client::wait`] for the instance's calls, whose callbacks a ticket
 /// guarantees: a dropped one means the engine stopped.
-fn wait<T: Send + 'static>(start: impl FnOnce(Done<T>) -> Result<(), Error>) -> Result<T, Error> {
+pub(crate) fn wait<T: Send + 'static>(
+    start: impl FnOnce(Done<T>) -> Result<(), Error>,
+) -> Result<T, Error> {
     crate::client::wait(start, || Error::NotAvailable)
 }
 

@@ -68,6 +68,16 @@ impl Registry {
         self.last_id
     }
 
+    /// As [`Registry::add`], ahead of every handler registered so far (the library's
+    /// own handlers that consume events before the user's, as OpenPMIx prepends).
+    pub(crate) fn add_first(&mut self, codes: &[i32], handler: EventHandler) -> usize {
+        let id = self.add(codes, handler);
+        if let Some(r) = self.regs.pop() {
+            self.regs.insert(0, r);
+        }
+        id
+    }
+
     /// Removes registration `id`: `None` if there is none, else the codes no other
     /// registration listens to any more (`i32::MIN` for the last default handler).
     pub(crate) fn remove(&mut self, id: usize) -> Option<Vec<i32>> {

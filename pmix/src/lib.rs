@@ -78,8 +78,10 @@
 //! It also answers `PMIx_Query_info` (from the job information when it holds every
 //! key, else from the server) and `PMIx_Resolve_peers` / `_nodes`.
 //!
-//! **What it is not (yet)**, issue 13: group invite / join, and tools that connect
-//! to a server.
+//! Group invite / join are built from events as OpenPMIx 4.2 clients build them
+//! ([`Pmix::group_invite`], [`Pmix::group_join`]).
+//!
+//! **What it is not (yet)**, issue 13: tools that connect to a server.
 
 mod calls;
 pub mod client;
@@ -88,6 +90,7 @@ mod error;
 pub mod events;
 pub mod global;
 mod instance;
+mod invite;
 pub mod os;
 mod progress;
 mod relay;

@@ -238,6 +238,19 @@ SIG(PMIx_Group_leave_nb,
 SIG(PMIx_Publish, pmix_status_t (*)(const pmix_info_t *, size_t));
 SIG(PMIx_Lookup, pmix_status_t (*)(pmix_pdata_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Unpublish, pmix_status_t (*)(char **, const pmix_info_t *, size_t));
+SA(sizeof(pmix_group_opt_t) == 4 && PMIX_GROUP_DECLINE == 0 && PMIX_GROUP_ACCEPT == 1);
+SIG(PMIx_Group_invite,
+    pmix_status_t (*)(const char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                      pmix_info_t **, size_t *));
+SIG(PMIx_Group_invite_nb,
+    pmix_status_t (*)(const char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                      pmix_info_cbfunc_t, void *));
+SIG(PMIx_Group_join,
+    pmix_status_t (*)(const char *, const pmix_proc_t *, pmix_group_opt_t, const pmix_info_t *,
+                      size_t, pmix_info_t **, size_t *));
+SIG(PMIx_Group_join_nb,
+    pmix_status_t (*)(const char *, const pmix_proc_t *, pmix_group_opt_t, const pmix_info_t *,
+                      size_t, pmix_info_cbfunc_t, void *));
 SIG(PMIx_Query_info, pmix_status_t (*)(pmix_query_t[], size_t, pmix_info_t **, size_t *));
 SIG(PMIx_Query_info_nb,
     pmix_status_t (*)(pmix_query_t[], size_t, pmix_info_cbfunc_t, void *));

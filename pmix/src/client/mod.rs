@@ -33,7 +33,10 @@
 //! key, else by the server (QUERY); [`Client::resolve_peers`] and
 //! [`Client::resolve_nodes`] read the job information.
 //!
-//! **Not yet** (issue 13): group invite/join, tools.
+//! Group invite / join need no command of their own: the instance builds them from
+//! NOTIFYs (`invite.rs`).
+//!
+//! **Not yet** (issue 13): tools.
 
 pub mod conn;
 pub mod env;
