@@ -111,6 +111,46 @@ pub fn link_shared(dir: &Path, name: &str) -> Vec<String> {
     ]
 }
 
+/// `pmix-ffi/include`, our `pmix.h`.
+pub fn our_include() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../pmix-ffi/include"))
+}
+
+/// Compiles `<src_dir>/<name>.c` (which may include headers of `src_dir`) against our
+/// headers and links it with `libpmix_ffi` (the copy cargo built for this test run):
+/// `<dir>/<name>.ffi`.
+///
+/// # Panics
+/// As [`compile`] and [`lib_dir`].
+pub fn build_ours(src_dir: &Path, name: &str, dir: &Path) -> PathBuf {
+    let exe = dir.join(format!("{name}.ffi"));
+    compile(
+        &src_dir.join(format!("{name}.c")),
+        &exe,
+        &[&our_include(), src_dir],
+        &link_shared(&lib_dir("pmix_ffi"), "pmix_ffi"),
+    );
+    exe
+}
+
+/// Compiles `<src_dir>/<name>.c` against OpenPMIx's headers and `libpmix2`:
+/// `<dir>/<name>.libpmix2`; `None` (after [`openpmix_for`]'s notice, for the
+/// comparison named `what`) when OpenPMIx is absent.
+///
+/// # Panics
+/// As [`compile`] and [`openpmix_for`].
+pub fn build_openpmix(src_dir: &Path, name: &str, dir: &Path, what: &str) -> Option<PathBuf> {
+    let pmix = openpmix_for(what)?;
+    let exe = dir.join(format!("{name}.libpmix2"));
+    compile(
+        &src_dir.join(format!("{name}.c")),
+        &exe,
+        &[&pmix.include_dir, src_dir],
+        &pmix.link,
+    );
+    Some(exe)
+}
+
 /// OpenPMIx as `pkg-config pmix` finds it ([`crate::openpmix`]), for the comparison
 /// named `what`. When it is absent: under `CI=true` the test fails here, naming the
 /// comparison ([`peer_absent`]); elsewhere a `NOTICE:` line is printed and `None` tells

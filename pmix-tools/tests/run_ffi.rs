@@ -22,6 +22,8 @@ use std::time::Duration;
 use pmix_testkit::child::output_within;
 use pmix_testkit::{TempDir, cprog, peer_absent};
 
+mod shared;
+
 const LIMIT: Duration = Duration::from_secs(120);
 
 /// The bound on one `mpirun` job (each takes well under a second here).
@@ -32,22 +34,9 @@ fn c_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"))
 }
 
-fn our_include() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../pmix-ffi/include"))
-}
-
-/// Compiles `tests/c/<name>.c` against our headers and links it with
-/// `libpmix_ffi` (the copy cargo built for this test run).
+/// `tests/c/<name>.c` linked with libpmix_ffi ([`cprog::build_ours`]).
 fn build_ours(name: &str, dir: &TempDir) -> PathBuf {
-    let exe = dir.0.join(format!("{name}.ffi"));
-    let lib = cprog::lib_dir("pmix_ffi");
-    cprog::compile(
-        &c_dir().join(format!("{name}.c")),
-        &exe,
-        &[&our_include(), &c_dir()],
-        &cprog::link_shared(&lib, "pmix_ffi"),
-    );
-    exe
+    cprog::build_ours(&c_dir(), name, &dir.0)
 }
 
 fn pmix_run(exe: &Path, args: &[&str]) -> Output {
@@ -206,18 +195,15 @@ fn libpmix_ffi_clients_exchange_keys_by_scope_under_mpirun() {
     }
 }
 
-/// Compiles `tests/c/<name>.c` against OpenPMIx's headers and `libpmix2`; `None`
-/// (after the notice) when OpenPMIx is absent.
+/// `tests/c/<name>.c` linked with libpmix2 ([`cprog::build_openpmix`]); `None` (after
+/// the notice) without OpenPMIx.
 fn build_openpmix(name: &str, dir: &TempDir) -> Option<PathBuf> {
-    let pmix = cprog::openpmix_for(&format!("a mixed job with {name}.c"))?;
-    let exe = dir.0.join(format!("{name}.libpmix2"));
-    cprog::compile(
-        &c_dir().join(format!("{name}.c")),
-        &exe,
-        &[&pmix.include_dir, &c_dir()],
-        &pmix.link,
-    );
-    Some(exe)
+    cprog::build_openpmix(
+        &c_dir(),
+        name,
+        &dir.0,
+        &format!("a mixed job with {name}.c"),
+    )
 }
 
 /// `tests/c/<name>.c` as one job under `pmix-run`: even ranks linked with
@@ -388,14 +374,7 @@ fn under_mpirun_group_calls_get_the_not_supported_libpmix2_gets() {
         return;
     };
     let (a, b) = (lines(&out_ours), lines(&out_theirs));
-    assert_eq!(a.len(), N as usize, "{out_ours:?}");
-    assert!(
-        a.iter()
-            .all(|l| l
-                .ends_with("construct NOT-SUPPORTED leave NOT-SUPPORTED destruct NOT-SUPPORTED")),
-        "{a:?}"
-    );
-    assert_eq!(a, b);
+    shared::assert_groups_not_supported_alike(&a, &b, N);
 }
 
 #[test]
@@ -536,20 +515,7 @@ fn under_mpirun_a_relayed_origin_is_not_supported_and_a_relayed_cpuset_is_answer
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     for r in 0..N {
-        let lines = dist_lines(&out, r);
-        // OpenPMIx 4.2's server computes relayed requests on its own topology (what
-        // it answers depends on the machine), but does not advertise
-        // pmix.rs.dist.origin: an origin is refused before anything is sent.
-        let rows = |case: &str| -> Vec<String> {
-            lines
-                .iter()
-                .filter_map(|l| l.strip_prefix(&format!("{case} ")).map(str::to_owned))
-                .collect()
-        };
-        assert!(!rows("own").is_empty(), "rank {r}:\n{text}");
-        assert_eq!(rows("own"), rows("nb"), "rank {r}:\n{text}");
-        assert_eq!(rows("origin"), ["NOT-SUPPORTED"], "rank {r}:\n{text}");
-        assert_eq!(rows("missing"), ["NOT-SUPPORTED"], "rank {r}:\n{text}");
+        shared::assert_relay_under_openpmix(&dist_lines(&out, r), &format!("rank {r}:\n{text}"));
     }
 }
 
@@ -607,29 +573,11 @@ fn under_mpirun_libpmix_ffi_resolves_and_queries_as_libpmix2_save_two_libpmix2_f
     let Some(out_theirs) = mpirun(&theirs, &[]) else {
         return;
     };
-    let (a, b) = (query_lines(&out_ours), query_lines(&out_theirs));
-    assert_eq!(a.len(), 6 * N as usize, "{out_ours:?}");
-    // Where libpmix2 under mpirun fails (its ds21 store cannot answer a job-size
-    // query: NOT-FOUND with "PMIX ERROR ... dstore_base.c"; an unknown node is asked
-    // of mpirun, which lets it time out), libpmix_ffi answers from the job
-    // information: those calls are checked on their own; every other line matches.
-    let differs = |l: &String| l.contains(" query_job_size") || l.contains("_unknown ");
-    let same = |v: &[String]| {
-        v.iter()
-            .filter(|l| !differs(l))
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(same(&a), same(&b));
-    for r in 0..N {
-        for w in [
-            format!("{r}: query_job_size SUCCESS pmix.job.size={N}"),
-            format!("{r}: query_job_size_nb SUCCESS pmix.job.size={N}"),
-            format!("{r}: resolve_peers_unknown NOT-FOUND"),
-        ] {
-            assert!(a.contains(&w), "{w} missing from {a:#?}");
-        }
-    }
+    shared::assert_query_parity_under_openpmix(
+        &query_lines(&out_ours),
+        &query_lines(&out_theirs),
+        N,
+    );
 }
 
 #[test]
