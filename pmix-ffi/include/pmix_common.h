@@ -195,7 +195,8 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_DEVICE_ID                "pmix.dev.id"          /* char*, repeatable */
 #define PMIX_DEVICE_DIST_ORIGIN       "pmix.dev.dist.origin" /* char*; newer OpenPMIx only */
 #define PMIX_HOSTNAME                 "pmix.hname"           /* char*, at init: host in uuids */
-#define PMIX_TOOL_DO_NOT_CONNECT      "pmix.tool.nocon"      /* bool; pmix-rs never connects yet */
+#define PMIX_TOOL_DO_NOT_CONNECT      "pmix.tool.nocon"      /* bool: PMIx_tool_init stays unconnected */
+#define PMIX_SERVER_URI               "pmix.srvr.uri"        /* char*: the server a tool connects to */
 #define PMIX_TIMEOUT                  "pmix.timeout"
 #define PMIX_GROUP_ID                 "pmix.grp.id"
 #define PMIX_GROUP_LEADER             "pmix.grp.ldr"

@@ -34,6 +34,8 @@ pub(crate) const KEY_DEVICE_DIST_ORIGIN: &CStr = c"pmix.dev.dist.origin";
 pub(crate) const KEY_HOSTNAME: &CStr = c"pmix.hname";
 /// `PMIX_TOOL_DO_NOT_CONNECT`.
 pub(crate) const KEY_TOOL_DO_NOT_CONNECT: &CStr = c"pmix.tool.nocon";
+/// `PMIX_SERVER_URI`.
+pub(crate) const KEY_SERVER_URI: &CStr = c"pmix.srvr.uri";
 
 /// The info array as a slice.
 ///
@@ -158,26 +160,40 @@ pub(crate) unsafe fn directives<'a>(infos: &'a [pmix_info_t]) -> Result<Directiv
 }
 
 /// Decodes the info of `PMIx_Init` / `PMIx_tool_init` / `PMIx_Finalize`: the hostname
-/// (`PMIX_HOSTNAME`), with `PMIX_TOOL_DO_NOT_CONNECT` accepted (the library never
-/// connects yet).
+/// (`PMIX_HOSTNAME`) and the connection: `PMIX_SERVER_URI` (a tool connects to that
+/// server), `PMIX_TOOL_DO_NOT_CONNECT` (true, or any non-boolean value as OpenPMIx's
+/// flag: never connect).
 ///
 /// # Errors
-/// As the module says.
+/// As the module says; `PMIX_ERR_BAD_PARAM` for a `PMIX_SERVER_URI` that is not a
+/// `name;tcp4://…` or `name;tcp6://…` URI.
 ///
 /// # Safety
 /// As [`directives`].
-pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<Option<String>, Status> {
-    let mut hostname = None;
+pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOptions, Status> {
+    let mut options = pmix::InitOptions::default();
     for i in infos {
         let k = key(i)?;
         if k == KEY_HOSTNAME.to_bytes() {
             // SAFETY: forwarded from the caller.
-            hostname = Some(unsafe { string_value(i) }?.to_owned());
+            options.hostname = Some(unsafe { string_value(i) }?.to_owned());
         } else if k == KEY_TOOL_DO_NOT_CONNECT.to_bytes() {
-            // Any value: there is no server connection to avoid.
+            // SAFETY: a PMIX_BOOL value's data is its flag (every bit pattern is a u8).
+            let flag =
+                i.value.type_ != crate::types::PMIX_BOOL || unsafe { i.value.data.flag } != 0;
+            if flag {
+                options.connect = pmix::Connect::Never;
+            }
+        } else if k == KEY_SERVER_URI.to_bytes() {
+            // SAFETY: forwarded from the caller.
+            let uri = unsafe { string_value(i) }?;
+            let env = pmix::ServerEnv::from_uri(uri, "PMIX_SERVER_URI")
+                .map_err(|_| BAD_PARAM)?
+                .with_launch_identity(|k| std::env::var(k).ok());
+            options.connect = pmix::Connect::To(env);
         } else {
             unknown(i)?;
         }
     }
-    Ok(hostname)
+    Ok(options)
 }

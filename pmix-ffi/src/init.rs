@@ -3,7 +3,7 @@
 
 use std::ffi::c_int;
 
-use pmix::{InitOptions, Mode, Pmix, PmixError, Role, global};
+use pmix::{Mode, Pmix, PmixError, Role, global};
 
 use crate::boundary::{Res, status_boundary, value_boundary};
 use crate::info::{info_slice, init_options};
@@ -35,11 +35,7 @@ unsafe fn init(
     // SAFETY: forwarded from the caller.
     let infos = unsafe { info_slice(info, ninfo) }?;
     // SAFETY: forwarded from the caller.
-    let hostname = unsafe { init_options(infos) }?;
-    let options = InitOptions {
-        hostname,
-        ..Default::default()
-    };
+    let options = unsafe { init_options(infos) }?;
     let inst = global::init(role, options, call).map_err(|e| e.status())?;
     // SAFETY: a non-NULL `proc_` points to a writable `pmix_proc_t` (caller's contract).
     if let Some(p) = unsafe { proc_.as_mut() } {
@@ -50,8 +46,9 @@ unsafe fn init(
     Ok(())
 }
 
-/// `PMIx_Init`: initialises the library as a client (a singleton: there is no server
-/// connection yet), or adds a reference; fills `proc_` when not NULL.
+/// `PMIx_Init`: initialises the library as a client (connected to the server the
+/// environment names, else a singleton), or adds a reference; fills `proc_` when not
+/// NULL.
 ///
 /// # Errors
 /// `PMIX_ERR_WOULD_BLOCK` on the progress thread; `PMIX_ERR_BAD_PARAM` (`ninfo > 0`
@@ -73,10 +70,14 @@ pub unsafe extern "C" fn PMIx_Init(
     status_boundary(|| unsafe { init(Role::Client, "PMIx_Init", proc_, info, ninfo) })
 }
 
-/// `PMIx_tool_init`: initialises the library as a tool (never connecting yet).
+/// `PMIx_tool_init`: initialises the library as a tool, connected to the server
+/// `PMIX_SERVER_URI` (info) or a `PMIX_SERVER_URI*` variable names unless
+/// `PMIX_TOOL_DO_NOT_CONNECT` is given (`pmix_tool.h` says more).
 ///
 /// # Errors
-/// As [`PMIx_Init`].
+/// As [`PMIx_Init`]; `PMIX_ERR_BAD_PARAM` for a `PMIX_SERVER_URI` that is not a URI;
+/// `PMIX_ERR_UNREACH` when the server cannot be reached; the server's refusal
+/// (`PMIX_ERR_NOT_SUPPORTED` from Open MPI 4.1's mpirun).
 ///
 /// # Safety
 /// As [`PMIx_Init`].

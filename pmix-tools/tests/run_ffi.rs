@@ -50,11 +50,11 @@ fn pmix_run(exe: &Path, args: &[&str]) -> Output {
 
 /// `mpirun -n 4` when Open MPI is here (`None` after the notice otherwise).
 fn mpirun(exe: &Path, args: &[&str]) -> Option<Output> {
-    mpirun_with(exe, args, &[])
+    mpirun_with(exe, args, &[], N)
 }
 
-/// [`mpirun`] with variables `env` set for the ranks (`-x`).
-fn mpirun_with(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Option<Output> {
+/// [`mpirun`] of `np` ranks with variables `env` set for them (`-x`).
+fn mpirun_with(exe: &Path, args: &[&str], env: &[(&str, &str)], np: u32) -> Option<Output> {
     let present = Command::new("mpirun")
         .arg("--version")
         .output()
@@ -73,7 +73,7 @@ fn mpirun_with(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Option<Output
     for (k, v) in env {
         cmd.env(k, v).args(["-x", k]);
     }
-    cmd.args(["-n", &N.to_string()]).arg(exe).args(args);
+    cmd.args(["-n", &np.to_string()]).arg(exe).args(args);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("PMIX_") {
             cmd.env_remove(k);
@@ -297,7 +297,7 @@ fn libpmix_ffi_events_of_the_ranges_mpirun_delivers_under_mpirun() {
     // host (events.c's header): those steps are skipped there.
     let dir = TempDir::new("ffi-events-mpirun");
     let exe = build_ours("events", &dir);
-    if let Some(out) = mpirun_with(&exe, &[], &[("EVENTS_SKIP_STEPS", "3,4,5,7")]) {
+    if let Some(out) = mpirun_with(&exe, &[], &[("EVENTS_SKIP_STEPS", "3,4,5,7")], N) {
         check_mpirun("events under mpirun", &out, &|r| {
             format!("events rank {r}: ok")
         });
@@ -603,4 +603,80 @@ fn libpmix2_and_libpmix_ffi_ranks_invite_and_join_each_other_under_pmix_run() {
             );
         }
     }
+}
+
+#[test]
+fn a_libpmix_ffi_tool_given_the_server_uri_connects_and_relays_distances_under_pmix_run() {
+    // tool_relay.c calls PMIx_tool_init with PMIX_SERVER_URI (the URI of its
+    // environment) and has no topology: its request goes to pmix-run's server.
+    let dir = TempDir::new("ffi-tool");
+    let exe = build_ours("tool_relay", &dir);
+    let source = format!(
+        "xml:{}",
+        pmix_testkit::hwloc_xml("192em64t-12gr2n8c2t.xml").display()
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .env("PMIX_TOPOLOGY", &source)
+        .args(["-n", "1", "--timeout", "100"])
+        .arg(&exe);
+    let out = output_within(&mut cmd, LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let svc = pmix::Service::new(source, None).unwrap();
+    let cpus = pmix_core::CpuSet::parse_list("0-5").unwrap();
+    let mut want = vec!["tool_relay: connected launch-id".to_owned()];
+    svc.answer(
+        &pmix::DistanceRequest {
+            cpuset: Some(&cpus),
+            ..Default::default()
+        },
+        |t, entries| {
+            for e in entries {
+                let d = t.device(e.device).unwrap();
+                want.push(format!(
+                    "tool_relay: {} {} {} {} {}",
+                    d.uuid(),
+                    d.name(),
+                    d.kind().0,
+                    e.mindist,
+                    e.maxdist
+                ));
+            }
+        },
+    )
+    .unwrap();
+    want.push("tool_relay: ok".into());
+    let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(got, want, "{out:?}");
+}
+
+#[test]
+fn under_mpirun_a_libpmix_ffi_tool_is_refused_and_the_server_survives() {
+    // Open MPI 4.1's mpirun has no tool support: it answers the handshake
+    // PMIX_ERR_NOT_SUPPORTED (libpmix2's tool then fails with PMIX_ERROR). The job
+    // ends normally: mpirun does not crash (as its OpenPMIx server does on a refused
+    // tool asking for an identifier, which a launched tool therefore never does).
+    // One rank: with several that die without ever being clients, mpirun 4.1's
+    // own process tracking crashes, whichever library the tools use.
+    let dir = TempDir::new("ffi-tool-mpirun");
+    let exe = build_ours("tool_relay", &dir);
+    let Some(out) = mpirun_with(&exe, &[], &[], 1) else {
+        return;
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("tool_relay: PMIx_tool_init: NOT-SUPPORTED"),
+        "{text}"
+    );
+    assert!(!text.contains("Segmentation fault"), "{text}");
+    // mpirun itself exits (0 here: the rank never registered) rather than dying of a
+    // signal.
+    assert!(out.status.code().is_some(), "{text}");
 }

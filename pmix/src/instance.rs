@@ -55,18 +55,23 @@ pub struct InitOptions {
     pub topology_source: Option<String>,
     /// `PMIX_HOSTNAME`: the host name used in device uuids instead of the topology's.
     pub hostname: Option<String>,
-    /// Whether a client connects to a server ([`Connect::FromEnv`] by default).
+    /// Whether a client or tool connects to a server ([`Connect::FromEnv`] by
+    /// default).
     pub connect: Connect,
 }
 
-/// Whether [`Pmix::init`] as [`Role::Client`] connects to a server.
+/// Whether [`Pmix::init`] as [`Role::Client`] or [`Role::Tool`] connects to a server
+/// (a server never does).
 #[derive(Clone, Debug, Default)]
 pub enum Connect {
-    /// To the server the environment names ([`ServerEnv::from_env`]), as OpenPMIx's
-    /// `PMIx_Init`; a singleton when it names none.
+    /// To the server the environment names, as OpenPMIx's `PMIx_Init` and
+    /// `PMIx_tool_init` do: a client with [`ServerEnv::from_env`] (a singleton when it
+    /// names none), a tool with [`ServerEnv::tool_from_vars`] (a `PMIX_SERVER_URI*`
+    /// variable; unconnected without one).
     #[default]
     FromEnv,
-    /// To this server.
+    /// To this server (a tool uses only its address and name: the server assigns
+    /// the tool's identity).
     To(ServerEnv),
     /// Never: a singleton whatever the environment says.
     Never,
@@ -333,7 +338,8 @@ impl Pmix {
         let pid = std::process::id();
         let server = match (role, &options.connect) {
             (Role::Client, Connect::FromEnv) => ServerEnv::from_env()?,
-            (Role::Client, Connect::To(env)) => Some(env.clone()),
+            (Role::Tool, Connect::FromEnv) => ServerEnv::tool_from_vars(|k| std::env::var(k).ok())?,
+            (Role::Client | Role::Tool, Connect::To(env)) => Some(env.clone()),
             _ => None,
         };
         let progress = Progress::start()?;
@@ -364,7 +370,11 @@ impl Pmix {
                         run_chain(&chain, &ev);
                     }));
                 };
-                Some(Arc::new(Client::connect(env, &host, sink)?))
+                Some(Arc::new(if role == Role::Tool {
+                    Client::connect_tool(env, &host, sink)?
+                } else {
+                    Client::connect(env, &host, sink)?
+                }))
             }
             None => None,
         };

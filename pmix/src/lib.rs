@@ -81,7 +81,8 @@
 //! Group invite / join are built from events as OpenPMIx 4.2 clients build them
 //! ([`Pmix::group_invite`], [`Pmix::group_join`]).
 //!
-//! **What it is not (yet)**, issue 13: tools that connect to a server.
+//! A tool connects too ([`Role::Tool`] with a server named: [`Connect`]), and relays
+//! the same way.
 
 mod calls;
 pub mod client;

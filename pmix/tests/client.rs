@@ -629,3 +629,66 @@ fn a_query_is_answered_from_the_job_information_unless_it_asks_for_a_refresh() {
     assert!(!p.resolve_nodes(None).unwrap().is_empty());
     p.finalize().unwrap();
 }
+
+#[test]
+fn a_tool_connects_with_an_identity_the_server_assigns_and_relays_distances() {
+    use pmix::DistanceRequest;
+    use pmix_core::CpuSet;
+    let ns = "client.tool";
+    let s = server_with_topology(ns, RELAY_XML);
+    let tool = Pmix::init(
+        Role::Tool,
+        InitOptions {
+            // Only the server's address and name count for a tool.
+            connect: Connect::To(ServerEnv {
+                nspace: String::new(),
+                ..env_of(&s, ns, 0)
+            }),
+            topology_source: Some("xml:/nonexistent/pmix-rs/topology.xml".into()),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(tool.client().is_some(), "connected");
+    assert!(
+        tool.proc_id().nspace.contains(".tool."),
+        "{:?}",
+        tool.proc_id()
+    );
+    let cpus = CpuSet::parse_list("0-5").unwrap();
+    let req = DistanceRequest {
+        cpuset: Some(&cpus),
+        ..Default::default()
+    };
+    let here = local_on(RELAY_XML);
+    let relayed = tool.compute_distances(&req).unwrap();
+    assert!(relayed.is_relayed());
+    assert_eq!(rows(&relayed), rows(&here.compute_distances(&req).unwrap()));
+    // A second tool gets an identity of its own.
+    let other = Pmix::init(
+        Role::Tool,
+        InitOptions {
+            connect: Connect::To(env_of(&s, ns, 1)),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap();
+    assert_ne!(other.proc_id(), tool.proc_id());
+    other.finalize().unwrap();
+    tool.finalize().unwrap();
+    here.finalize().unwrap();
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn a_tool_pointed_at_no_server_is_unreach() {
+    let env = ServerEnv::from_uri("nobody.0;tcp4://127.0.0.1:1", "PMIX_SERVER_URI").unwrap();
+    let r = Pmix::init(
+        Role::Tool,
+        InitOptions {
+            connect: Connect::To(env),
+            ..InitOptions::default()
+        },
+    );
+    assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
+}

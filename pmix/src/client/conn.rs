@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use pmix_wire::frame::{TAG_DYNAMIC, TAG_EVENT, next_tag};
 use pmix_wire::{
-    ClientReply, Codec, ConnectMsg, Decoded, Frame, FrameDecoder, Identity, Limits, Reply, Request,
-    Trailer, Version, decode_reply,
+    ClientReply, Codec, ConnectMsg, Decoded, Frame, FrameDecoder, Identity, Limits, PeerKind,
+    Reply, Request, ToolReply, Trailer, Version, decode_reply,
 };
 
 use super::env::ServerEnv;
@@ -77,6 +77,44 @@ impl Conn {
         wait: Duration,
         events: EventSink,
     ) -> Result<Conn, Error> {
+        Self::connect_as(env, false, wait, events).map(|(c, _)| c)
+    }
+
+    /// Connects to `env`'s server as a tool (its pid and command line in the
+    /// trailer, PROTOCOL.md §3.1) and completes the handshake as [`Conn::connect`]
+    /// does; returns the tool's identity. A tool started by that server (`env` names
+    /// a namespace: `PMIX_NAMESPACE` / `PMIX_RANK` were set) is type 5 with that
+    /// identity, as libpmix2's; any other is type 3 and takes the identifier the
+    /// server assigns (Open MPI 4.1's `mpirun` refuses both kinds, and its OpenPMIx
+    /// 4.2.2 server crashes on a refused type-3 tool, so a launched tool never asks
+    /// for an identifier).
+    ///
+    /// # Errors
+    /// As [`Conn::connect`]; a nonzero status in the tool reply is that status.
+    pub(crate) fn connect_tool(
+        env: &ServerEnv,
+        wait: Duration,
+        events: EventSink,
+    ) -> Result<(Conn, (String, u32)), Error> {
+        let (conn, id) = Self::connect_as(env, true, wait, events)?;
+        let id = match id {
+            Some(id) => id,
+            None if !env.nspace.is_empty() => (env.nspace.clone(), env.rank),
+            None => {
+                return Err(Error::Internal(
+                    "the PMIx server accepted a tool without an identifier".into(),
+                ));
+            }
+        };
+        Ok((conn, id))
+    }
+
+    fn connect_as(
+        env: &ServerEnv,
+        tool: bool,
+        wait: Duration,
+        events: EventSink,
+    ) -> Result<(Conn, Option<(String, u32)>), Error> {
         let unreach = |what: &str, e: std::io::Error| {
             Error::Unreach(
                 format!("PMIx server {} at {}: {what}: {e}", env.server, env.addr).into(),
@@ -93,7 +131,7 @@ impl Conn {
         stream
             .set_write_timeout(Some(wait))
             .map_err(|e| unreach("write timeout", e))?;
-        let msg = connect_msg(env);
+        let msg = connect_msg(env, tool)?;
         let codec = msg
             .codec(Limits::DEFAULT)
             .map_err(|e| Error::Internal(format!("our connect message: {e}")))?;
@@ -103,23 +141,61 @@ impl Conn {
         stream
             .write_all(&bytes)
             .map_err(|e| unreach("sending the connect message", e))?;
-        let mut reply = [0u8; 8];
-        stream.read_exact(&mut reply).map_err(|e| {
+        let refused = |e| {
             unreach(
                 "the handshake (the server refuses an unknown namespace or rank, or a \
                  credential it does not accept, by closing the connection)",
                 e,
             )
-        })?;
-        let Decoded::Item { item, .. } = ClientReply::decode(&reply) else {
-            return Err(Error::Internal("8 bytes are a handshake reply".into()));
         };
-        if item.status != 0 {
-            return Err(Error::Status {
-                status: pmix_core::Status(item.status),
-                why: format!("the PMIx server {} refused the handshake", env.server).into(),
-            });
-        }
+        let refusal = |status: i32| Error::Status {
+            status: pmix_core::Status(status),
+            why: format!("the PMIx server {} refused the handshake", env.server).into(),
+        };
+        let (pindex, assigned) = if tool {
+            // 4 bytes of status, then (when it is 0) the rest: read until whole.
+            let mut got = Vec::with_capacity(600);
+            let accept = loop {
+                match ToolReply::decode(&got, env.nspace.is_empty()) {
+                    Ok(Decoded::Item { item, .. }) => break item,
+                    Ok(Decoded::NeedMore(n)) => {
+                        let at = got.len();
+                        got.resize(at + n, 0);
+                        stream.read_exact(&mut got[at..]).map_err(refused)?;
+                    }
+                    Err(e) => {
+                        return Err(Error::Internal(format!(
+                            "the PMIx server's tool handshake reply: {e}"
+                        )));
+                    }
+                }
+            };
+            match accept.accept {
+                Some(a) if accept.status == 0 && a.cred_status == 0 => (-1, a.assigned),
+                refused => {
+                    // The server closes a refused tool's connection: let it close
+                    // first (OpenPMIx 4.2.2's, in Open MPI 4.1's mpirun, crashes when
+                    // the tool's end goes before it is done with the refusal).
+                    let mut rest = [0u8; 64];
+                    while matches!(stream.read(&mut rest), Ok(n) if n > 0) {}
+                    let status = match refused {
+                        Some(a) if accept.status == 0 => a.cred_status,
+                        _ => accept.status,
+                    };
+                    return Err(refusal(status));
+                }
+            }
+        } else {
+            let mut reply = [0u8; 8];
+            stream.read_exact(&mut reply).map_err(refused)?;
+            let Decoded::Item { item, .. } = ClientReply::decode(&reply) else {
+                return Err(Error::Internal("8 bytes are a handshake reply".into()));
+            };
+            if item.status != 0 {
+                return Err(refusal(item.status));
+            }
+            (item.index as i32, None)
+        };
         stream
             .set_read_timeout(None)
             .map_err(|e| unreach("read timeout", e))?;
@@ -145,13 +221,16 @@ impl Conn {
                 .spawn(move || read_loop(read_half, &state, &codec, &events, server))
                 .map_err(|e| Error::Os(format!("cannot start the client's reader thread: {e}")))?
         };
-        Ok(Conn {
-            stream: Mutex::new(stream),
-            state,
-            pindex: item.index as i32,
-            codec,
-            reader: Mutex::new(Some(reader)),
-        })
+        Ok((
+            Conn {
+                stream: Mutex::new(stream),
+                state,
+                pindex,
+                codec,
+                reader: Mutex::new(Some(reader)),
+            },
+            assigned,
+        ))
     }
 
     /// The codec of this connection.
@@ -309,27 +388,57 @@ fn lost() -> Error {
 /// The connect message of a launched OpenPMIx 4.2.2 client: `native` credential
 /// (effective uid and gid, host order), non-described or fully described buffers as
 /// the server said, the `hash` store.
-fn connect_msg(env: &ServerEnv) -> ConnectMsg {
+fn connect_msg(env: &ServerEnv, tool: bool) -> Result<ConnectMsg, Error> {
     let (uid, gid) = crate::server::net::effective_ids();
     let mut credential = uid.to_ne_bytes().to_vec();
     credential.extend_from_slice(&gid.to_ne_bytes());
-    ConnectMsg {
+    let (identity, trailer) = if tool {
+        let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+        let info = [
+            pmix_wire::Info::new("pmix.ppid", pmix_wire::Value::Pid(std::process::id())),
+            pmix_wire::Info::new("pmix.cmd.line", pmix_wire::Value::string(cmdline)),
+        ];
+        let trailer = Trailer::with_info(&info, env.buffer_type, true)
+            .map_err(|e| Error::Internal(format!("our tool trailer: {e}")))?;
+        let identity = if env.nspace.is_empty() {
+            Identity::Ids {
+                kind: PeerKind::ToolNeedsId,
+                uid,
+                gid,
+            }
+        } else {
+            Identity::Named {
+                kind: PeerKind::ToolClient,
+                uid,
+                gid,
+                nspace: env.nspace.clone(),
+                rank: env.rank,
+            }
+        };
+        (identity, trailer)
+    } else {
+        (
+            Identity::Client {
+                nspace: env.nspace.clone(),
+                rank: env.rank,
+            },
+            Trailer {
+                info: Vec::new(),
+                stray_byte: true,
+            },
+        )
+    };
+    Ok(ConnectMsg {
         psec: "native".into(),
         credential,
-        identity: Identity::Client {
-            nspace: env.nspace.clone(),
-            rank: env.rank,
-        },
+        identity,
         version: Version::parse(WIRE_VERSION, 0)
             .unwrap_or_else(|_| pmix_wire::Codec::v422().version),
         bfrops: "v41".into(),
         buffer_type: env.buffer_type,
         gds: "hash".into(),
-        trailer: Trailer {
-            info: Vec::new(),
-            stray_byte: true,
-        },
-    }
+        trailer,
+    })
 }
 
 /// The reader thread: frames until the socket closes or fails.

@@ -101,6 +101,60 @@ impl ServerEnv {
     }
 }
 
+impl ServerEnv {
+    /// The server a tool is pointed at: the first URI variable of [`URI_VARS`] read
+    /// through `get`, `None` without one. A tool started by that server (with
+    /// `PMIX_NAMESPACE` and `PMIX_RANK`) keeps that identity
+    /// ([`ServerEnv::with_launch_identity`]); any other gets one from the server.
+    ///
+    /// # Errors
+    /// As [`ServerEnv::from_uri`].
+    pub fn tool_from_vars(
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<ServerEnv>, Error> {
+        match URI_VARS.iter().find_map(|v| get(v).map(|u| (*v, u))) {
+            Some((var, uri)) => Ok(Some(Self::from_uri(&uri, var)?.with_launch_identity(get))),
+            None => Ok(None),
+        }
+    }
+
+    /// This server, for a tool started by it: the namespace and rank of
+    /// `PMIX_NAMESPACE` and `PMIX_RANK` read through `get` when both are valid
+    /// (unchanged otherwise: the server assigns the tool's identity).
+    pub fn with_launch_identity(mut self, get: impl Fn(&str) -> Option<String>) -> ServerEnv {
+        let nspace = get("PMIX_NAMESPACE")
+            .filter(|n| !n.is_empty() && n.len() <= MAX_NSLEN && !n.contains('\0'));
+        let rank = get("PMIX_RANK")
+            .and_then(|r| r.trim().parse::<u32>().ok())
+            .filter(|r| *r < pmix_wire::Rank::LOCAL_NODE.0);
+        if let (Some(n), Some(r)) = (nspace, rank) {
+            self.nspace = n;
+            self.rank = r;
+        }
+        self
+    }
+
+    /// A server named by its URI (`<name>;tcp4://a.b.c.d:port`, as `PMIX_SERVER_URI`
+    /// gives it to a tool), for a tool: no namespace or rank (the server assigns
+    /// them), non-described buffers; `var` names where the URI came from.
+    ///
+    /// # Errors
+    /// [`Error::BadParam`] for a URI that is not one.
+    pub fn from_uri(uri: &str, var: &'static str) -> Result<ServerEnv, Error> {
+        let (server, addr) = parse_uri(uri)
+            .ok_or_else(|| Error::BadParam(format!("{var}={uri:?} is not a PMIx URI").into()))?;
+        Ok(ServerEnv {
+            nspace: String::new(),
+            rank: 0,
+            addr,
+            server: server.to_owned(),
+            uri_var: var,
+            buffer_type: BufferType::NonDescribed,
+            hostname: None,
+        })
+    }
+}
+
 /// `<server name>;tcp4://a.b.c.d:port` or `<server name>;tcp6://[addr]:port` (brackets
 /// optional): the name and the address.
 pub fn parse_uri(uri: &str) -> Option<(&str, SocketAddr)> {

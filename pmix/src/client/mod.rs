@@ -36,7 +36,8 @@
 //! Group invite / join need no command of their own: the instance builds them from
 //! NOTIFYs (`invite.rs`).
 //!
-//! **Not yet** (issue 13): tools.
+//! A tool connects with [`Client::connect_tool`]: no job information, the rest
+//! alike.
 
 pub mod conn;
 pub mod env;
@@ -190,6 +191,30 @@ impl Client {
                 nspace: env.nspace.clone(),
                 rank: env.rank,
             },
+            store: Arc::new(Store::new(job, hostname)),
+        })
+    }
+
+    /// Connects to `env`'s server as a tool (PROTOCOL.md §3: type flag 3, the server
+    /// assigns the identity; `env`'s namespace and rank are not used) with an empty
+    /// store: a tool has no job information, and sends no REQ. Everything else works
+    /// as for a client (requests, events, the relay of distances).
+    ///
+    /// # Errors
+    /// As [`Client::connect`] for the handshake.
+    pub fn connect_tool(
+        env: &ServerEnv,
+        hostname: &str,
+        events: impl Fn(pmix_wire::Event) + Send + 'static,
+    ) -> Result<Client, Error> {
+        let (conn, (nspace, rank)) = Conn::connect_tool(env, CONNECT_WAIT, Box::new(events))?;
+        let job = pmix_wire::msg::JobInfo {
+            nspace: WStr::from(nspace.as_str()),
+            items: Vec::new(),
+        };
+        Ok(Client {
+            conn,
+            me: ProcId { nspace, rank },
             store: Arc::new(Store::new(job, hostname)),
         })
     }
