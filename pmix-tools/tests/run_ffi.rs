@@ -427,6 +427,22 @@ fn group_leave_return_codes_and_would_block_from_a_handler_or_callback_change_no
     }
 }
 
+/// `svc`'s answer to `req`, one line per entry as the C programs print them:
+/// `PREFIX uuid osname type mindist maxdist`.
+fn answer_lines(svc: &pmix::Service, req: &pmix::DistanceRequest<'_>, prefix: &str) -> Vec<String> {
+    svc.answer(req, |t, entries| {
+        entries
+            .iter()
+            .map(|e| {
+                let d = t.device(e.device).unwrap();
+                let (uuid, name, kind) = (d.uuid(), d.name(), d.kind().0);
+                format!("{prefix} {uuid} {name} {kind} {} {}", e.mindist, e.maxdist)
+            })
+            .collect()
+    })
+    .unwrap()
+}
+
 /// The lines `dist_relay.c` printed for rank `r` (without pmix-run's or mpirun's
 /// tags), in order.
 fn dist_lines(out: &Output, r: u32) -> Vec<String> {
@@ -464,20 +480,7 @@ fn libpmix_ffi_without_a_topology_relays_distances_to_pmix_run_and_gets_its_answ
     let own = svc.own_cpuset(pmix::BindEnvelope::Process).unwrap();
     let expect = |case: &str, req: &pmix::DistanceRequest<'_>| -> Vec<String> {
         let mut v = vec![format!("{case} SUCCESS")];
-        svc.answer(req, |t, entries| {
-            for e in entries {
-                let d = t.device(e.device).unwrap();
-                v.push(format!(
-                    "{case} {} {} {} {} {}",
-                    d.uuid(),
-                    d.name(),
-                    d.kind().0,
-                    e.mindist,
-                    e.maxdist
-                ));
-            }
-        })
-        .unwrap();
+        v.extend(answer_lines(&svc, req, case));
         v
     };
     let from_own = pmix::DistanceRequest {
@@ -625,26 +628,11 @@ fn a_libpmix_ffi_tool_given_the_server_uri_connects_and_relays_distances_under_p
     let svc = pmix::Service::new(source, None).unwrap();
     let cpus = pmix_core::CpuSet::parse_list("0-5").unwrap();
     let mut want = vec!["tool_relay: connected launch-id".to_owned()];
-    svc.answer(
-        &pmix::DistanceRequest {
-            cpuset: Some(&cpus),
-            ..Default::default()
-        },
-        |t, entries| {
-            for e in entries {
-                let d = t.device(e.device).unwrap();
-                want.push(format!(
-                    "tool_relay: {} {} {} {} {}",
-                    d.uuid(),
-                    d.name(),
-                    d.kind().0,
-                    e.mindist,
-                    e.maxdist
-                ));
-            }
-        },
-    )
-    .unwrap();
+    let req = pmix::DistanceRequest {
+        cpuset: Some(&cpus),
+        ..Default::default()
+    };
+    want.extend(answer_lines(&svc, &req, "tool_relay:"));
     want.push("tool_relay: ok".into());
     let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
