@@ -49,7 +49,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pmix_wire::Limits;
 
@@ -229,7 +229,8 @@ pub struct Server {
     commands: mpsc::Sender<Command>,
     waker: Arc<mio::Waker>,
     events: Mutex<mpsc::Receiver<JobEvent>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    /// The progress thread, and what disconnects when it ends.
+    thread: Mutex<Option<(JoinHandle<()>, mpsc::Receiver<()>)>>,
     counters: Arc<Counters>,
 }
 
@@ -260,11 +261,16 @@ impl Server {
         let (commands, command_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
         let counters = Arc::new(Counters::default());
+        // Dropped when the thread ends, however it ends: `shutdown` waits on it.
+        let (ended_tx, ended) = mpsc::channel::<()>();
         let thread = {
             let counters = Arc::clone(&counters);
             std::thread::Builder::new()
                 .name("pmix-server".into())
-                .spawn(move || lp.run(command_rx, event_tx, &counters))
+                .spawn(move || {
+                    let _ended = ended_tx;
+                    lp.run(command_rx, event_tx, &counters)
+                })
         };
         let thread = match thread {
             Ok(t) => t,
@@ -282,7 +288,7 @@ impl Server {
             commands,
             waker: Arc::new(waker),
             events: Mutex::new(events),
-            thread: Mutex::new(Some(thread)),
+            thread: Mutex::new(Some((thread, ended))),
             counters,
         })
     }
@@ -441,7 +447,7 @@ impl Server {
     /// Whether the progress thread is running.
     pub fn is_running(&self) -> bool {
         let t = self.thread.lock().unwrap_or_else(|p| p.into_inner());
-        t.as_ref().is_some_and(|t| !t.is_finished())
+        t.as_ref().is_some_and(|(t, _)| !t.is_finished())
     }
 
     /// Stops the server: every connection and the listener are closed (what was
@@ -453,16 +459,16 @@ impl Server {
     /// [`std::io::ErrorKind::TimedOut`] when the thread did not end in time (it is
     /// left running, detached); [`std::io::ErrorKind::Other`] when it had panicked.
     pub fn shutdown(&self) -> std::io::Result<()> {
-        let Some(thread) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+        let Some((thread, ended)) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take()
+        else {
             return Ok(());
         };
         let _ = self.send(Command::Shutdown);
-        let deadline = Instant::now() + SHUTDOWN_LIMIT;
-        while !thread.is_finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
-        }
+        // Nothing is ever sent: this returns when the thread has ended (its sender is
+        // dropped on the way out, so joining does not wait), or at the limit.
+        let ended = ended.recv_timeout(SHUTDOWN_LIMIT);
         let _ = std::fs::remove_dir_all(&self.tmpdir);
-        if !thread.is_finished() {
+        if matches!(ended, Err(mpsc::RecvTimeoutError::Timeout)) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
                 format!("the PMIx server's progress thread did not stop within {SHUTDOWN_LIMIT:?}"),
