@@ -130,6 +130,12 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_GROUP_MEMBER_FAILED     -170
 #define PMIX_ERR_PROC_TERM_WO_SYNC   -200
 #define PMIX_EVENT_PROC_TERMINATED   -201
+/* Event codes a process may register for (pmix-rs raises none of them itself). */
+#define PMIX_ERR_DEBUGGER_RELEASE    -3   /* a debugger releases processes held at a stop point */
+#define PMIX_NOTIFY_ALLOC_COMPLETE   -105 /* OpenPMIx 4.2.2: in pmix_deprecated.h */
+#define PMIX_JCTRL_CHECKPOINT        -106 /* the RM asks the process to checkpoint */
+#define PMIX_MONITOR_HEARTBEAT_ALERT -109 /* a monitored process missed its heartbeats */
+#define PMIX_ERR_JOB_TERMINATED      -145 /* a job ended (old name, still OpenPMIx's) */
 
 /****    DATA TYPE TAGS (pmix_value_t.type)    ****/
 #define PMIX_UNDEF            0
@@ -238,11 +244,73 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_COLLECT_DATA             "pmix.collect"
 #define PMIX_IMMEDIATE                "pmix.immediate"
 #define PMIX_OPTIONAL                 "pmix.optional"
+#define PMIX_WAIT                     "pmix.wait"            /* int: PMIx_Lookup waits for that many keys (0: all) */
+/* More job and node information keys. */
+#define PMIX_LOCAL_PROCS              "pmix.lprocs"          /* pmix_data_array_t* of pmix_proc_t on a node */
+#define PMIX_NODE_INFO                "pmix.node.info"       /* bool: the request is about the node PMIX_HOSTNAME/PMIX_NODEID names */
+#define PMIX_FABRIC_COORDINATES       "pmix.fab.coord"       /* pmix_data_array_t* of a process's fabric coordinates */
+#define PMIX_EXIT_CODE                "pmix.exit.code"       /* int: a terminated process's exit status */
+/* More query keys. */
+#define PMIX_QUERY_NAMESPACE_INFO     "pmix.qry.nsinfo"      /* pmix_data_array_t*: one entry per active namespace */
+#define PMIX_QUERY_NUM_PSETS          "pmix.qry.psetnum"     /* size_t: how many process sets exist */
+#define PMIX_QUERY_PSET_NAMES         "pmix.qry.psets"       /* char*: their names, comma separated */
+#define PMIX_QUERY_SPAWN_SUPPORT      "pmix.qry.spawn"       /* char*: the spawn attributes the host supports */
+#define PMIX_QUERY_DEBUG_SUPPORT      "pmix.qry.debug"       /* char*: the debugger attributes the host supports */
+/* More event-registration keys. */
+#define PMIX_EVENT_HDLR_NAME          "pmix.evname"          /* char*: a name for the handler */
+#define PMIX_EVENT_RETURN_OBJECT      "pmix.evobject"        /* void*: handed back in the handler's info */
+#define PMIX_EVENT_ONESHOT            "pmix.evone"           /* bool: remove the handler after its first event */
+/* Group keys newer code passes. */
+#define PMIX_GROUP_ADD_MEMBERS        "pmix.grp.add"         /* pmix_data_array_t* of pmix_proc_t to invite */
+/* Tool connection keys (PMIx_tool_init). */
+#define PMIX_CONNECT_SYSTEM_FIRST     "pmix.cnct.sys.first"  /* bool: try the system server before any other */
+#define PMIX_TOOL_CONNECT_OPTIONAL    "pmix.tool.conopt"     /* bool: run unconnected when no server answers */
+#define PMIX_LAUNCHER                 "pmix.tool.launcher"   /* bool: the tool launches jobs itself */
+/* Spawn directives (PMIx_Spawn's job info and pmix_app_t.info). */
+#define PMIX_MAPBY                    "pmix.mapby"           /* char*: mapping policy */
+#define PMIX_NOTIFY_COMPLETION        "pmix.notecomp"        /* bool: tell the parent when the child job ends */
+#define PMIX_FWD_STDOUT               "pmix.fwd.stdout"      /* bool: forward the job's stdout to the spawner */
+#define PMIX_FWD_STDERR               "pmix.fwd.stderr"      /* bool: forward the job's stderr to the spawner */
+#define PMIX_COSPAWN_APP              "pmix.cospawn"         /* bool: start this app alongside, not as, the job */
+/* Debugger keys. */
+#define PMIX_DEBUG_STOP_ON_EXEC       "pmix.dbg.exec"        /* processes stop at their first instruction */
+#define PMIX_DEBUG_STOP_IN_INIT       "pmix.dbg.init"        /* processes stop inside PMIx_Init */
+#define PMIX_DEBUG_STOP_IN_APP        "pmix.dbg.notify"      /* processes stop where the application chooses */
+#define PMIX_DEBUGGER_DAEMONS         "pmix.debugger"        /* bool: the spawned app is a set of debugger daemons */
+#define PMIX_DEBUG_JOB                "pmix.dbg.job"         /* char*: namespace to debug; OpenPMIx 4.2.2: in pmix_deprecated.h */
+/* Job control and monitoring keys (PMIx_Job_control, PMIx_Process_monitor). */
+#define PMIX_JOB_CTRL_PREEMPTIBLE       "pmix.jctrl.preempt"  /* bool: the job may be preempted */
+#define PMIX_JOB_CTRL_CHECKPOINT_METHOD "pmix.jctrl.ckmethod" /* pmix_data_array_t* of pmix_info_t */
+#define PMIX_JOB_CTRL_CHECKPOINT_SIGNAL "pmix.jctrl.ckptsig"  /* int: signal that triggers a checkpoint */
+#define PMIX_JOB_CTRL_CHECKPOINT_EVENT  "pmix.jctrl.ckptev"   /* bool: an event triggers a checkpoint */
+#define PMIX_MONITOR_ID               "pmix.monitor.id"      /* char*: names the monitoring request */
+#define PMIX_MONITOR_HEARTBEAT        "pmix.monitor.mbeat"   /* bool: watch the requester's heartbeats */
+#define PMIX_MONITOR_HEARTBEAT_TIME   "pmix.monitor.btime"   /* uint32_t: seconds between expected heartbeats */
+#define PMIX_MONITOR_HEARTBEAT_DROPS  "pmix.monitor.bdrop"   /* uint32_t: heartbeats that may be missed */
+/* Logging channels and directives (PMIx_Log). */
+#define PMIX_LOG_STDERR               "pmix.log.stderr"      /* char*: write to stderr */
+#define PMIX_LOG_LOCAL_SYSLOG         "pmix.log.lsys"        /* char*: write to this node's syslog */
+#define PMIX_LOG_GLOBAL_SYSLOG        "pmix.log.gsys"        /* char*: write to the system's central syslog */
+#define PMIX_LOG_MSG                  "pmix.log.msg"         /* pmix_byte_object_t: message body */
+#define PMIX_LOG_EMAIL                "pmix.log.email"       /* pmix_data_array_t* of pmix_info_t */
+#define PMIX_LOG_EMAIL_ADDR           "pmix.log.emaddr"      /* char*: recipients, comma separated */
+#define PMIX_LOG_EMAIL_SENDER_ADDR    "pmix.log.emfaddr"     /* char*: sender */
+#define PMIX_LOG_EMAIL_SUBJECT        "pmix.log.emsub"       /* char*: subject */
+#define PMIX_LOG_GENERATE_TIMESTAMP   "pmix.log.gtstmp"      /* bool: stamp the entry with the time */
 
 /****    MEMORY HELPERS (the C library's allocator: free what these return with free) ****/
 static inline void *pmix_malloc(size_t n) { return malloc(n); }
 static inline void *pmix_calloc(size_t n, size_t m) { return calloc(n, m); }
 static inline void pmix_free(void *m) { free(m); }
+/* A malloc'ed copy of s (strdup, which strict C99 does not declare). */
+static inline char *pmix_rs_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = (char *) malloc(n);
+    if (NULL != d)
+        memcpy(d, s, n);
+    return d;
+}
 
 /* Copies at most len bytes of src and always NUL-terminates dest (dest holds len+1). */
 static inline void pmix_strncpy(char *dest, const char *src, size_t len)
@@ -311,6 +379,12 @@ typedef struct pmix_proc {
         }                                       \
     } while (0)
 #define PMIX_CHECK_NSPACE(a, b) (0 == strncmp((a), (b), PMIX_MAX_NSLEN))
+/* Whether two ranks (two processes: same namespace too) match; PMIX_RANK_WILDCARD on
+ * either side matches any rank. */
+#define PMIX_CHECK_RANK(a, b) \
+    ((a) == (b) || PMIX_RANK_WILDCARD == (a) || PMIX_RANK_WILDCARD == (b))
+#define PMIX_CHECK_PROCID(a, b) \
+    (PMIX_CHECK_NSPACE((a)->nspace, (b)->nspace) && PMIX_CHECK_RANK((a)->rank, (b)->rank))
 
 /****    BYTE OBJECT, DATA ARRAY    ****/
 typedef struct pmix_byte_object {
@@ -493,6 +567,43 @@ PMIX_EXPORT void PMIx_Value_destruct(pmix_value_t *val);
         (m) = NULL;                 \
     } while (0)
 
+/* Reads a numeric value (any integer type, PMIX_SIZE, PMIX_PID, PMIX_PROC_RANK,
+ * PMIX_FLOAT or PMIX_DOUBLE) into n converted to type t, with s PMIX_SUCCESS; any other
+ * type leaves n alone and sets s to PMIX_ERR_BAD_PARAM. */
+#define PMIX_VALUE_GET_NUMBER(s, m, n, t)                                   \
+    do {                                                                    \
+        (s) = PMIX_SUCCESS;                                                 \
+        switch ((m)->type) {                                                \
+        case PMIX_SIZE:      (n) = (t) ((m)->data.size); break;             \
+        case PMIX_PID:       (n) = (t) ((m)->data.pid); break;              \
+        case PMIX_INT:       (n) = (t) ((m)->data.integer); break;          \
+        case PMIX_INT8:      (n) = (t) ((m)->data.int8); break;             \
+        case PMIX_INT16:     (n) = (t) ((m)->data.int16); break;            \
+        case PMIX_INT32:     (n) = (t) ((m)->data.int32); break;            \
+        case PMIX_INT64:     (n) = (t) ((m)->data.int64); break;            \
+        case PMIX_UINT:      (n) = (t) ((m)->data.uint); break;             \
+        case PMIX_UINT8:     (n) = (t) ((m)->data.uint8); break;            \
+        case PMIX_UINT16:    (n) = (t) ((m)->data.uint16); break;           \
+        case PMIX_UINT32:    (n) = (t) ((m)->data.uint32); break;           \
+        case PMIX_UINT64:    (n) = (t) ((m)->data.uint64); break;           \
+        case PMIX_FLOAT:     (n) = (t) ((m)->data.fval); break;             \
+        case PMIX_DOUBLE:    (n) = (t) ((m)->data.dval); break;             \
+        case PMIX_PROC_RANK: (n) = (t) ((m)->data.rank); break;             \
+        default:             (s) = PMIX_ERR_BAD_PARAM; break;               \
+        }                                                                   \
+    } while (0)
+
+/* What comparing two values can find (OpenPMIx's PMIx_Value_compare answers; pmix-rs
+ * does not offer that function). */
+typedef enum {
+    PMIX_EQUAL,
+    PMIX_VALUE1_GREATER,
+    PMIX_VALUE2_GREATER,
+    PMIX_VALUE_TYPE_DIFFERENT,
+    PMIX_VALUE_INCOMPATIBLE_OBJECTS,
+    PMIX_VALUE_COMPARISON_NOT_AVAIL
+} pmix_value_cmp_t;
+
 #define PMIX_VALUE_FREE(m, n)                           \
     do {                                                \
         size_t _vv;                                     \
@@ -659,7 +770,7 @@ static inline pmix_status_t pmix_argv_append_nosize(char ***argv, const char *ar
     if (NULL == grown)
         return PMIX_ERR_NOMEM;
     *argv = grown;
-    grown[n] = strdup(arg);
+    grown[n] = pmix_rs_strdup(arg);
     grown[n + 1] = NULL;
     return NULL == grown[n] ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
@@ -672,9 +783,375 @@ static inline void pmix_argv_free(char **argv)
     free(argv);
 }
 
+/* Splits src at every delimiter into a new array of copies, leaving out empty pieces;
+ * NULL when there is no piece (or src is NULL, or memory runs out). */
+static inline char **pmix_argv_split(const char *src, int delimiter)
+{
+    char **argv = NULL;
+    const char *p = src;
+    while (NULL != p && '\0' != *p) {
+        const char *end = strchr(p, delimiter);
+        size_t len = (NULL == end) ? strlen(p) : (size_t) (end - p);
+        if (0 < len) {
+            char *piece = (char *) malloc(len + 1);
+            pmix_status_t rc = PMIX_ERR_NOMEM;
+            if (NULL != piece) {
+                memcpy(piece, p, len);
+                piece[len] = '\0';
+                rc = pmix_argv_append_nosize(&argv, piece);
+                free(piece);
+            }
+            if (PMIX_SUCCESS != rc) {
+                pmix_argv_free(argv);
+                return NULL;
+            }
+        }
+        p = (NULL == end) ? NULL : end + 1;
+    }
+    return argv;
+}
+
 #define PMIX_ARGV_COUNT(r, a) (r) = pmix_argv_count(a)
 #define PMIX_ARGV_APPEND(r, a, b) (r) = pmix_argv_append_nosize(&(a), (b))
 #define PMIX_ARGV_FREE(a) pmix_argv_free(a)
+#define PMIX_ARGV_SPLIT(a, b, c) (a) = pmix_argv_split((b), (c))
+
+/****    DATA ARRAY HELPERS    ****/
+#define PMIX_DATA_ARRAY_STATIC_INIT { .type = PMIX_UNDEF, .size = 0, .array = NULL }
+
+#define PMIX_DATA_ARRAY_INIT(m, t)      \
+    do {                                \
+        (m)->array = NULL;              \
+        (m)->type = (t);                \
+        (m)->size = 0;                  \
+    } while (0)
+
+/* Makes m an array of n zeroed elements of type t: PMIX_INFO, PMIX_PROC, PMIX_VALUE
+ * and PMIX_PDATA elements come from the matching *_CREATE; other types get no
+ * storage here (array NULL, size 0), as in OpenPMIx. */
+#define PMIX_DATA_ARRAY_CONSTRUCT(m, n, t)                          \
+    do {                                                            \
+        (m)->type = (t);                                            \
+        (m)->size = (n);                                            \
+        (m)->array = NULL;                                          \
+        if (0 < (n)) {                                              \
+            if (PMIX_INFO == (t)) {                                 \
+                pmix_info_t *_pmix_dai;                             \
+                PMIX_INFO_CREATE(_pmix_dai, (n));                   \
+                (m)->array = _pmix_dai;                             \
+            } else if (PMIX_PROC == (t)) {                          \
+                PMIX_PROC_CREATE((m)->array, (n));                  \
+            } else if (PMIX_VALUE == (t)) {                         \
+                PMIX_VALUE_CREATE((m)->array, (n));                 \
+            } else if (PMIX_PDATA == (t)) {                         \
+                PMIX_PDATA_CREATE((m)->array, (n));                 \
+            } else {                                                \
+                (m)->size = 0;                                      \
+            }                                                       \
+        }                                                           \
+    } while (0)
+
+/* As PMIX_DATA_ARRAY_CONSTRUCT on a new malloc'ed array descriptor (NULL if memory
+ * runs out). */
+#define PMIX_DATA_ARRAY_CREATE(m, n, t)                                         \
+    do {                                                                        \
+        (m) = (pmix_data_array_t *) pmix_calloc(1, sizeof(pmix_data_array_t));  \
+        if (NULL != (m)) {                                                      \
+            PMIX_DATA_ARRAY_CONSTRUCT((m), (n), (t));                           \
+        }                                                                       \
+    } while (0)
+
+/* Releases the elements (with what each owns, for PMIX_INFO, PMIX_VALUE, PMIX_PDATA,
+ * PMIX_STRING and PMIX_BYTE_OBJECT elements) and the element storage; the descriptor
+ * itself is left empty. */
+static inline void pmix_rs_darray_destruct(pmix_data_array_t *m)
+{
+    size_t i;
+    if (NULL == m) {
+        return;
+    }
+    if (NULL != m->array) {
+        for (i = 0; i < m->size; i++) {
+            switch (m->type) {
+            case PMIX_INFO:
+                PMIX_INFO_DESTRUCT(&((pmix_info_t *) m->array)[i]);
+                break;
+            case PMIX_VALUE:
+                PMIx_Value_destruct(&((pmix_value_t *) m->array)[i]);
+                break;
+            case PMIX_PDATA:
+                PMIX_PDATA_DESTRUCT(&((pmix_pdata_t *) m->array)[i]);
+                break;
+            case PMIX_STRING:
+                free(((char **) m->array)[i]);
+                break;
+            case PMIX_BYTE_OBJECT:
+                free(((pmix_byte_object_t *) m->array)[i].bytes);
+                break;
+            default:
+                break;
+            }
+        }
+        free(m->array);
+    }
+    m->array = NULL;
+    m->size = 0;
+}
+
+#define PMIX_DATA_ARRAY_DESTRUCT(m) pmix_rs_darray_destruct(m)
+#define PMIX_DATA_ARRAY_FREE(m)             \
+    do {                                    \
+        if (NULL != (m)) {                  \
+            PMIX_DATA_ARRAY_DESTRUCT((m));  \
+            pmix_free((m));                 \
+            (m) = NULL;                     \
+        }                                   \
+    } while (0)
+
+/****    INFO TRANSFER    ****/
+/* The size of one element of a fixed-size type (0 for types that own memory or that
+ * pmix-rs does not copy). */
+static inline size_t pmix_rs_scalar_size(pmix_data_type_t t)
+{
+    switch (t) {
+    case PMIX_BOOL: return sizeof(bool);
+    case PMIX_BYTE: case PMIX_INT8: case PMIX_UINT8: return 1;
+    case PMIX_INT16: case PMIX_UINT16: return 2;
+    case PMIX_INT: case PMIX_UINT: case PMIX_INT32: case PMIX_UINT32: return 4;
+    case PMIX_INT64: case PMIX_UINT64: return 8;
+    case PMIX_SIZE: return sizeof(size_t);
+    case PMIX_PID: return sizeof(pid_t);
+    case PMIX_FLOAT: return sizeof(float);
+    case PMIX_DOUBLE: return sizeof(double);
+    case PMIX_TIMEVAL: return sizeof(struct timeval);
+    case PMIX_TIME: return sizeof(time_t);
+    case PMIX_STATUS: return sizeof(pmix_status_t);
+    case PMIX_PROC_RANK: return sizeof(pmix_rank_t);
+    case PMIX_PROC: return sizeof(pmix_proc_t);
+    case PMIX_DATA_RANGE: case PMIX_SCOPE: case PMIX_PERSIST: return 1;
+    case PMIX_DATA_TYPE: return sizeof(pmix_data_type_t);
+    case PMIX_INFO_DIRECTIVES: return sizeof(pmix_info_directives_t);
+    case PMIX_DEVTYPE: return sizeof(pmix_device_type_t);
+    default: return 0;
+    }
+}
+
+static inline pmix_status_t pmix_rs_value_xfer(pmix_value_t *dest, const pmix_value_t *src);
+
+/* A deep copy of a data array: elements of fixed-size types, strings, byte objects,
+ * values and infos. Other element types: PMIX_ERR_NOT_SUPPORTED. */
+static inline pmix_status_t pmix_rs_darray_xfer(pmix_data_array_t **dest,
+                                                const pmix_data_array_t *src)
+{
+    pmix_data_array_t *d;
+    size_t i, esize = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    *dest = NULL;
+    if (NULL == src) {
+        return PMIX_SUCCESS;
+    }
+    d = (pmix_data_array_t *) calloc(1, sizeof(pmix_data_array_t));
+    if (NULL == d) {
+        return PMIX_ERR_NOMEM;
+    }
+    d->type = src->type;
+    if (0 == src->size || NULL == src->array) {
+        *dest = d;
+        return PMIX_SUCCESS;
+    }
+    switch (src->type) {
+    case PMIX_STRING: esize = sizeof(char *); break;
+    case PMIX_BYTE_OBJECT: esize = sizeof(pmix_byte_object_t); break;
+    case PMIX_VALUE: esize = sizeof(pmix_value_t); break;
+    case PMIX_INFO: esize = sizeof(pmix_info_t); break;
+    default: esize = pmix_rs_scalar_size(src->type); break;
+    }
+    if (0 == esize) {
+        free(d);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    d->array = calloc(src->size, esize);
+    if (NULL == d->array) {
+        free(d);
+        return PMIX_ERR_NOMEM;
+    }
+    d->size = src->size;
+    for (i = 0; i < src->size && PMIX_SUCCESS == rc; i++) {
+        switch (src->type) {
+        case PMIX_STRING: {
+            const char *s = ((char *const *) src->array)[i];
+            if (NULL != s && NULL == (((char **) d->array)[i] = pmix_rs_strdup(s))) {
+                rc = PMIX_ERR_NOMEM;
+            }
+            break;
+        }
+        case PMIX_BYTE_OBJECT: {
+            const pmix_byte_object_t *b = &((const pmix_byte_object_t *) src->array)[i];
+            pmix_byte_object_t *c = &((pmix_byte_object_t *) d->array)[i];
+            if (NULL != b->bytes && 0 < b->size) {
+                c->bytes = (char *) malloc(b->size);
+                if (NULL == c->bytes) {
+                    rc = PMIX_ERR_NOMEM;
+                    break;
+                }
+                memcpy(c->bytes, b->bytes, b->size);
+                c->size = b->size;
+            }
+            break;
+        }
+        case PMIX_VALUE:
+            rc = pmix_rs_value_xfer(&((pmix_value_t *) d->array)[i],
+                                    &((const pmix_value_t *) src->array)[i]);
+            break;
+        case PMIX_INFO: {
+            const pmix_info_t *a = &((const pmix_info_t *) src->array)[i];
+            pmix_info_t *b = &((pmix_info_t *) d->array)[i];
+            memcpy(b->key, a->key, sizeof(pmix_key_t));
+            b->flags = a->flags;
+            rc = pmix_rs_value_xfer(&b->value, &a->value);
+            break;
+        }
+        default:
+            memcpy((char *) d->array + i * esize, (const char *) src->array + i * esize, esize);
+            break;
+        }
+    }
+    if (PMIX_SUCCESS != rc) {
+        pmix_rs_darray_destruct(d);
+        free(d);
+        return rc;
+    }
+    *dest = d;
+    return PMIX_SUCCESS;
+}
+
+/* A deep copy of src into dest (whose previous contents are overwritten, not freed):
+ * fixed-size types, PMIX_STRING, PMIX_BYTE_OBJECT, PMIX_PROC, PMIX_DATA_ARRAY (see
+ * pmix_rs_darray_xfer) and PMIX_POINTER (the pointer itself). Other types:
+ * PMIX_ERR_NOT_SUPPORTED, dest left PMIX_UNDEF. */
+static inline pmix_status_t pmix_rs_value_xfer(pmix_value_t *dest, const pmix_value_t *src)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    memset(dest, 0, sizeof(pmix_value_t));
+    dest->type = PMIX_UNDEF;
+    switch (src->type) {
+    case PMIX_UNDEF:
+        return PMIX_SUCCESS;
+    case PMIX_STRING:
+        if (NULL != src->data.string
+            && NULL == (dest->data.string = pmix_rs_strdup(src->data.string))) {
+            return PMIX_ERR_NOMEM;
+        }
+        break;
+    case PMIX_BYTE_OBJECT:
+        if (NULL != src->data.bo.bytes && 0 < src->data.bo.size) {
+            dest->data.bo.bytes = (char *) malloc(src->data.bo.size);
+            if (NULL == dest->data.bo.bytes) {
+                return PMIX_ERR_NOMEM;
+            }
+            memcpy(dest->data.bo.bytes, src->data.bo.bytes, src->data.bo.size);
+            dest->data.bo.size = src->data.bo.size;
+        }
+        break;
+    case PMIX_PROC:
+        if (NULL != src->data.proc) {
+            dest->data.proc = (pmix_proc_t *) malloc(sizeof(pmix_proc_t));
+            if (NULL == dest->data.proc) {
+                return PMIX_ERR_NOMEM;
+            }
+            memcpy(dest->data.proc, src->data.proc, sizeof(pmix_proc_t));
+        }
+        break;
+    case PMIX_DATA_ARRAY:
+        rc = pmix_rs_darray_xfer(&dest->data.darray, src->data.darray);
+        if (PMIX_SUCCESS != rc) {
+            return rc;
+        }
+        break;
+    case PMIX_POINTER:
+        dest->data.ptr = src->data.ptr;
+        break;
+    default:
+        if (0 == pmix_rs_scalar_size(src->type)) {
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+        memcpy(&dest->data, &src->data, sizeof(dest->data));
+        break;
+    }
+    dest->type = src->type;
+    return PMIX_SUCCESS;
+}
+
+/* Copies key, flags and (deeply, as pmix_rs_value_xfer) the value of s into d. */
+#define PMIX_INFO_XFER(d, s)                                    \
+    do {                                                        \
+        memcpy((d)->key, (s)->key, sizeof(pmix_key_t));         \
+        (d)->flags = (s)->flags;                                \
+        (void) pmix_rs_value_xfer(&(d)->value, &(s)->value);    \
+    } while (0)
+
+/****    APPLICATIONS (PMIx_Spawn)    ****/
+/* One application of a spawn request. cmd, cwd and the argv/env arrays are malloc'ed
+ * and freed by PMIX_APP_DESTRUCT; info is an array of ninfo infos. */
+typedef struct pmix_app {
+    char *cmd;
+    char **argv;
+    char **env;
+    char *cwd;
+    int maxprocs;
+    pmix_info_t *info;
+    size_t ninfo;
+} pmix_app_t;
+
+#define PMIX_APP_STATIC_INIT \
+    { .cmd = NULL, .argv = NULL, .env = NULL, .cwd = NULL, .maxprocs = 0, .info = NULL, .ninfo = 0 }
+#define PMIX_APP_CONSTRUCT(m) memset((m), 0, sizeof(pmix_app_t))
+#define PMIX_APP_CREATE(m, n)                                                   \
+    do {                                                                        \
+        (m) = (0 == (n)) ? NULL                                                 \
+                         : (pmix_app_t *) pmix_calloc((n), sizeof(pmix_app_t)); \
+    } while (0)
+#define PMIX_APP_INFO_CREATE(m, n)                  \
+    do {                                            \
+        (m)->ninfo = (n);                           \
+        PMIX_INFO_CREATE((m)->info, (m)->ninfo);    \
+    } while (0)
+
+/* Frees what one app owns and leaves it empty. */
+static inline void pmix_rs_app_destruct(pmix_app_t *m)
+{
+    free(m->cmd);
+    pmix_argv_free(m->argv);
+    pmix_argv_free(m->env);
+    free(m->cwd);
+    PMIX_INFO_FREE(m->info, m->ninfo);
+    memset(m, 0, sizeof(pmix_app_t));
+}
+
+/* Destructs the n apps of an array (not the array itself). */
+static inline void pmix_app_free(pmix_app_t *ap, size_t n)
+{
+    size_t k;
+    for (k = 0; NULL != ap && k < n; k++) {
+        pmix_rs_app_destruct(&ap[k]);
+    }
+}
+
+#define PMIX_APP_DESTRUCT(m) pmix_rs_app_destruct(m)
+#define PMIX_APP_RELEASE(m)         \
+    do {                            \
+        PMIX_APP_DESTRUCT((m));     \
+        pmix_free((m));             \
+        (m) = NULL;                 \
+    } while (0)
+#define PMIX_APP_FREE(m, n)         \
+    do {                            \
+        pmix_app_free((m), (n));    \
+        pmix_free((m));             \
+        (m) = NULL;                 \
+    } while (0)
 
 /****    GROUPS    ****/
 /* A PMIx_Group_join answer. */

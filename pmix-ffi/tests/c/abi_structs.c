@@ -177,6 +177,29 @@ FIELD_TYPE(pmix_query_t, keys, char **);
 FIELD_TYPE(pmix_query_t, qualifiers, pmix_info_t *);
 FIELD_TYPE(pmix_query_t, nqual, size_t);
 
+/* pmix_app_t */
+SA(sizeof(pmix_app_t) == 56);
+LAYOUT(pmix_app_t, cmd, 0);
+LAYOUT(pmix_app_t, argv, 8);
+LAYOUT(pmix_app_t, env, 16);
+LAYOUT(pmix_app_t, cwd, 24);
+LAYOUT(pmix_app_t, maxprocs, 32);
+LAYOUT(pmix_app_t, info, 40);
+LAYOUT(pmix_app_t, ninfo, 48);
+FIELD_TYPE(pmix_app_t, cmd, char *);
+FIELD_TYPE(pmix_app_t, argv, char **);
+FIELD_TYPE(pmix_app_t, env, char **);
+FIELD_TYPE(pmix_app_t, cwd, char *);
+FIELD_TYPE(pmix_app_t, maxprocs, int);
+FIELD_TYPE(pmix_app_t, info, pmix_info_t *);
+FIELD_TYPE(pmix_app_t, ninfo, size_t);
+
+/* pmix_value_cmp_t: an enum, its values in OpenPMIx's order */
+SA(sizeof(pmix_value_cmp_t) == 4);
+SA(PMIX_EQUAL == 0 && PMIX_VALUE1_GREATER == 1 && PMIX_VALUE2_GREATER == 2);
+SA(PMIX_VALUE_TYPE_DIFFERENT == 3 && PMIX_VALUE_INCOMPATIBLE_OBJECTS == 4);
+SA(PMIX_VALUE_COMPARISON_NOT_AVAIL == 5);
+
 /* callback types */
 SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
