@@ -315,6 +315,20 @@ PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
  * does nothing; before init it does nothing. Newer OpenPMIx only. */
 PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
 
+/* Printing helpers, with libpmix2 4.2.2's texts. The _string of a type, scope or range
+ * is static ("UNKNOWN..." for a value it does not know). PMIx_Value_string and
+ * PMIx_Info_string return a malloc'ed text (free with free; NULL for NULL). PMIx_Info_string
+ * names a key by this header's #define for it (libpmix2 uses its whole dictionary).
+ * PMIx_Data_print sets *output to prefix (NULL: a space) and the datum at src of type
+ * type, malloc'ed. Errors: PMIX_ERR_BAD_PARAM (NULL output or src), PMIX_ERR_NOMEM. */
+PMIX_EXPORT const char *PMIx_Data_type_string(pmix_data_type_t type);
+PMIX_EXPORT const char *PMIx_Scope_string(pmix_scope_t scope);
+PMIX_EXPORT const char *PMIx_Data_range_string(pmix_data_range_t range);
+PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value);
+PMIX_EXPORT char *PMIx_Info_string(const pmix_info_t *info);
+PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src,
+                                          pmix_data_type_t type);
+
 /* The text of a status ("NOT-FOUND"), as OpenPMIx 4.2.2's; "ERROR STRING NOT FOUND" for
  * codes it does not know. Static: never free it. */
 PMIX_EXPORT const char *PMIx_Error_string(pmix_status_t status);

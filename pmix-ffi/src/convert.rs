@@ -3,10 +3,11 @@
 //!
 //! The C types converted both ways: `PMIX_UNDEF`, `PMIX_BOOL`, `PMIX_BYTE`,
 //! `PMIX_STRING`, `PMIX_SIZE`, `PMIX_PID`, the signed and unsigned integers,
-//! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK`, `PMIX_BYTE_OBJECT` and
-//! `PMIX_PROC`; from C also a `PMIX_DATA_ARRAY` of `PMIX_PROC` (a custom event range).
-//! Any other type is `PMIX_ERR_NOT_SUPPORTED` (a value the server sends in one of them
-//! cannot be returned to C yet).
+//! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK`, `PMIX_BYTE_OBJECT`,
+//! `PMIX_PROC`, and `PMIX_DATA_ARRAY`s of the scalars, strings, processes, infos and
+//! values (nested up to [`crate::value::MAX_NESTING`] deep). Any other type is
+//! `PMIX_ERR_NOT_SUPPORTED` (a value the server sends in one of them cannot be
+//! returned to C yet).
 
 use std::ffi::{c_char, c_void};
 
@@ -32,6 +33,16 @@ pub(crate) const MAX_VALUE_STRING: usize = 1 << 20;
 /// `v`'s union holds what its type says; a string is NULL or readable up to its NUL
 /// (or [`MAX_VALUE_STRING`] + 1 bytes); a byte object's bytes are readable.
 pub(crate) unsafe fn to_wire(v: &pmix_value_t) -> Result<Value, Status> {
+    // SAFETY: forwarded from the caller.
+    unsafe { to_wire_at(v, 0) }
+}
+
+/// [`to_wire`] at array nesting `depth` (deeper than [`crate::value::MAX_NESTING`]
+/// is `PMIX_ERR_BAD_PARAM`).
+///
+/// # Safety
+/// As [`to_wire`].
+unsafe fn to_wire_at(v: &pmix_value_t, depth: usize) -> Result<Value, Status> {
     let d = &v.data;
     // SAFETY: the tag says which union member holds the value; only that one is read.
     Ok(unsafe {
@@ -66,21 +77,7 @@ pub(crate) unsafe fn to_wire(v: &pmix_value_t) -> Result<Value, Status> {
                 let p = d.proc_.as_ref().ok_or(BAD_PARAM)?;
                 Value::Proc(Proc::new(proc_nspace(p)?, p.rank))
             }
-            PMIX_DATA_ARRAY => {
-                let a = d.darray.as_ref().ok_or(BAD_PARAM)?;
-                if a.type_ != PMIX_PROC {
-                    return Err(Status::ERR_NOT_SUPPORTED);
-                }
-                let procs = crate::boundary::c_slice(a.array.cast::<pmix_proc_t>(), a.size)?;
-                let items = procs
-                    .iter()
-                    .map(|p| Ok(Value::Proc(Proc::new(proc_nspace(p)?, p.rank))))
-                    .collect::<Result<Vec<_>, Status>>()?;
-                Value::DataArray(
-                    pmix::wire::DataArray::new(pmix::wire::DataType::Proc, items)
-                        .ok_or(BAD_PARAM)?,
-                )
-            }
+            PMIX_DATA_ARRAY => array_to_wire(d.darray.as_ref().ok_or(BAD_PARAM)?, depth)?,
             PMIX_BYTE_OBJECT => {
                 let bo = d.bo;
                 if bo.size == 0 {
@@ -212,11 +209,92 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
             d.proc_ = cp;
             PMIX_PROC
         }
+        Value::DataArray(a) => {
+            d.darray = array_from_wire(a, 0)?;
+            PMIX_DATA_ARRAY
+        }
         _ => return Err(Status::ERR_NOT_SUPPORTED),
     };
     out.type_ = ty;
     out.data = d;
     Ok(())
+}
+
+/// A `malloc`ed C data array of the runtime's `a` (what `PMIx_Value_destruct` frees):
+/// elements of the types [`crate::value::element_size`] knows, at nesting `depth`.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for another element type (or an element [`from_wire`]
+/// does not convert), nesting deeper than [`crate::value::MAX_NESTING`];
+/// `PMIX_ERR_NOMEM`. Nothing is left allocated.
+fn array_from_wire(
+    a: &pmix::wire::DataArray,
+    depth: usize,
+) -> Result<*mut pmix_data_array_t, Status> {
+    if depth >= crate::value::MAX_NESTING {
+        return Err(Status::ERR_NOT_SUPPORTED);
+    }
+    let ty: pmix_data_type_t = a.ty as u16;
+    let size = crate::value::element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let n = a.items.len();
+    let c = crate::value::alloc_array(ty, n, size)?;
+    // SAFETY: `c` owns `n` zeroed elements of `size` bytes; on an error `free_array`
+    // releases the elements counted in its `size` so far.
+    unsafe {
+        let array = (*c).array;
+        for (k, item) in a.items.iter().enumerate() {
+            let at = array.cast::<u8>().add(k * size);
+            let r = match (ty, item) {
+                (PMIX_PROC, Value::Proc(p)) if p.nspace.as_bytes().len() <= PMIX_MAX_NSLEN => {
+                    let e = &mut *at.cast::<pmix_proc_t>();
+                    crate::boundary::copy_c_str(&mut e.nspace, p.nspace.as_bytes());
+                    e.rank = p.rank.0;
+                    Ok(())
+                }
+                (PMIX_INFO, Value::Info(i)) => {
+                    let e = &mut *at.cast::<pmix_info_t>();
+                    crate::boundary::copy_c_str(&mut e.key, i.key.as_bytes());
+                    e.flags = i.flags.0;
+                    element_from_wire(&i.value, &mut e.value, depth)
+                }
+                (PMIX_VALUE, Value::Value(v)) => {
+                    element_from_wire(v, &mut *at.cast::<pmix_value_t>(), depth)
+                }
+                (_, v) if v.data_type() as u16 == ty => {
+                    let mut tmp = pmix_value_t {
+                        type_: PMIX_UNDEF,
+                        data: pmix_value_data { raw: [0; 3] },
+                    };
+                    from_wire(v, &mut tmp).map(|()| {
+                        // A scalar's bytes, or a string's pointer: owned by the array now.
+                        std::ptr::copy_nonoverlapping((&raw const tmp.data).cast::<u8>(), at, size);
+                    })
+                }
+                _ => Err(Status::ERR_NOT_SUPPORTED),
+            };
+            if let Err(e) = r {
+                // The element that failed holds nothing allocated: count it out.
+                crate::value::free_array(c);
+                return Err(e);
+            }
+            (*c).size = k + 1;
+        }
+        Ok(c)
+    }
+}
+
+/// [`from_wire`] for an element of an array at nesting `depth` (a nested array goes
+/// one deeper).
+fn element_from_wire(v: &Value, out: &mut pmix_value_t, depth: usize) -> Result<(), Status> {
+    match v {
+        Value::DataArray(a) => {
+            let d = array_from_wire(a, depth + 1)?;
+            out.type_ = PMIX_DATA_ARRAY;
+            out.data = pmix_value_data { darray: d };
+            Ok(())
+        }
+        other => from_wire(other, out),
+    }
 }
 
 /// A `malloc`ed, NUL-terminated copy of `s`.
@@ -261,6 +339,70 @@ pub(crate) fn info_key(i: &pmix_info_t) -> Result<&str, Status> {
         return Err(BAD_PARAM);
     }
     Ok(k)
+}
+
+/// A C data array as the runtime's: elements of the types
+/// [`crate::value::element_size`] knows, each converted as a value of that type.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for another element type; `PMIX_ERR_BAD_PARAM` for a NULL
+/// array with elements, a size beyond any array, nesting deeper than
+/// [`crate::value::MAX_NESTING`]; the elements' errors.
+///
+/// # Safety
+/// `a.array` points to `a.size` readable elements of `a.type_`, each as [`to_wire`]
+/// requires.
+unsafe fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, Status> {
+    if depth >= crate::value::MAX_NESTING {
+        return Err(BAD_PARAM);
+    }
+    let size = crate::value::element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    if a.size > 0
+        && (a.array.is_null()
+            || !crate::boundary::fits_in_a_slice(a.array.cast::<u8>(), a.size.saturating_mul(size)))
+    {
+        return Err(BAD_PARAM);
+    }
+    let mut items = Vec::with_capacity(a.size.min(1 << 16));
+    for k in 0..a.size {
+        // SAFETY: element `k` is within the array (caller's contract); it is read
+        // unaligned into a value of its type, whose union holds it.
+        let item = unsafe {
+            let at = a.array.cast::<u8>().add(k * size);
+            match a.type_ {
+                PMIX_PROC => {
+                    let p = at.cast::<pmix_proc_t>().read_unaligned();
+                    Value::Proc(Proc::new(proc_nspace(&p)?, p.rank))
+                }
+                PMIX_VALUE => Value::Value(Box::new(to_wire_at(
+                    &at.cast::<pmix_value_t>().read_unaligned(),
+                    depth + 1,
+                )?)),
+                PMIX_INFO => {
+                    let i = at.cast::<pmix_info_t>().read_unaligned();
+                    Value::Info(Box::new(Info {
+                        key: info_key(&i)?.into(),
+                        flags: InfoFlags(i.flags),
+                        value: to_wire_at(&i.value, depth + 1)?,
+                    }))
+                }
+                ty => {
+                    let mut v = pmix_value_t {
+                        type_: ty,
+                        data: pmix_value_data { raw: [0; 3] },
+                    };
+                    std::ptr::copy_nonoverlapping(at, (&raw mut v.data).cast::<u8>(), size);
+                    to_wire_at(&v, depth + 1)?
+                }
+            }
+        };
+        items.push(item);
+    }
+    let ty =
+        pmix::wire::DataType::from_code(u64::from(a.type_)).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    Ok(Value::DataArray(
+        pmix::wire::DataArray::new(ty, items).ok_or(BAD_PARAM)?,
+    ))
 }
 
 /// The runtime's infos of a C info array (keys, flags and values).

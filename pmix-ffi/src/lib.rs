@@ -41,5 +41,6 @@ pub mod objects;
 pub mod pubsub;
 pub mod query;
 pub mod status;
+pub mod strings;
 pub mod types;
 pub mod value;

@@ -73,6 +73,10 @@ pub const PMIX_STATUS: pmix_data_type_t = 20;
 pub const PMIX_PROC: pmix_data_type_t = 22;
 /// `PMIX_DATA_ARRAY`.
 pub const PMIX_DATA_ARRAY: pmix_data_type_t = 39;
+/// `PMIX_VALUE`: an element type of data arrays (`pmix_value_t`).
+pub const PMIX_VALUE: pmix_data_type_t = 21;
+/// `PMIX_INFO`: an element type of data arrays (`pmix_info_t`).
+pub const PMIX_INFO: pmix_data_type_t = 24;
 /// `PMIX_BYTE_OBJECT`.
 pub const PMIX_BYTE_OBJECT: pmix_data_type_t = 27;
 /// `PMIX_POINTER`.

@@ -22,6 +22,25 @@ unsafe fn read<T: Copy>(data: *const c_void) -> T {
 /// # Safety
 /// As [`PMIx_Value_load`].
 unsafe fn load(val: &mut pmix_value_t, data: *const c_void, ty: pmix_data_type_t) -> Res {
+    // SAFETY: forwarded from the caller.
+    unsafe { load_at(val, data, ty, 0) }
+}
+
+/// How deep data arrays may nest (an array of infos whose values are arrays, …):
+/// deeper is `PMIX_ERR_BAD_PARAM` (a C structure that points to itself would
+/// otherwise never end).
+pub(crate) const MAX_NESTING: usize = 16;
+
+/// [`load`] at nesting `depth`.
+///
+/// # Safety
+/// As [`PMIx_Value_load`].
+unsafe fn load_at(
+    val: &mut pmix_value_t,
+    data: *const c_void,
+    ty: pmix_data_type_t,
+    depth: usize,
+) -> Res {
     val.type_ = PMIX_UNDEF;
     val.data = pmix_value_data { raw: [0; 3] };
     if data.is_null() {
@@ -71,34 +90,228 @@ unsafe fn load(val: &mut pmix_value_t, data: *const c_void, ty: pmix_data_type_t
             PMIX_DEVTYPE => d.devtype = read(data),
             PMIX_POINTER => d.ptr = data.cast_mut(),
             PMIX_PROC => d.proc_ = copy_procs(data.cast::<pmix_proc_t>(), 1)?,
-            PMIX_DATA_ARRAY => {
-                let a = read::<pmix_data_array_t>(data);
-                if a.type_ != PMIX_PROC {
-                    return Err(Status::ERR_NOT_SUPPORTED);
-                }
-                let copy = libc::malloc(size_of::<pmix_data_array_t>()).cast::<pmix_data_array_t>();
-                if copy.is_null() {
-                    return Err(Status::ERR_NOMEM);
-                }
-                let array = match copy_procs(a.array.cast::<pmix_proc_t>(), a.size) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        libc::free(copy.cast());
-                        return Err(e);
+            PMIX_BYTE_OBJECT => {
+                let bo = read::<pmix_byte_object_t>(data);
+                let bytes = if bo.bytes.is_null() || bo.size == 0 {
+                    std::ptr::null_mut()
+                } else {
+                    let b = libc::malloc(bo.size).cast::<c_char>();
+                    if b.is_null() {
+                        return Err(Status::ERR_NOMEM);
                     }
+                    std::ptr::copy_nonoverlapping(bo.bytes, b, bo.size);
+                    b
                 };
-                copy.write(pmix_data_array_t {
-                    type_: PMIX_PROC,
-                    size: a.size,
-                    array: array.cast(),
-                });
-                d.darray = copy;
+                d.bo = pmix_byte_object_t {
+                    bytes,
+                    size: if bytes.is_null() { 0 } else { bo.size },
+                };
             }
+            PMIX_DATA_ARRAY => d.darray = copy_array(&read::<pmix_data_array_t>(data), depth)?,
             _ => return Err(Status::ERR_NOT_SUPPORTED),
         }
     }
     val.type_ = ty;
     Ok(())
+}
+
+/// The size of one element of a C array of `ty` that the library copies: the
+/// scalars, strings (`char *`), processes, infos and values; `None` for another type.
+pub(crate) fn element_size(ty: pmix_data_type_t) -> Option<usize> {
+    Some(match ty {
+        PMIX_BOOL | PMIX_BYTE | PMIX_INT8 | PMIX_UINT8 => 1,
+        PMIX_INT16 | PMIX_UINT16 => 2,
+        PMIX_PID | PMIX_INT | PMIX_INT32 | PMIX_UINT | PMIX_UINT32 | PMIX_FLOAT | PMIX_STATUS
+        | PMIX_PROC_RANK => 4,
+        PMIX_SIZE | PMIX_INT64 | PMIX_UINT64 | PMIX_DOUBLE | PMIX_DEVTYPE => 8,
+        PMIX_STRING => size_of::<*mut c_char>(),
+        PMIX_PROC => size_of::<pmix_proc_t>(),
+        PMIX_INFO => size_of::<pmix_info_t>(),
+        PMIX_VALUE => size_of::<pmix_value_t>(),
+        _ => return None,
+    })
+}
+
+/// The pointer [`load`] takes for the value `v` holds (the datum for a scalar, the
+/// string, process, array or byte object itself for the others).
+fn data_of(v: &pmix_value_t) -> *const c_void {
+    // SAFETY: reading a pointer-sized union member as a pointer is what the type tag
+    // says is there for these types; nothing is dereferenced here.
+    unsafe {
+        match v.type_ {
+            PMIX_STRING => v.data.string.cast(),
+            PMIX_PROC => v.data.proc_.cast(),
+            PMIX_DATA_ARRAY => v.data.darray.cast(),
+            PMIX_POINTER => v.data.ptr,
+            _ => (&raw const v.data).cast(),
+        }
+    }
+}
+
+/// A `malloc`ed deep copy of array `a` (elements of a type [`element_size`] knows;
+/// strings duplicated, infos' and values' data loaded in turn), at nesting `depth`.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for another element type; `PMIX_ERR_BAD_PARAM` for a NULL
+/// array with elements, a size beyond any array or nesting deeper than
+/// [`MAX_NESTING`]; the elements' errors; `PMIX_ERR_NOMEM`. Nothing is left allocated.
+///
+/// # Safety
+/// `a.array` points to `a.size` readable elements of `a.type_`, each as
+/// [`PMIx_Value_load`] requires of its data.
+unsafe fn copy_array(
+    a: &pmix_data_array_t,
+    depth: usize,
+) -> Result<*mut pmix_data_array_t, Status> {
+    if depth >= MAX_NESTING {
+        return Err(BAD_PARAM);
+    }
+    let size = element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let n = a.size;
+    let bytes = n
+        .checked_mul(size)
+        .filter(|b| *b <= isize::MAX as usize)
+        .ok_or(BAD_PARAM)?;
+    if n > 0 && a.array.is_null() {
+        return Err(BAD_PARAM);
+    }
+    let copy = alloc_array(a.type_, n, size)?;
+    // SAFETY: `copy` owns `n` zeroed elements of `size` bytes; what is filled in is
+    // counted in its `size`, so an error frees it whole.
+    unsafe {
+        let array = (*copy).array;
+        let fail = move |e: Status| {
+            free_array(copy);
+            Err(e)
+        };
+        match a.type_ {
+            PMIX_STRING => {
+                let src = a.array.cast::<*const c_char>();
+                let dst = array.cast::<*mut c_char>();
+                for k in 0..n {
+                    let s = src.add(k).read_unaligned();
+                    if !s.is_null() {
+                        let d = libc::strdup(s);
+                        if d.is_null() {
+                            return fail(Status::ERR_NOMEM);
+                        }
+                        dst.add(k).write(d);
+                    }
+                    (*copy).size = k + 1;
+                }
+            }
+            PMIX_INFO => {
+                let src = a.array.cast::<pmix_info_t>();
+                let dst = array.cast::<pmix_info_t>();
+                for k in 0..n {
+                    let from = src.add(k).read_unaligned();
+                    let to = &mut *dst.add(k);
+                    to.key = from.key;
+                    to.flags = from.flags;
+                    if let Err(e) = load_at(
+                        &mut to.value,
+                        data_of(&from.value),
+                        from.value.type_,
+                        depth + 1,
+                    ) {
+                        return fail(e);
+                    }
+                    (*copy).size = k + 1;
+                }
+            }
+            PMIX_VALUE => {
+                let src = a.array.cast::<pmix_value_t>();
+                let dst = array.cast::<pmix_value_t>();
+                for k in 0..n {
+                    let from = src.add(k).read_unaligned();
+                    if let Err(e) = load_at(&mut *dst.add(k), data_of(&from), from.type_, depth + 1)
+                    {
+                        return fail(e);
+                    }
+                    (*copy).size = k + 1;
+                }
+            }
+            _ => {
+                std::ptr::copy_nonoverlapping(a.array.cast::<u8>(), array.cast::<u8>(), bytes);
+                (*copy).size = n;
+            }
+        }
+        Ok(copy)
+    }
+}
+
+/// A `malloc`ed C data array of `n` zeroed elements of `size` bytes of type `ty`,
+/// counting none yet (its `size` is 0: the caller counts what it fills in, and
+/// [`free_array`] frees that much).
+///
+/// # Errors
+/// `PMIX_ERR_NOMEM` (nothing is left allocated).
+pub(crate) fn alloc_array(
+    ty: pmix_data_type_t,
+    n: usize,
+    size: usize,
+) -> Result<*mut pmix_data_array_t, Status> {
+    // SAFETY: calloc checks n × size for overflow; each result is checked for NULL
+    // before use.
+    unsafe {
+        let array = if n == 0 {
+            std::ptr::null_mut()
+        } else {
+            libc::calloc(n, size)
+        };
+        if n > 0 && array.is_null() {
+            return Err(Status::ERR_NOMEM);
+        }
+        let a = libc::malloc(size_of::<pmix_data_array_t>()).cast::<pmix_data_array_t>();
+        if a.is_null() {
+            libc::free(array);
+            return Err(Status::ERR_NOMEM);
+        }
+        a.write(pmix_data_array_t {
+            type_: ty,
+            size: 0,
+            array,
+        });
+        Ok(a)
+    }
+}
+
+/// Frees an array [`copy_array`] made (its first `size` elements' contents, the
+/// elements, the array itself); NULL is nothing.
+///
+/// # Safety
+/// `a` came from [`copy_array`] (or the C helpers of `pmix_common.h`, which allocate
+/// alike) and is freed once.
+pub(crate) unsafe fn free_array(a: *mut pmix_data_array_t) {
+    // SAFETY: caller's contract: the elements up to `size` hold what their type says,
+    // allocated with malloc.
+    unsafe {
+        let Some(arr) = a.as_ref() else {
+            return;
+        };
+        if !arr.array.is_null() {
+            match arr.type_ {
+                PMIX_STRING => {
+                    for k in 0..arr.size {
+                        libc::free(arr.array.cast::<*mut c_char>().add(k).read().cast());
+                    }
+                }
+                PMIX_INFO => {
+                    for k in 0..arr.size {
+                        PMIx_Value_destruct(&mut (*arr.array.cast::<pmix_info_t>().add(k)).value);
+                    }
+                }
+                PMIX_VALUE => {
+                    for k in 0..arr.size {
+                        PMIx_Value_destruct(arr.array.cast::<pmix_value_t>().add(k));
+                    }
+                }
+                _ => {}
+            }
+        }
+        libc::free(arr.array);
+        libc::free(a.cast());
+    }
 }
 
 /// A `malloc`ed copy of `n` processes at `p` (NULL for none).
@@ -129,7 +342,10 @@ unsafe fn copy_procs(p: *const pmix_proc_t, n: usize) -> Result<*mut pmix_proc_t
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` (NULL `val`); `PMIX_ERR_NOT_SUPPORTED` (a type other than the
-/// scalars, `PMIX_STRING`, `PMIX_POINTER`, `PMIX_UNDEF`: `val` is left `PMIX_UNDEF`);
+/// scalars, `PMIX_STRING`, `PMIX_POINTER`, `PMIX_PROC`, `PMIX_BYTE_OBJECT` (its bytes
+/// copied), a `PMIX_DATA_ARRAY` (deep copy) of those scalars, strings, processes or
+/// infos, and `PMIX_UNDEF`: `val` is left `PMIX_UNDEF`); `PMIX_ERR_BAD_PARAM` for
+/// arrays nested deeper than 16;
 /// `PMIX_ERR_NOMEM`.
 ///
 /// # Safety
@@ -174,14 +390,9 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
             // SAFETY: the tag says the union holds a malloc'ed pmix_proc_t (or NULL).
             unsafe { libc::free(v.data.proc_.cast()) };
         } else if v.type_ == PMIX_DATA_ARRAY {
-            // SAFETY: the tag says the union holds a malloc'ed array of PMIX_PROC
-            // elements (the only kind the library makes), or NULL.
-            unsafe {
-                if let Some(a) = v.data.darray.as_ref() {
-                    libc::free(a.array);
-                }
-                libc::free(v.data.darray.cast());
-            }
+            // SAFETY: the tag says the union holds a malloc'ed array, made by
+            // `copy_array` or the header's helpers (or NULL).
+            unsafe { free_array(v.data.darray) };
         }
         v.type_ = PMIX_UNDEF;
         v.data = pmix_value_data { raw: [0; 3] };

@@ -272,3 +272,28 @@ fn valgrind_and_openpmix_runs_fail_loudly_under_ci_when_absent() {
     let (ok, text) = run(&openpmix_run, &no_openpmix, false);
     assert!(ok && text.matches("NOTICE: ").count() == 1, "{text}");
 }
+
+#[test]
+fn printing_helpers_print_what_libpmix2_prints() {
+    // tests/c/strings.c prints types, scopes, ranges, values of each common type and
+    // infos through both libraries; the lines must match.
+    let exe = build("strings");
+    let ours = output(&mut run_cmd(&exe, None));
+    assert_ok("strings (ours)", &ours);
+    let Some(openpmix) = openpmix_for("strings.c built against OpenPMIx") else {
+        return;
+    };
+    let exe_openpmix = scratch("strings-openpmix").join("strings-openpmix");
+    build_openpmix(&openpmix, &c_dir().join("strings.c"), &exe_openpmix);
+    let theirs = output(&mut run_cmd(&exe_openpmix, None));
+    assert_ok("strings (OpenPMIx)", &theirs);
+    let (a, b) = (
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&theirs.stdout),
+    );
+    assert!(a.lines().count() > 100, "{a}");
+    for (x, y) in a.lines().zip(b.lines()) {
+        assert_eq!(x, y);
+    }
+    assert_eq!(a.lines().count(), b.lines().count());
+}

@@ -668,3 +668,42 @@ fn under_mpirun_a_libpmix_ffi_tool_is_refused_and_the_server_survives() {
     // signal.
     assert!(out.status.code().is_some(), "{text}");
 }
+
+#[test]
+fn data_arrays_of_values_infos_and_scalars_go_through_put_and_get_under_pmix_run() {
+    // tests/c/arrays.c: arrays of values, of infos (one holding a nested array) and of
+    // INT32, put by every rank and checked at every other; linked with libpmix_ffi,
+    // then in a job mixed with libpmix2 ranks.
+    let dir = TempDir::new("ffi-arrays");
+    let ours = build_ours("arrays", &dir);
+    check("arrays under pmix-run", &pmix_run(&ours, &[]), &|r| {
+        format!("arrays rank {r}: ok")
+    });
+    if let Some(out) = mixed_job("arrays") {
+        check("mixed arrays under pmix-run", &out, &|r| {
+            format!("arrays rank {r}: ok")
+        });
+    }
+}
+
+#[test]
+fn data_arrays_leak_nothing_and_read_nothing_uninitialised_under_valgrind() {
+    let dir = TempDir::new("ffi-arrays-valgrind");
+    let ours = build_ours("arrays", &dir);
+    let Some(valgrind) = cprog::valgrind_for("arrays.c under valgrind") else {
+        return;
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .args(["-n", "2", "--timeout", "100"])
+        .arg(valgrind)
+        .args([
+            "-q",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite",
+            "--error-exitcode=9",
+        ])
+        .arg(&ours);
+    let out = output_within(&mut cmd, LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

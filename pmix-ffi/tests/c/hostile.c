@@ -307,7 +307,8 @@ int main(void)
               0 == strcmp(v.data.proc->nspace, "hostile.ns"));
         PMIx_Value_destruct(&v);
         CHECK(PMIX_UNDEF == v.type);
-        /* a data array of processes is copied whole; of anything else, refused */
+        /* a data array of processes, scalars, strings, infos or values is copied whole;
+         * of another type, refused; one nested in itself is refused, never followed for ever */
         pmix_proc_t two[2];
         PMIX_LOAD_PROCID(&two[0], "hostile.ns", 0);
         PMIX_LOAD_PROCID(&two[1], "hostile.ns", 1);
@@ -319,7 +320,19 @@ int main(void)
         CHECK(PMIX_UNDEF == v.type);
         uint32_t nums[2] = {1, 2};
         pmix_data_array_t du = {.type = PMIX_UINT32, .size = 2, .array = nums};
-        CHECK_RC(PMIx_Value_load(&v, &du, PMIX_DATA_ARRAY), PMIX_ERR_NOT_SUPPORTED);
+        CHECK_RC(PMIx_Value_load(&v, &du, PMIX_DATA_ARRAY), PMIX_SUCCESS);
+        CHECK(PMIX_DATA_ARRAY == v.type && v.data.darray->array != (void *) nums &&
+              2 == ((uint32_t *) v.data.darray->array)[1]);
+        PMIx_Value_destruct(&v);
+        CHECK(PMIX_UNDEF == v.type);
+        pmix_data_array_t dtopo = {.type = PMIX_TOPO, .size = 1, .array = nums};
+        CHECK_RC(PMIx_Value_load(&v, &dtopo, PMIX_DATA_ARRAY), PMIX_ERR_NOT_SUPPORTED);
+        CHECK(PMIX_UNDEF == v.type);
+        pmix_value_t self;
+        pmix_data_array_t dself = {.type = PMIX_VALUE, .size = 1, .array = &self};
+        self.type = PMIX_DATA_ARRAY;
+        self.data.darray = &dself;
+        CHECK_RC(PMIx_Value_load(&v, &dself, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);
         CHECK(PMIX_UNDEF == v.type);
         pmix_data_array_t dnull = {.type = PMIX_PROC, .size = 2, .array = NULL};
         CHECK_RC(PMIx_Value_load(&v, &dnull, PMIX_DATA_ARRAY), PMIX_ERR_BAD_PARAM);

@@ -1,0 +1,102 @@
+/* strings: the printing helpers OpenPMIx programs use, on one value of each common
+ * type, printed one per line; the test runs it linked with libpmix_ffi and with
+ * libpmix2 and compares the lines (libpmix2 needs an initialised library for them: a
+ * tool that does not connect). */
+#include <pmix.h>
+#include <pmix_tool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void value(const char *what, pmix_value_t *v)
+{
+    char *s = PMIx_Value_string(v);
+    printf("%s [%s]\n", what, NULL != s ? s : "(null)");
+    free(s);
+    PMIX_VALUE_DESTRUCT(v);
+}
+
+int main(void)
+{
+    pmix_proc_t me;
+    pmix_info_t nc;
+    PMIX_INFO_LOAD(&nc, PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
+    if (PMIX_SUCCESS != PMIx_tool_init(&me, &nc, 1))
+        return 1;
+    for (int t = 0; t <= 70; t++)
+        printf("type %d [%s]\n", t, PMIx_Data_type_string((pmix_data_type_t) t));
+    for (int s = 0; s <= 5; s++)
+        printf("scope %d [%s]\n", s, PMIx_Scope_string((pmix_scope_t) s));
+    for (int r = 0; r <= 8; r++)
+        printf("range %d [%s]\n", r, PMIx_Data_range_string((pmix_data_range_t) r));
+
+    pmix_value_t v;
+    bool b = true;
+    size_t sz = 7;
+    int i = -3;
+    int8_t i8 = -8;
+    int16_t i16 = -16;
+    int32_t i32 = -32;
+    int64_t i64 = -64;
+    uint8_t u8 = 8;
+    uint16_t u16 = 16;
+    uint32_t u32 = 32;
+    uint64_t u64 = 64;
+    unsigned int ui = 11;
+    float f = 2.25f;
+    double d = 1.5;
+    pid_t pid = 123;
+    pmix_rank_t ranks[] = {5, PMIX_RANK_WILDCARD, PMIX_RANK_UNDEF, PMIX_RANK_LOCAL_NODE};
+    pmix_status_t st = PMIX_ERR_NOT_FOUND;
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "ns1", 3);
+    pmix_byte_object_t bo = {.bytes = "abc", .size = 3};
+    PMIX_VALUE_LOAD(&v, &b, PMIX_BOOL); value("bool", &v);
+    PMIX_VALUE_LOAD(&v, &sz, PMIX_SIZE); value("size", &v);
+    PMIX_VALUE_LOAD(&v, &i, PMIX_INT); value("int", &v);
+    PMIX_VALUE_LOAD(&v, &i8, PMIX_INT8); value("int8", &v);
+    PMIX_VALUE_LOAD(&v, &i16, PMIX_INT16); value("int16", &v);
+    PMIX_VALUE_LOAD(&v, &i32, PMIX_INT32); value("int32", &v);
+    PMIX_VALUE_LOAD(&v, &i64, PMIX_INT64); value("int64", &v);
+    PMIX_VALUE_LOAD(&v, &u8, PMIX_UINT8); value("uint8", &v);
+    PMIX_VALUE_LOAD(&v, &u16, PMIX_UINT16); value("uint16", &v);
+    PMIX_VALUE_LOAD(&v, &u32, PMIX_UINT32); value("uint32", &v);
+    PMIX_VALUE_LOAD(&v, &u64, PMIX_UINT64); value("uint64", &v);
+    PMIX_VALUE_LOAD(&v, &ui, PMIX_UINT); value("uint", &v);
+    PMIX_VALUE_LOAD(&v, &f, PMIX_FLOAT); value("float", &v);
+    PMIX_VALUE_LOAD(&v, &d, PMIX_DOUBLE); value("double", &v);
+    PMIX_VALUE_LOAD(&v, &pid, PMIX_PID); value("pid", &v);
+    for (size_t k = 0; k < sizeof(ranks) / sizeof(ranks[0]); k++) {
+        PMIX_VALUE_LOAD(&v, &ranks[k], PMIX_PROC_RANK);
+        value("rank", &v);
+    }
+    PMIX_VALUE_LOAD(&v, &st, PMIX_STATUS); value("status", &v);
+    PMIX_VALUE_LOAD(&v, "hello", PMIX_STRING); value("string", &v);
+    PMIX_VALUE_LOAD(&v, &p, PMIX_PROC); value("proc", &v);
+    PMIX_VALUE_LOAD(&v, &bo, PMIX_BYTE_OBJECT); value("bytes", &v);
+    v.type = PMIX_UNDEF;
+    value("undef", &v);
+
+    pmix_info_t in;
+    PMIX_INFO_LOAD(&in, PMIX_JOB_SIZE, &u32, PMIX_UINT32);
+    char *s = PMIx_Info_string(&in);
+    printf("info [%s]\n", s);
+    free(s);
+    PMIX_INFO_DESTRUCT(&in);
+    PMIX_INFO_LOAD(&in, "my.own.key", "x", PMIX_STRING);
+    PMIX_INFO_REQUIRED(&in);
+    s = PMIx_Info_string(&in);
+    printf("info required [%s]\n", s);
+    free(s);
+    PMIX_INFO_DESTRUCT(&in);
+
+    char *out = NULL;
+    pmix_status_t rc = PMIx_Data_print(&out, "PFX", &u32, PMIX_UINT32);
+    printf("print %d [%s]\n", rc, out);
+    free(out);
+    out = NULL;
+    rc = PMIx_Data_print(&out, NULL, "x", PMIX_STRING);
+    printf("print no prefix %d [%s]\n", rc, out);
+    free(out);
+    PMIx_tool_finalize();
+    return 0;
+}
