@@ -315,6 +315,44 @@ PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
  * does nothing; before init it does nothing. Newer OpenPMIx only. */
 PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
 
+/* Logging, job control and monitoring: each is the server's command of that name,
+ * answered with its status (ours: PMIx_Log and PMIx_Process_monitor
+ * PMIX_ERR_NOT_SUPPORTED, PMIx_Job_control SUCCESS for a cleanup registration and
+ * PMIX_ERR_NOT_SUPPORTED otherwise); job control and monitoring also with infos
+ * (*results malloc'ed, free with PMIX_INFO_FREE; the _nb forms' info is the library's
+ * until release_fn). A NULL cbfunc makes an _nb form blocking, except that
+ * PMIx_Process_monitor_nb with a NULL cbfunc (PMIx_Heartbeat) only sends.
+ * Errors: PMIX_ERR_INIT, PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE,
+ * PMIX_ERR_BAD_PARAM (a count with a NULL array, a NULL monitor or result output, a
+ * bad info), PMIX_ERR_UNREACH, the server's status. */
+PMIX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
+                                   const pmix_info_t directives[], size_t ndirs);
+PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
+                                      const pmix_info_t directives[], size_t ndirs,
+                                      pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
+                                           const pmix_info_t directives[], size_t ndirs,
+                                           pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error,
+                                               const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
+                                                  pmix_status_t error,
+                                                  const pmix_info_t directives[], size_t ndirs,
+                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* Sends one heartbeat to the server (PMIX_SEND_HEARTBEAT), not waiting for an answer. */
+#define PMIx_Heartbeat()                                                                   \
+    do {                                                                                   \
+        pmix_info_t _hb;                                                                   \
+        PMIX_INFO_CONSTRUCT(&_hb);                                                         \
+        PMIX_INFO_LOAD(&_hb, PMIX_SEND_HEARTBEAT, NULL, PMIX_POINTER);                     \
+        (void) PMIx_Process_monitor_nb(&_hb, PMIX_SUCCESS, NULL, 0, NULL, NULL);           \
+        PMIX_INFO_DESTRUCT(&_hb);                                                          \
+    } while (0)
+
 /* Printing helpers, with libpmix2 4.2.2's texts. The _string of a type, scope or range
  * is static ("UNKNOWN..." for a value it does not know). PMIx_Value_string and
  * PMIx_Info_string return a malloc'ed text (free with free; NULL for NULL). PMIx_Info_string

@@ -279,11 +279,14 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_DEBUGGER_DAEMONS         "pmix.debugger"        /* bool: the spawned app is a set of debugger daemons */
 #define PMIX_DEBUG_JOB                "pmix.dbg.job"         /* char*: namespace to debug; OpenPMIx 4.2.2: in pmix_deprecated.h */
 /* Job control and monitoring keys (PMIx_Job_control, PMIx_Process_monitor). */
+#define PMIX_REGISTER_CLEANUP         "pmix.reg.cleanup"     /* char*: a file to remove when the job ends */
+#define PMIX_REGISTER_CLEANUP_DIR     "pmix.reg.cleanupdir"  /* char*: a directory to remove */
 #define PMIX_JOB_CTRL_PREEMPTIBLE       "pmix.jctrl.preempt"  /* bool: the job may be preempted */
 #define PMIX_JOB_CTRL_CHECKPOINT_METHOD "pmix.jctrl.ckmethod" /* pmix_data_array_t* of pmix_info_t */
 #define PMIX_JOB_CTRL_CHECKPOINT_SIGNAL "pmix.jctrl.ckptsig"  /* int: signal that triggers a checkpoint */
 #define PMIX_JOB_CTRL_CHECKPOINT_EVENT  "pmix.jctrl.ckptev"   /* bool: an event triggers a checkpoint */
 #define PMIX_MONITOR_ID               "pmix.monitor.id"      /* char*: names the monitoring request */
+#define PMIX_SEND_HEARTBEAT           "pmix.monitor.beat"
 #define PMIX_MONITOR_HEARTBEAT        "pmix.monitor.mbeat"   /* bool: watch the requester's heartbeats */
 #define PMIX_MONITOR_HEARTBEAT_TIME   "pmix.monitor.btime"   /* uint32_t: seconds between expected heartbeats */
 #define PMIX_MONITOR_HEARTBEAT_DROPS  "pmix.monitor.bdrop"   /* uint32_t: heartbeats that may be missed */

@@ -456,6 +456,55 @@ pub(crate) fn infos_to_c(infos: &[Info]) -> Result<(*mut pmix_info_t, usize), St
     Ok((arr, n))
 }
 
+/// The `release_fn` handed to a `pmix_info_cbfunc_t` with infos made by
+/// [`infos_to_c`]: frees them.
+///
+/// # Safety
+/// `cbdata` is the `release_cbdata` of the same callback (from [`deliver_infos`]),
+/// passed once.
+unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
+    crate::boundary::value_boundary((), || {
+        if cbdata.is_null() {
+            return;
+        }
+        // SAFETY: `cbdata` came from `Box::into_raw` in `deliver_infos`, released once.
+        let b = unsafe { Box::from_raw(cbdata.cast::<(*mut pmix_info_t, usize)>()) };
+        // SAFETY: the array `infos_to_c` made, with its length.
+        unsafe { free_c_infos(b.0, b.1) };
+    })
+}
+
+/// A `pmix_info_cbfunc_t` without its `Option`.
+pub(crate) type InfoCb = unsafe extern "C" fn(
+    pmix_status_t,
+    *mut pmix_info_t,
+    usize,
+    *mut c_void,
+    pmix_release_cbfunc_t,
+    *mut c_void,
+);
+
+/// Calls `cb` once with outcome `r`: the infos as C infos (the library's until
+/// `release_fn`), or the status (`PMIX_ERR_NOMEM` when they cannot be made) and none.
+pub(crate) fn deliver_infos(
+    cb: InfoCb,
+    cbdata: &crate::boundary::CbData,
+    r: Result<Vec<Info>, Status>,
+) {
+    let (status, p, n) = match r.and_then(|a| infos_to_c(&a)) {
+        Ok((p, n)) => (Status::SUCCESS.0, p, n),
+        Err(s) => (s.0, std::ptr::null_mut(), 0),
+    };
+    let (release, rel): (pmix_release_cbfunc_t, *mut c_void) = if p.is_null() {
+        (None, std::ptr::null_mut())
+    } else {
+        (Some(release_infos), Box::into_raw(Box::new((p, n))).cast())
+    };
+    // SAFETY: the caller's callback with its own data, once; the infos stay valid
+    // until it calls `release`.
+    unsafe { cb(status, p, n, cbdata.ptr(), release, rel) };
+}
+
 /// Frees an array [`infos_to_c`] made.
 ///
 /// # Safety

@@ -30,6 +30,7 @@
 
 mod boundary;
 pub mod client;
+pub mod control;
 mod convert;
 pub mod distances;
 pub mod events;

@@ -15,9 +15,8 @@ use pmix_core::Status;
 
 use crate::boundary::{
     BAD_PARAM, CbData, admitted, bounded_str, c_slice, c_strdup, copy_c_str, status_boundary,
-    value_boundary,
 };
-use crate::convert::{free_c_infos, infos_to_c, infos_to_wire, key_arg};
+use crate::convert::{deliver_infos, infos_to_c, infos_to_wire, key_arg};
 use crate::types::*;
 
 /// The most keys one query may hold (a bound on walking a NULL-terminated array).
@@ -61,22 +60,6 @@ unsafe fn queries_to_wire(queries: &[pmix_query_t]) -> Result<Vec<Query>, Status
             Ok(Query { keys, qualifiers })
         })
         .collect()
-}
-
-/// The `release_fn` of a query callback: frees the answers it was given.
-///
-/// # Safety
-/// `cbdata` is the `release_cbdata` of the same callback, passed once.
-unsafe extern "C" fn release_answers(cbdata: *mut c_void) {
-    value_boundary((), || {
-        if cbdata.is_null() {
-            return;
-        }
-        // SAFETY: `cbdata` came from `Box::into_raw` below, released once.
-        let b = unsafe { Box::from_raw(cbdata.cast::<(*mut pmix_info_t, usize)>()) };
-        // SAFETY: the array `infos_to_c` made, with its length.
-        unsafe { free_c_infos(b.0, b.1) };
-    })
 }
 
 /// `PMIx_Query_info`: answers `queries` (each key, with its qualifiers), from this
@@ -152,21 +135,7 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
         let q = unsafe { queries_to_wire(c_slice(queries, nqueries)?) }?;
         let cbdata = CbData(cbdata);
         inst.query_info_nb(&q, move |r| {
-            let (status, p, n) = match r.map_err(|e| e.status()).and_then(|a| infos_to_c(&a)) {
-                Ok((p, n)) => (Status::SUCCESS.0, p, n),
-                Err(s) => (s.0, std::ptr::null_mut(), 0),
-            };
-            let (release, rel): (pmix_release_cbfunc_t, *mut c_void) = if p.is_null() {
-                (None, std::ptr::null_mut())
-            } else {
-                (
-                    Some(release_answers),
-                    Box::into_raw(Box::new((p, n))).cast(),
-                )
-            };
-            // SAFETY: the caller's callback with its own data, once; the answers stay
-            // valid until it calls `release`.
-            unsafe { cb(status, p, n, cbdata.ptr(), release, rel) };
+            deliver_infos(cb, &cbdata, r.map_err(|e| e.status()));
         })
         .map_err(|e| e.status())
     })

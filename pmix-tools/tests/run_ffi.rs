@@ -707,3 +707,33 @@ fn data_arrays_leak_nothing_and_read_nothing_uninitialised_under_valgrind() {
     let out = output_within(&mut cmd, LIMIT);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn log_job_control_and_monitoring_answer_as_with_libpmix2_under_pmix_run_and_mpirun() {
+    // tests/c/control.c prints each call's status; both builds must print the same,
+    // under pmix-run (log and monitoring not supported, a cleanup registration
+    // accepted) and under mpirun (which logs and takes job control).
+    let dir = TempDir::new("ffi-control");
+    let ours = build_ours("control", &dir);
+    let out = pmix_run(&ours, &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let a = shared::rank_lines("control", &out.stdout);
+    assert_eq!(a.len(), 6 * N as usize, "{out:?}");
+    assert!(
+        a.contains(&"0: job_control cleanup SUCCESS".to_owned()),
+        "{a:?}"
+    );
+    let Some(theirs) = build_openpmix("control", &dir) else {
+        return;
+    };
+    assert_eq!(
+        a,
+        shared::rank_lines("control", &pmix_run(&theirs, &[]).stdout)
+    );
+    let (Some(m_ours), Some(m_theirs)) = (mpirun(&ours, &[]), mpirun(&theirs, &[])) else {
+        return;
+    };
+    let a = shared::rank_lines("control", &m_ours.stdout);
+    assert_eq!(a.len(), 6 * N as usize, "{m_ours:?}");
+    assert_eq!(a, shared::rank_lines("control", &m_theirs.stdout));
+}

@@ -417,3 +417,23 @@ fn under_srun_a_relayed_origin_is_not_supported_and_a_relayed_cpuset_is_answered
         shared::assert_relay_under_openpmix(&lines, &show(&out));
     }
 }
+
+#[test]
+fn under_srun_log_job_control_and_monitoring_answer_as_with_libpmix2() {
+    let dir = TempDir::new("slurm-control");
+    let Some((ours, theirs)) = both("control", &dir) else {
+        return;
+    };
+    let lines = |out: &Output| -> Vec<String> {
+        let text: Vec<u8> = (0..N)
+            .flat_map(|r| task_lines(&out.stdout, r))
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect();
+        shared::rank_lines("control", &text)
+    };
+    let (a_out, b_out) = (run(&ours, &[], &[]), run(&theirs, &[], &[]));
+    assert_eq!(a_out.status.code(), Some(0), "{}", show(&a_out));
+    let a = lines(&a_out);
+    assert_eq!(a.len(), 6 * N as usize, "{}", show(&a_out));
+    assert_eq!(a, lines(&b_out), "{}\n{}", show(&a_out), show(&b_out));
+}

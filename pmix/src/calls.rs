@@ -464,12 +464,7 @@ impl Pmix {
         if queries.is_empty() {
             return Err(Error::BadParam("no queries".into()));
         }
-        let client = self.connected()?;
-        let ticket = self.ticket()?;
-        client.query_then(
-            queries,
-            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
-        )
+        self.connected_nb(|c, done| c.query_then(queries, done), callback)
     }
 
     /// `PMIx_Query_info`: [`Pmix::query_info_nb`], waiting for the answers.
@@ -505,6 +500,126 @@ impl Pmix {
     pub fn resolve_nodes(&self, nspace: Option<&str>) -> Result<String, Error> {
         self.admit("PMIx_Resolve_nodes", Mode::Blocking)?;
         self.connected()?.resolve_nodes(nspace)
+    }
+}
+
+impl Pmix {
+    /// Starts a request `start` hands `done` to, for call `call` (already admitted):
+    /// `callback` gets the outcome once, on the progress thread, if and only if this
+    /// returns `Ok(())`.
+    fn connected_nb<T: Send + 'static>(
+        &self,
+        start: impl FnOnce(&Client, Done<T>) -> Result<(), Error>,
+        callback: impl FnOnce(Result<T, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        start(
+            client,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Log_nb`: asks the server to log `data` with `directives`; `callback`
+    /// gets its answer, once, on the progress thread, if and only if this returns
+    /// `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; [`Error::Unreach`] when not
+    /// connected. The server's status (`PMIX_ERR_NOT_SUPPORTED` from ours) goes to
+    /// `callback`.
+    #[doc(alias = "PMIx_Log_nb")]
+    pub fn log_nb(
+        &self,
+        data: &[pmix_wire::Info],
+        directives: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Log_nb", Mode::NonBlocking)?;
+        self.connected_nb(|c, done| c.log_then(data, directives, done), callback)
+    }
+
+    /// `PMIx_Log`: [`Pmix::log_nb`], waiting for the answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::log_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Log")]
+    pub fn log(
+        &self,
+        data: &[pmix_wire::Info],
+        directives: &[pmix_wire::Info],
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Log", Mode::Blocking)?;
+        wait(|cb| self.log_nb(data, directives, cb))
+    }
+
+    /// `PMIx_Job_control_nb`: asks the server for job control of `targets` with
+    /// `directives`; `callback` gets the infos it answers with, as [`Pmix::log_nb`].
+    ///
+    /// # Errors
+    /// As [`Pmix::log_nb`] (our server accepts cleanup registrations only).
+    #[doc(alias = "PMIx_Job_control_nb")]
+    pub fn job_control_nb(
+        &self,
+        targets: &[pmix_wire::Proc],
+        directives: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<Vec<pmix_wire::Info>, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Job_control_nb", Mode::NonBlocking)?;
+        self.connected_nb(
+            |c, done| c.job_control_then(targets, directives, done),
+            callback,
+        )
+    }
+
+    /// `PMIx_Job_control`: [`Pmix::job_control_nb`], waiting for the answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::job_control_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Job_control")]
+    pub fn job_control(
+        &self,
+        targets: &[pmix_wire::Proc],
+        directives: &[pmix_wire::Info],
+    ) -> Result<Vec<pmix_wire::Info>, Error> {
+        self.admit("PMIx_Job_control", Mode::Blocking)?;
+        wait(|cb| self.job_control_nb(targets, directives, cb))
+    }
+
+    /// `PMIx_Process_monitor_nb`: asks the server to monitor `monitor` (a heartbeat,
+    /// a file, …), raising `error` when it fails; `callback` gets the infos it
+    /// answers with, as [`Pmix::log_nb`].
+    ///
+    /// # Errors
+    /// As [`Pmix::log_nb`].
+    #[doc(alias = "PMIx_Process_monitor_nb")]
+    pub fn process_monitor_nb(
+        &self,
+        monitor: &pmix_wire::Info,
+        error: i32,
+        directives: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<Vec<pmix_wire::Info>, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Process_monitor_nb", Mode::NonBlocking)?;
+        self.connected_nb(
+            |c, done| c.monitor_then(monitor, error, directives, done),
+            callback,
+        )
+    }
+
+    /// `PMIx_Process_monitor`: [`Pmix::process_monitor_nb`], waiting for the answer.
+    ///
+    /// # Errors
+    /// As [`Pmix::process_monitor_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Process_monitor")]
+    pub fn process_monitor(
+        &self,
+        monitor: &pmix_wire::Info,
+        error: i32,
+        directives: &[pmix_wire::Info],
+    ) -> Result<Vec<pmix_wire::Info>, Error> {
+        self.admit("PMIx_Process_monitor", Mode::Blocking)?;
+        wait(|cb| self.process_monitor_nb(monitor, error, directives, cb))
     }
 }
 

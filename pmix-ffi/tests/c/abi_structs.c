@@ -285,6 +285,19 @@ SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));
 SIG(PMIx_Get_cpuset, pmix_status_t (*)(pmix_cpuset_t *, pmix_bind_envelope_t));
 SIG(PMIx_Cpuset_destruct, void (*)(pmix_cpuset_t *));
+SIG(PMIx_Log, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t));
+SIG(PMIx_Log_nb, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t,
+                                   pmix_op_cbfunc_t, void *));
+SIG(PMIx_Job_control, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                                        pmix_info_t **, size_t *));
+SIG(PMIx_Job_control_nb, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *,
+                                           size_t, pmix_info_cbfunc_t, void *));
+SIG(PMIx_Process_monitor, pmix_status_t (*)(const pmix_info_t *, pmix_status_t,
+                                            const pmix_info_t *, size_t, pmix_info_t **,
+                                            size_t *));
+SIG(PMIx_Process_monitor_nb, pmix_status_t (*)(const pmix_info_t *, pmix_status_t,
+                                               const pmix_info_t *, size_t, pmix_info_cbfunc_t,
+                                               void *));
 SIG(PMIx_Data_type_string, const char *(*)(pmix_data_type_t));
 SIG(PMIx_Scope_string, const char *(*)(pmix_scope_t));
 SIG(PMIx_Data_range_string, const char *(*)(pmix_data_range_t));

@@ -53,3 +53,15 @@ pub(crate) fn assert_groups_not_supported_alike(a: &[String], b: &[String], n: u
     assert!(a.iter().all(|l| l.ends_with(want)), "{a:?}");
     assert_eq!(a, b);
 }
+
+/// The lines of program `name` (`"NAME rank R: ..."` on stdout, whatever a launcher
+/// puts before them), without the prefix, sorted.
+pub(crate) fn rank_lines(name: &str, stdout: &[u8]) -> Vec<String> {
+    let tag = format!("{name} rank ");
+    let mut v: Vec<String> = String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| l.split_once(&tag).map(|(_, r)| r.to_owned()))
+        .collect();
+    v.sort();
+    v
+}

@@ -50,8 +50,8 @@ use pmix_core::DeviceTypes;
 use pmix_core::Status;
 use pmix_wire::msg::{
     Abort, Commit, CommitBucket, ComputeDeviceDistances, DeregEvents, FenceNb, GetNb,
-    GroupConstruct, GroupDestruct, GroupLeave, Lookup, Notify, ProcCpuset, Publish, QueryInfo,
-    RegEvents, Unpublish,
+    GroupConstruct, GroupDestruct, GroupLeave, JobControl, Log, Lookup, Monitor, Notify,
+    ProcCpuset, Publish, QueryInfo, RegEvents, Unpublish,
 };
 use pmix_wire::{Info, Kval, Proc, Query, Rank, Reply, Request, Scope, Topo, Value, WStr};
 
@@ -747,6 +747,75 @@ impl Client {
         )
     }
 
+    /// Logs `data` with `directives` (LOG, stamped with the current time in seconds);
+    /// `done` gets the server's answer.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the server's status (`PMIX_ERR_NOT_SUPPORTED` from a
+    /// server that does not log) goes to `done`.
+    pub fn log_then(
+        &self,
+        data: &[Info],
+        directives: &[Info],
+        done: Done<()>,
+    ) -> Result<(), Error> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        self.status_then(
+            Request::Log(Log {
+                timestamp: pmix_wire::value::Time(now),
+                data: data.to_vec(),
+                directives: directives.to_vec(),
+            }),
+            done,
+        )
+    }
+
+    /// Asks for job control of `targets` with `directives` (JOB_CONTROL); `done` gets
+    /// the infos the server answers with.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the server's status goes to `done`.
+    pub fn job_control_then(
+        &self,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Done<Vec<Info>>,
+    ) -> Result<(), Error> {
+        self.request_then(
+            Request::JobControl(JobControl {
+                targets: targets.to_vec(),
+                directives: directives.to_vec(),
+            }),
+            done,
+            |reply| info_reply(reply, "JOB_CONTROL"),
+        )
+    }
+
+    /// Asks for `monitor` (with event `error` on a failure) and `directives`
+    /// (MONITOR); `done` gets the infos the server answers with.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the server's status goes to `done`.
+    pub fn monitor_then(
+        &self,
+        monitor: &Info,
+        error: i32,
+        directives: &[Info],
+        done: Done<Vec<Info>>,
+    ) -> Result<(), Error> {
+        self.request_then(
+            Request::Monitor(Monitor {
+                monitor: monitor.clone(),
+                error: pmix_wire::Status(error),
+                directives: directives.to_vec(),
+            }),
+            done,
+            |reply| info_reply(reply, "MONITOR"),
+        )
+    }
+
     /// Whether the server computes distances from a device
     /// (`PMIX_DEVICE_DIST_ORIGIN`): it advertises `pmix.rs.dist.origin` true in the
     /// job information (our server does; OpenPMIx 4.2 servers do not).
@@ -917,6 +986,19 @@ fn get_reply(
             "the PMIx server answered GETNB with {:?}",
             other.command()
         ))),
+    }
+}
+
+/// The infos of an answer that is `STATUS`, `SIZE n`, `INFO[n]` (or a lone STATUS):
+/// the infos under status 0, the status as an error otherwise.
+fn info_reply(reply: Reply, what: &str) -> Result<Vec<Info>, Error> {
+    match reply {
+        Reply::JobControl(r) | Reply::Monitor(r) | Reply::Query(r) if r.status.0 == 0 => Ok(r.info),
+        Reply::JobControl(r) | Reply::Monitor(r) | Reply::Query(r) => Err(status_error(
+            r.status.0,
+            format!("the PMIx server's answer to {what}"),
+        )),
+        other => expect_ok(other, what).map(|()| Vec::new()),
     }
 }
 
