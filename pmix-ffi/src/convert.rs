@@ -15,7 +15,7 @@ use pmix::wire::value::ByteObject;
 use pmix::wire::{Info, InfoFlags, Proc, Value};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, bounded_str};
+use crate::boundary::{BAD_PARAM, bounded_str, value_boundary};
 use crate::info::MAX_STRING;
 use crate::types::*;
 
@@ -463,7 +463,7 @@ pub(crate) fn infos_to_c(infos: &[Info]) -> Result<(*mut pmix_info_t, usize), St
 /// `cbdata` is the `release_cbdata` of the same callback (from [`deliver_infos`]),
 /// passed once.
 unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
-    crate::boundary::value_boundary((), || {
+    value_boundary((), || {
         if cbdata.is_null() {
             return;
         }
