@@ -135,6 +135,10 @@ if [ "$changed" = 1 ]; then
 fi
 if ! running "$ctld_pid" slurmctld; then
   say "starting slurmctld"
+  # The pmix plugin's per-step directories of an earlier cluster would collide with
+  # this one's job ids (a new state directory counts from 1 again): the step then
+  # fails to launch ("Cannot create client cli tmpdir ... File exists").
+  rm -rf /tmp/spmix_appdir_*
   # -i: ignore state files that no longer match the configuration.
   /usr/sbin/slurmctld -i || die "slurmctld failed to start"
 fi
