@@ -315,6 +315,18 @@ PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
  * does nothing; before init it does nothing. Newer OpenPMIx only. */
 PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
 
+/* Starts apps as a new job through the server (SPAWNNB): ours does not spawn
+ * (PMIX_ERR_NOT_SUPPORTED); Open MPI's mpirun does. nspace (PMIx_Spawn, when not NULL)
+ * or the callback's nspace is the new job's. Errors: PMIX_ERR_INIT,
+ * PMIX_ERR_WOULD_BLOCK, PMIX_ERR_NOT_AVAILABLE, PMIX_ERR_BAD_PARAM (no apps, a negative
+ * maxprocs, a bad string or directive), PMIX_ERR_UNREACH, the server's status. */
+PMIX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
+                                     const pmix_app_t apps[], size_t napps,
+                                     pmix_nspace_t nspace);
+PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t ninfo,
+                                        const pmix_app_t apps[], size_t napps,
+                                        pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+
 /* Logging, job control and monitoring: each is the server's command of that name,
  * answered with its status (ours: PMIx_Log and PMIx_Process_monitor
  * PMIX_ERR_NOT_SUPPORTED, PMIx_Job_control SUCCESS for a cleanup registration and

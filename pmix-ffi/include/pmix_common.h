@@ -1232,6 +1232,8 @@ typedef void (*pmix_notification_fn_t)(size_t evhdlr_registration_id, pmix_statu
                                        size_t ninfo, pmix_info_t *results, size_t nresults,
                                        pmix_event_notification_cbfunc_fn_t cbfunc,
                                        void *cbdata);
+/* The new job's namespace is the library's for the call. */
+typedef void (*pmix_spawn_cbfunc_t)(pmix_status_t status, pmix_nspace_t nspace, void *cbdata);
 typedef void (*pmix_device_dist_cbfunc_t)(pmix_status_t status, pmix_device_distance_t *dist,
                                           size_t ndist, void *cbdata,
                                           pmix_release_cbfunc_t release_fn,

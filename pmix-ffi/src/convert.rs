@@ -12,7 +12,7 @@
 use std::ffi::{c_char, c_void};
 
 use pmix::wire::value::ByteObject;
-use pmix::wire::{Info, InfoFlags, Proc, Value};
+use pmix::wire::{Info, InfoFlags, Proc, Value, WStr};
 use pmix_core::Status;
 
 use crate::boundary::{BAD_PARAM, bounded_str, value_boundary};
@@ -541,6 +541,40 @@ pub(crate) fn procs_to_wire(procs: &[pmix_proc_t]) -> Result<Vec<Proc>, Status> 
         .iter()
         .map(|p| Ok(Proc::new(proc_nspace(p)?, p.rank)))
         .collect()
+}
+
+/// The most strings a NULL-terminated C array may hold here (a bound on walking it).
+pub(crate) const MAX_ARGV: usize = 4096;
+
+/// The strings of a NULL-terminated C array (`char **`, as query keys and an app's
+/// `argv` / `env`), each read by `item`; an empty list for a NULL array.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for more than [`MAX_ARGV`] strings; `item`'s errors.
+///
+/// # Safety
+/// `argv` is NULL or a NULL-terminated array of pointers that `item` may read.
+pub(crate) unsafe fn argv_to_wire(
+    argv: *const *mut c_char,
+    item: impl Fn(*const c_char) -> Result<WStr, Status>,
+) -> Result<Vec<WStr>, Status> {
+    let mut out = Vec::new();
+    if argv.is_null() {
+        return Ok(out);
+    }
+    for k in 0..=MAX_ARGV {
+        // SAFETY: the array is NULL-terminated (caller's contract) and `k` has not
+        // passed its terminator.
+        let p = unsafe { *argv.add(k) };
+        if p.is_null() {
+            break;
+        }
+        if k == MAX_ARGV {
+            return Err(BAD_PARAM);
+        }
+        out.push(item(p)?);
+    }
+    Ok(out)
 }
 
 /// A key argument: NUL-terminated within 512 bytes, not empty, UTF-8.

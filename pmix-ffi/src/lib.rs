@@ -41,6 +41,7 @@ pub mod location;
 pub mod objects;
 pub mod pubsub;
 pub mod query;
+pub mod spawn;
 pub mod status;
 pub mod strings;
 pub mod types;

@@ -16,17 +16,15 @@ use pmix_core::Status;
 use crate::boundary::{
     BAD_PARAM, CbData, admitted, bounded_str, c_slice, c_strdup, copy_c_str, status_boundary,
 };
-use crate::convert::{deliver_infos, infos_to_c, infos_to_wire, key_arg};
+use crate::convert::{argv_to_wire, deliver_infos, infos_to_c, infos_to_wire, key_arg};
 use crate::types::*;
-
-/// The most keys one query may hold (a bound on walking a NULL-terminated array).
-const MAX_KEYS: usize = 4096;
 
 /// The runtime's queries of a C query array.
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a NULL or empty key list, a key that is NULL, empty,
-/// over-long or not UTF-8, more than [`MAX_KEYS`] keys, or a bad qualifier.
+/// over-long or not UTF-8, more than [`crate::convert::MAX_ARGV`] keys, or a bad
+/// qualifier.
 ///
 /// # Safety
 /// Each query's `keys` is NULL or a NULL-terminated array of NUL-terminated strings;
@@ -38,20 +36,8 @@ unsafe fn queries_to_wire(queries: &[pmix_query_t]) -> Result<Vec<Query>, Status
             if q.keys.is_null() {
                 return Err(BAD_PARAM);
             }
-            let mut keys = Vec::new();
-            for k in 0..=MAX_KEYS {
-                // SAFETY: the array is NULL-terminated (caller's contract) and `k` has
-                // not passed its terminator.
-                let p = unsafe { *q.keys.add(k) };
-                if p.is_null() {
-                    break;
-                }
-                if k == MAX_KEYS {
-                    return Err(BAD_PARAM);
-                }
-                // SAFETY: a NUL-terminated string (caller's contract).
-                keys.push(WStr::from(unsafe { key_arg(p) }?));
-            }
+            // SAFETY: forwarded from the caller: each key is a NUL-terminated string.
+            let keys = unsafe { argv_to_wire(q.keys, |p| Ok(WStr::from(key_arg(p)?))) }?;
             if keys.is_empty() {
                 return Err(BAD_PARAM);
             }

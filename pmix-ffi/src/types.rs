@@ -295,6 +295,30 @@ pub const PMIX_GROUP_DECLINE: pmix_group_opt_t = 0;
 /// `PMIX_GROUP_ACCEPT`.
 pub const PMIX_GROUP_ACCEPT: pmix_group_opt_t = 1;
 
+/// `pmix_app_t`: one application of `PMIx_Spawn`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct pmix_app_t {
+    /// The executable.
+    pub cmd: *mut c_char,
+    /// The arguments, `argv[0]` first, NULL-terminated.
+    pub argv: *mut *mut c_char,
+    /// Environment additions (`NAME=value`), NULL-terminated.
+    pub env: *mut *mut c_char,
+    /// The working directory (NULL: the server's choice).
+    pub cwd: *mut c_char,
+    /// How many processes.
+    pub maxprocs: c_int,
+    /// Directives.
+    pub info: *mut pmix_info_t,
+    /// How many directives.
+    pub ninfo: usize,
+}
+
+/// `pmix_spawn_cbfunc_t`: the new job's namespace (the library's for the call).
+pub type pmix_spawn_cbfunc_t =
+    Option<unsafe extern "C" fn(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void)>;
+
 /// `pmix_query_t`: one query of `PMIx_Query_info`: a NULL-terminated array of keys and
 /// `nqual` qualifiers.
 #[repr(C)]

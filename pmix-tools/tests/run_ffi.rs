@@ -737,3 +737,35 @@ fn log_job_control_and_monitoring_answer_as_with_libpmix2_under_pmix_run_and_mpi
     assert_eq!(a.len(), 6 * N as usize, "{m_ours:?}");
     assert_eq!(a, shared::rank_lines("control", &m_theirs.stdout));
 }
+
+#[test]
+fn spawn_answers_as_with_libpmix2_not_supported_by_pmix_run_and_done_by_mpirun() {
+    // tests/c/spawn.c: rank 0 spawns /bin/true, blocking and non-blocking.
+    let dir = TempDir::new("ffi-spawn");
+    let ours = build_ours("spawn", &dir);
+    let out = pmix_run(&ours, &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let a = shared::rank_lines("spawn", &out.stdout);
+    assert!(
+        a.contains(&"0: spawn NOT-SUPPORTED none".to_owned())
+            && a.contains(&"0: spawn_nb NOT-SUPPORTED none".to_owned()),
+        "{a:?}"
+    );
+    let Some(theirs) = build_openpmix("spawn", &dir) else {
+        return;
+    };
+    assert_eq!(
+        a,
+        shared::rank_lines("spawn", &pmix_run(&theirs, &[]).stdout)
+    );
+    let (Some(m_ours), Some(m_theirs)) = (mpirun(&ours, &[]), mpirun(&theirs, &[])) else {
+        return;
+    };
+    let a = shared::rank_lines("spawn", &m_ours.stdout);
+    assert!(
+        a.contains(&"0: spawn SUCCESS named".to_owned())
+            && a.contains(&"0: spawn_nb SUCCESS named".to_owned()),
+        "{m_ours:?}"
+    );
+    assert_eq!(a, shared::rank_lines("spawn", &m_theirs.stdout));
+}

@@ -418,10 +418,11 @@ fn under_srun_a_relayed_origin_is_not_supported_and_a_relayed_cpuset_is_answered
     }
 }
 
-#[test]
-fn under_srun_log_job_control_and_monitoring_answer_as_with_libpmix2() {
-    let dir = TempDir::new("slurm-control");
-    let Some((ours, theirs)) = both("control", &dir) else {
+/// `tests/c/<name>.c` built both ways under srun: the job with libpmix_ffi exits 0,
+/// and both print the same `NAME rank R: ...` lines, `count` of them.
+fn same_rank_lines(name: &str, count: usize) {
+    let dir = TempDir::new(&format!("slurm-{name}"));
+    let Some((ours, theirs)) = both(name, &dir) else {
         return;
     };
     let lines = |out: &Output| -> Vec<String> {
@@ -429,11 +430,22 @@ fn under_srun_log_job_control_and_monitoring_answer_as_with_libpmix2() {
             .flat_map(|r| task_lines(&out.stdout, r))
             .flat_map(|l| format!("{l}\n").into_bytes())
             .collect();
-        shared::rank_lines("control", &text)
+        shared::rank_lines(name, &text)
     };
     let (a_out, b_out) = (run(&ours, &[], &[]), run(&theirs, &[], &[]));
     assert_eq!(a_out.status.code(), Some(0), "{}", show(&a_out));
     let a = lines(&a_out);
-    assert_eq!(a.len(), 6 * N as usize, "{}", show(&a_out));
+    assert_eq!(a.len(), count, "{}", show(&a_out));
     assert_eq!(a, lines(&b_out), "{}\n{}", show(&a_out), show(&b_out));
+}
+
+#[test]
+fn under_srun_log_job_control_and_monitoring_answer_as_with_libpmix2() {
+    same_rank_lines("control", 6 * N as usize);
+}
+
+#[test]
+fn under_srun_spawn_is_not_supported_with_either_library() {
+    // Slurm's server does not spawn: both builds print NOT-SUPPORTED, twice.
+    same_rank_lines("spawn", 2 + N as usize);
 }

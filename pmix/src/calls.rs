@@ -520,6 +520,40 @@ impl Pmix {
         )
     }
 
+    /// `PMIx_Spawn_nb`: asks the server to start `apps` with job-level directives
+    /// `info`; `callback` gets the new job's namespace, once, on the progress thread,
+    /// if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::log_nb`]; `PMIX_ERR_BAD_PARAM` for no apps.
+    #[doc(alias = "PMIx_Spawn_nb")]
+    pub fn spawn_nb(
+        &self,
+        info: &[pmix_wire::Info],
+        apps: &[pmix_wire::App],
+        callback: impl FnOnce(Result<String, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Spawn_nb", Mode::NonBlocking)?;
+        if apps.is_empty() {
+            return Err(Error::BadParam("no apps to spawn".into()));
+        }
+        self.connected_nb(|c, done| c.spawn_then(info, apps, done), callback)
+    }
+
+    /// `PMIx_Spawn`: [`Pmix::spawn_nb`], waiting for the new job's namespace.
+    ///
+    /// # Errors
+    /// As [`Pmix::spawn_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Spawn")]
+    pub fn spawn(
+        &self,
+        info: &[pmix_wire::Info],
+        apps: &[pmix_wire::App],
+    ) -> Result<String, Error> {
+        self.admit("PMIx_Spawn", Mode::Blocking)?;
+        wait(|cb| self.spawn_nb(info, apps, cb))
+    }
+
     /// `PMIx_Log_nb`: asks the server to log `data` with `directives`; `callback`
     /// gets its answer, once, on the progress thread, if and only if this returns
     /// `Ok(())`.

@@ -285,6 +285,10 @@ SIG(PMIx_Topology_destruct, void (*)(pmix_topology_t *));
 SIG(PMIx_Parse_cpuset_string, pmix_status_t (*)(const char *, pmix_cpuset_t *));
 SIG(PMIx_Get_cpuset, pmix_status_t (*)(pmix_cpuset_t *, pmix_bind_envelope_t));
 SIG(PMIx_Cpuset_destruct, void (*)(pmix_cpuset_t *));
+SIG(PMIx_Spawn, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_app_t *, size_t, char *));
+SIG(PMIx_Spawn_nb, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_app_t *, size_t,
+                                     pmix_spawn_cbfunc_t, void *));
+SAME_TYPE((pmix_spawn_cbfunc_t) 0, void (*)(pmix_status_t, char *, void *));
 SIG(PMIx_Log, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Log_nb, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t,
                                    pmix_op_cbfunc_t, void *));

@@ -51,7 +51,7 @@ use pmix_core::Status;
 use pmix_wire::msg::{
     Abort, Commit, CommitBucket, ComputeDeviceDistances, DeregEvents, FenceNb, GetNb,
     GroupConstruct, GroupDestruct, GroupLeave, JobControl, Log, Lookup, Monitor, Notify,
-    ProcCpuset, Publish, QueryInfo, RegEvents, Unpublish,
+    ProcCpuset, Publish, QueryInfo, RegEvents, Spawn, Unpublish,
 };
 use pmix_wire::{Info, Kval, Proc, Query, Rank, Reply, Request, Scope, Topo, Value, WStr};
 
@@ -813,6 +813,37 @@ impl Client {
             }),
             done,
             |reply| info_reply(reply, "MONITOR"),
+        )
+    }
+
+    /// Asks the server to start `apps` with job-level directives `info` (SPAWNNB);
+    /// `done` gets the new job's namespace.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the server's status (`PMIX_ERR_NOT_SUPPORTED` from
+    /// ours, which does not spawn) goes to `done`.
+    pub fn spawn_then(
+        &self,
+        info: &[Info],
+        apps: &[pmix_wire::App],
+        done: Done<String>,
+    ) -> Result<(), Error> {
+        self.request_then(
+            Request::Spawn(Spawn {
+                info: info.to_vec(),
+                apps: apps.to_vec(),
+            }),
+            done,
+            |reply| match reply {
+                Reply::Spawn(r) if r.status.0 == 0 => {
+                    Ok(r.nspace.as_ref().map(|n| n.to_string()).unwrap_or_default())
+                }
+                Reply::Spawn(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to SPAWNNB".into(),
+                )),
+                other => expect_ok(other, "SPAWNNB").map(|()| String::new()),
+            },
         )
     }
 
