@@ -327,6 +327,21 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
                                         const pmix_app_t apps[], size_t napps,
                                         pmix_spawn_cbfunc_t cbfunc, void *cbdata);
 
+/* Connects this process with procs, or disconnects it from them: a collective of
+ * them at the server (CONNECTNB / DISCONNECTNB; ours answers PMIX_ERR_NOT_SUPPORTED,
+ * Open MPI's mpirun connects). Errors as PMIx_Spawn's (PMIX_ERR_BAD_PARAM for no
+ * procs). */
+PMIX_EXPORT pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
+                                       const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nprocs,
+                                          const pmix_info_t info[], size_t ninfo,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs,
+                                          const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t ranges[], size_t nprocs,
+                                             const pmix_info_t info[], size_t ninfo,
+                                             pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 /* Logging, job control and monitoring: each is the server's command of that name,
  * answered with its status (ours: PMIx_Log and PMIx_Process_monitor
  * PMIX_ERR_NOT_SUPPORTED, PMIx_Job_control SUCCESS for a cleanup registration and

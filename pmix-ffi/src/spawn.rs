@@ -1,5 +1,6 @@
-//! `PMIx_Spawn` / `_nb`: the server's SPAWNNB (ours does not spawn: it answers
-//! `PMIX_ERR_NOT_SUPPORTED`; Open MPI's `mpirun` starts the new job).
+//! Dynamic jobs: `PMIx_Spawn` / `_nb` (the server's SPAWNNB) and `PMIx_Connect` /
+//! `PMIx_Disconnect` (and `_nb`: CONNECTNB, DISCONNECTNB). Ours supports none of them
+//! (`PMIX_ERR_NOT_SUPPORTED`); Open MPI's `mpirun` does.
 
 use std::ffi::{c_char, c_void};
 
@@ -147,5 +148,130 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
             unsafe { cb(status, ns.as_mut_ptr(), cbdata.ptr()) };
         })
         .map_err(|e| e.status())
+    })
+}
+
+/// The body of the four connect calls: blocking without a callback.
+///
+/// # Safety
+/// `procs` points to `nprocs` processes and `info` to `ninfo` infos (or NULL with 0);
+/// a callback must be safe to call from another thread with its data.
+unsafe fn connect(
+    connect: bool,
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cb: Option<(pmix_op_cbfunc_t, *mut c_void)>,
+) -> Result<(), Status> {
+    let f = cb.and_then(|(f, d)| f.map(|f| (f, CbData(d))));
+    let call = match (connect, cb.is_some()) {
+        (true, false) => "PMIx_Connect",
+        (true, true) => "PMIx_Connect_nb",
+        (false, false) => "PMIx_Disconnect",
+        (false, true) => "PMIx_Disconnect_nb",
+    };
+    let mode = if f.is_none() {
+        Mode::Blocking
+    } else {
+        Mode::NonBlocking
+    };
+    let inst = admitted(call, mode)?;
+    // SAFETY: forwarded from the caller.
+    let procs = crate::convert::procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+    // SAFETY: forwarded from the caller.
+    let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+    let Some((f, cbdata)) = f else {
+        return inst.connect(connect, &procs, &info).map_err(|e| e.status());
+    };
+    inst.connect_nb(connect, &procs, &info, move |r| {
+        let s = r.map_or_else(|e| e.status().0, |()| Status::SUCCESS.0);
+        // SAFETY: the caller's callback with its own data, once.
+        unsafe { f(s, cbdata.ptr()) };
+    })
+    .map_err(|e| e.status())
+}
+
+/// `PMIx_Connect`: connects this process with `procs` (a collective of them at the
+/// server), blocking until done.
+///
+/// # Errors
+/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+/// `PMIX_ERR_BAD_PARAM` (no procs, a bad process or info); `PMIX_ERR_UNREACH`; the
+/// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
+///
+/// # Safety
+/// `procs` points to `nprocs` processes and `info` to `ninfo` infos (or NULL with 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Connect(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    // SAFETY: forwarded from the caller.
+    status_boundary(|| unsafe { connect(true, procs, nprocs, info, ninfo, None) })
+}
+
+/// `PMIx_Connect_nb`: as [`PMIx_Connect`], with the status passed to
+/// `cbfunc(status, cbdata)` once, on the progress thread; a NULL `cbfunc` makes it
+/// blocking.
+///
+/// # Errors
+/// As [`PMIx_Connect`], returned only for what is found before acceptance.
+///
+/// # Safety
+/// As [`PMIx_Connect`]; `cbfunc` must be safe to call from another thread with
+/// `cbdata`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Connect_nb(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    // SAFETY: forwarded from the caller.
+    status_boundary(|| unsafe { connect(true, procs, nprocs, info, ninfo, Some((cbfunc, cbdata))) })
+}
+
+/// `PMIx_Disconnect`: as [`PMIx_Connect`], disconnecting.
+///
+/// # Errors
+/// As [`PMIx_Connect`].
+///
+/// # Safety
+/// As [`PMIx_Connect`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Disconnect(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    // SAFETY: forwarded from the caller.
+    status_boundary(|| unsafe { connect(false, procs, nprocs, info, ninfo, None) })
+}
+
+/// `PMIx_Disconnect_nb`: as [`PMIx_Connect_nb`], disconnecting.
+///
+/// # Errors
+/// As [`PMIx_Connect_nb`].
+///
+/// # Safety
+/// As [`PMIx_Connect_nb`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Disconnect_nb(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    // SAFETY: forwarded from the caller.
+    status_boundary(|| unsafe {
+        connect(false, procs, nprocs, info, ninfo, Some((cbfunc, cbdata)))
     })
 }

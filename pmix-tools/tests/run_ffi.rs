@@ -739,8 +739,9 @@ fn log_job_control_and_monitoring_answer_as_with_libpmix2_under_pmix_run_and_mpi
 }
 
 #[test]
-fn spawn_answers_as_with_libpmix2_not_supported_by_pmix_run_and_done_by_mpirun() {
-    // tests/c/spawn.c: rank 0 spawns /bin/true, blocking and non-blocking.
+fn spawn_and_connect_answer_as_with_libpmix2_not_supported_by_pmix_run_done_by_mpirun() {
+    // tests/c/spawn.c: rank 0 spawns /bin/true, blocking and non-blocking; every rank
+    // connects with its job and disconnects.
     let dir = TempDir::new("ffi-spawn");
     let ours = build_ours("spawn", &dir);
     let out = pmix_run(&ours, &[]);
@@ -748,7 +749,8 @@ fn spawn_answers_as_with_libpmix2_not_supported_by_pmix_run_and_done_by_mpirun()
     let a = shared::rank_lines("spawn", &out.stdout);
     assert!(
         a.contains(&"0: spawn NOT-SUPPORTED none".to_owned())
-            && a.contains(&"0: spawn_nb NOT-SUPPORTED none".to_owned()),
+            && a.contains(&"0: spawn_nb NOT-SUPPORTED none".to_owned())
+            && a.contains(&"1: connect NOT-SUPPORTED".to_owned()),
         "{a:?}"
     );
     let Some(theirs) = build_openpmix("spawn", &dir) else {
@@ -764,7 +766,9 @@ fn spawn_answers_as_with_libpmix2_not_supported_by_pmix_run_and_done_by_mpirun()
     let a = shared::rank_lines("spawn", &m_ours.stdout);
     assert!(
         a.contains(&"0: spawn SUCCESS named".to_owned())
-            && a.contains(&"0: spawn_nb SUCCESS named".to_owned()),
+            && a.contains(&"0: spawn_nb SUCCESS named".to_owned())
+            && a.contains(&"1: connect SUCCESS".to_owned())
+            && a.contains(&"1: disconnect SUCCESS".to_owned()),
         "{m_ours:?}"
     );
     assert_eq!(a, shared::rank_lines("spawn", &m_theirs.stdout));

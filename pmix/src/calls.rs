@@ -520,6 +520,66 @@ impl Pmix {
         )
     }
 
+    /// `PMIx_Connect_nb` (`connect` true) or `PMIx_Disconnect_nb`: connects this
+    /// process with `procs` or disconnects it from them (a collective of them, at
+    /// the server); `callback` gets the outcome, as [`Pmix::log_nb`].
+    ///
+    /// # Errors
+    /// As [`Pmix::log_nb`]; `PMIX_ERR_BAD_PARAM` for no procs.
+    #[doc(alias = "PMIx_Connect_nb")]
+    #[doc(alias = "PMIx_Disconnect_nb")]
+    pub fn connect_nb(
+        &self,
+        connect: bool,
+        procs: &[pmix_wire::Proc],
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        let call = if connect {
+            "PMIx_Connect_nb"
+        } else {
+            "PMIx_Disconnect_nb"
+        };
+        self.admit(call, Mode::NonBlocking)?;
+        if procs.is_empty() {
+            return Err(Error::BadParam("no processes to connect with".into()));
+        }
+        self.connected_nb(
+            |c, done| {
+                if connect {
+                    c.connect_then(procs, info, done)
+                } else {
+                    c.disconnect_then(procs, info, done)
+                }
+            },
+            callback,
+        )
+    }
+
+    /// `PMIx_Connect` / `PMIx_Disconnect`: [`Pmix::connect_nb`], waiting for the
+    /// outcome.
+    ///
+    /// # Errors
+    /// As [`Pmix::connect_nb`] for a blocking call, and the server's status.
+    #[doc(alias = "PMIx_Connect")]
+    #[doc(alias = "PMIx_Disconnect")]
+    pub fn connect(
+        &self,
+        connect: bool,
+        procs: &[pmix_wire::Proc],
+        info: &[pmix_wire::Info],
+    ) -> Result<(), Error> {
+        self.admit(
+            if connect {
+                "PMIx_Connect"
+            } else {
+                "PMIx_Disconnect"
+            },
+            Mode::Blocking,
+        )?;
+        wait(|cb| self.connect_nb(connect, procs, info, cb))
+    }
+
     /// `PMIx_Spawn_nb`: asks the server to start `apps` with job-level directives
     /// `info`; `callback` gets the new job's namespace, once, on the progress thread,
     /// if and only if this returns `Ok(())`.

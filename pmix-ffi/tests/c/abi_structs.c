@@ -289,6 +289,12 @@ SIG(PMIx_Spawn, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_app_t 
 SIG(PMIx_Spawn_nb, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_app_t *, size_t,
                                      pmix_spawn_cbfunc_t, void *));
 SAME_TYPE((pmix_spawn_cbfunc_t) 0, void (*)(pmix_status_t, char *, void *));
+SIG(PMIx_Connect, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t));
+SIG(PMIx_Connect_nb, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                                       pmix_op_cbfunc_t, void *));
+SIG(PMIx_Disconnect, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t));
+SIG(PMIx_Disconnect_nb, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *,
+                                          size_t, pmix_op_cbfunc_t, void *));
 SIG(PMIx_Log, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Log_nb, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t,
                                    pmix_op_cbfunc_t, void *));

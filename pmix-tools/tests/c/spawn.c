@@ -1,7 +1,9 @@
 /* spawn: rank 0 starts one process of a program that is not a PMIx client
  * (`/bin/true`) with PMIx_Spawn, then with PMIx_Spawn_nb, and prints
  * "spawn rank 0: spawn STATUS NSPACE-KIND" for each ("named" when a namespace came
- * back, "none" otherwise); the other ranks wait in a fence. Nothing is checked
+ * back, "none" otherwise); the other ranks wait in a fence. Then every rank calls
+ * PMIx_Connect and PMIx_Disconnect with its whole job and prints
+ * "spawn rank R: connect STATUS" and "... disconnect STATUS". Nothing is checked
  * here: the test compares the lines of the program linked with libpmix2 and with
  * libpmix_ffi under the same server (ours does not spawn; Open MPI's mpirun does). */
 #include "common.h"
@@ -43,6 +45,12 @@ int main(void)
         PMIX_APP_DESTRUCT(&app);
     }
     fence_or_fail("fence after the spawns");
+    /* Every rank connects with its whole job, then disconnects. */
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    printf("spawn rank %u: connect %s\n", me.rank, PMIx_Error_string(PMIx_Connect(&all, 1, NULL, 0)));
+    printf("spawn rank %u: disconnect %s\n", me.rank,
+           PMIx_Error_string(PMIx_Disconnect(&all, 1, NULL, 0)));
     printf("spawn rank %u: done\n", me.rank);
     finalize_or_fail();
     return 0;

@@ -847,6 +847,59 @@ impl Client {
         )
     }
 
+    /// Connects this process with `procs` (CONNECTNB, a collective of them);
+    /// `done` gets the outcome. The other jobs' information the server sends back
+    /// is kept, so their job-level values are answered here.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the server's status (`PMIX_ERR_NOT_SUPPORTED` from
+    /// ours) goes to `done`.
+    pub fn connect_then(&self, procs: &[Proc], info: &[Info], done: Done<()>) -> Result<(), Error> {
+        let store = Arc::clone(&self.store);
+        self.request_then(
+            Request::Connect(pmix_wire::msg::Connect {
+                procs: procs.to_vec(),
+                info: info.to_vec(),
+            }),
+            done,
+            move |reply| match reply {
+                Reply::Connect(r) if r.status.0 == 0 => {
+                    for job in &r.jobs {
+                        if let Some(ns) = job.nspace.as_str() {
+                            store.add_peer_values(ns, Rank::WILDCARD.0, &job.kvals);
+                        }
+                    }
+                    Ok(())
+                }
+                Reply::Connect(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to CONNECTNB".into(),
+                )),
+                other => expect_ok(other, "CONNECTNB"),
+            },
+        )
+    }
+
+    /// Disconnects this process from `procs` (DISCONNECTNB, a collective of them);
+    /// `done` gets the outcome.
+    ///
+    /// # Errors
+    /// As [`Client::connect_then`].
+    pub fn disconnect_then(
+        &self,
+        procs: &[Proc],
+        info: &[Info],
+        done: Done<()>,
+    ) -> Result<(), Error> {
+        self.status_then(
+            Request::Disconnect(pmix_wire::msg::Connect {
+                procs: procs.to_vec(),
+                info: info.to_vec(),
+            }),
+            done,
+        )
+    }
+
     /// Whether the server computes distances from a device
     /// (`PMIX_DEVICE_DIST_ORIGIN`): it advertises `pmix.rs.dist.origin` true in the
     /// job information (our server does; OpenPMIx 4.2 servers do not).
