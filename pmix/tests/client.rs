@@ -692,3 +692,54 @@ fn a_tool_pointed_at_no_server_is_unreach() {
     );
     assert_eq!(r.unwrap_err().status(), Status::ERR_UNREACH);
 }
+
+#[test]
+fn log_monitor_spawn_and_connect_get_our_servers_answers_and_job_control_takes_cleanups() {
+    use pmix::wire::{App, Proc, WStr};
+    let ns = "client.control";
+    let s = server(ns);
+    let p = client(&s, ns, 0);
+    let not_supported =
+        |r: Result<(), Error>| assert_eq!(r.unwrap_err().status(), Status::ERR_NOT_SUPPORTED);
+    not_supported(p.log(&[Info::new("pmix.log.stderr", "line")], &[]));
+    not_supported(
+        p.process_monitor(&Info::new("pmix.monitor.mbeat", true), -109, &[])
+            .map(|_| ()),
+    );
+    let app = App {
+        cmd: Some(WStr::from("/bin/true")),
+        argv: vec![WStr::from("/bin/true")],
+        maxprocs: 1,
+        ..App::default()
+    };
+    not_supported(p.spawn(&[], &[app]).map(|_| ()));
+    assert_eq!(
+        p.spawn(&[], &[]).unwrap_err().status(),
+        Status::ERR_BAD_PARAM
+    );
+    let all = [Proc::new(ns, pmix::wire::Rank::WILDCARD.0)];
+    not_supported(p.connect(true, &all, &[]));
+    not_supported(p.connect(false, &all, &[]));
+    let me = [Proc::new(ns, 0)];
+    assert_eq!(
+        p.job_control(&me, &[Info::new("pmix.reg.cleanup", "/tmp/none")])
+            .unwrap(),
+        Vec::<Info>::new()
+    );
+    not_supported(
+        p.job_control(&me, &[Info::new("pmix.jctrl.preempt", true)])
+            .map(|_| ()),
+    );
+    // The non-blocking forms call back once, on the progress thread.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p2 = p.clone();
+    p.log_nb(&[Info::new("pmix.log.stderr", "line")], &[], move |r| {
+        tx.send((r, p2.on_progress_thread())).unwrap();
+    })
+    .unwrap();
+    let (r, on_progress) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(r.unwrap_err().status(), Status::ERR_NOT_SUPPORTED);
+    assert!(on_progress);
+    p.finalize().unwrap();
+    s.shutdown().unwrap();
+}
