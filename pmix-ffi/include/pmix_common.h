@@ -607,6 +607,13 @@ typedef enum {
     PMIX_VALUE_COMPARISON_NOT_AVAIL
 } pmix_value_cmp_t;
 
+/* How v1 compares with v2, as libpmix2 answers: PMIX_VALUE_TYPE_DIFFERENT for different
+ * types; else PMIX_EQUAL / PMIX_VALUE1_GREATER / PMIX_VALUE2_GREATER (numbers by value,
+ * strings byte by byte, processes by nspace then rank, byte objects by size then bytes);
+ * PMIX_VALUE_INCOMPATIBLE_OBJECTS for a NULL value, string or process;
+ * PMIX_VALUE_COMPARISON_NOT_AVAIL for another type or a NaN. */
+PMIX_EXPORT pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *v2);
+
 #define PMIX_VALUE_FREE(m, n)                           \
     do {                                                \
         size_t _vv;                                     \

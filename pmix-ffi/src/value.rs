@@ -1,7 +1,7 @@
 //! `PMIx_Value_load`, `PMIx_Value_destruct`, `PMIx_Info_load`: what the header's
 //! `PMIX_INFO_LOAD`, `PMIX_INFO_DESTRUCT` and `PMIX_INFO_FREE` macros call.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_int, c_void};
 
 use pmix_core::Status;
 
@@ -433,5 +433,106 @@ pub unsafe extern "C" fn PMIx_Info_load(
         }
         // SAFETY: forwarded from the caller.
         unsafe { load(&mut i.value, data, ty) }
+    })
+}
+
+/// `PMIX_EQUAL` and the other answers of `PMIx_Value_compare` (`pmix_value_cmp_t`).
+const CMP_EQUAL: c_int = 0;
+const CMP_VALUE1_GREATER: c_int = 1;
+const CMP_VALUE2_GREATER: c_int = 2;
+const CMP_TYPE_DIFFERENT: c_int = 3;
+const CMP_INCOMPATIBLE: c_int = 4;
+const CMP_NOT_AVAIL: c_int = 5;
+
+fn ordering(o: Option<std::cmp::Ordering>) -> c_int {
+    match o {
+        Some(std::cmp::Ordering::Equal) => CMP_EQUAL,
+        Some(std::cmp::Ordering::Greater) => CMP_VALUE1_GREATER,
+        Some(std::cmp::Ordering::Less) => CMP_VALUE2_GREATER,
+        None => CMP_NOT_AVAIL,
+    }
+}
+
+/// `PMIx_Value_compare`: how `v1` compares with `v2`, as libpmix2 answers:
+/// `PMIX_VALUE_TYPE_DIFFERENT` for values of different types; for the same type,
+/// `PMIX_EQUAL`, `PMIX_VALUE1_GREATER` or `PMIX_VALUE2_GREATER` (numbers by value,
+/// `true` above `false`, strings byte by byte, processes by namespace then rank, byte
+/// objects by size then bytes); `PMIX_VALUE_INCOMPATIBLE_OBJECTS` for a NULL value or
+/// string or process; `PMIX_VALUE_COMPARISON_NOT_AVAIL` for another type or a NaN.
+///
+/// # Safety
+/// `v1` and `v2` are NULL or readable values whose data is what their types say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMIx_Value_compare(v1: *mut pmix_value_t, v2: *mut pmix_value_t) -> c_int {
+    value_boundary(CMP_NOT_AVAIL, || {
+        // SAFETY: NULL or readable (caller's contract).
+        let (Some(a), Some(b)) = (unsafe { v1.as_ref() }, unsafe { v2.as_ref() }) else {
+            return CMP_INCOMPATIBLE;
+        };
+        if a.type_ != b.type_ {
+            return CMP_TYPE_DIFFERENT;
+        }
+        let (x, y) = (&a.data, &b.data);
+        // SAFETY: both unions hold what the (same) type tag says.
+        unsafe {
+            match a.type_ {
+                PMIX_UNDEF => CMP_EQUAL,
+                PMIX_BOOL => ordering(Some((x.flag != 0).cmp(&(y.flag != 0)))),
+                PMIX_BYTE | PMIX_UINT8 => ordering(Some(x.uint8.cmp(&y.uint8))),
+                PMIX_SIZE => ordering(Some(x.size.cmp(&y.size))),
+                PMIX_PID => ordering(Some(x.pid.cmp(&y.pid))),
+                PMIX_INT => ordering(Some(x.integer.cmp(&y.integer))),
+                PMIX_INT8 => ordering(Some(x.int8.cmp(&y.int8))),
+                PMIX_INT16 => ordering(Some(x.int16.cmp(&y.int16))),
+                PMIX_INT32 => ordering(Some(x.int32.cmp(&y.int32))),
+                PMIX_INT64 => ordering(Some(x.int64.cmp(&y.int64))),
+                PMIX_UINT => ordering(Some(x.uint.cmp(&y.uint))),
+                PMIX_UINT16 => ordering(Some(x.uint16.cmp(&y.uint16))),
+                PMIX_UINT32 => ordering(Some(x.uint32.cmp(&y.uint32))),
+                PMIX_UINT64 | PMIX_DEVTYPE => ordering(Some(x.uint64.cmp(&y.uint64))),
+                PMIX_STATUS => ordering(Some(x.status.cmp(&y.status))),
+                PMIX_PROC_RANK => ordering(Some(x.rank.cmp(&y.rank))),
+                PMIX_FLOAT => ordering(x.fval.partial_cmp(&y.fval)),
+                PMIX_DOUBLE => ordering(x.dval.partial_cmp(&y.dval)),
+                PMIX_STRING => {
+                    if x.string.is_null() || y.string.is_null() {
+                        return CMP_INCOMPATIBLE;
+                    }
+                    let (s, t) = (
+                        std::ffi::CStr::from_ptr(x.string),
+                        std::ffi::CStr::from_ptr(y.string),
+                    );
+                    ordering(Some(s.cmp(t)))
+                }
+                PMIX_PROC => {
+                    let (Some(p), Some(q)) = (x.proc_.as_ref(), y.proc_.as_ref()) else {
+                        return CMP_INCOMPATIBLE;
+                    };
+                    let ns = |n: &[c_char; PMIX_MAX_NSLEN + 1]| -> Vec<u8> {
+                        n.iter()
+                            .take_while(|c| **c != 0)
+                            .map(|c| *c as u8)
+                            .collect()
+                    };
+                    ordering(Some(
+                        ns(&p.nspace).cmp(&ns(&q.nspace)).then(p.rank.cmp(&q.rank)),
+                    ))
+                }
+                PMIX_BYTE_OBJECT => {
+                    let (p, q) = (x.bo, y.bo);
+                    let bytes = |b: pmix_byte_object_t| -> &[u8] {
+                        if b.bytes.is_null() || b.size == 0 {
+                            &[]
+                        } else {
+                            std::slice::from_raw_parts(b.bytes.cast::<u8>(), b.size)
+                        }
+                    };
+                    ordering(Some(
+                        p.size.cmp(&q.size).then_with(|| bytes(p).cmp(bytes(q))),
+                    ))
+                }
+                _ => CMP_NOT_AVAIL,
+            }
+        }
     })
 }

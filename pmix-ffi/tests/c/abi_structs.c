@@ -295,6 +295,7 @@ SIG(PMIx_Connect_nb, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_i
 SIG(PMIx_Disconnect, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Disconnect_nb, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *,
                                           size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Value_compare, pmix_value_cmp_t (*)(pmix_value_t *, pmix_value_t *));
 SIG(PMIx_Log, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Log_nb, pmix_status_t (*)(const pmix_info_t *, size_t, const pmix_info_t *, size_t,
                                    pmix_op_cbfunc_t, void *));

@@ -89,6 +89,37 @@ int main(void)
     free(s);
     PMIX_INFO_DESTRUCT(&in);
 
+    /* PMIx_Value_compare on pairs of each kind. */
+    pmix_value_t a, c;
+    uint32_t one = 1, two = 2;
+    int32_t ione = 1;
+    double half = 0.5;
+    pmix_proc_t p2;
+    PMIX_LOAD_PROCID(&p2, "ns1", 4);
+    PMIX_VALUE_LOAD(&a, &one, PMIX_UINT32);
+    PMIX_VALUE_LOAD(&c, &two, PMIX_UINT32);
+    printf("compare u32 1 2 [%d] 2 1 [%d] 1 1 [%d]\n", PMIx_Value_compare(&a, &c),
+           PMIx_Value_compare(&c, &a), PMIx_Value_compare(&a, &a));
+    PMIX_VALUE_LOAD(&c, &ione, PMIX_INT32);
+    printf("compare u32 i32 [%d]\n", PMIx_Value_compare(&a, &c));
+    PMIX_VALUE_LOAD(&a, "abc", PMIX_STRING);
+    PMIX_VALUE_LOAD(&c, "abd", PMIX_STRING);
+    printf("compare strings [%d] [%d]\n", PMIx_Value_compare(&a, &c), PMIx_Value_compare(&c, &a));
+    PMIX_VALUE_DESTRUCT(&a);
+    PMIX_VALUE_DESTRUCT(&c);
+    PMIX_VALUE_LOAD(&a, &d, PMIX_DOUBLE);
+    PMIX_VALUE_LOAD(&c, &half, PMIX_DOUBLE);
+    printf("compare doubles [%d]\n", PMIx_Value_compare(&a, &c));
+    PMIX_VALUE_LOAD(&a, &p, PMIX_PROC);
+    PMIX_VALUE_LOAD(&c, &p2, PMIX_PROC);
+    printf("compare procs [%d] [%d]\n", PMIx_Value_compare(&a, &c), PMIx_Value_compare(&c, &a));
+    PMIX_VALUE_DESTRUCT(&a);
+    PMIX_VALUE_DESTRUCT(&c);
+    PMIX_VALUE_LOAD(&a, &b, PMIX_BOOL);
+    bool no = false;
+    PMIX_VALUE_LOAD(&c, &no, PMIX_BOOL);
+    printf("compare bools [%d]\n", PMIx_Value_compare(&a, &c));
+
     char *out = NULL;
     pmix_status_t rc = PMIx_Data_print(&out, "PFX", &u32, PMIX_UINT32);
     printf("print %d [%s]\n", rc, out);
