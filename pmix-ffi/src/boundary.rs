@@ -126,6 +126,27 @@ impl CbData {
     }
 }
 
+/// A `pmix_op_cbfunc_t` without its `Option`.
+pub(crate) type OpCb = unsafe extern "C" fn(crate::types::pmix_status_t, *mut std::ffi::c_void);
+
+/// The completion of an operation whose C callback is `cb`: calls `cb(status,
+/// cbdata)` once with its outcome (`PMIX_SUCCESS` or the error's status).
+pub(crate) fn op_done(
+    cb: OpCb,
+    cbdata: CbData,
+) -> impl FnOnce(Result<(), pmix::Error>) + Send + 'static {
+    move |r| {
+        use pmix::PmixError;
+        let status = match r {
+            Ok(()) => pmix_core::Status::SUCCESS.0,
+            Err(e) => e.status().0,
+        };
+        // SAFETY: the caller's callback with its own data, once, as the PMIx contract
+        // says.
+        unsafe { cb(status, cbdata.ptr()) };
+    }
+}
+
 /// The process-wide instance, admitted for `call` in `mode` (`PMIX_ERR_INIT`, then
 /// `PMIX_ERR_WOULD_BLOCK` with its diagnostic, then `PMIX_ERR_NOT_AVAILABLE`).
 ///

@@ -18,7 +18,7 @@ use std::ffi::{c_char, c_int, c_void};
 use pmix::{Client, Mode, Pmix, PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, Res, bounded_str, c_slice, status_boundary};
+use crate::boundary::{BAD_PARAM, CbData, Res, bounded_str, c_slice, op_done, status_boundary};
 use crate::convert::{from_wire, infos_to_wire, key_arg, proc_nspace, procs_to_wire, to_wire};
 use crate::types::*;
 
@@ -289,17 +289,8 @@ pub unsafe extern "C" fn PMIx_Fence_nb(
         let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-        let cbdata = CbData(cbdata);
-        inst.fence_nb(&procs, &info, move |r| {
-            let status = match r {
-                Ok(()) => Status::SUCCESS.0,
-                Err(e) => e.status().0,
-            };
-            // SAFETY: the caller's callback with the caller's `cbdata`, once, as the
-            // PMIx contract says.
-            unsafe { cb(status, cbdata.ptr()) };
-        })
-        .map_err(|e| e.status())
+        inst.fence_nb(&procs, &info, op_done(cb, CbData(cbdata)))
+            .map_err(|e| e.status())
     })
 }
 

@@ -11,7 +11,7 @@ use std::ffi::c_void;
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, admitted, c_slice, status_boundary};
+use crate::boundary::{BAD_PARAM, CbData, admitted, c_slice, op_done, status_boundary};
 use crate::convert::{deliver_infos, infos_to_c, infos_to_wire, procs_to_wire};
 use crate::types::*;
 
@@ -126,12 +126,8 @@ unsafe fn log(
     let Some((f, cbdata)) = f else {
         return inst.log(&data, &dirs).map_err(|e| e.status());
     };
-    inst.log_nb(&data, &dirs, move |r| {
-        let s = r.map_or_else(|e| e.status().0, |()| Status::SUCCESS.0);
-        // SAFETY: the caller's callback with its own data, once.
-        unsafe { f(s, cbdata.ptr()) };
-    })
-    .map_err(|e| e.status())
+    inst.log_nb(&data, &dirs, op_done(f, cbdata))
+        .map_err(|e| e.status())
 }
 
 /// `PMIx_Job_control`: asks the server for job control of `targets` with

@@ -17,7 +17,7 @@ use pmix::{Mode, PmixError, global};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, Res, c_slice, copy_c_str, status_boundary, value_boundary,
+    BAD_PARAM, CbData, Res, c_slice, copy_c_str, op_done, status_boundary, value_boundary,
 };
 use crate::convert::{from_wire, infos_to_wire, proc_nspace};
 use crate::types::*;
@@ -282,12 +282,7 @@ pub unsafe extern "C" fn PMIx_Notify_event(
             &info,
             move |r| {
                 if let Some(cb) = cbfunc {
-                    let s = match r {
-                        Ok(()) => Status::SUCCESS.0,
-                        Err(e) => e.status().0,
-                    };
-                    // SAFETY: the caller's callback with its own data, once.
-                    unsafe { cb(s, cbdata.ptr()) };
+                    op_done(cb, cbdata)(r);
                 }
             },
         )

@@ -13,7 +13,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, Res, admitted, bounded_str, c_slice, copy_c_str, status_boundary,
+    BAD_PARAM, CbData, Res, admitted, bounded_str, c_slice, copy_c_str, op_done, status_boundary,
     value_boundary,
 };
 use crate::convert::{infos_to_wire, procs_to_wire};
@@ -44,6 +44,31 @@ unsafe fn grp_arg<'a>(grp: *const c_char) -> Result<&'a str, Status> {
         return Err(BAD_PARAM);
     }
     Ok(g)
+}
+
+/// The arguments of a construct or an invite: the group id ([`grp_arg`]), the
+/// processes and the directives.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for any of them malformed.
+///
+/// # Safety
+/// As [`PMIx_Group_construct`].
+unsafe fn group_args<'a>(
+    grp: *const c_char,
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Result<(&'a str, Vec<pmix::wire::Proc>, Vec<pmix::wire::Info>), Status> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        Ok((
+            grp_arg(grp)?,
+            procs_to_wire(c_slice(procs, nprocs)?)?,
+            infos_to_wire(c_slice(info, ninfo)?)?,
+        ))
+    }
 }
 
 /// The results of a construct as a `malloc`ed C info array (NULL and 0 for none).
@@ -125,11 +150,7 @@ pub unsafe extern "C" fn PMIx_Group_construct(
         };
         let inst = admitted("PMIx_Group_construct", Mode::Blocking)?;
         // SAFETY: forwarded from the caller.
-        let grp = unsafe { grp_arg(grp) }?;
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
+        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, directives, ndirs) }?;
         let o = inst
             .group_construct(grp, &procs, &info)
             .map_err(|e| e.status())?;
@@ -162,11 +183,7 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
     status_boundary(|| {
         let inst = admitted("PMIx_Group_construct_nb", mode(cbfunc.is_none()))?;
         // SAFETY: forwarded from the caller.
-        let grp = unsafe { grp_arg(grp) }?;
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
         let Some(cb) = cbfunc else {
             return inst
                 .group_construct(grp, &procs, &info)
@@ -226,14 +243,7 @@ unsafe fn op(
         };
         return r.map_err(|e| e.status());
     };
-    let done = move |r: Result<(), pmix::Error>| {
-        let s = match r {
-            Ok(()) => Status::SUCCESS.0,
-            Err(e) => e.status().0,
-        };
-        // SAFETY: the caller's callback with its own data, once.
-        unsafe { f(s, cbdata.ptr()) };
-    };
+    let done = op_done(f, cbdata);
     let r = if leave {
         inst.group_leave_nb(grp, &info, done)
     } else {
@@ -443,11 +453,7 @@ pub unsafe extern "C" fn PMIx_Group_invite(
         // SAFETY: forwarded from the caller.
         unsafe { no_results(results, nresults) }?;
         // SAFETY: forwarded from the caller.
-        let grp = unsafe { grp_arg(grp) }?;
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
         inst.group_invite(grp, &procs, &info)
             .map(|_| ())
             .map_err(|e| e.status())
@@ -476,11 +482,7 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
     status_boundary(|| {
         let inst = admitted("PMIx_Group_invite_nb", mode(cbfunc.is_none()))?;
         // SAFETY: forwarded from the caller.
-        let grp = unsafe { grp_arg(grp) }?;
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
         let Some(cb) = cbfunc else {
             return inst
                 .group_invite(grp, &procs, &info)

@@ -9,7 +9,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, admitted, bounded_str, c_slice, copy_c_str, status_boundary,
+    BAD_PARAM, CbData, admitted, bounded_str, c_slice, copy_c_str, op_done, status_boundary,
 };
 use crate::convert::{MAX_VALUE_STRING, argv_to_wire, infos_to_wire};
 use crate::types::*;
@@ -184,12 +184,8 @@ unsafe fn connect(
     let Some((f, cbdata)) = f else {
         return inst.connect(connect, &procs, &info).map_err(|e| e.status());
     };
-    inst.connect_nb(connect, &procs, &info, move |r| {
-        let s = r.map_or_else(|e| e.status().0, |()| Status::SUCCESS.0);
-        // SAFETY: the caller's callback with its own data, once.
-        unsafe { f(s, cbdata.ptr()) };
-    })
-    .map_err(|e| e.status())
+    inst.connect_nb(connect, &procs, &info, op_done(f, cbdata))
+        .map_err(|e| e.status())
 }
 
 /// `PMIx_Connect`: connects this process with `procs` (a collective of them at the
