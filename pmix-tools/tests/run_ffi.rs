@@ -427,6 +427,23 @@ fn group_leave_return_codes_and_would_block_from_a_handler_or_callback_change_no
     }
 }
 
+/// `exe` as `n` ranks under pmix-run (with `flags`, then `args` for the program),
+/// whose server reads the 192-PU hwloc export (`PMIX_TOPOLOGY`); also that source.
+fn pmix_run_on_xml(exe: &Path, n: u32, flags: &[&str], args: &[&str]) -> (Output, String) {
+    let source = format!(
+        "xml:{}",
+        pmix_testkit::hwloc_xml("192em64t-12gr2n8c2t.xml").display()
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .env("PMIX_TOPOLOGY", &source)
+        .args(["-n", &n.to_string(), "--timeout", "100"])
+        .args(flags)
+        .arg(exe)
+        .args(args);
+    (output_within(&mut cmd, LIMIT), source)
+}
+
 /// `svc`'s answer to `req`, one line per entry as the C programs print them:
 /// `PREFIX uuid osname type mindist maxdist`.
 fn answer_lines(svc: &pmix::Service, req: &pmix::DistanceRequest<'_>, prefix: &str) -> Vec<String> {
@@ -457,17 +474,7 @@ fn dist_lines(out: &Output, r: u32) -> Vec<String> {
 fn libpmix_ffi_without_a_topology_relays_distances_to_pmix_run_and_gets_its_answer() {
     let dir = TempDir::new("ffi-dist-relay");
     let exe = build_ours("dist_relay", &dir);
-    let source = format!(
-        "xml:{}",
-        pmix_testkit::hwloc_xml("192em64t-12gr2n8c2t.xml").display()
-    );
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .env("PMIX_TOPOLOGY", &source)
-        .args(["-n", &N.to_string(), "--tag-output", "--timeout", "100"])
-        .arg(&exe)
-        .arg("eth2");
-    let out = output_within(&mut cmd, LIMIT);
+    let (out, source) = pmix_run_on_xml(&exe, N, &["--tag-output"], &["eth2"]);
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&out.stdout),
@@ -614,16 +621,7 @@ fn a_libpmix_ffi_tool_given_the_server_uri_connects_and_relays_distances_under_p
     // environment) and has no topology: its request goes to pmix-run's server.
     let dir = TempDir::new("ffi-tool");
     let exe = build_ours("tool_relay", &dir);
-    let source = format!(
-        "xml:{}",
-        pmix_testkit::hwloc_xml("192em64t-12gr2n8c2t.xml").display()
-    );
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .env("PMIX_TOPOLOGY", &source)
-        .args(["-n", "1", "--timeout", "100"])
-        .arg(&exe);
-    let out = output_within(&mut cmd, LIMIT);
+    let (out, source) = pmix_run_on_xml(&exe, 1, &[], &[]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let svc = pmix::Service::new(source, None).unwrap();
     let cpus = pmix_core::CpuSet::parse_list("0-5").unwrap();
