@@ -50,6 +50,7 @@ extern crate std;
 pub mod buf;
 pub mod error;
 pub mod frame;
+pub mod ft;
 pub mod handshake;
 pub mod limits;
 pub mod msg;

@@ -88,6 +88,43 @@ impl AgreeValue {
         Ok(())
     }
 
+    /// Adds a contribution another member made (received as [`Contribution`]: its
+    /// rank, flag and three rank sets), as [`AgreeValue::combine`] would add a value
+    /// holding only it. O(size / 64 + listed ranks), no allocation.
+    ///
+    /// # Errors
+    /// [`FtError::RankOutOfRange`] for a contributor not below the size;
+    /// [`FtError::DuplicateContribution`] if its contribution is already in;
+    /// [`FtError::BadContribution`] for a list not strictly ascending, a rank not
+    /// below the size, or a bitmap of another length or with bits past the size.
+    /// Nothing changes on an error.
+    pub fn add(&mut self, c: &Contribution<'_>) -> Result<(), FtError> {
+        let size = self.size();
+        if c.rank >= size {
+            return Err(FtError::RankOutOfRange { rank: c.rank, size });
+        }
+        if self.contributors.contains(c.rank) {
+            return Err(FtError::DuplicateContribution { rank: c.rank });
+        }
+        let nwords = self.contributors.words().len();
+        for set in [c.failed, c.acked, c.left] {
+            if !set.is_valid(size, nwords) {
+                return Err(FtError::BadContribution { rank: c.rank });
+            }
+        }
+        let _ = self.contributors.insert(c.rank);
+        self.flag &= c.flag;
+        let mut at = 0;
+        self.failed
+            .update_words(|i, w| w | c.failed.word(i, &mut at));
+        let mut at = 0;
+        self.acked_all
+            .update_words(|i, w| w & c.acked.word(i, &mut at));
+        let mut at = 0;
+        self.left.update_words(|i, w| w | c.left.word(i, &mut at));
+        Ok(())
+    }
+
     /// Records that `rank` left the group gracefully before contributing (the
     /// runtime saw its `PMIX_GROUP_LEFT` first): it will not count as failed.
     ///
@@ -129,6 +166,70 @@ impl fmt::Debug for AgreeValue {
             .field("left", &self.left)
             .finish()
     }
+}
+
+/// A set of group ranks as another member sent it: its ranks ascending, or bitset
+/// words (rank `r` at bit `r % 64` of word `r / 64`, exactly `ceil(size / 64)`
+/// words, the bits past the size zero). The wire form is `pmix_wire::ft`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranks<'a> {
+    /// Strictly ascending ranks.
+    Sorted(&'a [u32]),
+    /// Bitset words.
+    Bitmap(&'a [u64]),
+}
+
+impl Ranks<'_> {
+    /// The empty set.
+    pub const EMPTY: Ranks<'static> = Ranks::Sorted(&[]);
+
+    fn is_valid(&self, size: u32, nwords: usize) -> bool {
+        match *self {
+            Ranks::Sorted(r) => {
+                r.windows(2).all(|p| p[0] < p[1]) && r.last().is_none_or(|&l| l < size)
+            }
+            Ranks::Bitmap(w) => {
+                w.len() == nwords && w.last().is_none_or(|&l| l & !tail_mask(size) == 0)
+            }
+        }
+    }
+
+    /// Word `i` of the set; for a list, `at` is where the ranks of word `i` start
+    /// (words are asked for in ascending order).
+    fn word(&self, i: usize, at: &mut usize) -> u64 {
+        match *self {
+            Ranks::Bitmap(w) => w[i],
+            Ranks::Sorted(r) => {
+                let mut w = 0;
+                while let Some(&x) = r.get(*at) {
+                    if x as usize / 64 != i {
+                        break;
+                    }
+                    w |= 1 << (x % 64);
+                    *at += 1;
+                }
+                w
+            }
+        }
+    }
+}
+
+/// One member's contribution to an exchange as it travels between processes: its
+/// group rank, its flag, and the failures it knew, the ones it had acknowledged and
+/// the members it saw leave (what [`Tracker::contribute`](super::Tracker::contribute)
+/// adds for this process; [`Tracker::known`](super::Tracker::known) gives them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contribution<'a> {
+    /// The contributor's group rank.
+    pub rank: u32,
+    /// Its flag (agreement's operand).
+    pub flag: u32,
+    /// The failures it knew of.
+    pub failed: Ranks<'a>,
+    /// The failures it had acknowledged.
+    pub acked: Ranks<'a>,
+    /// The members it saw leave.
+    pub left: Ranks<'a>,
 }
 
 /// The outcome of an exchange: the agreed flag, the agreed set of failed members

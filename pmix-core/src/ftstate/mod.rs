@@ -94,9 +94,9 @@ mod mask;
 mod tracker;
 mod ulfm;
 
-pub use agree::{AgreeError, AgreeValue, Decision, ShrinkMap};
+pub use agree::{AgreeError, AgreeValue, Contribution, Decision, Ranks, ShrinkMap};
 pub use mask::{Mask, Modifier, RankInfo, RankState, Validation, View};
-pub use tracker::Tracker;
+pub use tracker::{Known, Tracker};
 pub use ulfm::{Agreement, OpError, Operation};
 
 use crate::group::{MAX_MEMBERS, NoMemory};
@@ -153,6 +153,14 @@ pub enum FtError {
         expected: u32,
         /// The other one's.
         got: u32,
+    },
+    /// A contribution received from another member whose rank sets are malformed:
+    /// a list not strictly ascending, a rank past the size, a bitmap of another
+    /// length or with bits past the size (`PMIX_ERR_BAD_PARAM`).
+    #[error("group rank {rank}'s contribution holds a malformed rank set")]
+    BadContribution {
+        /// The contributor.
+        rank: u32,
     },
     /// A member contributed twice to one exchange (`PMIX_ERR_BAD_PARAM`).
     #[error("group rank {rank} already contributed to this exchange")]

@@ -18,6 +18,17 @@ enum LastUpdate {
     Global,
 }
 
+/// What a tracker knows, as bitsets over the group ranks ([`Tracker::known`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Known<'a> {
+    /// Every failure in the log.
+    pub failed: &'a MemberSet,
+    /// The failures acknowledged ([`Tracker::ack_failed`]).
+    pub acked: &'a MemberSet,
+    /// The members that left.
+    pub left: &'a MemberSet,
+}
+
 /// One process's failure knowledge about one group. See the [module](super) docs.
 #[derive(Clone)]
 pub struct Tracker {
@@ -73,6 +84,16 @@ impl Tracker {
             l_scan: 0,
             revoked: false,
         })
+    }
+
+    /// What this process contributes to an exchange ([`Tracker::contribute`]), as
+    /// bitsets: to send it to the other members.
+    pub fn known(&self) -> Known<'_> {
+        Known {
+            failed: &self.in_log,
+            acked: &self.acked_set,
+            left: &self.left,
+        }
     }
 
     /// The group size.
