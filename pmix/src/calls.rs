@@ -32,19 +32,11 @@ pub(crate) fn group_event(groups: &Mutex<Groups>, ev: &EventInfo) {
     if ev.status != pmix_core::Status::GROUP_LEFT.0 {
         return;
     }
-    let grp = ev
-        .info
-        .iter()
-        .find(|i| i.key == "pmix.grp.id")
-        .and_then(|i| i.value.as_str());
-    let who = ev.info.iter().find_map(|i| match (&i.key, &i.value) {
-        (k, pmix_wire::Value::Proc(p)) if *k == "pmix.evproc" => Some(p.clone()),
-        _ => None,
-    });
+    let (grp, who) = (ev.group_id(), ev.affected_proc());
     if let (Some(grp), Some(who)) = (grp, who)
         && let Some(members) = lock_groups(groups).get_mut(grp)
     {
-        members.retain(|m| *m != who);
+        members.retain(|m| m != who);
     }
 }
 

@@ -28,6 +28,24 @@ pub struct EventInfo {
     pub info: Vec<Info>,
 }
 
+impl EventInfo {
+    /// The group the event names (`pmix.grp.id`), if any.
+    pub fn group_id(&self) -> Option<&str> {
+        self.info
+            .iter()
+            .find(|i| i.key == "pmix.grp.id")
+            .and_then(|i| i.value.as_str())
+    }
+
+    /// The process the event is about (`pmix.evproc`), if any.
+    pub fn affected_proc(&self) -> Option<&Proc> {
+        self.info.iter().find_map(|i| match (&i.key, &i.value) {
+            (k, Value::Proc(p)) if *k == "pmix.evproc" => Some(p),
+            _ => None,
+        })
+    }
+}
+
 /// How a handler ends its part of the chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventAction {

@@ -89,6 +89,7 @@ pub mod client;
 mod distances;
 mod error;
 pub mod events;
+pub mod ft;
 pub mod global;
 mod instance;
 mod invite;
