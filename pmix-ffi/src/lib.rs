@@ -34,6 +34,7 @@ pub mod control;
 mod convert;
 pub mod distances;
 pub mod events;
+pub mod ft;
 pub mod groups;
 mod info;
 pub mod init;

@@ -321,3 +321,64 @@ fn openpmix_comparisons_fail_loudly_under_ci_when_pkg_config_cannot_find_it() {
     );
     assert_eq!(text.matches("NOTICE: ").count(), 3, "{text}");
 }
+
+/// Every C identifier `include/pmix_ft.h` declares (functions, macros, the struct
+/// and its typedef), by a plain scan of the header.
+fn ft_header_names() -> Vec<String> {
+    let text = std::fs::read_to_string(include_dir().join("pmix_ft.h")).unwrap();
+    let mut names = Vec::new();
+    for line in text.lines().map(str::trim) {
+        let words: Vec<&str> = line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let name = match words.as_slice() {
+            ["define", n, ..] => Some(*n),
+            ["pmix_status_t", n, ..] => Some(*n),
+            ["typedef", "struct", n, ..] => Some(*n),
+            ["}", n] => Some(*n),
+            _ => None,
+        };
+        names.extend(name.map(str::to_owned));
+    }
+    names
+}
+
+#[test]
+fn the_rank_state_header_uses_a_prefix_no_openpmix_name_has() {
+    let names = ft_header_names();
+    assert!(names.len() >= 25, "{names:?}");
+    for n in &names {
+        assert!(
+            n.starts_with("pmixrs_ft_") || n.starts_with("PMIXRS_FT_") || n == "PMIXRS_FT_H",
+            "{n}: pmix_ft.h names start with pmixrs_ft_ or PMIXRS_FT_"
+        );
+    }
+    // And the header compiles after (and without) pmix.h, in C and as C++-safe C.
+    let dir = scratch("abi-ft-header");
+    let src = dir.join("ft.c");
+    std::fs::write(
+        &src,
+        "#include <pmix_ft.h>\n#include <pmix.h>\n#include <pmix_ft.h>\n",
+    )
+    .unwrap();
+    assert_ok("pmix_ft.h", &compiles_against(&src, &include_dir()));
+    let Some(openpmix) = openpmix_for("pmix_ft.h names against OpenPMIx's headers") else {
+        return;
+    };
+    // None of them appears anywhere in OpenPMIx's headers.
+    let mut theirs = String::new();
+    for e in std::fs::read_dir(&openpmix.include_dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "h") {
+            theirs += &std::fs::read_to_string(&p).unwrap_or_default();
+        }
+    }
+    assert!(
+        theirs.contains("PMIx_Init"),
+        "OpenPMIx's headers were not read"
+    );
+    for n in &names {
+        assert!(!theirs.contains(n.as_str()), "{n} collides with OpenPMIx");
+    }
+}

@@ -156,4 +156,19 @@ fn every_extern_c_function_runs_inside_a_panic_boundary() {
         }
     }
     assert!(exported >= 20, "only {exported} exported calls found");
+    // pmix_ft.h (no PMIX_EXPORT): every pmixrs_ft_ call it declares.
+    let text = std::fs::read_to_string(include.join("pmix_ft.h")).unwrap();
+    let declared: Vec<&str> = text
+        .split("pmix_status_t ")
+        .skip(1)
+        .filter_map(|d| d.split('(').next())
+        .filter(|n| n.starts_with("pmixrs_ft_"))
+        .collect();
+    assert!(declared.len() >= 15, "{declared:?}");
+    for name in declared {
+        assert!(
+            all.iter().any(|n| n == name),
+            "{name} is declared by include/pmix_ft.h but no extern \"C\" fn defines it"
+        );
+    }
 }

@@ -7,6 +7,7 @@
  * c_programs.rs runs this under valgrind (--error-exitcode=1 --leak-check=full) when
  * it is installed. PMIX_TOPOLOGY=xml:24em64t-2n6c2t-pci.xml. */
 #include <pmix_tool.h>
+#include <pmix_ft.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -70,6 +71,8 @@ int main(void)
     };
 
     /* NULL everywhere, before init */
+    CHECK_RC(pmixrs_ft_validate_local(NULL, NULL, NULL), PMIX_ERR_INIT);
+    CHECK_RC(pmixrs_ft_validate_global("x", NULL, NULL), PMIX_ERR_INIT);
     CHECK_RC(PMIx_Compute_distances(NULL, NULL, NULL, 0, NULL, NULL), PMIX_ERR_INIT);
     CHECK_RC(PMIx_Parse_cpuset_string(NULL, NULL), PMIX_ERR_INIT);
     CHECK_RC(PMIx_Init(NULL, NULL, 1), PMIX_ERR_BAD_PARAM); /* ninfo > 0, NULL info */
@@ -359,6 +362,33 @@ int main(void)
         PMIX_INFO_LOAD(&t, PMIX_TOOL_DO_NOT_CONNECT, "0", PMIX_STRING);
         CHECK(!PMIX_INFO_TRUE(&t));
         PMIX_INFO_DESTRUCT(&t);
+    }
+
+    { /* ---- pmix_ft.h: group names, outputs, types, counts ---- */
+        char longname[300];
+        int k = -1, out = -1;
+        size_t z = 7;
+        pmixrs_ft_rank_info_t ri[2];
+        uint32_t flag = 1;
+        memset(longname, 'g', sizeof longname - 1);
+        longname[sizeof longname - 1] = 0;
+        CHECK_RC(pmixrs_ft_validate_local(NULL, &k, &k), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_validate_local("", &k, &k), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_validate_local(longname, &k, &k), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_validate_local("no-such-group", NULL, NULL), PMIX_ERR_NOT_FOUND);
+        CHECK_RC(pmixrs_ft_get_state_local("g", 0x20, 0, &out, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_state_local("g", -1, 0, &out, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_state_local("g", 0, -1, &out, ri), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_state_global("g", 0, 0, NULL, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_state_global("g", 0, 2, &out, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_num_state_local("g", 0, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_failed("g", NULL, 3, &z), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_get_acked("g", NULL, 0, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_is_revoked("g", NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_agree(NULL, &flag), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_shrink("g", NULL, NULL, NULL), PMIX_ERR_BAD_PARAM);
+        CHECK_RC(pmixrs_ft_validate_global_count("g", 0x40, &k), PMIX_ERR_BAD_PARAM);
+        CHECK(-1 == out && 7 == z);
     }
 
     PMIx_Topology_destruct(&topo);
