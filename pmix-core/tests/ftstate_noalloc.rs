@@ -1,13 +1,16 @@
 //! DESIGN §5: a tracker is sized at creation and allocates nothing afterwards. A
 //! counting global allocator (its own test binary) counts every allocation made on
 //! the test's thread while armed, through every tracker operation and a whole
-//! exchange (contribute, combine, decide, apply) at 1,048,576 members.
+//! exchange (contribute, combine, decide, apply, and adding contributions received
+//! from other processes) at 1,048,576 members.
 
 mod counting;
 
 use counting::allocations_during;
 
-use pmix_core::ftstate::{AgreeValue, FtError, Mask, Operation, RankInfo, Tracker, View};
+use pmix_core::ftstate::{
+    AgreeValue, Contribution, FtError, Mask, Operation, RankInfo, Ranks, Tracker, View,
+};
 
 #[global_allocator]
 static GLOBAL: counting::Counting = counting::Counting;
@@ -94,6 +97,26 @@ fn every_tracker_operation_at_a_million_members_runs_without_allocating() {
         );
         acc.reset();
         part.reset();
+        // A contribution received from another process, in either form.
+        let failed = [5u32, 9, 4097];
+        part.add(&Contribution {
+            rank: 2,
+            flag: 1,
+            failed: Ranks::Sorted(&failed),
+            acked: Ranks::Sorted(&failed[..1]),
+            left: Ranks::EMPTY,
+        })
+        .unwrap();
+        let k = peer.known();
+        part.add(&Contribution {
+            rank: 1,
+            flag: 1,
+            failed: Ranks::Bitmap(k.failed.words()),
+            acked: Ranks::Bitmap(k.acked.words()),
+            left: Ranks::Bitmap(k.left.words()),
+        })
+        .unwrap();
+        assert_eq!(part.contributors().len(), 2);
     });
     assert_eq!(n, 0, "allocations after the tracker was created");
     assert_eq!(

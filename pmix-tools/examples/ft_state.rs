@@ -203,5 +203,19 @@ fn main() {
     r.say(format!("round 4: {n4} failed"));
     r.say(format!("round 5: {} failed", v.num_failed));
     r.view("final global", View::Global, Mask::ANY_FAILED);
+
+    // 8.
+    let r = Run {
+        grp: "ft-shrunk".into(),
+        ..r
+    };
+    let (size, _) = r.ok(r.p.ft_size(&r.grp), "size ft-shrunk");
+    r.say(format!("shrunk group: size {size}"));
+    let v = r.ok(r.p.ft_validate_global(&r.grp), "validate_global ft-shrunk");
+    r.say(format!(
+        "shrunk round: {} failed, {} new",
+        v.num_failed, v.new_failures
+    ));
+    r.view("shrunk global", View::Global, Mask::ANY_FAILED);
     r.ok(r.p.finalize(), "finalize");
 }

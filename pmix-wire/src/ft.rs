@@ -11,6 +11,7 @@
 //! u8      format version (1)
 //! varint  group size n (1 ..= 2^31)
 //! varint  the contributor's group rank (< n)
+//! varint  round (64 bits: which exchange of the group this contribution is to)
 //! varint  flag (32 bits; agreement's AND operand)
 //! 3 ×     rank set: the failures the contributor knows, the ones it acknowledged,
 //!         the members it saw leave, each:
@@ -83,6 +84,8 @@ pub struct Contribution {
     pub size: u32,
     /// The contributor's group rank.
     pub rank: u32,
+    /// The exchange (round) of the group it contributed to.
+    pub round: u64,
     /// The flag it contributed (agreement ANDs them).
     pub flag: u32,
     /// The failures it knew of.
@@ -93,8 +96,8 @@ pub struct Contribution {
     pub left: RankSet,
 }
 
-/// Encodes the contribution of group rank `rank` in a group of `size` with `flag`
-/// and three bitsets (`failed`, `acked`, `left`: rank `r` at bit `r % 64` of word
+/// Encodes the contribution of group rank `rank` in a group of `size` to exchange
+/// `round` with `flag` and three bitsets (`failed`, `acked`, `left`: rank `r` at bit `r % 64` of word
 /// `r / 64`; words past `ceil(size / 64)` and bits at or past `size` are ignored).
 ///
 /// # Errors
@@ -103,6 +106,7 @@ pub struct Contribution {
 pub fn encode(
     size: u32,
     rank: u32,
+    round: u64,
     flag: u32,
     [failed, acked, left]: [&[u64]; 3],
 ) -> Result<Vec<u8>, WireError> {
@@ -118,6 +122,7 @@ pub fn encode(
     w.u8(VERSION);
     w.varint(u64::from(size));
     w.varint(u64::from(rank));
+    w.varint(round);
     w.varint(u64::from(flag));
     let nwords = (size as usize).div_ceil(64);
     let map_bytes = (size as usize).div_ceil(8);
@@ -208,6 +213,7 @@ pub fn decode(bytes: &[u8]) -> Result<Contribution, WireError> {
             at,
         ));
     }
+    let round = r.varint(64, "a contribution's round")?;
     let flag = r.varint(32, "a contribution's flag")? as u32;
     let failed = rank_set(&mut r, size)?;
     let acked = rank_set(&mut r, size)?;
@@ -216,6 +222,7 @@ pub fn decode(bytes: &[u8]) -> Result<Contribution, WireError> {
     Ok(Contribution {
         size,
         rank,
+        round,
         flag,
         failed,
         acked,
@@ -324,9 +331,12 @@ mod tests {
             let f = set(size, &failed);
             let a = set(size, &failed[..failed.len() / 2]);
             let l = set(size, &[]);
-            let bytes = encode(size, size - 1, 0xdead, [&f, &a, &l]).unwrap();
+            let bytes = encode(size, size - 1, 1 << 40, 0xdead, [&f, &a, &l]).unwrap();
             let c = decode(&bytes).unwrap();
-            assert_eq!((c.size, c.rank, c.flag), (size, size - 1, 0xdead));
+            assert_eq!(
+                (c.size, c.rank, c.round, c.flag),
+                (size, size - 1, 1 << 40, 0xdead)
+            );
             assert_eq!(ranks_of(&c.failed, size), failed);
             assert_eq!(ranks_of(&c.acked, size), failed[..failed.len() / 2]);
             assert!(c.left.is_empty());
@@ -338,11 +348,11 @@ mod tests {
     fn few_failures_travel_as_a_list_and_many_as_a_bitmap() {
         let size = 1 << 20;
         let few = set(size, &(0..10).map(|i| i * 1000).collect::<Vec<_>>());
-        let bytes = encode(size, 0, 1, [&few, &few, &[]]).unwrap();
+        let bytes = encode(size, 0, 9, 1, [&few, &few, &[]]).unwrap();
         assert!(bytes.len() < 64, "{} bytes", bytes.len());
         assert!(matches!(decode(&bytes).unwrap().failed, RankSet::Sorted(_)));
         let many = set(size, &(0..size).step_by(2).collect::<Vec<_>>());
-        let bytes = encode(size, 0, 1, [&many, &[], &[]]).unwrap();
+        let bytes = encode(size, 0, 9, 1, [&many, &[], &[]]).unwrap();
         // One bitmap (n/8) and two empty lists.
         assert!(bytes.len() <= (size as usize) / 8 + 16, "{}", bytes.len());
         assert!(matches!(decode(&bytes).unwrap().failed, RankSet::Bitmap(_)));
@@ -350,13 +360,13 @@ mod tests {
 
     #[test]
     fn bits_past_the_size_are_not_encoded() {
-        let bytes = encode(3, 0, 0, [&[0b1111_0001], &[], &[]]).unwrap();
+        let bytes = encode(3, 0, 0, 0, [&[0b1111_0001], &[], &[]]).unwrap();
         assert_eq!(ranks_of(&decode(&bytes).unwrap().failed, 3), [0]);
     }
 
     #[test]
     fn malformed_contributions_are_errors_naming_the_offset() {
-        let good = encode(8, 2, 7, [&set(8, &[3, 5]), &[], &[]]).unwrap();
+        let good = encode(8, 2, 4, 7, [&set(8, &[3, 5]), &[], &[]]).unwrap();
         assert!(decode(&good).is_ok());
         // Every truncation fails, none panics.
         for n in 0..good.len() {
@@ -372,22 +382,22 @@ mod tests {
         version[0] = 2;
         assert_eq!(decode(&version).unwrap_err().offset, 0);
         // size 8, rank 8: out of range.
-        let e = decode(&[1, 8, 8, 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
+        let e = decode(&[1, 8, 8, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
         assert_eq!(e.offset, 2);
         // A list whose second rank passes the size.
-        let e = decode(&[1, 8, 0, 0, 0, 2, 1, 7, 0, 0, 0, 0]).unwrap_err();
-        assert_eq!(e.offset, 7);
+        let e = decode(&[1, 8, 0, 0, 0, 0, 2, 1, 7, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(e.offset, 8);
         // A list longer than the size.
-        assert!(decode(&[1, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(decode(&[1, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0]).is_err());
         // A bitmap with a bit past the size (size 3: bit 3).
-        let e = decode(&[1, 3, 0, 0, 1, 0b1000, 0, 0, 0, 0]).unwrap_err();
-        assert_eq!(e.offset, 5);
+        let e = decode(&[1, 3, 0, 0, 0, 1, 0b1000, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(e.offset, 6);
         // A form byte of 2.
-        assert!(decode(&[1, 3, 0, 0, 2, 0, 0, 0, 0]).is_err());
+        assert!(decode(&[1, 3, 0, 0, 0, 2, 0, 0, 0, 0]).is_err());
         // Size 0, size past 2^31, rank not below size: unencodable too.
-        assert!(decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
-        assert!(encode(0, 0, 0, [&[], &[], &[]]).is_err());
-        assert!(encode(4, 4, 0, [&[], &[], &[]]).is_err());
+        assert!(decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(encode(0, 0, 0, 0, [&[], &[], &[]]).is_err());
+        assert!(encode(4, 4, 0, 0, [&[], &[], &[]]).is_err());
     }
 
     #[test]
@@ -396,6 +406,7 @@ mod tests {
         let mut w = Writer::new(BufferType::NonDescribed);
         w.u8(1);
         w.varint(1 << 31);
+        w.varint(0);
         w.varint(0);
         w.varint(0);
         w.u8(0);

@@ -34,12 +34,15 @@
 //!
 //! # The exchange
 //! Round `k` of a group (each collective call is the next round):
-//! 1. put this process's contribution ([`pmix_wire::ft`]: its known failures,
-//!    acknowledgements and leavers, and the flag; a list or a bitmap, whichever is
-//!    shorter) under `rsft:<k>:<group>`, and commit;
+//! 1. put this process's contribution ([`pmix_wire::ft`]: the round, its known
+//!    failures, acknowledgements and leavers, and the flag; a list or a bitmap,
+//!    whichever is shorter) under `rsft:<k mod 2>:<group>`, and commit (two keys
+//!    a group, reused: see `round_key`);
 //! 2. fence over the group with `PMIX_GROUP_FT_COLLECTIVE`: it completes once every
 //!    member has joined or is gone, so nobody waits on a dead member;
-//! 3. get every other member's key (`pmix.immediate`): a member that committed its
+//! 3. get every other member's key from the server (`pmix.immediate`, all at
+//!    once, never from this process's cache), and keep the round-`k` ones: a
+//!    member that committed its
 //!    contribution (even one that died afterwards) contributed; one that did not
 //!    did not, and the decision counts it failed. Every survivor asks after the
 //!    same fence the same server, which keeps what was committed: every survivor
@@ -58,7 +61,7 @@
 //! codes above also ends the server's delivery of it to this module.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pmix_core::Status;
 use pmix_core::ftstate::{
@@ -106,26 +109,50 @@ pub(crate) struct FtState {
 }
 
 struct FtGroup {
-    /// Group rank → process.
-    members: Vec<Proc>,
-    /// Whether the group is this job's namespace.
-    is_namespace: bool,
+    members: Members,
     tracker: Tracker,
     round: u64,
 }
 
-impl FtGroup {
+/// A group's members, by group rank. A namespace's are its ranks (nothing stored per
+/// member); a PMIx group's are its processes, sorted.
+#[derive(Clone)]
+enum Members {
+    Namespace { nspace: String, size: u32 },
+    Listed(Arc<[Proc]>),
+}
+
+impl Members {
+    fn len(&self) -> u32 {
+        match self {
+            Members::Namespace { size, .. } => *size,
+            Members::Listed(l) => l.len() as u32,
+        }
+    }
+
+    /// The process of group rank `r` (`r < len`).
+    fn get(&self, r: u32) -> Proc {
+        match self {
+            Members::Namespace { nspace, .. } => Proc::new(nspace.as_str(), r),
+            Members::Listed(l) => l[r as usize].clone(),
+        }
+    }
+
     fn rank_of(&self, p: &Proc) -> Option<u32> {
-        self.members
-            .binary_search(p)
-            .ok()
-            .map(|i| i as u32)
-            .or_else(|| {
-                // A namespace's members are its ranks, in order.
-                (self.is_namespace && self.members.first()?.nspace == p.nspace)
-                    .then_some(p.rank.0)
-                    .filter(|&r| (r as usize) < self.members.len())
-            })
+        match self {
+            Members::Namespace { nspace, size } => {
+                (p.nspace.as_str() == Some(nspace.as_str()) && p.rank.0 < *size).then_some(p.rank.0)
+            }
+            Members::Listed(l) => l.binary_search(p).ok().map(|i| i as u32),
+        }
+    }
+
+    /// The processes a fence or an event over the group names.
+    fn procs(&self) -> Vec<Proc> {
+        match self {
+            Members::Namespace { nspace, .. } => vec![Proc::new(nspace.as_str(), Rank::WILDCARD.0)],
+            Members::Listed(l) => l.to_vec(),
+        }
     }
 }
 
@@ -149,7 +176,7 @@ pub(crate) fn on_event(state: &Mutex<FtState>, ev: &EventInfo) {
         }
         s if s == Status::GROUP_LEFT.0 => {
             if let (Some(g), Some(who)) = (grp.and_then(|g| st.groups.get_mut(g)), who)
-                && let Some(r) = g.rank_of(&who)
+                && let Some(r) = g.members.rank_of(&who)
             {
                 let _ = g.tracker.report_left(r);
             }
@@ -158,7 +185,7 @@ pub(crate) fn on_event(state: &Mutex<FtState>, ev: &EventInfo) {
             let Some(who) = who else { return };
             st.dead.insert(who.clone());
             for g in st.groups.values_mut() {
-                if let Some(r) = g.rank_of(&who) {
+                if let Some(r) = g.members.rank_of(&who) {
                     // A member that left cannot fail in the group: ignored.
                     let _ = g.tracker.report_failure(r);
                 }
@@ -188,9 +215,14 @@ fn ranks(s: &RankSet) -> Ranks<'_> {
     }
 }
 
-/// The key of round `round`'s contributions to `grp`.
+/// The key of round `round`'s contributions to `grp`: one of two, by the round's
+/// parity, overwritten every other round, so what a process commits stays bounded.
+/// Two suffice: a member puts round `k + 2`'s contribution only after round `k + 1`'s
+/// fence, which every live member joins only after reading round `k`'s. A value
+/// from an earlier round (a member that died since) carries its round and is not
+/// taken for this one.
 fn round_key(grp: &str, round: u64) -> String {
-    format!("rsft:{round}:{grp}")
+    format!("rsft:{}:{grp}", round % 2)
 }
 
 /// What [`Pmix::ft_shrink`] made.
@@ -236,10 +268,11 @@ impl Pmix {
     /// A tracker for `grp`, knowing the failures in `dead`.
     fn new_group(&self, grp: &str, dead: &HashSet<Proc>) -> Result<FtGroup, Error> {
         let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
-        let is_namespace = grp == self.inner.proc_id.nspace;
-        let members: Vec<Proc> = if is_namespace {
-            let size = self.job_size()?;
-            (0..size).map(|r| Proc::new(grp, r)).collect()
+        let members = if grp == self.inner.proc_id.nspace {
+            Members::Namespace {
+                nspace: grp.to_owned(),
+                size: self.job_size()?,
+            }
         } else {
             let listed = lock_groups(&self.inner.groups)
                 .get(grp)
@@ -262,23 +295,22 @@ impl Pmix {
             }
             members.sort();
             members.dedup();
-            members
+            u32::try_from(members.len())
+                .map_err(|_| Error::BadParam("a group of over 2^32 members".into()))?;
+            Members::Listed(members.into())
         };
-        let size = u32::try_from(members.len())
-            .map_err(|_| Error::BadParam("a group of over 2^32 members".into()))?;
-        let my_rank = members.binary_search(&me).map_err(|_| Error::Status {
+        let my_rank = members.rank_of(&me).ok_or_else(|| Error::Status {
             status: Status::ERR_NOT_A_MEMBER,
             why: format!("this process is not a member of {grp:?}").into(),
-        })? as u32;
-        let mut tracker = Tracker::new(size, my_rank).map_err(ft_error)?;
-        for (r, p) in members.iter().enumerate() {
-            if dead.contains(p) {
-                let _ = tracker.report_failure(r as u32);
+        })?;
+        let mut tracker = Tracker::new(members.len(), my_rank).map_err(ft_error)?;
+        for p in dead {
+            if let Some(r) = members.rank_of(p) {
+                let _ = tracker.report_failure(r);
             }
         }
         Ok(FtGroup {
             members,
-            is_namespace,
             tracker,
             round: 0,
         })
@@ -406,7 +438,7 @@ impl Pmix {
     /// sent (the group is revoked here all the same).
     pub fn ft_revoke(&self, grp: &str) -> Result<bool, Error> {
         let (first, members) = self.with_group("pmixrs_ft_revoke", grp, |g| {
-            (g.tracker.revoke(), g.members.clone())
+            (g.tracker.revoke(), g.members.procs())
         })?;
         if let Some(c) = &self.inner.client {
             let range = DataArray::new(
@@ -490,10 +522,8 @@ impl Pmix {
             .with_group("pmixrs_ft_shrink", grp, |g| {
                 g.tracker.shrink(&value.decide()).map(|m| {
                     let map: Vec<Option<u32>> = (0..m.old_size()).map(|r| m.new_rank(r)).collect();
-                    let survivors: Vec<Proc> = m
-                        .iter()
-                        .map(|(old, _)| g.members[old as usize].clone())
-                        .collect();
+                    let survivors: Vec<Proc> =
+                        m.iter().map(|(old, _)| g.members.get(old)).collect();
                     let rank = map[g.tracker.my_rank() as usize];
                     (
                         rank.map(|rank| Shrunk {
@@ -523,16 +553,17 @@ impl Pmix {
             .client
             .as_deref()
             .ok_or_else(|| Error::Unreach("not connected to a PMIx server".into()))?;
-        let (members, is_namespace, round, mine) = self.with_group(call, grp, |g| {
+        let (members, round, mine) = self.with_group(call, grp, |g| {
             g.round += 1;
             let k = g.tracker.known();
             let bytes = pmix_wire::ft::encode(
                 g.tracker.size(),
                 g.tracker.my_rank(),
+                g.round,
                 flag,
                 [k.failed.words(), k.acked.words(), k.left.words()],
             );
-            (g.members.clone(), g.is_namespace, g.round, bytes)
+            (g.members.clone(), g.round, bytes)
         })?;
         let mine = mine.map_err(|e| Error::Internal(format!("a contribution: {e}")))?;
         let key = round_key(grp, round);
@@ -542,43 +573,69 @@ impl Pmix {
             Value::ByteObject(ByteObject(mine.clone())),
         )?;
         client.commit()?;
-        let procs = if is_namespace {
-            vec![Proc::new(grp, Rank::WILDCARD.0)]
-        } else {
-            members.clone()
-        };
+        let procs = members.procs();
         crate::client::wait(
             |cb| client.fence_then(&procs, &[Info::new(FT_COLLECTIVE, true)], cb),
             || Error::Unreach("the connection to the PMIx server was lost".into()),
         )?;
-        let size = members.len() as u32;
+        let size = members.len();
         let mut value = AgreeValue::new(size).map_err(ft_error)?;
         let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
-        for (r, p) in members.iter().enumerate() {
-            let bytes = if *p == me {
-                mine.clone()
-            } else {
-                match client.get(
-                    p.nspace.as_str().unwrap_or_default(),
-                    p.rank.0,
-                    &key,
-                    &[Info::new("pmix.immediate", true)],
-                ) {
-                    Ok(Value::ByteObject(b)) => b.0,
-                    Ok(_) => continue,
-                    Err(e) if pmix_core::PmixError::status(&e) == Status::ERR_NOT_FOUND => {
-                        continue;
-                    }
-                    Err(e @ Error::Unreach(_)) => return Err(e),
-                    // Anything else the server says about one member: no
-                    // contribution from it (the same answer at every survivor).
-                    Err(_) => continue,
+        // Every get is sent at once and the answers gathered: one round trip's
+        // latency, not one per member.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut asked = 0usize;
+        for r in 0..size {
+            let p = members.get(r);
+            if p == me {
+                let _ = tx.send((r, Ok(Value::ByteObject(ByteObject(mine.clone())))));
+                asked += 1;
+                continue;
+            }
+            let tx = tx.clone();
+            let sent = client.get_fresh_then(
+                p.nspace.as_str().unwrap_or_default(),
+                p.rank.0,
+                &key,
+                &[Info::new("pmix.immediate", true)],
+                Box::new(move |v| {
+                    let _ = tx.send((r, v));
+                }),
+            );
+            match sent {
+                Ok(()) => asked += 1,
+                Err(e @ Error::Unreach(_)) => return Err(e),
+                // A get that cannot be sent for one member: no contribution from it.
+                Err(_) => {}
+            }
+        }
+        drop(tx);
+        let mut answers: Vec<(u32, Result<Value, Error>)> = Vec::with_capacity(asked);
+        for _ in 0..asked {
+            // A dropped completion (the connection went) ends the channel early.
+            match rx.recv() {
+                Ok(a) => answers.push(a),
+                Err(_) => {
+                    return Err(Error::Unreach(
+                        "the connection to the PMIx server was lost".into(),
+                    ));
                 }
+            }
+        }
+        answers.sort_by_key(|(r, _)| *r);
+        for (r, answer) in answers {
+            let bytes = match answer {
+                Ok(Value::ByteObject(b)) => b.0,
+                Err(e @ Error::Unreach(_)) => return Err(e),
+                // Not found (no contribution), or anything else the server says
+                // about one member: no contribution from it, the same answer at
+                // every survivor.
+                _ => continue,
             };
             let Ok(c) = pmix_wire::ft::decode(&bytes) else {
                 continue;
             };
-            if c.size != size || c.rank != r as u32 {
+            if c.size != size || c.rank != r || c.round != round {
                 continue;
             }
             // A malformed set (the decoder checks them too) changes nothing.

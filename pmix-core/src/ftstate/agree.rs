@@ -55,6 +55,19 @@ impl AgreeValue {
         self.contributors.capacity()
     }
 
+    /// Heap bytes the value holds (four bitsets, allocated at creation).
+    pub fn heap_bytes(&self) -> usize {
+        [
+            &self.contributors,
+            &self.failed,
+            &self.acked_all,
+            &self.left,
+        ]
+        .iter()
+        .map(|s| s.words().len() * 8)
+        .sum()
+    }
+
     /// The members whose contribution is in.
     pub fn contributors(&self) -> &MemberSet {
         &self.contributors

@@ -14,6 +14,7 @@
  *   6. revoke by rank 0: every survivor sees the group revoked.
  *   7. Rank 6 kills itself while the others (and itself) are in validate_global:
  *      nobody hangs, and after the next round it is in G everywhere.
+ *   8. The PMIx group the shrink made: rank 6 failed there too (its rank 4).
  *
  * Every survivor prints the same lines (nothing rank-specific but the shrink's
  * own new rank, printed separately), which the test compares across survivors; a
@@ -198,6 +199,15 @@ int main(void)
     say("round 4: %d failed", n4);
     say("round 5: %d failed", n);
     print_view("final global", 1, 0);
+
+    /* 8. The group the shrink made (old ranks 0 1 2 4 6 7, group ranks 0-5): rank
+     * 6, its rank 4, died in it too. */
+    grp = "ft-shrunk";
+    CHECK_OK(pmixrs_ft_group_size(grp, &gs, &gr), "group_size ft-shrunk");
+    say("shrunk group: size %d", gs);
+    CHECK_OK(pmixrs_ft_validate_global(grp, &n, &fresh), "validate_global ft-shrunk");
+    say("shrunk round: %d failed, %d new", n, fresh);
+    print_view("shrunk global", 1, 0);
     CHECK_OK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
     return 0;
 }

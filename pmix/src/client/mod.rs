@@ -283,9 +283,38 @@ impl Client {
         info: &[Info],
         done: Done<Value>,
     ) -> Result<(), Error> {
+        self.get_inner(nspace, rank, key, info, false, done)
+    }
+
+    /// [`Client::get_then`] that always asks the server (GETNB), never this
+    /// process's store: for a key a peer overwrites, whose earlier value the store
+    /// may hold. The reply is kept as usual.
+    ///
+    /// # Errors
+    /// As [`Client::get_then`].
+    pub fn get_fresh_then(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[Info],
+        done: Done<Value>,
+    ) -> Result<(), Error> {
+        self.get_inner(nspace, rank, key, info, true, done)
+    }
+
+    fn get_inner(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[Info],
+        fresh: bool,
+        done: Done<Value>,
+    ) -> Result<(), Error> {
         let own_job = nspace == self.me.nspace;
         let reserved = key.starts_with("pmix");
-        if own_job {
+        if own_job && !fresh {
             let local = if rank == Rank::WILDCARD.0 {
                 Ok(self.store.job_value(key))
             } else if rank == self.me.rank {
@@ -310,7 +339,7 @@ impl Client {
                 Ok(None) => {}
             }
         }
-        if let Some(v) = self.store.peer_value(nspace, rank, key) {
+        if let Some(v) = self.store.peer_value(nspace, rank, key).filter(|_| !fresh) {
             done(Ok(v));
             return Ok(());
         }
