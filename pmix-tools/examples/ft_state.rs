@@ -7,6 +7,8 @@
 //! Every line is `R: TEXT` (R this rank). A failed check prints `FAIL` on stderr
 //! and exits 1.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use pmix::ft::ERR_SIZE;
@@ -97,6 +99,20 @@ fn main() {
         p,
     };
     let (g, me) = (r.grp.clone(), r.rank);
+    // PMIX_GROUP_LEFT events, counted (the tracker sees a leave before any handler).
+    let lefts = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&lefts);
+    r.ok(
+        r.p.register_event_handler(
+            &[pmix_core::Status::GROUP_LEFT.0],
+            &[],
+            Arc::new(move |_, _| {
+                seen.fetch_add(1, Ordering::SeqCst);
+                pmix::EventAction::Continue
+            }),
+        ),
+        "register_event_handler",
+    );
     let (size, my) = r.ok(r.p.ft_size(&g), "size");
     if size != 8 || my != me {
         fail(me, format!("run me with -n 8 (size {size}, rank {my})"));
@@ -216,6 +232,23 @@ fn main() {
         "shrunk round: {} failed, {} new",
         v.num_failed, v.new_failures
     ));
+    r.view("shrunk global", View::Global, Mask::ANY_FAILED);
+
+    // 9.
+    if me == 7 {
+        r.ok(r.p.group_leave(&r.grp, &[]), "group_leave");
+        r.ok(r.p.finalize(), "finalize");
+        return;
+    }
+    let until = Instant::now() + Duration::from_secs(20);
+    while lefts.load(Ordering::SeqCst) < 1 {
+        if Instant::now() > until {
+            fail(me, "rank 7's leave never came");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let v = r.ok(r.p.ft_validate_global(&r.grp), "validate_global after the leave");
+    r.say(format!("after the leave: {} failed, {} new", v.num_failed, v.new_failures));
     r.view("shrunk global", View::Global, Mask::ANY_FAILED);
     r.ok(r.p.finalize(), "finalize");
 }

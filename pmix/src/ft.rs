@@ -38,8 +38,10 @@
 //!    failures, acknowledgements and leavers, and the flag; a list or a bitmap,
 //!    whichever is shorter) under `rsft:<k mod 2>:<group>`, and commit (two keys
 //!    a group, reused: see `round_key`);
-//! 2. fence over the group with `PMIX_GROUP_FT_COLLECTIVE`: it completes once every
-//!    member has joined or is gone, so nobody waits on a dead member;
+//! 2. fence over the group (the namespace, or the group's id, which the server
+//!    resolves to the members that have not left) with `PMIX_GROUP_FT_COLLECTIVE`:
+//!    it completes once every member has joined or is gone, so nobody waits on a
+//!    dead member or one that left;
 //! 3. get every other member's key from the server (`pmix.immediate`, all at
 //!    once, never from this process's cache), and keep the round-`k` ones: a
 //!    member that committed its
@@ -147,11 +149,20 @@ impl Members {
         }
     }
 
-    /// The processes a fence or an event over the group names.
+    /// The processes an event to the group names.
     fn procs(&self) -> Vec<Proc> {
         match self {
             Members::Namespace { nspace, .. } => vec![Proc::new(nspace.as_str(), Rank::WILDCARD.0)],
             Members::Listed(l) => l.to_vec(),
+        }
+    }
+
+    /// What the exchange's fence names: the namespace, or the group's id (the
+    /// server resolves it to the members that have not left, DESIGN §4).
+    fn fence_procs(&self, grp: &str) -> Vec<Proc> {
+        match self {
+            Members::Namespace { nspace, .. } => vec![Proc::new(nspace.as_str(), Rank::WILDCARD.0)],
+            Members::Listed(_) => vec![Proc::new(grp, Rank::WILDCARD.0)],
         }
     }
 }
@@ -573,7 +584,7 @@ impl Pmix {
             Value::ByteObject(ByteObject(mine.clone())),
         )?;
         client.commit()?;
-        let procs = members.procs();
+        let procs = members.fence_procs(grp);
         crate::client::wait(
             |cb| client.fence_then(&procs, &[Info::new(FT_COLLECTIVE, true)], cb),
             || Error::Unreach("the connection to the PMIx server was lost".into()),

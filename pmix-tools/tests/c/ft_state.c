@@ -15,6 +15,8 @@
  *   7. Rank 6 kills itself while the others (and itself) are in validate_global:
  *      nobody hangs, and after the next round it is in G everywhere.
  *   8. The PMIx group the shrink made: rank 6 failed there too (its rank 4).
+ *   9. Rank 7 leaves that group: the others' next exchange completes without it,
+ *      and it is not counted failed.
  *
  * Every survivor prints the same lines (nothing rank-specific but the shrink's
  * own new rank, printed separately), which the test compares across survivors; a
@@ -98,6 +100,21 @@ static void await_detection(int want)
         fail("validate_local: %d failed, %d new", n, fresh);
 }
 
+static int lefts = 0;
+
+/* Counts PMIX_GROUP_LEFT events (the tracker has seen the leave before any user
+ * handler runs). */
+static void left_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                         pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                         pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void) id, (void) status, (void) source, (void) info, (void) ninfo, (void) results,
+        (void) nresults;
+    __atomic_add_fetch(&lefts, 1, __ATOMIC_SEQ_CST);
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
 static void *die_soon(void *arg)
 {
     (void) arg;
@@ -113,6 +130,9 @@ int main(void)
     if (size != 8)
         fail("run me with -n 8 (got %u)", size);
     int n, fresh, gs, gr;
+    pmix_status_t left_code = PMIX_GROUP_LEFT;
+    if (PMIx_Register_event_handler(&left_code, 1, NULL, 0, left_handler, NULL, NULL) < 0)
+        fail("registering a PMIX_GROUP_LEFT handler");
     CHECK_OK(pmixrs_ft_group_size(grp, &gs, &gr), "group_size");
     if (gs != 8 || gr != (int) me.rank)
         fail("group_size %d rank %d", gs, gr);
@@ -207,6 +227,23 @@ int main(void)
     say("shrunk group: size %d", gs);
     CHECK_OK(pmixrs_ft_validate_global(grp, &n, &fresh), "validate_global ft-shrunk");
     say("shrunk round: %d failed, %d new", n, fresh);
+    print_view("shrunk global", 1, 0);
+
+    /* 9. Rank 7 leaves the shrunk group: once the others saw it leave, their
+     * exchange completes without it, and a leaver is not a failure. */
+    if (me.rank == 7) {
+        CHECK_OK(PMIx_Group_leave(grp, NULL, 0), "PMIx_Group_leave");
+        CHECK_OK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
+        return 0;
+    }
+    until = now_s() + 20;
+    while (__atomic_load_n(&lefts, __ATOMIC_SEQ_CST) < 1) {
+        if (now_s() > until)
+            fail("rank 7's leave never came");
+        sleep_ms(5);
+    }
+    CHECK_OK(pmixrs_ft_validate_global(grp, &n, &fresh), "validate_global after the leave");
+    say("after the leave: %d failed, %d new", n, fresh);
     print_view("shrunk global", 1, 0);
     CHECK_OK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
     return 0;
