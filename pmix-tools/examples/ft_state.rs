@@ -7,8 +7,8 @@
 //! Every line is `R: TEXT` (R this rank). A failed check prints `FAIL` on stderr
 //! and exits 1.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pmix::ft::ERR_SIZE;
@@ -100,13 +100,29 @@ fn main() {
     };
     let (g, me) = (r.grp.clone(), r.rank);
     // PMIX_GROUP_LEFT events, counted (the tracker sees a leave before any handler).
+    // On the progress thread, local calls answer and a collective would block.
     let lefts = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&lefts);
+    let in_handler = Arc::new(Mutex::new(String::new()));
+    let (seen, said, q) = (Arc::clone(&lefts), Arc::clone(&in_handler), r.p.clone());
+    let name = |r: Result<(), pmix::Error>| match r {
+        Ok(()) => "SUCCESS".to_owned(),
+        Err(e) => e.status().text().to_owned(),
+    };
     r.ok(
         r.p.register_event_handler(
             &[pmix_core::Status::GROUP_LEFT.0],
             &[],
             Arc::new(move |_, _| {
+                let g = "ft-shrunk";
+                *said.lock().unwrap() = format!(
+                    "in a handler: validate_local {}, get_num_state {}, validate_global {}",
+                    name(q.ft_validate_local(g).map(|_| ())),
+                    name(
+                        q.ft_get_num_state(g, View::Global, Mask::ANY_FAILED)
+                            .map(|_| ())
+                    ),
+                    name(q.ft_validate_global(g).map(|_| ())),
+                );
                 seen.fetch_add(1, Ordering::SeqCst);
                 pmix::EventAction::Continue
             }),
@@ -247,8 +263,15 @@ fn main() {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let v = r.ok(r.p.ft_validate_global(&r.grp), "validate_global after the leave");
-    r.say(format!("after the leave: {} failed, {} new", v.num_failed, v.new_failures));
+    r.say(in_handler.lock().unwrap().clone());
+    let v = r.ok(
+        r.p.ft_validate_global(&r.grp),
+        "validate_global after the leave",
+    );
+    r.say(format!(
+        "after the leave: {} failed, {} new",
+        v.num_failed, v.new_failures
+    ));
     r.view("shrunk global", View::Global, Mask::ANY_FAILED);
     r.ok(r.p.finalize(), "finalize");
 }

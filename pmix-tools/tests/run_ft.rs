@@ -105,6 +105,9 @@ fn expected(round4: &str) -> Vec<String> {
         "shrunk group: size 6",
         "shrunk round: 1 failed, 1 new",
         "shrunk global: 4:NULL|NEW",
+        // In an event handler (the progress thread): local calls answer, a
+        // collective would block.
+        "in a handler: validate_local SUCCESS, get_num_state SUCCESS, validate_global WOULD-BLOCK",
         // Rank 7 left the shrunk group: not a failure.
         "after the leave: 1 failed, 0 new",
         "shrunk global: 4:NULL|OLD",
@@ -169,7 +172,7 @@ fn check_ft_state(what: &str, out: &Output) {
     }
     // Rank 7 left the shrunk group after its exchange, and finalized.
     let mut seven = expected(&round4.clone().unwrap_or_default());
-    seven.truncate(seven.len() - 2);
+    seven.truncate(seven.len() - 3);
     let mut got = all.get(&7).cloned().unwrap_or_default();
     got.retain(|l| !l.starts_with("shrink: new rank "));
     assert_eq!(got, seven, "rank 7: {context}");

@@ -101,6 +101,8 @@ static void await_detection(int want)
 }
 
 static int lefts = 0;
+/* What the rank-state calls answered inside the handler. */
+static pmix_status_t in_handler[3];
 
 /* Counts PMIX_GROUP_LEFT events (the tracker has seen the leave before any user
  * handler runs). */
@@ -110,6 +112,11 @@ static void left_handler(size_t id, pmix_status_t status, const pmix_proc_t *sou
 {
     (void) id, (void) status, (void) source, (void) info, (void) ninfo, (void) results,
         (void) nresults;
+    /* On the progress thread: local calls answer, a collective would block. */
+    int n = -1;
+    in_handler[0] = pmixrs_ft_validate_local("ft-shrunk", &n, NULL);
+    in_handler[1] = pmixrs_ft_get_num_state_global("ft-shrunk", 0, &n);
+    in_handler[2] = pmixrs_ft_validate_global("ft-shrunk", NULL, NULL);
     __atomic_add_fetch(&lefts, 1, __ATOMIC_SEQ_CST);
     if (cbfunc)
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
@@ -242,6 +249,9 @@ int main(void)
             fail("rank 7's leave never came");
         sleep_ms(5);
     }
+    say("in a handler: validate_local %s, get_num_state %s, validate_global %s",
+        PMIx_Error_string(in_handler[0]), PMIx_Error_string(in_handler[1]),
+        PMIx_Error_string(in_handler[2]));
     CHECK_OK(pmixrs_ft_validate_global(grp, &n, &fresh), "validate_global after the leave");
     say("after the leave: %d failed, %d new", n, fresh);
     print_view("shrunk global", 1, 0);
