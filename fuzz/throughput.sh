@@ -44,6 +44,7 @@ declare -A FLAGS=(
   [ftstate_ops]="--sanitizer none --no-trace-compares"
   [wire_decode]="--sanitizer none"
   [wire_roundtrip]="--sanitizer none --no-trace-compares"
+  [ft_contribution]="--sanitizer none"
 )
 triple=x86_64-unknown-linux-gnu
 
