@@ -784,3 +784,33 @@ fn spawn_and_connect_answer_as_with_libpmix2_not_supported_by_pmix_run_done_by_m
         },
     );
 }
+
+/// Rank-state tracking under Open MPI 4.1's `mpirun` (an OpenPMIx 4.2 server, which
+/// has no FT fence): the 2011 example's exchange runs while nobody fails (no output,
+/// every rank finalizes); when rank 3 dies, no survivor reports a result (the
+/// exchange's fence fails there, and mpirun ends the job), and nothing hangs.
+#[test]
+fn under_mpirun_rank_state_exchanges_run_while_nobody_fails_and_a_death_ends_the_job() {
+    let dir = TempDir::new("run-ffi-ft-mpirun");
+    let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../pmix-ffi/examples"));
+    let exe = cprog::build_ours(&src, "ft_validate", &dir.0);
+    let Some(out) = mpirun(&exe, &["1", "99"]) else {
+        return;
+    };
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "", "{text}");
+    let Some(out) = mpirun(&exe, &["1", "3"]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        !stdout.lines().any(|l| l.ends_with(":3")),
+        "a survivor reported a result under mpirun:\n{stdout}"
+    );
+}
