@@ -212,7 +212,7 @@ impl PMIxClient {
     }
 
     /// `compute_distances(pycpus, pydirs) -> (rc, [dict])`:
-    /// `PMIx_Compute_distances` from `pycpus` (a cpuset, see the module docs;
+    /// `PMIx_Compute_distances` from `pycpus` (a cpuset, see the module's doc;
     /// `None`: this process's binding) to the devices `pydirs` selects
     /// (`PMIX_DEVICE_TYPE`, `PMIX_DEVICE_ID`, `PMIX_DEVICE_DIST_ORIGIN`). Each
     /// distance is `{'uuid', 'osname', 'type', 'mindist', 'maxdist'}`. Errors as

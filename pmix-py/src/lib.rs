@@ -34,7 +34,16 @@ fn _atexit(py: Python<'_>) {
     }
 }
 
-/// The module: `PMIxClient` and the constants.
+/// PMIx from Python over pmix-rs: `PMIxClient` (device distances, key-value
+/// exchange, events, groups and rank-state tracking) and the `PMIX_*` /
+/// `PMIXRS_FT_*` constants of the C headers.
+///
+/// Every call returns a `PMIX_*` status, alone or first in a tuple. A cpuset is
+/// `{'source': 'hwloc', 'cpus': [0, 1]}` (or `'cpus'` as `"0-1"` or
+/// `"hwloc:0-1"`); an info is `{'key': ..., 'value': ..., 'val_type': ...}`; a
+/// process is `{'nspace': ..., 'rank': ...}`. Blocking calls release the GIL;
+/// callbacks run on the library's progress thread, where a blocking call returns
+/// `PMIX_ERR_WOULD_BLOCK`.
 #[pymodule(name = "pmix")]
 fn pmix_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::PMIxClient>()?;
