@@ -56,6 +56,10 @@
 //! told, the member's missing contribution puts it there anyway.
 //!
 //! # What is not here
+//! The exchange is flat: every member gets every other member's contribution, n
+//! gets and n additions (each O(n / 64) plus the listed ranks) per member. That
+//! suits the jobs run here; at a million members it would want a reduction tree
+//! (each step a [`pmix_core::ftstate::AgreeValue::combine`]), which is not built.
 //! A PMIx group's fence needs a server that fences groups (ours); OpenPMIx 4.2's
 //! servers refuse group operations, so there only the namespace works, and only
 //! while nobody fails: they have no FT fence, so a death fails the exchange with
