@@ -57,8 +57,7 @@ pub unsafe extern "C" fn PMIx_Put(
         let v = unsafe { val.as_ref() }.ok_or(BAD_PARAM)?;
         // SAFETY: forwarded from the caller.
         let value = unsafe { to_wire(v) }?;
-        client(&inst)?
-            .put(pmix::wire::Scope(scope), key, value)
+        inst.put(pmix::wire::Scope(scope), key, value)
             .map_err(|e| e.status())
     })
 }
@@ -72,7 +71,7 @@ pub unsafe extern "C" fn PMIx_Put(
 pub extern "C" fn PMIx_Commit() -> pmix_status_t {
     status_boundary(|| {
         let inst = admitted("PMIx_Commit")?;
-        client(&inst)?.commit().map_err(|e| e.status())
+        inst.commit().map_err(|e| e.status())
     })
 }
 
@@ -102,7 +101,7 @@ pub unsafe extern "C" fn PMIx_Fence(
         let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-        client(&inst)?.fence(&procs, &info).map_err(|e| e.status())
+        inst.fence(&procs, &info).map_err(|e| e.status())
     })
 }
 
@@ -142,7 +141,9 @@ pub unsafe extern "C" fn PMIx_Get(
         let (nspace, rank) = unsafe { target(&inst, proc_) }?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-        let value = get(&inst, &nspace, rank, key, &info)?;
+        let value = inst
+            .get(&nspace, rank, key, &info)
+            .map_err(|e| e.status())?;
         let mut v = pmix_value_t {
             type_: PMIX_UNDEF,
             data: pmix_value_data { raw: [0; 3] },
@@ -186,34 +187,6 @@ unsafe fn target(inst: &Pmix, proc_: *const pmix_proc_t) -> Result<(String, u32)
             (ns.to_owned(), p.rank)
         }
     })
-}
-
-/// A process that is not a launched client still knows its own namespace and rank.
-fn get(
-    inst: &Pmix,
-    nspace: &str,
-    rank: u32,
-    key: &str,
-    info: &[pmix::wire::Info],
-) -> Result<pmix::wire::Value, Status> {
-    match inst.client() {
-        Some(c) => c.get(nspace, rank, key, info).map_err(|e| e.status()),
-        None => {
-            let me = inst.proc_id();
-            if nspace == me.nspace && rank == me.rank {
-                match key {
-                    "pmix.nspace" => return Ok(pmix::wire::Value::string(me.nspace.as_str())),
-                    "pmix.rank" => return Ok(pmix::wire::Value::ProcRank(me.rank)),
-                    _ => {}
-                }
-            }
-            Err(if nspace == me.nspace {
-                Status::ERR_NOT_FOUND
-            } else {
-                Status::ERR_UNREACH
-            })
-        }
-    }
 }
 
 /// `PMIx_Abort`: asks the server to abort `procs` (NULL: this whole job) with
@@ -281,7 +254,7 @@ pub unsafe extern "C" fn PMIx_Fence_nb(
             let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
             // SAFETY: forwarded from the caller.
             let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-            return client(&inst)?.fence(&procs, &info).map_err(|e| e.status());
+            return inst.fence(&procs, &info).map_err(|e| e.status());
         };
         inst.admit("PMIx_Fence_nb", Mode::NonBlocking)
             .map_err(|e| e.status())?;

@@ -52,18 +52,6 @@ fn run_callback(f: impl for<'py> FnOnce(Python<'py>) -> PyResult<()>) {
     });
 }
 
-/// Runs a non-blocking call and waits for its callback (the blocking form; the
-/// caller checked the call may block here).
-fn wait_nb<T: Send + 'static>(
-    start: impl FnOnce(Box<dyn FnOnce(Result<T, pmix::Error>) + Send>) -> Result<(), pmix::Error>,
-) -> Result<T, pmix::Error> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    start(Box::new(move |r| {
-        let _ = tx.send(r);
-    }))?;
-    rx.recv().map_err(|_| pmix::Error::NotAvailable)?
-}
-
 /// The state and modifier bits of a rank-state answer.
 fn state_bits(i: &RankInfo) -> u8 {
     let s = match i.state {
@@ -300,8 +288,7 @@ impl PMIxClient {
                 }
                 _ => value_from_py(value, None)?,
             };
-            let c = p.client().ok_or(Status::ERR_UNREACH.0)?;
-            Ok(status(c.put(pmix::wire::Scope(scope), &key, v)))
+            Ok(status(p.put(pmix::wire::Scope(scope), &key, v)))
         })())
     }
 
@@ -309,10 +296,7 @@ impl PMIxClient {
     fn commit(&self, py: Python<'_>) -> i32 {
         either((|| {
             let p = instance()?;
-            p.admit("PMIx_Commit", pmix::Mode::Blocking)
-                .map_err(|e| rc(&e))?;
-            let c = p.client().ok_or(Status::ERR_UNREACH.0)?;
-            Ok(status(py.detach(|| c.commit())))
+            Ok(status(py.detach(|| p.commit())))
         })())
     }
 
@@ -329,11 +313,7 @@ impl PMIxClient {
             let p = instance()?;
             let procs = procs_from_py(peers)?;
             let info = infos_from_py(directives)?;
-            p.admit("PMIx_Fence", pmix::Mode::Blocking)
-                .map_err(|e| rc(&e))?;
-            Ok(status(
-                py.detach(|| wait_nb(|cb| p.fence_nb(&procs, &info, cb))),
-            ))
+            Ok(status(py.detach(|| p.fence(&procs, &info))))
         })())
     }
 
@@ -360,12 +340,9 @@ impl PMIxClient {
             Ok(a) => a,
             Err(s) => return Ok((s, py.None().into_bound(py))),
         };
-        if let Err(e) = p.admit("PMIx_Get", pmix::Mode::Blocking) {
-            return Ok((rc(&e), py.None().into_bound(py)));
-        }
         let got = py.detach(|| {
-            let nspace = target.nspace.as_str().unwrap_or_default().to_owned();
-            wait_nb(|cb| p.get_nb(&nspace, target.rank.0, &key, &info, cb))
+            let nspace = target.nspace.as_str().unwrap_or_default();
+            p.get(nspace, target.rank.0, &key, &info)
         });
         match got {
             Ok(v) => {
@@ -416,16 +393,13 @@ impl PMIxClient {
                 } else {
                     out.extract::<i32>().ok()
                 };
-                if code == Some(EVENT_ACTION_COMPLETE) {
+                if code == Some(Status::EVENT_ACTION_COMPLETE.0) {
                     action = EventAction::Complete;
                 }
                 Ok(())
             });
             action
         });
-        if let Err(e) = p.admit("PMIx_Register_event_handler", pmix::Mode::Blocking) {
-            return Ok((rc(&e), -1));
-        }
         match py.detach(|| p.register_event_handler(&codes, &info, handler)) {
             Ok(id) => Ok((Status::SUCCESS.0, id as i64)),
             Err(e) => Ok((rc(&e), -1)),
@@ -443,10 +417,10 @@ impl PMIxClient {
 
     /// `notify_event(status, source, range, directives) -> rc`:
     /// `PMIx_Notify_event` (`source` a process dictionary or `None` for this
-    /// process; `range` a `PMIX_RANGE_*`).
+    /// process; `range` a `PMIX_RANGE_*`). Returns once the event is sent, as the C
+    /// call without a callback.
     fn notify_event(
         &self,
-        py: Python<'_>,
         status: i64,
         source: Option<&Bound<'_, PyAny>>,
         range: i64,
@@ -461,11 +435,13 @@ impl PMIxClient {
                 None => None,
             };
             let info = infos_from_py(directives)?;
-            p.admit("PMIx_Notify_event", pmix::Mode::Blocking)
-                .map_err(|e| rc(&e))?;
-            Ok(self::status(py.detach(|| {
-                wait_nb(|cb| p.notify_event(code, source, pmix::wire::DataRange(range), &info, cb))
-            })))
+            Ok(self::status(p.notify_event(
+                code,
+                source,
+                pmix::wire::DataRange(range),
+                &info,
+                |_| {},
+            )))
         })())
     }
 
@@ -497,7 +473,7 @@ impl PMIxClient {
                     let d = PyDict::new(py);
                     d.set_item("key", "pmix.grp.ctxid")?;
                     d.set_item("value", ctx)?;
-                    d.set_item("val_type", DataTypeCode::SIZE)?;
+                    d.set_item("val_type", pmix::wire::DataType::Size.code())?;
                     results.append(d)?;
                 }
                 Ok((Status::SUCCESS.0, results))
@@ -685,16 +661,6 @@ impl PMIxClient {
             Err(s) => (s, false),
         }
     }
-}
-
-/// `PMIX_EVENT_ACTION_COMPLETE`.
-const EVENT_ACTION_COMPLETE: i32 = -334;
-
-/// Data type codes used here.
-struct DataTypeCode;
-
-impl DataTypeCode {
-    const SIZE: u16 = 4;
 }
 
 fn get_state<'py>(

@@ -396,6 +396,83 @@ impl Pmix {
 }
 
 impl Pmix {
+    /// `PMIx_Put`: files `value` under `key` in `scope` ([`Client::put`]; sent to the
+    /// server at the next commit).
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a blocking call; [`Error::Unreach`] when not connected;
+    /// [`Client::put`]'s `PMIX_ERR_BAD_PARAM`.
+    #[doc(alias = "PMIx_Put")]
+    pub fn put(
+        &self,
+        scope: pmix_wire::Scope,
+        key: &str,
+        value: pmix_wire::Value,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Put", Mode::Blocking)?;
+        self.connected()?.put(scope, key, value)
+    }
+
+    /// `PMIx_Commit`: sends every value put so far to the server.
+    ///
+    /// # Errors
+    /// As [`Pmix::put`]; the server's status.
+    #[doc(alias = "PMIx_Commit")]
+    pub fn commit(&self) -> Result<(), Error> {
+        self.admit("PMIx_Commit", Mode::Blocking)?;
+        self.connected()?.commit()
+    }
+
+    /// `PMIx_Fence`: waits until every process of `procs` (none: this job) has
+    /// entered the fence ([`Client::fence`]).
+    ///
+    /// # Errors
+    /// As [`Pmix::put`]; the server's status (`PMIX_ERR_LOST_CONNECTION` when a
+    /// participant died without `PMIX_GROUP_FT_COLLECTIVE`, `PMIX_ERR_TIMEOUT`, …).
+    #[doc(alias = "PMIx_Fence")]
+    pub fn fence(&self, procs: &[pmix_wire::Proc], info: &[pmix_wire::Info]) -> Result<(), Error> {
+        self.admit("PMIx_Fence", Mode::Blocking)?;
+        self.connected()?.fence(procs, info)
+    }
+
+    /// `PMIx_Get`: the value of `key` for `nspace`:`rank` ([`Client::get`]). A
+    /// process that is not a launched client still knows its own namespace and rank
+    /// (`pmix.nspace`, `pmix.rank`).
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a blocking call; [`Client::get`]'s; without a server,
+    /// `PMIX_ERR_NOT_FOUND` for any other key of this namespace and
+    /// [`Error::Unreach`] for another namespace.
+    #[doc(alias = "PMIx_Get")]
+    pub fn get(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[pmix_wire::Info],
+    ) -> Result<pmix_wire::Value, Error> {
+        self.admit("PMIx_Get", Mode::Blocking)?;
+        if let Some(c) = self.client() {
+            return c.get(nspace, rank, key, info);
+        }
+        let me = self.proc_id();
+        if nspace == me.nspace && rank == me.rank {
+            match key {
+                "pmix.nspace" => return Ok(pmix_wire::Value::string(me.nspace.as_str())),
+                "pmix.rank" => return Ok(pmix_wire::Value::ProcRank(me.rank)),
+                _ => {}
+            }
+        }
+        if nspace == me.nspace {
+            Err(Error::Status {
+                status: pmix_core::Status::ERR_NOT_FOUND,
+                why: format!("{key} is not known without a server").into(),
+            })
+        } else {
+            Err(Error::Unreach("not connected to a PMIx server".into()))
+        }
+    }
+
     /// `PMIx_Publish`: publishes `info` (key and value each) for other processes'
     /// lookups, waiting for the server's answer.
     ///
