@@ -610,11 +610,12 @@ impl Pmix {
                 continue;
             }
             let tx = tx.clone();
-            let sent = client.get_fresh_then(
+            let sent = client.get_inner(
                 p.nspace.as_str().unwrap_or_default(),
                 p.rank.0,
                 &key,
                 &[Info::new("pmix.immediate", true)],
+                true,
                 Box::new(move |v| {
                     let _ = tx.send((r, v));
                 }),

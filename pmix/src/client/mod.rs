@@ -286,24 +286,11 @@ impl Client {
         self.get_inner(nspace, rank, key, info, false, done)
     }
 
-    /// [`Client::get_then`] that always asks the server (GETNB), never this
-    /// process's store: for a key a peer overwrites, whose earlier value the store
-    /// may hold. The reply is kept as usual.
-    ///
-    /// # Errors
-    /// As [`Client::get_then`].
-    pub fn get_fresh_then(
-        &self,
-        nspace: &str,
-        rank: u32,
-        key: &str,
-        info: &[Info],
-        done: Done<Value>,
-    ) -> Result<(), Error> {
-        self.get_inner(nspace, rank, key, info, true, done)
-    }
-
-    fn get_inner(
+    /// [`Client::get_then`]; with `fresh`, always the server's answer (GETNB),
+    /// never this process's store: for a key a peer overwrites, whose earlier
+    /// value the store may hold (the rank-state exchange's). The reply is kept as
+    /// usual.
+    pub(crate) fn get_inner(
         &self,
         nspace: &str,
         rank: u32,
