@@ -75,17 +75,8 @@ pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
         let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
         // SAFETY: forwarded from the caller.
         let s = unsafe { bounded_str(cpuset_string, MAX_CPUSET_STRING) }?;
-        let body = s
-            .get(..6)
-            .filter(|p| p.eq_ignore_ascii_case("hwloc:"))
-            .map(|_| &s[6..])
-            .ok_or(BAD_PARAM)?;
-        let set = if body.starts_with("0x") || body.starts_with("0X") {
-            CpuSet::parse_hex_mask(body)
-        } else {
-            CpuSet::parse_list(body)
-        }
-        .map_err(|_| BAD_PARAM)?;
+        let body = CpuSet::strip_hwloc_prefix(s).ok_or(BAD_PARAM)?;
+        let set = CpuSet::parse_pmix(body).map_err(|_| BAD_PARAM)?;
         store_cpuset(out, set)
     })
 }

@@ -12,8 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use pmix::wire::{ByteObject, DataType, Info, InfoFlags, Proc, Value};
-use pmix::{DistanceRequest, Row};
-use pmix_core::{CpuSet, DeviceTypes, Status};
+use pmix::{Directives, DistanceRequest, PmixError, Row};
+use pmix_core::{CpuSet, Status};
 
 /// `PMIX_ERR_BAD_PARAM`.
 pub(crate) const BAD_PARAM: i32 = Status::ERR_BAD_PARAM.0;
@@ -320,29 +320,15 @@ pub(crate) fn cpuset_from_py(o: Option<&Bound<'_, PyAny>>) -> Conv<Option<CpuSet
             }
             s
         } else {
-            cpu_text(&text(&cpus)?)?
+            CpuSet::parse_pmix(&text(&cpus)?).map_err(|_| BAD_PARAM)?
         }
     } else {
-        cpu_text(&text(o)?)?
+        CpuSet::parse_pmix(&text(o)?).map_err(|_| BAD_PARAM)?
     };
     if set.is_empty() {
         return Err(BAD_PARAM);
     }
     Ok(Some(set))
-}
-
-/// A cpuset string: a list (`"0-3,8"`) or a mask (`"0x..."`), with or without
-/// PMIx's `"hwloc:"` prefix.
-fn cpu_text(s: &str) -> Conv<CpuSet> {
-    let list = s
-        .get(..6)
-        .filter(|p| p.eq_ignore_ascii_case("hwloc:"))
-        .map_or(s, |_| &s[6..]);
-    if list.starts_with("0x") || list.starts_with("0X") {
-        CpuSet::parse_hex_mask(list).map_err(|_| BAD_PARAM)
-    } else {
-        CpuSet::parse_list(list).map_err(|_| BAD_PARAM)
-    }
 }
 
 /// A cpuset as `{'source': 'hwloc', 'cpus': [...]}`.
@@ -353,82 +339,21 @@ pub(crate) fn cpuset_to_py<'py>(py: Python<'py>, s: &CpuSet) -> PyResult<Bound<'
     Ok(d)
 }
 
-/// The directives of a distance request (`PMIX_DEVICE_TYPE`: an int of any integer
-/// `val_type`; `PMIX_DEVICE_ID` and `PMIX_DEVICE_DIST_ORIGIN`: str).
-#[derive(Default)]
-pub(crate) struct Directives {
-    pub(crate) types: Option<DeviceTypes>,
-    pub(crate) ids: Vec<String>,
-    pub(crate) origin: Option<String>,
-}
-
-/// Reads the distance directives: `PMIX_ERR_BAD_PARAM` for a malformed one, a type
-/// mask that selects nothing known, two origins; `PMIX_ERR_NOT_SUPPORTED` for an
-/// unknown key flagged `PMIX_INFO_REQD` (others are ignored).
-pub(crate) fn directives(o: Option<&Bound<'_, PyAny>>) -> Conv<Directives> {
-    let mut d = Directives::default();
-    for i in infos_from_py(o)? {
-        match i.key.as_str().unwrap_or_default() {
-            "pmix.dev.type" => {
-                let mask = match i.value {
-                    Value::DevType(m) | Value::Uint64(m) => m,
-                    Value::Uint32(m) | Value::Uint(m) => u64::from(m),
-                    Value::Int(m) | Value::Int32(m) => u64::try_from(m).map_err(|_| BAD_PARAM)?,
-                    Value::Int64(m) => u64::try_from(m).map_err(|_| BAD_PARAM)?,
-                    _ => return Err(BAD_PARAM),
-                };
-                let t = DeviceTypes(mask);
-                if !t.is_valid_selection() {
-                    return Err(BAD_PARAM);
-                }
-                d.types = Some(d.types.map_or(t, |u| u | t));
-            }
-            "pmix.dev.id" => d.ids.push(string(&i.value)?),
-            "pmix.dev.dist.origin" => {
-                if d.origin.is_some() {
-                    return Err(BAD_PARAM);
-                }
-                d.origin = Some(string(&i.value)?);
-            }
-            "pmix.dev.dist" => {}
-            _ if required(&i) => return Err(Status::ERR_NOT_SUPPORTED.0),
-            _ => {}
-        }
-    }
-    Ok(d)
-}
-
-/// Reads a distance request's arguments (a cpuset, the directives) and runs `f` on
-/// the request they make.
+/// Reads a distance request's arguments (a cpuset, the directives, as
+/// [`pmix::Directives::from_infos`] reads them) and runs `f` on the request they
+/// make.
 ///
 /// # Errors
-/// As [`cpuset_from_py`] and [`directives`]; then `f` does not run.
+/// As [`cpuset_from_py`] and [`infos_from_py`]; the directives' status
+/// (`PMIX_ERR_BAD_PARAM`, `PMIX_ERR_NOT_SUPPORTED`); then `f` does not run.
 pub(crate) fn with_request<R>(
     pycpus: Option<&Bound<'_, PyAny>>,
     pydirs: Option<&Bound<'_, PyAny>>,
     f: impl FnOnce(&DistanceRequest<'_>) -> R,
 ) -> Conv<R> {
     let cpus = cpuset_from_py(pycpus)?;
-    let d = directives(pydirs)?;
-    let ids: Vec<&str> = d.ids.iter().map(String::as_str).collect();
-    Ok(f(&DistanceRequest {
-        topology: None,
-        cpuset: cpus.as_ref(),
-        types: d.types,
-        ids: &ids,
-        origin: d.origin.as_deref(),
-    }))
-}
-
-fn string(v: &Value) -> Conv<String> {
-    match v {
-        Value::String(Some(s)) => s
-            .as_str()
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .ok_or(BAD_PARAM),
-        _ => Err(BAD_PARAM),
-    }
+    let d = Directives::from_infos(&infos_from_py(pydirs)?).map_err(|e| e.status().0)?;
+    Ok(d.request(None, cpus.as_ref(), f))
 }
 
 /// Distance entries as dictionaries: `uuid`, `osname` (str), `type` (the

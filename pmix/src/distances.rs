@@ -3,6 +3,9 @@
 use std::sync::Arc;
 
 use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, Topology};
+use pmix_wire::{Info, InfoFlags, Value};
+
+use crate::error::Error;
 
 /// What `PMIx_Compute_distances` is asked: where from, to which devices, on which
 /// topology. Borrowed, so the blocking form copies nothing.
@@ -21,6 +24,93 @@ pub struct DistanceRequest<'a> {
     pub ids: &'a [&'a str],
     /// `PMIX_DEVICE_DIST_ORIGIN`: measure from this device instead of a cpuset.
     pub origin: Option<&'a str>,
+}
+
+/// The directives of a distance request as infos carry them (a relayed request's,
+/// a Python caller's), owned: [`Directives::from_infos`], then
+/// [`Directives::request`]. (The C ABI reads its `pmix_info_t`s in place, by the
+/// same rules.)
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Directives {
+    /// `PMIX_DEVICE_TYPE`: the union of the types given, `None` when none was.
+    pub types: Option<DeviceTypes>,
+    /// `PMIX_DEVICE_ID`s.
+    pub ids: Vec<String>,
+    /// `PMIX_DEVICE_DIST_ORIGIN`.
+    pub origin: Option<String>,
+}
+
+impl Directives {
+    /// Reads `PMIX_DEVICE_TYPE` (`pmix.dev.type`: a DEVTYPE or any non-negative
+    /// integer; the union of every one given), `PMIX_DEVICE_ID` (`pmix.dev.id`, a
+    /// non-empty string, repeatable) and `PMIX_DEVICE_DIST_ORIGIN`
+    /// (`pmix.dev.dist.origin`, a non-empty string, once). `PMIX_DEVICE_DISTANCES`
+    /// changes nothing; any other key is ignored unless flagged `PMIX_INFO_REQD`.
+    ///
+    /// # Errors
+    /// [`Error::BadParam`] for a value of another type, a type mask that selects no
+    /// known type, an empty string, a second origin; [`Error::NotSupported`] for an
+    /// unknown key flagged `PMIX_INFO_REQD`.
+    pub fn from_infos(infos: &[Info]) -> Result<Directives, Error> {
+        let bad = |what: &str| Error::BadParam(format!("a distance directive: {what}").into());
+        let string = |v: &Value| {
+            v.as_str()
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| bad("a device name must be a non-empty string"))
+        };
+        let mut d = Directives::default();
+        for i in infos {
+            match i.key.as_str().unwrap_or_default() {
+                "pmix.dev.type" => {
+                    let mask = match &i.value {
+                        Value::DevType(m) => Some(*m),
+                        v => v
+                            .as_u64()
+                            .or_else(|| v.as_i64().and_then(|x| u64::try_from(x).ok())),
+                    };
+                    let t = mask
+                        .map(DeviceTypes)
+                        .filter(|t| t.is_valid_selection())
+                        .ok_or_else(|| bad("a device type mask selects no known type"))?;
+                    d.types = Some(d.types.map_or(t, |u| u | t));
+                }
+                "pmix.dev.id" => d.ids.push(string(&i.value)?),
+                "pmix.dev.dist.origin" => {
+                    if d.origin.is_some() {
+                        return Err(bad("two origins"));
+                    }
+                    d.origin = Some(string(&i.value)?);
+                }
+                "pmix.dev.dist" => {}
+                k if i.flags.0 & InfoFlags::REQD.0 != 0 => {
+                    return Err(Error::NotSupported(
+                        format!("a required directive {k:?} of a distance request").into(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(d)
+    }
+
+    /// Runs `f` on the request these directives make from `cpuset` (`None`: the
+    /// caller's own) on `topology` (`None`: the instance's own).
+    pub fn request<R>(
+        &self,
+        topology: Option<&Arc<Topology>>,
+        cpuset: Option<&CpuSet>,
+        f: impl FnOnce(&DistanceRequest<'_>) -> R,
+    ) -> R {
+        let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        f(&DistanceRequest {
+            topology,
+            cpuset,
+            types: self.types,
+            ids: &ids,
+            origin: self.origin.as_deref(),
+        })
+    }
 }
 
 /// One entry of an answer, however it was answered: the device's uuid, OS name and
@@ -220,5 +310,50 @@ impl OwnedRequest {
             ids: &ids,
             origin: self.origin.as_deref(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(key: &str, value: Value) -> Info {
+        Info::new(key, value)
+    }
+
+    #[test]
+    fn directives_read_types_ids_and_one_origin_and_refuse_what_is_malformed() {
+        let d = Directives::from_infos(&[
+            info("pmix.dev.type", Value::DevType(DeviceTypes::GPU.0)),
+            info("pmix.dev.type", Value::Int(DeviceTypes::NETWORK.0 as i32)),
+            info("pmix.dev.id", Value::string("mlx5_0")),
+            info("pmix.dev.dist.origin", Value::string("nvml0")),
+            info("pmix.dev.dist", Value::Bool(true)),
+            info("x.unknown", Value::Int(1)),
+        ])
+        .unwrap();
+        assert_eq!(d.types, Some(DeviceTypes::GPU | DeviceTypes::NETWORK));
+        assert_eq!(
+            (d.ids, d.origin),
+            (vec!["mlx5_0".to_owned()], Some("nvml0".to_owned()))
+        );
+        let status = |infos: &[Info]| {
+            pmix_core::PmixError::status(&Directives::from_infos(infos).unwrap_err())
+        };
+        let bad = pmix_core::Status::ERR_BAD_PARAM;
+        assert_eq!(status(&[info("pmix.dev.type", Value::Uint64(0))]), bad);
+        assert_eq!(
+            status(&[info("pmix.dev.type", Value::Uint64(1 << 40))]),
+            bad
+        );
+        assert_eq!(status(&[info("pmix.dev.type", Value::Int(-4))]), bad);
+        assert_eq!(status(&[info("pmix.dev.type", Value::string("gpu"))]), bad);
+        assert_eq!(status(&[info("pmix.dev.id", Value::string(""))]), bad);
+        assert_eq!(status(&[info("pmix.dev.id", Value::Int(3))]), bad);
+        let origin = info("pmix.dev.dist.origin", Value::string("eth0"));
+        assert_eq!(status(&[origin.clone(), origin]), bad);
+        let mut required = info("x.unknown", Value::Int(1));
+        required.flags = InfoFlags::REQD;
+        assert_eq!(status(&[required]), pmix_core::Status::ERR_NOT_SUPPORTED);
     }
 }

@@ -101,7 +101,7 @@ pub mod service;
 pub mod topology;
 
 pub use client::{Client, ServerEnv};
-pub use distances::{Answer, DistanceRequest, Distances, RelayedDistance, Row};
+pub use distances::{Answer, Directives, DistanceRequest, Distances, RelayedDistance, Row};
 pub use error::{Error, LoadError};
 pub use events::{EventAction, EventHandler, EventInfo};
 pub use instance::{Connect, DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};

@@ -141,6 +141,28 @@ impl CpuSet {
         Ok(set)
     }
 
+    /// `s` after its `hwloc:` prefix (in any case), the form of a PMIx cpuset
+    /// string (`PMIx_Parse_cpuset_string`); `None` without one.
+    pub fn strip_hwloc_prefix(s: &str) -> Option<&str> {
+        s.get(..6)
+            .filter(|p| p.eq_ignore_ascii_case("hwloc:"))
+            .map(|_| &s[6..])
+    }
+
+    /// Parses the cpus of a PMIx cpuset string: an hwloc list (`0-3,8`) or hex mask
+    /// (`0x…`), after an optional `hwloc:` prefix ([`CpuSet::strip_hwloc_prefix`]).
+    ///
+    /// # Errors
+    /// As [`CpuSet::parse_list`] or [`CpuSet::parse_hex_mask`].
+    pub fn parse_pmix(s: &str) -> Result<Self, ParseCpusetError> {
+        let body = Self::strip_hwloc_prefix(s).unwrap_or(s);
+        if body.starts_with("0x") || body.starts_with("0X") {
+            Self::parse_hex_mask(body)
+        } else {
+            Self::parse_list(body)
+        }
+    }
+
     /// A value that prints the set as an hwloc hex mask (`0x0000000f,0xffffffff`);
     /// the empty set prints as `0x0`.
     pub fn hex_mask(&self) -> impl fmt::Display + '_ {
@@ -249,6 +271,30 @@ mod tests {
         assert_eq!(CpuSet::parse_list("5\n").unwrap().to_string(), "5");
         assert!(CpuSet::parse_list("").unwrap().is_empty());
         assert!(CpuSet::parse_list("\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_pmix_cpuset_string_is_a_list_or_a_mask_after_an_optional_hwloc_prefix() {
+        let want = [0, 1, 2, 3];
+        for s in [
+            "hwloc:0-3",
+            "HWLOC:0-3",
+            "0-3",
+            "hwloc:0xf",
+            "0xf",
+            "hwloc:0x0000000f",
+        ] {
+            assert_eq!(
+                CpuSet::parse_pmix(s).unwrap().iter().collect::<Vec<_>>(),
+                want,
+                "{s}"
+            );
+        }
+        assert_eq!(CpuSet::strip_hwloc_prefix("Hwloc:1"), Some("1"));
+        assert_eq!(CpuSet::strip_hwloc_prefix("linux:1"), None);
+        assert_eq!(CpuSet::strip_hwloc_prefix("hw"), None);
+        assert!(CpuSet::parse_pmix("linux:0-3").is_err());
+        assert!(CpuSet::parse_pmix("hwloc:3-1").is_err());
     }
 
     #[test]

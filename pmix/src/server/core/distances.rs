@@ -9,11 +9,14 @@
 //! - the origin: `PMIX_DEVICE_DIST_ORIGIN` (`pmix.dev.dist.origin`, a device in
 //!   any form `PMIX_DEVICE_ID` accepts), else the request's cpuset, else the
 //!   requester's registered `pmix.cpuset` ([`super::RankSpec::cpuset`]); a cpuset
-//!   is hwloc's list syntax, with or without a leading `hwloc:`. With none of them
+//!   is hwloc's list or mask syntax, with or without a leading `hwloc:`
+//!   ([`CpuSet::parse_pmix`]). With none of them
 //!   the answer is `PMIX_ERR_BAD_PARAM` (the server's own binding says nothing
 //!   about the requester);
 //! - the devices: `pmix.dev.type` (the union of every one given) and every
-//!   `pmix.dev.id`.
+//!   `pmix.dev.id`, read by [`crate::Directives::from_infos`] (a malformed one is
+//!   `PMIX_ERR_BAD_PARAM`, an unknown one flagged required
+//!   `PMIX_ERR_NOT_SUPPORTED`).
 //!
 //! The reply is `STATUS 0` and one DEVICE_DIST per entry (uuid, OS name, type,
 //! min and max distance), in the core's stable order; a query without an answer
@@ -22,12 +25,11 @@
 
 use std::sync::Arc;
 
-use pmix_core::{CpuSet, DeviceTypes, PmixError, Topology};
+use pmix_core::{CpuSet, PmixError, Topology};
 use pmix_wire::msg::{ComputeDeviceDistances, DistancesReply};
-use pmix_wire::{Command, DeviceDist, Reply, Status, Value, WStr};
+use pmix_wire::{Command, DeviceDist, Reply, Status, WStr};
 
 use super::{ConnId, Core};
-use crate::DistanceRequest;
 
 /// The key of `PMIX_DEVICE_DIST_ORIGIN`.
 pub const ORIGIN_KEY: &str = "pmix.dev.dist.origin";
@@ -71,65 +73,36 @@ pub(super) fn compute(core: &mut Core, conn: ConnId, tag: u32, d: ComputeDeviceD
         .as_ref()
         .and_then(|c| c.as_str().map(str::to_string))
         .or(registered);
-    let cpuset = match text
-        .as_deref()
-        .map(|t| t.strip_prefix("hwloc:").unwrap_or(t))
-    {
+    let cpuset = match text.as_deref() {
         None => None,
-        Some(t) => match CpuSet::parse_list(t) {
+        Some(t) => match CpuSet::parse_pmix(t) {
             Ok(c) => Some(c),
             Err(_) => return bad(core, conn, tag),
         },
     };
-    let mut types: Option<DeviceTypes> = None;
-    let mut ids: Vec<String> = Vec::new();
-    let mut origin: Option<String> = None;
-    for i in &d.info {
-        if i.key == "pmix.dev.type" {
-            let Some(t) = (match &i.value {
-                Value::DevType(t) => Some(*t),
-                v => v.as_u64(),
-            }) else {
-                return bad(core, conn, tag);
-            };
-            types = Some(DeviceTypes(types.map_or(0, |x| x.0) | t));
-        } else if i.key == "pmix.dev.id" {
-            match i.value.as_str() {
-                Some(s) => ids.push(s.to_string()),
-                None => return bad(core, conn, tag),
-            }
-        } else if i.key == ORIGIN_KEY {
-            match i.value.as_str() {
-                Some(s) => origin = Some(s.to_string()),
-                None => return bad(core, conn, tag),
-            }
-        }
-    }
-    if origin.is_none() && cpuset.is_none() {
+    let directives = match crate::Directives::from_infos(&d.info) {
+        Ok(d) => d,
+        Err(e) => return core.reply_status(conn, tag, cmd, Status(e.status().0)),
+    };
+    if directives.origin.is_none() && cpuset.is_none() {
         return bad(core, conn, tag);
     }
-    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let req = DistanceRequest {
-        topology: given.as_ref(),
-        cpuset: cpuset.as_ref(),
-        types,
-        ids: &id_refs,
-        origin: origin.as_deref(),
-    };
-    let answer = service.answer(&req, |topo, entries| {
-        entries
-            .iter()
-            .filter_map(|e| {
-                let dev = topo.device(e.device)?;
-                Some(DeviceDist {
-                    uuid: Some(WStr::from(dev.uuid())),
-                    osname: Some(WStr::from(dev.name())),
-                    ty: dev.kind().0,
-                    mindist: e.mindist,
-                    maxdist: e.maxdist,
+    let answer = directives.request(given.as_ref(), cpuset.as_ref(), |req| {
+        service.answer(req, |topo, entries| {
+            entries
+                .iter()
+                .filter_map(|e| {
+                    let dev = topo.device(e.device)?;
+                    Some(DeviceDist {
+                        uuid: Some(WStr::from(dev.uuid())),
+                        osname: Some(WStr::from(dev.name())),
+                        ty: dev.kind().0,
+                        mindist: e.mindist,
+                        maxdist: e.maxdist,
+                    })
                 })
-            })
-            .collect::<Vec<_>>()
+                .collect::<Vec<_>>()
+        })
     });
     match answer {
         Ok(dists) if !dists.is_empty() => core.reply(
