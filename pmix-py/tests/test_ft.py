@@ -20,7 +20,7 @@ until = time.time() + 20
 while len(c.ft_get_failed(g)[1]) < 1 and time.time() < until:
     time.sleep(0.005)
 say("local", c.ft_validate_local(g), c.ft_get_state_local(g, PMIXRS_FT_STATE_FAILED))
-say("size error free", c.ft_get_num_state_global(g, 0))
+say("global before validate", c.ft_get_num_state_global(g, 0))
 say("global", c.ft_validate_global(g), c.ft_get_state_global(g, 0))
 say("count", c.ft_validate_global_count(g, PMIXRS_FT_STATE_NULL | PMIXRS_FT_MOD_OLD))
 say("agree", c.ft_agree(g, 0x3 if r else 0x1))
@@ -37,7 +37,7 @@ c.finalize()
         assert by.get(r) == [
             "size (0, 0, 0)",
             f"local (0, 1, 1) (0, [{{'rank': 3, 'state': {failed_new}}}])",
-            "size error free (0, 0)",
+            "global before validate (0, 0)",
             f"global (0, 1, 1) (0, [{{'rank': 3, 'state': {null_new}}}])",
             "count (0, 1)",
             "agree (-200, 1)",
