@@ -126,34 +126,33 @@ pub fn encode(
     w.varint(u64::from(flag));
     let nwords = (size as usize).div_ceil(64);
     let map_bytes = (size as usize).div_ceil(8);
+    let tail = match size % 64 {
+        0 => u64::MAX,
+        r => (1 << r) - 1,
+    };
     for set in [failed, acked, left] {
-        let words = &set[..nwords.min(set.len())];
-        let ones = |i: usize, w: u64| {
-            let w = if (i + 1) * 64 > size as usize {
-                w & (u64::MAX >> (64 - (size as usize - i * 64)))
-            } else {
-                w
-            };
-            (i, w)
-        };
-        let k: usize = words
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| ones(i, w).1.count_ones() as usize)
-            .sum();
+        // The set's words, those past the size dropped and the last one's bits
+        // past it cleared.
+        let words: Vec<u64> = (0..nwords)
+            .map(|i| {
+                let x = set.get(i).copied().unwrap_or(0);
+                if i + 1 == nwords { x & tail } else { x }
+            })
+            .collect();
+        let k: usize = words.iter().map(|x| x.count_ones() as usize).sum();
         // Every gap takes at least a byte: past map_bytes ranks the bitmap wins
         // without writing the list.
         if k < map_bytes {
             let mut sorted = Writer::new(BufferType::NonDescribed);
             sorted.varint(k as u64);
-            let mut prev: i64 = -1;
-            for (i, &w) in words.iter().enumerate() {
-                let (_, mut w) = ones(i, w);
-                while w != 0 {
-                    let r = (i * 64) as i64 + i64::from(w.trailing_zeros());
-                    sorted.varint((r - prev - 1) as u64);
-                    prev = r;
-                    w &= w - 1;
+            let mut next: u64 = 0;
+            for (i, &x) in words.iter().enumerate() {
+                let mut x = x;
+                while x != 0 {
+                    let r = (i * 64) as u64 + u64::from(x.trailing_zeros());
+                    sorted.varint(r - next);
+                    next = r + 1;
+                    x &= x - 1;
                 }
             }
             if sorted.len() < map_bytes {
@@ -163,10 +162,8 @@ pub fn encode(
             }
         }
         w.u8(1);
-        for b in 0..map_bytes {
-            let word = words.get(b / 8).map_or(0, |&x| ones(b / 8, x).1);
-            w.u8((word >> ((b % 8) * 8)) as u8);
-        }
+        let bytes = words.iter().flat_map(|x| x.to_le_bytes());
+        w.raw(&bytes.take(map_bytes).collect::<Vec<u8>>());
     }
     w.finish()
 }
