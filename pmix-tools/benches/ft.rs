@@ -22,11 +22,12 @@
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-use pmix_core::ftstate::{AgreeValue, Contribution, Ranks, Tracker};
+use pmix::ft::received;
+use pmix_core::ftstate::{AgreeValue, Tracker};
 use pmix_testkit::TempDir;
 use pmix_testkit::child::output_within;
 use pmix_testkit::cprog;
-use pmix_wire::ft::{RankSet, decode, encode};
+use pmix_wire::ft::{decode, encode};
 
 const N: u32 = 1 << 20;
 const MEMBERS: u32 = 8;
@@ -47,13 +48,6 @@ fn time_ms(runs: usize, mut f: impl FnMut()) -> f64 {
             })
             .collect(),
     )
-}
-
-fn ranks(s: &RankSet) -> Ranks<'_> {
-    match s {
-        RankSet::Sorted(v) => Ranks::Sorted(v),
-        RankSet::Bitmap(w) => Ranks::Bitmap(w),
-    }
 }
 
 /// A member `me` of `N` that knows `failures` failures (spread over the ranks, none
@@ -100,15 +94,7 @@ fn combine_rows(failures: u32, rows: &mut Vec<Row>) {
     let one = time_ms(21, || {
         value.reset();
         let c = decode(&bytes[1]).unwrap();
-        value
-            .add(&Contribution {
-                rank: c.rank,
-                flag: c.flag,
-                failed: ranks(&c.failed),
-                acked: ranks(&c.acked),
-                left: ranks(&c.left),
-            })
-            .unwrap();
+        value.add(&received(&c)).unwrap();
     });
     rows.push(Row {
         what: format!("{failures} failures: decode + add one contribution"),

@@ -224,11 +224,21 @@ fn ft_error(e: FtError) -> Error {
     }
 }
 
-/// A decoded rank set as the core reads it.
-fn ranks(s: &RankSet) -> Ranks<'_> {
-    match s {
-        RankSet::Sorted(v) => Ranks::Sorted(v.as_slice()),
-        RankSet::Bitmap(w) => Ranks::Bitmap(w.as_slice()),
+/// A decoded contribution ([`pmix_wire::ft::decode`]) as the core adds it
+/// ([`AgreeValue::add`]), borrowing its rank sets.
+pub fn received(c: &pmix_wire::ft::Contribution) -> Contribution<'_> {
+    fn ranks(s: &RankSet) -> Ranks<'_> {
+        match s {
+            RankSet::Sorted(v) => Ranks::Sorted(v.as_slice()),
+            RankSet::Bitmap(w) => Ranks::Bitmap(w.as_slice()),
+        }
+    }
+    Contribution {
+        rank: c.rank,
+        flag: c.flag,
+        failed: ranks(&c.failed),
+        acked: ranks(&c.acked),
+        left: ranks(&c.left),
     }
 }
 
@@ -657,13 +667,7 @@ impl Pmix {
                 continue;
             }
             // A malformed set (the decoder checks them too) changes nothing.
-            let _ = value.add(&Contribution {
-                rank: c.rank,
-                flag: c.flag,
-                failed: ranks(&c.failed),
-                acked: ranks(&c.acked),
-                left: ranks(&c.left),
-            });
+            let _ = value.add(&received(&c));
         }
         Ok(value)
     }
