@@ -339,6 +339,13 @@ impl<'a> Decision<'a> {
         };
         (v.failed.words()[i] | (!c[i] & !v.left.words()[i])) & tail
     }
+
+    /// Word `i` of the agreed failed set less every member a contributor saw
+    /// leave: what `validate_global` makes `G` of (a leave is no failure, and
+    /// this set is the same at every survivor).
+    pub(super) fn failed_not_left_word(&self, i: usize) -> u64 {
+        self.failed_word(i) & !self.value.left.words()[i]
+    }
 }
 
 /// Two decisions are equal when they agree on the flag, the failed set, the left set

@@ -12,7 +12,10 @@
 //! Two views are derived from the log: the local view `L` ([`Tracker::validate_local`]
 //! makes it every locally known failure) and the global view `G`
 //! ([`Tracker::validate_global`] applies the [`Decision`] of a collective exchange
-//! and sets `L := G`). Always `G ⊆ L ⊆ log`, and both only grow. In a view `V`, a
+//! and sets `L := G`). Always `G ⊆ L ⊆ log`; `G` only grows, and only by decisions,
+//! so every survivor of a round holds the same `G` whatever it did locally
+//! meanwhile (`L` may lose, at a `validate_global`, a failure the round did not
+//! agree on; it stays in the log). In a view `V`, a
 //! member is `OK` if not in `V`, `NULL` (failed, recognized) if in `V` and `G`,
 //! `FAILED` (failed, unrecognized) if in `V` but not `G`; a failed member is `NEW` if
 //! `V`'s most recent update added it, else `OLD`.

@@ -214,22 +214,36 @@ impl Tracker {
 
     /// `MPI_Comm_validate_global`, its local half: apply the decision of the
     /// exchange (to which this process contributed). `G :=` the agreed failed set
-    /// (joined with the old `G` and `L`, so views only grow), `L := G`, and agreed
-    /// failures not yet in the log are appended to it.
+    /// less the members a contributor saw leave, joined with the old `G` (itself agreed by an earlier round), `L := G`, and
+    /// agreed failures not yet in the log are appended to it.
+    ///
+    /// Only the decision (and earlier decisions) make `G`: whatever this process
+    /// learned since it contributed — a failure a `validate_local` put in `L`, a
+    /// leave — leaves `G` the same as at every other survivor. A failure in `L` the
+    /// round did not agree on drops out of `L` (`L := G`) and stays in the log,
+    /// where the next `validate_local` finds it again; a member the round agreed
+    /// failed counts failed here even if this process saw it leave afterwards.
     ///
     /// # Errors
     /// [`FtError::SizeMismatch`]; [`FtError::NotContributed`].
     #[doc(alias = "MPI_Comm_validate_global")]
     pub fn validate_global(&mut self, d: &Decision<'_>) -> Result<Validation, FtError> {
         self.check_decision(d)?;
-        let (g, l, left) = (self.global.words(), self.local.words(), self.left.words());
-        let agreed = |i: usize| (d.failed_word(i) | g[i] | l[i]) & !left[i];
-        self.new_global.update_words(|i, _| agreed(i) & !g[i]);
-        self.new_local.update_words(|i, _| agreed(i) & !l[i]);
-        let (l, left) = (self.local.words(), self.left.words());
+        let dropped = {
+            let (g, l) = (self.global.words(), self.local.words());
+            let agreed = |i: usize| d.failed_not_left_word(i) | g[i];
+            self.left.update_words(|i, w| w & !agreed(i));
+            self.new_global.update_words(|i, _| agreed(i) & !g[i]);
+            self.new_local.update_words(|i, _| agreed(i) & !l[i]);
+            (0..l.len()).any(|i| l[i] & !agreed(i) != 0)
+        };
         self.global
-            .update_words(|i, g| (d.failed_word(i) | g | l[i]) & !left[i]);
+            .update_words(|i, g| d.failed_not_left_word(i) | g);
         let _ = self.local.copy_from(&self.global);
+        if dropped {
+            // Log entries outside the new `L`: the next local update rescans.
+            self.l_scan = 0;
+        }
         self.learn(d);
         self.last_local = LastUpdate::Global;
         Ok(Validation {

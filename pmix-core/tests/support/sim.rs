@@ -1340,9 +1340,10 @@ impl TrackerModel {
 
     /// Applies an agreed failed set.
     pub fn validate_global(&mut self, agreed: &BTreeSet<u32>) -> Validation {
+        // The decision alone (and earlier ones) make G; this model's decisions
+        // carry this tracker's leavers, so those are no failures.
         let f: BTreeSet<u32> = agreed
             .union(&self.g)
-            .chain(self.l.iter())
             .filter(|r| !self.left.contains(r))
             .copied()
             .collect();
