@@ -60,7 +60,10 @@ mod job;
 mod other;
 mod pblob;
 
-pub use basic::{Abort, Commit, CommitBucket, FenceNb, GetNb, GetNbReply, ProcData};
+pub use basic::{
+    Abort, Commit, CommitBucket, FT_CONTRIBUTION_KEY, FenceNb, FenceNbReply, GetNb, GetNbReply,
+    ProcData,
+};
 pub use event::{DeregEvents, Event, Notify, RegEvents};
 pub use group::{
     GroupConstruct, GroupConstructReply, GroupDestruct, GroupDestructReply, GroupLeave,
@@ -151,7 +154,7 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     /// A reply that is exactly one STATUS pack: the whole reply of FINALIZE,
-    /// ABORT, COMMIT, FENCENB, PUBLISH, UNPUBLISH, DISCONNECT, NOTIFY, REGEVENTS,
+    /// ABORT, COMMIT, FENCENB (but [`Reply::FenceNb`]), PUBLISH, UNPUBLISH, DISCONNECT, NOTIFY, REGEVENTS,
     /// LOG, IOF_PUSH, IOF_DEREG and GROUP_LEAVE, and the generic error reply of any
     /// command (see the module docs for why it takes precedence).
     Status {
@@ -164,6 +167,9 @@ pub enum Reply {
     Req(JobInfo),
     /// GETNB's reply with at least one byte object (§6.6).
     GetNb(GetNbReply),
+    /// FENCENB's reply with a rank-state round's contributions (a pmix-rs
+    /// extension: [`FenceNbReply`]).
+    FenceNb(FenceNbReply),
     /// LOOKUPNB's reply (§6.13).
     Lookup(LookupReply),
     /// SPAWNNB's reply (§6.13).
@@ -430,6 +436,7 @@ impl Reply {
             Reply::Status { command, .. } | Reply::Raw { command, .. } => *command,
             Reply::Req(_) => Command::Req,
             Reply::GetNb(_) => Command::GetNb,
+            Reply::FenceNb(_) => Command::FenceNb,
             Reply::Lookup(_) => Command::LookupNb,
             Reply::Spawn(_) => Command::SpawnNb,
             Reply::Connect(_) => Command::ConnectNb,
@@ -453,6 +460,7 @@ impl Reply {
             Reply::Status { status, .. } => *status,
             Reply::Req(_) | Reply::Raw { .. } => return None,
             Reply::GetNb(m) => m.status,
+            Reply::FenceNb(m) => m.status,
             Reply::Lookup(m) => m.status,
             Reply::Spawn(m) => m.status,
             Reply::Connect(m) => m.status,
@@ -473,6 +481,7 @@ impl Reply {
         Ok(match cmd {
             Command::Req => Reply::Req(JobInfo::read(r)?),
             Command::GetNb => Reply::GetNb(GetNbReply::read(r)?),
+            Command::FenceNb => Reply::FenceNb(FenceNbReply::read(r)?),
             Command::LookupNb => Reply::Lookup(LookupReply::read(r)?),
             Command::SpawnNb => Reply::Spawn(SpawnReply::read(r)?),
             Command::ConnectNb => Reply::Connect(ConnectReply::read(r)?),
@@ -524,6 +533,7 @@ impl Reply {
             }
             Reply::Req(m) => m.write(&mut w),
             Reply::GetNb(m) => m.write(&mut w),
+            Reply::FenceNb(m) => m.write(&mut w),
             Reply::Lookup(m) => m.write(&mut w),
             Reply::Spawn(m) => m.write(&mut w),
             Reply::Connect(m) => m.write(&mut w),

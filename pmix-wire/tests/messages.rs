@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use pmix_wire::msg::{
     Abort, Alloc, Commit, CommitBucket, ComputeDeviceDistances, Connect, ConnectReply, DeregEvents,
-    DistancesReply, FenceNb, GetCredential, GetCredentialReply, GetNb, GetNbReply, GroupConstruct,
-    GroupConstructReply, GroupDestruct, GroupDestructReply, GroupLeave, InfoReply, IofDereg,
-    IofPull, IofPullReply, IofPush, JobBlob, JobControl, JobInfo, JobItem, Log, Lookup,
+    DistancesReply, FenceNb, FenceNbReply, GetCredential, GetCredentialReply, GetNb, GetNbReply,
+    GroupConstruct, GroupConstructReply, GroupDestruct, GroupDestructReply, GroupLeave, InfoReply,
+    IofDereg, IofPull, IofPullReply, IofPush, JobBlob, JobControl, JobInfo, JobItem, Log, Lookup,
     LookupReply, Monitor, Notify, ProcBlob, ProcCpuset, ProcData, Publish, QueryInfo, RegEvents,
     Spawn, SpawnReply, ValidateCred,
 };
@@ -281,8 +281,9 @@ fn a_typed_reply_that_would_be_a_lone_status_is_refused_at_encode() {
 
 #[test]
 fn a_status_only_reply_with_more_bytes_is_trailing_bytes() {
-    // FENCENB's reply is only a status (§6.5).
-    let e = decode_reply(Command::FenceNb, &hex("02000200"), &nd()).unwrap_err();
+    // COMMIT's reply is only a status (§6.4). (FENCENB's may carry a rank-state
+    // round's contributions: FenceNbReply.)
+    let e = decode_reply(Command::Commit, &hex("02000200"), &nd()).unwrap_err();
     assert_eq!(e.kind, ErrorKind::TrailingBytes { len: 2 });
     assert_eq!(e.offset, 2);
     let e = decode_request(&hex("020500"), &nd()).unwrap_err();
@@ -1321,6 +1322,10 @@ fn typed_reply(layout: GroupLayout) -> impl Strategy<Value = Reply> {
                 members: members(p),
             }
         )),
+        (status(), procs(), bytes()).prop_map(|(status, p, b)| Reply::FenceNb(FenceNbReply {
+            status,
+            contributions: p.into_iter().map(|p| (p, ByteObject(b.clone()))).collect(),
+        })),
         (status(), any::<u64>()).prop_map(|(status, id)| Reply::GroupDestruct(
             GroupDestructReply {
                 status,
@@ -1523,4 +1528,25 @@ fn mutated_captured_messages_never_panic_and_what_is_accepted_reencodes_the_same
         }
     }
     assert!(accepted > 0);
+}
+
+#[test]
+fn a_fence_reply_with_contributions_decodes_pairs_and_refuses_unequal_lists() {
+    let codec = nd();
+    let reply = Reply::FenceNb(FenceNbReply {
+        status: Status(0),
+        contributions: vec![
+            (Proc::new("job", 0), ByteObject(vec![1, 2, 3])),
+            (Proc::new("job", 5), ByteObject(vec![])),
+        ],
+    });
+    let bytes = reply.encode(&codec).unwrap();
+    assert_eq!(decode_reply(Command::FenceNb, &bytes, &codec), Ok(reply));
+    // No contribution is still more than a lone STATUS.
+    let empty = Reply::FenceNb(FenceNbReply {
+        status: Status(0),
+        contributions: vec![],
+    });
+    let bytes = empty.encode(&codec).unwrap();
+    assert_eq!(decode_reply(Command::FenceNb, &bytes, &codec), Ok(empty));
 }

@@ -33,31 +33,40 @@
 //! [`Pmix::ft_revoke`] is local and sends an event.
 //!
 //! # The exchange
-//! Round `k` of a group (each collective call is the next round):
-//! 1. put this process's contribution ([`pmix_wire::ft`]: the round, its known
-//!    failures, acknowledgements and leavers, and the flag; a list or a bitmap,
-//!    whichever is shorter) under `rsft:<k mod 2>:<group>`, and commit (two keys
-//!    a group, reused: see `round_key`);
-//! 2. fence over the group (the namespace, or the group's id, which the server
-//!    resolves to the members that have not left) with `PMIX_GROUP_FT_COLLECTIVE`:
-//!    it completes once every member has joined or is gone, so nobody waits on a
-//!    dead member or one that left;
-//! 3. get every other member's key from the server (`pmix.immediate`, all at
-//!    once, never from this process's cache), and keep the round-`k` ones: a
-//!    member that committed its
-//!    contribution (even one that died afterwards) contributed; one that did not
-//!    did not, and the decision counts it failed. Every survivor asks after the
-//!    same fence the same server, which keeps what was committed: every survivor
-//!    adds the same contributions and decides the same. A contribution that does
-//!    not decode is treated as none (the same everywhere too).
+//! Round `k` of a group (each collective call is the next round) is one fence
+//! over the group (the namespace, or the group's id, which the server resolves to
+//! the members that have not left) with `PMIX_GROUP_FT_COLLECTIVE`, whose request
+//! carries this process's contribution ([`pmix_wire::ft`]: the round, its known
+//! failures, acknowledgements and leavers, and the flag; a list or a bitmap,
+//! whichever is shorter) under [`pmix_wire::msg::FT_CONTRIBUTION_KEY`]. The fence
+//! completes once every member has joined or is gone, so nobody waits on a dead
+//! member or one that left, and our server answers every participant the same
+//! list of the contributions that came with it ([`pmix_wire::msg::FenceNbReply`]).
+//! A member that joined (even one that died afterwards) contributed; one that did
+//! not did not, and the decision counts it failed. Every survivor decides from
+//! the same bytes, hence the same. A contribution that does not decode, or is of
+//! another round, is treated as none (the same everywhere too).
 //!
-//! A member that fails during round `k` after committing is not in `k`'s agreed
+//! Only what the round's contributions say goes into the decision: a local call
+//! that runs meanwhile (`validate_local`, an acknowledgement, a query, in a
+//! handler or another thread) changes this process's local view only, never
+//! what it contributed (encoded before the fence) nor the global view it applies
+//! ([`pmix_core::ftstate::Tracker::validate_global`]).
+//!
+//! A server that answers the fence with a lone STATUS (OpenPMIx's ignores the
+//! key) gets the exchange through its store instead, after that first fence:
+//! put the contribution under `rsft:<k mod 2>:<group>` (two keys a group,
+//! reused: see `round_key`) and commit, fence again, then get every other
+//! member's key (`pmix.immediate`, all at once, never from this process's cache).
+//!
+//! A member that fails during round `k` after contributing is not in `k`'s agreed
 //! set; every survivor reports it by round `k + 1`, and if one had not yet been
 //! told, the member's missing contribution puts it there anyway.
 //!
 //! # What is not here
-//! The exchange is flat: every member gets every other member's contribution, n
-//! gets and n additions (each O(n / 64) plus the listed ranks) per member. That
+//! The exchange is flat: every member gets every other member's contribution
+//! in one reply, n additions (each O(n / 64) plus the listed ranks) per member,
+//! and the server sends n replies of n contributions. That
 //! suits the jobs run here; at a million members it would want a reduction tree
 //! (each step a [`pmix_core::ftstate::AgreeValue::combine`]), which is not built.
 //! A PMIx group's fence needs a server that fences groups (ours); OpenPMIx 4.2's
@@ -114,6 +123,9 @@ pub(crate) struct FtState {
     registered: bool,
     dead: HashSet<Proc>,
     groups: HashMap<String, FtGroup>,
+    /// The PMIx groups this process had a tracker of and is no longer in (it left,
+    /// or the group was destructed): their calls answer `PMIX_ERR_NOT_A_MEMBER`.
+    gone: HashSet<String>,
 }
 
 struct FtGroup {
@@ -274,7 +286,23 @@ impl Pmix {
         self.admit(call, Mode::NonBlocking)?;
         check_grp(grp)?;
         let mut st = lock(&self.inner.ft);
+        if grp != self.inner.proc_id.nspace && !lock_groups(&self.inner.groups).contains_key(grp) {
+            // Not (or no longer) a member: the tracker goes, and every call on the
+            // group answers alike from now on.
+            if st.groups.remove(grp).is_some() || st.gone.contains(grp) {
+                st.gone.insert(grp.to_owned());
+                return Err(Error::Status {
+                    status: Status::ERR_NOT_A_MEMBER,
+                    why: format!("this process is no longer a member of {grp:?}").into(),
+                });
+            }
+            return Err(Error::Status {
+                status: Status::ERR_NOT_FOUND,
+                why: format!("this process is in no group {grp:?}").into(),
+            });
+        }
         if !st.groups.contains_key(grp) {
+            st.gone.remove(grp);
             let g = self.new_group(grp, &st.dead)?;
             st.groups.insert(grp.to_owned(), g);
             if !st.registered
@@ -593,30 +621,59 @@ impl Pmix {
             (g.members.clone(), g.round, bytes)
         })?;
         let mine = mine.map_err(|e| Error::Internal(format!("a contribution: {e}")))?;
+        let procs = members.fence_procs(grp);
+        let ft = [Info::new(FT_COLLECTIVE, true)];
+        let collected = crate::client::wait(
+            |cb| client.fence_contributions_then(&procs, &ft, mine.clone(), cb),
+            lost,
+        )?;
+        let mut value = AgreeValue::new(members.len()).map_err(ft_error)?;
+        match collected {
+            Some(list) => {
+                for (p, bytes) in list {
+                    if let Some(r) = members.rank_of(&p) {
+                        add(&mut value, r, round, &bytes);
+                    }
+                }
+            }
+            None => self.exchange_by_gets(client, grp, &members, round, &mine, &mut value)?,
+        }
+        Ok(value)
+    }
+
+    /// The exchange through a server that does not collect contributions with the
+    /// fence (OpenPMIx's): the fence just run was a barrier; now put, commit, fence
+    /// again and get every other member's contribution (module docs).
+    fn exchange_by_gets(
+        &self,
+        client: &Client,
+        grp: &str,
+        members: &Members,
+        round: u64,
+        mine: &[u8],
+        value: &mut AgreeValue,
+    ) -> Result<(), Error> {
         let key = round_key(grp, round);
         client.put(
             Scope::GLOBAL,
             &key,
-            Value::ByteObject(ByteObject(mine.clone())),
+            Value::ByteObject(ByteObject(mine.to_vec())),
         )?;
         client.commit()?;
         let procs = members.fence_procs(grp);
         crate::client::wait(
             |cb| client.fence_then(&procs, &[Info::new(FT_COLLECTIVE, true)], cb),
-            || Error::Unreach("the connection to the PMIx server was lost".into()),
+            lost,
         )?;
-        let size = members.len();
-        let mut value = AgreeValue::new(size).map_err(ft_error)?;
         let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
         // Every get is sent at once and the answers gathered: one round trip's
         // latency, not one per member.
         let (tx, rx) = std::sync::mpsc::channel();
         let mut asked = 0usize;
-        for r in 0..size {
+        for r in 0..members.len() {
             let p = members.get(r);
             if p == me {
-                let _ = tx.send((r, Ok(Value::ByteObject(ByteObject(mine.clone())))));
-                asked += 1;
+                add(value, r, round, mine);
                 continue;
             }
             let tx = tx.clone();
@@ -638,37 +695,37 @@ impl Pmix {
             }
         }
         drop(tx);
-        let mut answers: Vec<(u32, Result<Value, Error>)> = Vec::with_capacity(asked);
         for _ in 0..asked {
             // A dropped completion (the connection went) ends the channel early.
-            match rx.recv() {
-                Ok(a) => answers.push(a),
-                Err(_) => {
-                    return Err(Error::Unreach(
-                        "the connection to the PMIx server was lost".into(),
-                    ));
-                }
-            }
-        }
-        answers.sort_by_key(|(r, _)| *r);
-        for (r, answer) in answers {
-            let bytes = match answer {
-                Ok(Value::ByteObject(b)) => b.0,
+            let (r, answer) = rx.recv().map_err(|_| lost())?;
+            match answer {
+                Ok(Value::ByteObject(b)) => add(value, r, round, &b.0),
                 Err(e @ Error::Unreach(_)) => return Err(e),
                 // Not found (no contribution), or anything else the server says
                 // about one member: no contribution from it, the same answer at
                 // every survivor.
-                _ => continue,
-            };
-            let Ok(c) = pmix_wire::ft::decode(&bytes) else {
-                continue;
-            };
-            if c.size != size || c.rank != r || c.round != round {
-                continue;
+                _ => {}
             }
-            // A malformed set (the decoder checks them too) changes nothing.
-            let _ = value.add(&received(&c));
         }
-        Ok(value)
+        Ok(())
     }
+}
+
+/// The error of a lost server connection.
+fn lost() -> Error {
+    Error::Unreach("the connection to the PMIx server was lost".into())
+}
+
+/// Adds group rank `r`'s contribution `bytes` to round `round`'s `value`. Bytes
+/// that do not decode, or that are another round's, another group size's or
+/// another member's, are no contribution (the same at every survivor); so is a
+/// malformed set (the decoder checks them too) or a second one from `r`.
+fn add(value: &mut AgreeValue, r: u32, round: u64, bytes: &[u8]) {
+    let Ok(c) = pmix_wire::ft::decode(bytes) else {
+        return;
+    };
+    if c.size != value.size() || c.rank != r || c.round != round {
+        return;
+    }
+    let _ = value.add(&received(&c));
 }

@@ -7,7 +7,7 @@ use super::{layout, read_nested, read_until_end, write_each, write_nested};
 use crate::buf::{Reader, Writer};
 use crate::error::WireError;
 use crate::types::DataType;
-use crate::value::{Info, Kval, Proc, Rank, Scope, Status, WStr};
+use crate::value::{ByteObject, Info, Kval, Proc, Rank, Scope, Status, WStr};
 
 layout! {
     /// ABORT (1) request (§6.3): `STATUS status`, `STRING message`, `SIZE nprocs`,
@@ -45,6 +45,55 @@ layout! {
         info: list Info,
         /// The key (NULL: all of the target's data).
         key: one Option<WStr>,
+    }
+}
+
+/// The info key a pmix-rs client adds to a fence of a rank-state round
+/// ([`FenceNbReply`]): its value, a byte object, is this process's contribution.
+pub const FT_CONTRIBUTION_KEY: &str = "pmixrs.ft.contrib";
+
+/// FENCENB's reply with the contributions of a rank-state round: a pmix-rs
+/// extension of §6.5, whose 4.2 reply is a lone STATUS. Our server answers it,
+/// the same bytes to every participant, to a fence whose requests carried
+/// [`FT_CONTRIBUTION_KEY`]: `STATUS`, `SIZE n`, `PROC[n]`, `SIZE n`,
+/// `BYTE_OBJECT[n]`, the `i`th byte object being what the `i`th process gave
+/// (every participant that joined, in the order they joined). An OpenPMIx
+/// server ignores the key and answers a lone STATUS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FenceNbReply {
+    /// The fence's status.
+    pub status: Status,
+    /// Who contributed, and what, in one list.
+    pub contributions: Vec<(Proc, ByteObject)>,
+}
+
+impl FenceNbReply {
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let status = r.unpack_one::<Status>("status")?;
+        let procs = super::read_list::<Proc>(r, "fence contributors")?;
+        let at = r.offset();
+        let data = super::read_list::<ByteObject>(r, "fence contributions")?;
+        if data.len() != procs.len() {
+            return Err(WireError::new(
+                crate::error::ErrorKind::BadCount {
+                    what: "fence contributions (one per contributor)",
+                    found: data.len() as i64,
+                },
+                at,
+            ));
+        }
+        Ok(FenceNbReply {
+            status,
+            contributions: procs.into_iter().zip(data).collect(),
+        })
+    }
+
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.pack_one(&self.status);
+        let (procs, data): (Vec<Proc>, Vec<ByteObject>) =
+            self.contributions.iter().cloned().unzip();
+        super::write_list(w, &procs);
+        super::write_list(w, &data);
     }
 }
 
@@ -147,5 +196,27 @@ impl GetNbReply {
                 write_each(inner, &d.kvals);
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use crate::types::BufferType;
+
+    #[test]
+    fn a_fence_reply_with_more_procs_than_contributions_is_refused() {
+        let mut w = Writer::new(BufferType::NonDescribed);
+        w.pack_one(&Status(0));
+        super::super::write_list(&mut w, &[Proc::new("job", 0), Proc::new("job", 1)]);
+        super::super::write_list(&mut w, &[ByteObject(alloc::vec![7])]);
+        let bytes = w.as_bytes().to_vec();
+        let mut r = Reader::new(&bytes, BufferType::NonDescribed, Limits::DEFAULT);
+        let e = FenceNbReply::read(&mut r).unwrap_err();
+        assert!(
+            matches!(e.kind, crate::error::ErrorKind::BadCount { found: 1, .. }),
+            "{e}"
+        );
     }
 }

@@ -422,6 +422,44 @@ impl Client {
         )
     }
 
+    /// A fence carrying `contribution` under [`pmix_wire::msg::FT_CONTRIBUTION_KEY`]
+    /// (the rank-state exchange): `done` gets every participant's contribution, as
+    /// the server collected them, when the server is ours, or `None` when it
+    /// answered a lone `STATUS 0` (an OpenPMIx server, which ignores the key).
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`]; the fence's status goes to `done`.
+    pub fn fence_contributions_then(
+        &self,
+        procs: &[Proc],
+        info: &[Info],
+        contribution: Vec<u8>,
+        done: Done<Option<Vec<(Proc, Vec<u8>)>>>,
+    ) -> Result<(), Error> {
+        let mut info = info.to_vec();
+        info.push(Info::new(
+            pmix_wire::msg::FT_CONTRIBUTION_KEY,
+            Value::ByteObject(pmix_wire::ByteObject(contribution)),
+        ));
+        self.request_then(
+            Request::FenceNb(FenceNb {
+                procs: procs.to_vec(),
+                info,
+            }),
+            done,
+            |reply| match reply {
+                Reply::FenceNb(r) if r.status.0 == 0 => Ok(Some(
+                    r.contributions.into_iter().map(|(p, b)| (p, b.0)).collect(),
+                )),
+                Reply::FenceNb(r) => Err(status_error(
+                    r.status.0,
+                    "the PMIx server's answer to FenceNb".into(),
+                )),
+                other => expect_ok(other, "FenceNb").map(|()| None),
+            },
+        )
+    }
+
     /// Tells the server this process listens to `codes` (none: every code, a default
     /// handler) with directives `info` (REGEVENTS); `done` gets its answer.
     ///

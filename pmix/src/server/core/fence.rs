@@ -5,6 +5,12 @@
 //! seam, [`super::groups::fence_members`]); the sorted set identifies the fence.
 //! Every participant's reply is a lone STATUS: the collected data stays in the
 //! server and travels by GETNB (`pmix.collect` changes nothing on one node).
+//! The exception is a pmix-rs extension for the rank-state exchange: when a
+//! contributor's request carries [`FT_CONTRIBUTION_KEY`] (a byte object), a
+//! successful fence answers every contributor the same [`FenceNbReply`], every
+//! contribution given with the fence and who gave it, so a round costs one
+//! collective and every survivor decides from the same bytes. OpenPMIx 4.2 servers
+//! ignore the key (their clients never send it).
 //!
 //! A participant that is gone (lost, or finalized without joining): with
 //! `PMIX_GROUP_FT_COLLECTIVE` (`pmix.grp.ftcoll`, asked by any contributor) the
@@ -15,10 +21,10 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use pmix_wire::msg::FenceNb;
-use pmix_wire::{Command, Rank, Status};
+use pmix_wire::msg::{FT_CONTRIBUTION_KEY, FenceNb, FenceNbReply};
+use pmix_wire::{ByteObject, Command, Proc, Rank, Reply, Status, Value};
 
-use super::{ConnId, Core, ProcKey, info_deadline, info_flag};
+use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 /// What a non-FT fence answers when a participant is gone
 /// (`PMIX_ERR_LOST_CONNECTION`, as OpenPMIx 4.2's server).
@@ -53,6 +59,9 @@ struct Fence {
 struct Contrib {
     conn: ConnId,
     tag: u32,
+    proc: ProcKey,
+    /// What the request carried under [`FT_CONTRIBUTION_KEY`].
+    data: Option<Vec<u8>>,
 }
 
 impl Fences {
@@ -149,8 +158,17 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    fence.contributed.insert(me);
-    fence.contributors.push(Contrib { conn, tag });
+    let data = match info_value(&f.info, FT_CONTRIBUTION_KEY) {
+        Some(Value::ByteObject(b)) => Some(b.0.clone()),
+        _ => None,
+    };
+    fence.contributed.insert(me.clone());
+    fence.contributors.push(Contrib {
+        conn,
+        tag,
+        proc: me,
+        data,
+    });
     evaluate(core, idx, false);
 }
 
@@ -191,6 +209,28 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
         _ => Status::SUCCESS,
     };
     let fence = core.fences.list.remove(idx);
+    let carried = fence.contributors.iter().any(|c| c.data.is_some());
+    if status == Status::SUCCESS && carried {
+        // One reply, built once: the same bytes decide the round at every survivor.
+        let reply = Reply::FenceNb(FenceNbReply {
+            status,
+            contributions: fence
+                .contributors
+                .iter()
+                .filter_map(|c| {
+                    let d = c.data.as_ref()?;
+                    Some((
+                        Proc::new(c.proc.0.as_str(), c.proc.1),
+                        ByteObject(d.clone()),
+                    ))
+                })
+                .collect(),
+        });
+        for c in &fence.contributors {
+            core.reply(c.conn, c.tag, &reply);
+        }
+        return true;
+    }
     for c in fence.contributors {
         core.reply_status(c.conn, c.tag, Command::FenceNb, status);
     }
