@@ -26,7 +26,9 @@
  * PMIX_ERR_BAD_PARAM for a NULL, empty or over-long (> 255 bytes) group name, a
  * NULL output pointer, or a type with bits outside the five below;
  * PMIX_ERR_NOT_FOUND for a group this process is in no record of;
- * PMIX_ERR_NOT_A_MEMBER when it is not among the group's members.
+ * PMIX_ERR_NOT_A_MEMBER when it is not among the group's members, or no longer
+ * (it left the PMIx group, or the group was destructed): from then on every call
+ * on that group answers PMIX_ERR_NOT_A_MEMBER, collective ones included.
  */
 
 #ifndef PMIXRS_FT_H
@@ -96,7 +98,8 @@ pmix_status_t pmixrs_ft_get_state_global(const char *group, int type, int incoun
 pmix_status_t pmixrs_ft_get_num_state_local(const char *group, int type, int *count);
 pmix_status_t pmixrs_ft_get_num_state_global(const char *group, int type, int *count);
 
-/* Local. The group's size and this process's rank in it. */
+/* Local. The group's size and this process's rank in it (neither pointer may be
+ * NULL). */
 pmix_status_t pmixrs_ft_group_size(const char *group, int *size, int *rank);
 
 /* Local (ULFM get_failed). Every failure known here, in detection order (each

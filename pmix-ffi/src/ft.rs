@@ -350,7 +350,8 @@ pub unsafe extern "C" fn pmixrs_ft_get_num_state_global(
 /// `pmixrs_ft_group_size`: see `pmix_ft.h`.
 ///
 /// # Safety
-/// `group` a readable C string or NULL; the outputs writable or NULL.
+/// `group` a readable C string or NULL; the outputs writable or NULL (NULL is
+/// `PMIX_ERR_BAD_PARAM`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pmixrs_ft_group_size(
     group: *const c_char,
@@ -360,6 +361,9 @@ pub unsafe extern "C" fn pmixrs_ft_group_size(
     status_boundary(|| {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_group_size", group) }?;
+        if size.is_null() || rank.is_null() {
+            return Err(BAD_PARAM);
+        }
         let (n, me) = inst.ft_size(g).map_err(status)?;
         // SAFETY: NULL or writable, as the caller promised.
         unsafe {
