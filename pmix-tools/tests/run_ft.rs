@@ -227,3 +227,70 @@ fn without_failures_the_2011_example_prints_nothing_and_every_rank_finalizes() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
 }
+
+/// Checks one `ft_concurrent` run (`variant`, `seed`): every survivor printed one
+/// line per round, the same lines as every other survivor, and the last round
+/// counted both victims. Returns the number of rounds checked.
+fn check_concurrent(what: &str, out: &Output) -> usize {
+    const ROUNDS: usize = 40;
+    let all = by_rank(out);
+    let context = format!(
+        "{what}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("FAIL"),
+        "{context}"
+    );
+    let rounds = |r: u32| -> Vec<String> {
+        all.get(&r)
+            .map(|l| {
+                l.iter()
+                    .filter(|l| l.starts_with("round "))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let first = rounds(0);
+    assert_eq!(first.len(), ROUNDS, "rank 0: {context}");
+    for r in [1, 3, 4, 5, 7] {
+        let got = rounds(r);
+        for (k, (a, b)) in first.iter().zip(&got).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "round {}: rank 0 and rank {r} disagree: {context}",
+                k + 1
+            );
+        }
+        assert_eq!(got.len(), ROUNDS, "rank {r}: {context}");
+    }
+    assert_eq!(
+        first.last().map(String::as_str),
+        Some(format!("round {ROUNDS}: G=2,6 n=2").as_str()),
+        "{context}"
+    );
+    ROUNDS
+}
+
+#[test]
+fn validate_global_agrees_at_every_survivor_in_200_runs_while_handlers_or_threads_make_local_calls()
+{
+    let dir = TempDir::new("run-ft-concurrent");
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let exe = cprog::build_ours(&c_dir, "ft_concurrent", &dir.0);
+    let (mut runs, mut rounds) = (0, 0);
+    for seed in 0..200u32 {
+        let variant = if seed % 2 == 0 { "handler" } else { "thread" };
+        let out = pmix_run(8, &exe, &[variant, &seed.to_string()]);
+        let what = format!("ft_concurrent {variant} {seed} under pmix-run -n 8 --keep-going");
+        rounds += check_concurrent(&what, &out);
+        runs += 1;
+    }
+    println!(
+        "ft_concurrent: {runs} runs (handler and thread variants), {rounds} rounds, \
+         every round the same at all 6 survivors"
+    );
+}
