@@ -294,3 +294,50 @@ fn validate_global_agrees_at_every_survivor_in_200_runs_while_handlers_or_thread
          every round the same at all 6 survivors"
     );
 }
+
+#[test]
+fn every_pmix_ft_call_keeps_its_calling_rules_before_init_on_bad_arguments_unknown_and_left_groups_in_handlers_and_after_finalize()
+ {
+    let dir = TempDir::new("run-ft-rules");
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let exe = cprog::build_ours(&c_dir, "ft_rules", &dir.0);
+    let out = pmix_run(4, &exe, &[]);
+    let context = format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{context}");
+    let all = by_rank(&out);
+    let ok = |r: u32| -> Vec<String> {
+        all.get(&r)
+            .map(|l| {
+                l.iter()
+                    .filter(|l| l.starts_with("ok: "))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let common = [
+        "ok: before init: every call PMIX_ERR_INIT",
+        "ok: NULL, empty, over-long group: every call PMIX_ERR_BAD_PARAM",
+        "ok: NULL outputs, bad types and counts: PMIX_ERR_BAD_PARAM; optional NULLs accepted",
+        "ok: a group never known: every call PMIX_ERR_NOT_FOUND",
+    ];
+    for r in 0..3 {
+        let mut want: Vec<&str> = common.to_vec();
+        want.extend([
+            "ok: the others' exchange completes without the leaver, 0 failed",
+            "ok: in a handler: local calls PMIX_SUCCESS, collective calls PMIX_ERR_WOULD_BLOCK",
+            "ok: after finalize: every call PMIX_ERR_INIT",
+        ]);
+        assert_eq!(ok(r), want, "rank {r}: {context}");
+    }
+    let mut want: Vec<&str> = common.to_vec();
+    want.extend([
+        "ok: a group left: every call PMIX_ERR_NOT_A_MEMBER, at once",
+        "ok: after finalize: every call PMIX_ERR_INIT",
+    ]);
+    assert_eq!(ok(3), want, "rank 3: {context}");
+}
