@@ -10,11 +10,12 @@
 //!   a reduction tree (not built: jobs here are small).
 //! - **Memory per member**: the tracker's and the exchange value's heap bytes over
 //!   the group size. Target: at most 16 bytes.
-//! - **validate_global latency** with 8 ranks under `pmix-run --keep-going`, 0, 1
-//!   and 3 of them killed first (`benches/c/ft_latency.c` linked with libpmix_ffi):
-//!   the mean of 200 back-to-back rounds, the median over 3 runs, with the job's own
-//!   FT fence timed the same way beside it (the exchange is a put and commit, that
-//!   fence, and the gets). No target: reported.
+//! - **validate_global latency** with 8 and 16 ranks under `pmix-run --keep-going`,
+//!   0, 1 and 3 of them killed first (`benches/c/ft_latency.c` linked with
+//!   libpmix_ffi): the mean of 200 back-to-back rounds, the median over 3 runs,
+//!   with the same ranks' FT fence and (nobody killed) plain fence timed the same
+//!   way beside it. A round is one FT fence carrying the contributions. Target at 8
+//!   ranks: ≤ 300 µs.
 //!
 //! Medians over runs; a table is printed, and the bench exits 1 when a target is
 //! missed. Every job is bounded (pmix-testkit's `output_within`, 60 s).
@@ -132,23 +133,24 @@ fn combine_rows(failures: u32, rows: &mut Vec<Row>) {
     });
 }
 
-/// validate_global and FT fence latency (µs, median of 3 runs of the rank means)
-/// with `k` of 8 ranks killed.
-fn latency(exe: &std::path::Path, k: u32) -> Result<(f64, f64), String> {
+/// validate_global, FT fence and plain fence latency (µs, median of 3 runs of the
+/// rank means; the plain fence `None` when ranks were killed) with `k` of `n`
+/// ranks killed.
+fn latency(exe: &std::path::Path, n: u32, k: u32) -> Result<(f64, f64, Option<f64>), String> {
     let mut vg = Vec::new();
     let mut fence = Vec::new();
+    let mut plain = Vec::new();
     for _ in 0..3 {
         let out = output_within(
             Command::new(env!("CARGO_BIN_EXE_pmix-run"))
                 .env_remove("LD_LIBRARY_PATH")
-                .args(["-n", "8", "--keep-going", "--timeout", "50"])
+                .args(["-n", &n.to_string(), "--keep-going", "--timeout", "50"])
                 .arg(exe)
                 .arg(k.to_string()),
             Duration::from_secs(60),
         );
         let text = String::from_utf8_lossy(&out.stdout);
-        let mut a = Vec::new();
-        let mut b = Vec::new();
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
         for l in text.lines() {
             let w: Vec<&str> = l.split_whitespace().collect();
             if let [
@@ -159,29 +161,36 @@ fn latency(exe: &std::path::Path, k: u32) -> Result<(f64, f64), String> {
                 x,
                 "fence_us",
                 y,
+                "plain_us",
+                z,
                 "failed",
-                n,
+                failed,
             ] = w.as_slice()
             {
-                if n.parse::<u32>().ok() != Some(k) {
+                if failed.parse::<u32>().ok() != Some(k) {
                     return Err(format!("{l}: {k} failures expected"));
                 }
-                a.push(x.parse::<f64>().map_err(|e| e.to_string())?);
-                b.push(y.parse::<f64>().map_err(|e| e.to_string())?);
+                let num = |s: &str| s.parse::<f64>().map_err(|e| e.to_string());
+                a.push(num(x)?);
+                b.push(num(y)?);
+                c.push(num(z)?);
             }
         }
-        if a.len() != (8 - k) as usize {
+        if a.len() != (n - k) as usize {
             return Err(format!(
                 "{} survivors reported, {} expected:\n{text}\n{}",
                 a.len(),
-                8 - k,
+                n - k,
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
-        vg.push(a.iter().sum::<f64>() / a.len() as f64);
-        fence.push(b.iter().sum::<f64>() / b.len() as f64);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        vg.push(mean(&a));
+        fence.push(mean(&b));
+        plain.push(mean(&c));
     }
-    Ok((median(vg), median(fence)))
+    let plain = median(plain);
+    Ok((median(vg), median(fence), (plain >= 0.0).then_some(plain)))
 }
 
 fn main() -> ExitCode {
@@ -192,25 +201,35 @@ fn main() -> ExitCode {
     let dir = TempDir::new("bench-ft");
     let src = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/c"));
     let exe = cprog::build_ours(&src, "ft_latency", &dir.0);
-    for k in [0, 1, 3] {
-        match latency(&exe, k) {
-            Ok((vg, fence)) => {
-                rows.push(Row {
-                    what: format!("8 ranks, {k} killed: validate_global"),
-                    value: vg,
-                    unit: "µs",
-                    target: None,
-                });
-                rows.push(Row {
-                    what: format!("8 ranks, {k} killed: its FT fence alone"),
-                    value: fence,
-                    unit: "µs",
-                    target: None,
-                });
-            }
-            Err(e) => {
-                eprintln!("ft bench: {e}");
-                return ExitCode::FAILURE;
+    for n in [8, 16] {
+        for k in [0, 1, 3] {
+            match latency(&exe, n, k) {
+                Ok((vg, fence, plain)) => {
+                    rows.push(Row {
+                        what: format!("{n} ranks, {k} killed: validate_global"),
+                        value: vg,
+                        unit: "µs",
+                        target: (n == 8).then_some(300.0),
+                    });
+                    rows.push(Row {
+                        what: format!("{n} ranks, {k} killed: an FT fence of the same ranks"),
+                        value: fence,
+                        unit: "µs",
+                        target: None,
+                    });
+                    if let Some(plain) = plain {
+                        rows.push(Row {
+                            what: format!("{n} ranks, {k} killed: a plain fence of the same ranks"),
+                            value: plain,
+                            unit: "µs",
+                            target: None,
+                        });
+                    }
+                }
+                Err(e) => {
+                    eprintln!("ft bench: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
         }
     }
@@ -232,7 +251,7 @@ fn main() -> ExitCode {
         );
     }
     println!(
-        "\n(1M = {N} members; {} CPUs; 8 ranks share them)",
+        "\n(1M = {N} members; {} CPUs; the ranks of a job share them)",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     if missed > 0 {

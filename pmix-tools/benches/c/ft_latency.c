@@ -1,11 +1,13 @@
 /* validate_global latency between real processes (benches/ft.rs): run as
- * `pmix-run -n 8 --keep-going ft_latency K`. The last K ranks kill themselves
+ * `pmix-run -n N --keep-going ft_latency K`. The last K ranks kill themselves
  * (SIGKILL) after PMIx_Init; the survivors wait until they have detected them, run
  * warm-up rounds (the first of which puts them in the global view), then time
  * ROUNDS back-to-back pmixrs_ft_validate_global calls and print
- * "timing rank R validate_global_us MEAN fence_us MEAN failed N", where fence_us
- * is a plain PMIx_Fence over the job with PMIX_GROUP_FT_COLLECTIVE (the exchange's
- * own fence, for reference) timed the same way. Any error exits 1. */
+ * "timing rank R validate_global_us MEAN fence_us MEAN plain_us MEAN failed N",
+ * where fence_us is a PMIx_Fence over the job with PMIX_GROUP_FT_COLLECTIVE (the
+ * exchange's own fence) and plain_us a plain PMIx_Fence (no directive; with K > 0
+ * it would fail on the dead ranks, so it is timed with K = 0 only, else -1), each
+ * timed the same way. Any error exits 1. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,12 +70,21 @@ int main(int argc, char **argv)
     for (int i = 0; i < ROUNDS; i++)
         check(PMIx_Fence(&all, 1, &ft, 1), "PMIx_Fence");
     double fence_us = (now_s() - t0) / ROUNDS * 1e6;
+    double plain_us = -1;
+    if (k == 0) {
+        for (int i = 0; i < WARMUP; i++)
+            check(PMIx_Fence(&all, 1, NULL, 0), "PMIx_Fence");
+        t0 = now_s();
+        for (int i = 0; i < ROUNDS; i++)
+            check(PMIx_Fence(&all, 1, NULL, 0), "PMIx_Fence");
+        plain_us = (now_s() - t0) / ROUNDS * 1e6;
+    }
     if (n != k) {
         fprintf(stderr, "ft_latency: %d failed, %d expected\n", n, k);
         return 1;
     }
-    printf("timing rank %d validate_global_us %.1f fence_us %.1f failed %d\n", rank, us,
-           fence_us, n);
+    printf("timing rank %d validate_global_us %.1f fence_us %.1f plain_us %.1f failed %d\n",
+           rank, us, fence_us, plain_us, n);
     check(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
     return 0;
 }
