@@ -27,6 +27,9 @@ pub(crate) struct Conn {
     /// The socket's real owner (from the kernel's socket table).
     pub(crate) peer_uid: u32,
     pub(crate) phase: Phase,
+    /// Its requests are not read until what is queued for it drains
+    /// ([`ServerConfig::read_pause_output`](super::ServerConfig::read_pause_output)).
+    pub(crate) paused: bool,
     /// Received bytes not yet consumed: `inbuf[inpos..]`.
     inbuf: Vec<u8>,
     inpos: usize,
@@ -54,6 +57,7 @@ impl Conn {
             phase: Phase::Handshake {
                 deadline: handshake_deadline,
             },
+            paused: false,
             inbuf: Vec::new(),
             inpos: 0,
             out: Vec::new(),

@@ -21,7 +21,9 @@
 //!   end of stream or an error goes to [`Core::closed`](super::core::Core::closed);
 //! - after every core call its outputs are drained: bytes are queued on their
 //!   connection and written as the socket takes them (partial writes kept, at most
-//!   [`ServerConfig::max_pending_output`] queued), a close closes that connection only
+//!   [`ServerConfig::max_pending_output`] queued; past
+//!   [`ServerConfig::read_pause_output`] that connection's requests are not read
+//!   until its queue drains), a close closes that connection only
 //!   (after what was queued before it is written, or [`LINGER`] passed), and job events
 //!   go to the launcher ([`Server::next_event`]);
 //! - [`Core::next_deadline`](super::core::Core::next_deadline) sets the poll timeout,
@@ -31,7 +33,10 @@
 //!
 //! Bytes that do not decode close that connection only: the other clients never
 //! notice. A panic in the core while it handles one connection's input is caught,
-//! that connection is closed, and the others are served on.
+//! that connection is closed, and the others are served on. Each refused or
+//! malformed connection is logged on stderr (a request the core refuses to decode
+//! included), at most a few lines per interval, the rest counted in a summary line
+//! (`ratelimit`), so a flood of bad connections cannot flood the launcher's log.
 //!
 //! **What is not here.** Tool rendezvous files (PROTOCOL.md §2.4) are not written (no
 //! tool finds this server without being told its URI); the listener is IPv4 only (as
@@ -42,6 +47,7 @@
 
 mod conn;
 mod progress;
+mod ratelimit;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -97,6 +103,13 @@ pub struct ServerConfig {
     /// The most bytes queued for one connection that does not read them; past it the
     /// connection is closed (and its rank lost).
     pub max_pending_output: usize,
+    /// Back-pressure: while more bytes than this are queued for one connection, its
+    /// requests are not read (what it sends waits in the kernel's buffers, which then
+    /// hold its sender back), until the queue drains to this size. A peer that sends
+    /// requests and never reads their replies so costs the server about this much
+    /// plus one reply, and is not closed; output that comes without a request
+    /// (events, held replies) still counts against [`ServerConfig::max_pending_output`].
+    pub read_pause_output: usize,
     /// The most events kept for clients that register later (OpenPMIx caches
     /// events and replays them to late registrants); the oldest is dropped first.
     pub max_cached_events: usize,
@@ -107,8 +120,10 @@ pub struct ServerConfig {
     /// direct-launched Open MPI asks for); `None`: that key is NOT_FOUND and the
     /// client discovers its own topology. Only a libhwloc export belongs here.
     pub hwloc_xml: Option<Arc<str>>,
-    /// Whether refused and malformed connections are logged on stderr (one line
-    /// each, `pmix-server: …`).
+    /// Whether refused and malformed connections are logged on stderr
+    /// (`pmix-server: …`): one line each, at most 10 per 10 s, the others counted in
+    /// one summary line per 10 s (`… N more refused or closed connections in the
+    /// last Ns`, printed when the 10 s have passed or at shutdown).
     pub log: bool,
 }
 
@@ -124,6 +139,7 @@ impl Default for ServerConfig {
             handshake_timeout: Duration::from_secs(30),
             max_connections: 4096,
             max_pending_output: 256 << 20,
+            read_pause_output: 4 << 20,
             max_cached_events: 256,
             service: None,
             hwloc_xml: None,
@@ -163,6 +179,9 @@ pub struct ServerStats {
     pub connected: u64,
     /// Connections open now.
     pub open: u64,
+    /// Times a connection's requests stopped being read because too much was
+    /// queued for it ([`ServerConfig::read_pause_output`]).
+    pub read_pauses: u64,
 }
 
 /// Counters shared with the progress thread.
@@ -174,6 +193,7 @@ pub(crate) struct Counters {
     pub(crate) malformed: AtomicU64,
     pub(crate) connected: AtomicU64,
     pub(crate) open: AtomicUsize,
+    pub(crate) read_pauses: AtomicU64,
 }
 
 /// A command from the API to the progress thread.
@@ -441,6 +461,7 @@ impl Server {
             malformed: c.malformed.load(Ordering::Relaxed),
             connected: c.connected.load(Ordering::Relaxed),
             open: c.open.load(Ordering::Relaxed) as u64,
+            read_pauses: c.read_pauses.load(Ordering::Relaxed),
         }
     }
 

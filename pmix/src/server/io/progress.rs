@@ -14,6 +14,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_wire::{ConnectMsg, Decoded, FrameDecoder, Limits};
 
 use super::conn::{Conn, Phase, ReadOutcome};
+use super::ratelimit::{LOG_BURST, LOG_INTERVAL, LogLimiter};
 use super::{Command, Counters, LINGER, ServerConfig};
 use crate::server::core::{ConnId, Core, CoreConfig, JobEvent, Output, Refused};
 use crate::server::net;
@@ -37,7 +38,14 @@ pub(crate) struct Loop {
     handshake_timeout: Duration,
     max_connections: usize,
     max_pending_output: usize,
+    read_pause_output: usize,
     log: bool,
+    /// Holds the log of refused and malformed connections to a few lines per
+    /// interval.
+    limiter: LogLimiter,
+    /// The connection whose frame the core is handling now, with the frame's tag
+    /// and size: a close the core asks for meanwhile is a refusal of that frame.
+    in_frame: Option<(ConnId, u32, usize)>,
     /// Connections whose read budget ran out: read again before sleeping.
     again: Vec<ConnId>,
     /// When accepting failed for want of descriptors: retry then.
@@ -77,7 +85,10 @@ impl Loop {
             handshake_timeout: cfg.handshake_timeout,
             max_connections: cfg.max_connections,
             max_pending_output: cfg.max_pending_output,
+            read_pause_output: cfg.read_pause_output,
             log: cfg.log,
+            limiter: LogLimiter::new(LOG_INTERVAL, LOG_BURST),
+            in_frame: None,
             again: Vec::new(),
             accept_retry: None,
             shutdown: false,
@@ -145,6 +156,7 @@ impl Loop {
         conn_deadlines
             .chain(self.core.next_deadline())
             .chain(self.accept_retry)
+            .chain(self.limiter.deadline())
             .min()
             .map(|d| d.saturating_duration_since(now))
     }
@@ -159,14 +171,14 @@ impl Loop {
                 Err(e) => {
                     // Out of descriptors or memory: the pending connections stay in
                     // the backlog; try again shortly.
-                    self.warn(format_args!("accept failed: {e}"));
+                    self.warn_conn(format_args!("accept failed: {e}"));
                     self.accept_retry = Some(Instant::now() + ACCEPT_RETRY);
                     return;
                 }
             };
             ctx.counters.accepted.fetch_add(1, Ordering::Relaxed);
             if self.conns.len() >= self.max_connections {
-                self.warn(format_args!(
+                self.warn_conn(format_args!(
                     "refused {peer}: {} connections are open already",
                     self.conns.len()
                 ));
@@ -182,7 +194,7 @@ impl Loop {
                     ctx.counters
                         .refused_peer_uid
                         .fetch_add(1, Ordering::Relaxed);
-                    self.warn(format_args!("refused {peer}: its owner is unknown: {e}"));
+                    self.warn_conn(format_args!("refused {peer}: its owner is unknown: {e}"));
                     continue;
                 }
             };
@@ -194,7 +206,7 @@ impl Loop {
                     peer_uid: uid,
                     server_uid: self.server_uid,
                 };
-                self.warn(format_args!("refused {peer}: {why}"));
+                self.warn_conn(format_args!("refused {peer}: {why}"));
                 continue;
             }
             // Replies are small and latency matters (fences, gets): no Nagle delay.
@@ -221,12 +233,17 @@ impl Loop {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
-        if matches!(conn.phase, Phase::Closing { .. }) {
+        if matches!(conn.phase, Phase::Closing { .. }) || conn.paused {
             return;
         }
         let outcome = conn.read_some(&mut ctx.scratch);
         // Whole messages first: what came before an end of stream is still served.
         self.process(id, ctx);
+        if self.conns.get(&id).is_some_and(|c| c.paused) {
+            // Its requests wait until its replies drain: `flush` reads it again
+            // (an end of stream or error is seen then).
+            return;
+        }
         match outcome {
             Ok(ReadOutcome::Drained) => {}
             Ok(ReadOutcome::Budget) => {
@@ -264,7 +281,7 @@ impl Loop {
                     Ok(Decoded::NeedMore(_)) => return,
                     Err(e) => {
                         ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
-                        self.warn(format_args!(
+                        self.warn_conn(format_args!(
                             "closed connection {id}: bad connect message: {e}"
                         ));
                         self.drop_conn(id, false, ctx);
@@ -294,7 +311,7 @@ impl Loop {
                                 ctx.counters
                                     .refused_handshake
                                     .fetch_add(1, Ordering::Relaxed);
-                                self.warn(format_args!("refused connection {id}: {why}"));
+                                self.warn_conn(format_args!("refused connection {id}: {why}"));
                                 self.drop_conn(id, false, ctx);
                                 self.drain(ctx);
                                 return;
@@ -310,12 +327,19 @@ impl Loop {
                     }
                 },
                 Phase::Framed => {
+                    if conn.pending() > self.read_pause_output {
+                        // Back-pressure: a peer that does not read its replies
+                        // gets no more until they drain.
+                        conn.paused = true;
+                        ctx.counters.read_pauses.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
                     let decoder = FrameDecoder::new(self.limits);
                     match decoder.decode(conn.input()) {
                         Ok(Decoded::NeedMore(_)) => return,
                         Err(e) => {
                             ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
-                            self.warn(format_args!("closed connection {id}: bad frame: {e}"));
+                            self.warn_conn(format_args!("closed connection {id}: bad frame: {e}"));
                             self.drop_conn(id, true, ctx);
                             return;
                         }
@@ -332,7 +356,9 @@ impl Loop {
                                 self.drop_conn(id, true, ctx);
                                 return;
                             }
+                            self.in_frame = Some((id, item.header.tag, item.payload.len()));
                             self.drain(ctx);
+                            self.in_frame = None;
                         }
                     }
                 }
@@ -364,9 +390,9 @@ impl Loop {
                         continue;
                     }
                     if c.pending() + bytes.len() > self.max_pending_output {
-                        self.warn(format_args!(
-                            "closed connection {conn}: over {} bytes queued that it does not read",
-                            self.max_pending_output
+                        let max = self.max_pending_output;
+                        self.warn_conn(format_args!(
+                            "closed connection {conn}: over {max} bytes queued that it does not read"
                         ));
                         self.drop_conn(conn, true, ctx);
                         continue;
@@ -375,6 +401,15 @@ impl Loop {
                     self.flush(conn, ctx);
                 }
                 Output::Close { conn } => {
+                    if let Some((id, tag, len)) = self.in_frame.take_if(|f| f.0 == conn) {
+                        // The core closes a connection while handling its frame only
+                        // when it refuses that frame (a request that does not decode,
+                        // a tag no request has).
+                        ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
+                        self.warn_conn(format_args!(
+                            "closed connection {id}: its request (tag {tag}, {len} bytes) does not decode"
+                        ));
+                    }
                     let Some(c) = self.conns.get_mut(&conn) else {
                         continue;
                     };
@@ -403,6 +438,11 @@ impl Loop {
             Ok(()) => {
                 if conn.pending() == 0 && matches!(conn.phase, Phase::Closing { .. }) {
                     self.drop_conn(id, false, ctx);
+                } else if conn.paused && conn.pending() <= self.read_pause_output {
+                    // Its replies drained: its requests are read again (what is
+                    // buffered first), before the poll sleeps.
+                    conn.paused = false;
+                    self.again.push(id);
                 }
             }
             Err(_) => {
@@ -508,6 +548,9 @@ impl Loop {
 
     fn timers(&mut self, ctx: &mut Ctx<'_>) {
         let now = Instant::now();
+        if let Some(summary) = self.limiter.tick(now) {
+            self.warn(format_args!("{summary}"));
+        }
         if self.accept_retry.is_some_and(|t| t <= now) {
             self.accept_retry = None;
             self.accept(ctx);
@@ -531,9 +574,9 @@ impl Loop {
         for (id, handshake) in due {
             if handshake {
                 ctx.counters.malformed.fetch_add(1, Ordering::Relaxed);
-                self.warn(format_args!(
-                    "closed connection {id}: no whole connect message within {:?}",
-                    self.handshake_timeout
+                let limit = self.handshake_timeout;
+                self.warn_conn(format_args!(
+                    "closed connection {id}: no whole connect message within {limit:?}"
                 ));
             }
             self.drop_conn(id, false, ctx);
@@ -548,11 +591,25 @@ impl Loop {
         }
         ctx.counters.open.store(0, Ordering::Relaxed);
         let _ = self.poll.registry().deregister(&mut self.listener);
+        if let Some(summary) = self.limiter.finish(Instant::now()) {
+            self.warn(format_args!("{summary}"));
+        }
     }
 
     fn warn(&self, msg: std::fmt::Arguments<'_>) {
         if self.log {
             eprintln!("pmix-server: {msg}");
+        }
+    }
+
+    /// A line about one refused or malformed connection: through the limiter
+    /// (at most [`LOG_BURST`] lines per [`LOG_INTERVAL`], the rest summarized).
+    fn warn_conn(&mut self, msg: std::fmt::Arguments<'_>) {
+        if !self.log {
+            return;
+        }
+        for line in self.limiter.line(Instant::now(), msg.to_string()) {
+            eprintln!("pmix-server: {line}");
         }
     }
 }
