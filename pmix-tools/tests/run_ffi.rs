@@ -814,3 +814,34 @@ fn under_mpirun_rank_state_exchanges_run_while_nobody_fails_and_a_death_ends_the
         "a survivor reported a result under mpirun:\n{stdout}"
     );
 }
+
+#[test]
+fn an_invitee_joining_from_its_invitation_handler_completes_and_fences_over_the_group_under_pmix_run()
+ {
+    // group_join_nb.c: PMIx_Group_join_nb from the PMIX_GROUP_INVITED handler (the
+    // progress thread), then a fence over the group that may reach the server before
+    // the leader's PMIX_GROUP_CONSTRUCT_COMPLETE (held until the group is made).
+    let dir = TempDir::new("ffi-join-nb");
+    let ours = build_ours("group_join_nb", &dir);
+    check(
+        "group_join_nb under pmix-run",
+        &pmix_run(&ours, &[]),
+        &|r| format!("group_join_nb rank {r}: ok"),
+    );
+    if let Some(theirs) = build_openpmix("group_join_nb", &dir) {
+        check(
+            "group_join_nb (libpmix2) under pmix-run",
+            &pmix_run(&theirs, &[]),
+            &|r| format!("group_join_nb rank {r}: ok"),
+        );
+    }
+    for ours_even in [true, false] {
+        if let Some(out) = mixed_job_with("group_join_nb", ours_even) {
+            check(
+                &format!("mixed group_join_nb, ours even: {ours_even}"),
+                &out,
+                &|r| format!("group_join_nb rank {r}: ok"),
+            );
+        }
+    }
+}

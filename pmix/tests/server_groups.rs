@@ -618,3 +618,54 @@ fn removing_a_namespace_settles_the_constructs_of_other_jobs_waiting_on_it() {
     assert_eq!(construct_reply(&outs, &f[0], t0).0, ABORT);
     assert_eq!(construct_reply(&outs, &f[1], t1).0, ABORT);
 }
+
+#[test]
+fn a_fence_over_a_group_not_yet_made_is_held_until_construct_complete_makes_it() {
+    // An invitee of a 4.2 invite may fence over the group before the leader's
+    // PMIX_GROUP_CONSTRUCT_COMPLETE reaches the server.
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let early: Vec<u32> = (1..3)
+        .map(|r| f[r].send(&mut core, &group_fence_req("late", false), now))
+        .collect();
+    let outs = drain(&mut core);
+    for r in 1..3 {
+        assert!(
+            no_reply(&outs, &f[r], early[r - 1]),
+            "rank {r} answered early"
+        );
+    }
+    let tn = f[0].send(
+        &mut core,
+        &notify_req(
+            COMPLETE,
+            vec![
+                Info::new("pmix.evrange", proc_array(&[1, 2])),
+                Info::new("pmix.evnondef", true),
+                Info::new("pmix.grp.id", "late"),
+            ],
+        ),
+        now,
+    );
+    let t0 = f[0].send(&mut core, &group_fence_req("late", false), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], tn, Command::Notify), 0);
+    assert_eq!(status(&outs, &f[0], t0, Command::FenceNb), 0);
+    for r in 1..3 {
+        assert_eq!(status(&outs, &f[r], early[r - 1], Command::FenceNb), 0);
+    }
+}
+
+#[test]
+fn a_fence_over_an_id_that_never_becomes_a_group_answers_bad_param_at_its_deadline() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(2);
+    let t = f[0].send(&mut core, &group_fence_req("never", false), now);
+    let outs = drain(&mut core);
+    assert!(no_reply(&outs, &f[0], t));
+    let due = core.next_deadline().expect("the held fence's deadline");
+    assert!(due > now && due <= now + std::time::Duration::from_secs(60));
+    core.tick(due);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::FenceNb), -27);
+}

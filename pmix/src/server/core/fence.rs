@@ -13,6 +13,14 @@
 //! ignore the key (their clients never send it).
 //!
 //! A participant that is gone (lost, or finalized without joining): with
+//! A fence naming an id that is neither a namespace nor a group yet is held until
+//! the id becomes a group, or until its deadline (`pmix.timeout`, else the get
+//! timeout), when it answers `PMIX_ERR_BAD_PARAM` as an unknown id always did: an
+//! invitee of a 4.2 invite learns that its join was sent, not that the group is
+//! made, and may fence over the group before the leader's
+//! `PMIX_GROUP_CONSTRUCT_COMPLETE` reaches the server (libpmix2's invitees and
+//! ours alike).
+//!
 //! `PMIX_GROUP_FT_COLLECTIVE` (`pmix.grp.ftcoll`, asked by any contributor) the
 //! fence completes on the survivors with `STATUS 0`; without it every contributor
 //! gets [`FENCE_LOST`] at once, and so does any later one. `pmix.timeout`
@@ -37,6 +45,26 @@ pub const FT_KEY: &str = "pmix.grp.ftcoll";
 #[derive(Debug, Default)]
 pub(crate) struct Fences {
     list: Vec<Fence>,
+    /// Requests naming an id that is no group yet (module docs), in arrival order.
+    unresolved: Vec<Unresolved>,
+}
+
+#[derive(Debug)]
+struct Unresolved {
+    conn: ConnId,
+    tag: u32,
+    req: FenceNb,
+    /// When it came (its `pmix.timeout` counts from then).
+    at: Instant,
+    deadline: Instant,
+}
+
+/// Why a fence's participants are not known now.
+enum Unknown {
+    /// Answer this at once.
+    Refused(Status),
+    /// A name that may yet become a group: hold the request.
+    NotYet,
 }
 
 #[derive(Debug)]
@@ -66,46 +94,54 @@ struct Contrib {
 
 impl Fences {
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        self.list.iter().filter_map(|f| f.deadline).min()
+        let held = self.unresolved.iter().map(|u| u.deadline);
+        self.list
+            .iter()
+            .filter_map(|f| f.deadline)
+            .chain(held)
+            .min()
     }
 
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
+        let held = self.unresolved.iter().filter(|u| u.conn == conn).count();
         self.list
             .iter()
             .map(|f| f.contributors.iter().filter(|c| c.conn == conn).count())
-            .sum()
+            .sum::<usize>()
+            + held
     }
 }
 
-/// The participants of `f`, sorted, and the group ids it named; `Err(status)` to
-/// answer at once.
-fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>), Status> {
+/// The participants of `f`, sorted, and the group ids it named.
+fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>), Unknown> {
+    let bad = || Unknown::Refused(Status(-27));
     let mut out = Vec::new();
     let mut groups = Vec::new();
     for p in &f.procs {
         let Some(name) = p.nspace.as_str() else {
-            return Err(Status(-27));
+            return Err(bad());
         };
         match core.namespaces.get(name) {
             Some(ns) if p.rank == Rank::WILDCARD => {
                 out.extend((0..ns.spec.job_size).map(|r| (name.to_string(), r)));
             }
             Some(ns) if p.rank.0 < ns.spec.job_size => out.push((name.to_string(), p.rank.0)),
-            Some(_) => return Err(Status(-27)),
+            Some(_) => return Err(bad()),
             None => match super::groups::fence_members(core, name) {
                 Some(Ok(members)) => {
                     out.extend(members);
                     groups.push(name.to_string());
                 }
-                Some(Err(s)) => return Err(s),
-                None => return Err(Status(-27)),
+                Some(Err(s)) => return Err(Unknown::Refused(s)),
+                None if p.rank == Rank::WILDCARD => return Err(Unknown::NotYet),
+                None => return Err(bad()),
             },
         }
     }
     out.sort_unstable();
     out.dedup();
     if out.is_empty() {
-        return Err(Status(-27));
+        return Err(bad());
     }
     groups.sort_unstable();
     groups.dedup();
@@ -120,7 +156,22 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
     let me = peer.proc.clone();
     let (parts, groups) = match participants(core, &f) {
         Ok(p) => p,
-        Err(s) => return core.reply_status(conn, tag, Command::FenceNb, s),
+        Err(Unknown::Refused(s)) => return core.reply_status(conn, tag, Command::FenceNb, s),
+        Err(Unknown::NotYet) => {
+            if !core.may_wait(conn) {
+                return core.reply_status(conn, tag, Command::FenceNb, super::ERR_OUT_OF_RESOURCE);
+            }
+            let deadline = info_deadline(&f.info, now, Some(core.cfg.get_timeout))
+                .unwrap_or(now + core.cfg.get_timeout);
+            core.fences.unresolved.push(Unresolved {
+                conn,
+                tag,
+                req: f,
+                at: now,
+                deadline,
+            });
+            return;
+        }
     };
     if parts.binary_search(&me).is_err() {
         // A process fencing with others without being one of them.
@@ -255,8 +306,34 @@ pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
     evaluate_all(core);
 }
 
-/// Fences whose deadline passed: `PMIX_ERR_TIMEOUT` to every contributor.
+/// Takes up again the held requests whose id became a group (called after every
+/// request while some are held); those whose connection closed are dropped.
+pub(super) fn resolve(core: &mut Core) {
+    if core.fences.unresolved.is_empty() {
+        return;
+    }
+    let held = std::mem::take(&mut core.fences.unresolved);
+    for u in held {
+        if !core.conns.contains_key(&u.conn) {
+            continue;
+        }
+        match participants(core, &u.req) {
+            Err(Unknown::NotYet) => core.fences.unresolved.push(u),
+            _ => fence(core, u.conn, u.tag, u.req, u.at),
+        }
+    }
+}
+
+/// Fences whose deadline passed: `PMIX_ERR_TIMEOUT` to every contributor; held
+/// requests whose id never became a group: `PMIX_ERR_BAD_PARAM`.
 pub(super) fn tick(core: &mut Core, now: Instant) {
+    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.fences.unresolved)
+        .into_iter()
+        .partition(|u| u.deadline <= now);
+    core.fences.unresolved = keep;
+    for u in due {
+        core.reply_status(u.conn, u.tag, Command::FenceNb, Status(-27));
+    }
     let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.fences.list)
         .into_iter()
         .partition(|f| f.deadline.is_some_and(|d| d <= now));

@@ -269,6 +269,8 @@ impl Core {
             } => groups::request(self, conn, tag, req, now),
             _ => self.reply_status(conn, tag, cmd, Status::NOT_SUPPORTED),
         }
+        // A request may have made a group that held fences name.
+        fence::resolve(self);
     }
 
     /// `conn`'s socket closed (EOF or error). A rank that had not finalized is
