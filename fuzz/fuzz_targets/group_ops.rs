@@ -11,7 +11,7 @@
 //! construct abort names a lost member and reaches only members without FT; once
 //! quiet, every live replica's membership equals the model (members − left −
 //! killed), constructs run with one directive ended the same everywhere, and every
-//! construct ended as DESIGN §4 says at each member (the simulator's
+//! construct ended as docs/design.md §4 says at each member (the simulator's
 //! `construct_outcome`: waiting while a member is pending; with FT, success after
 //! one member-failed event per departed member; without, an abort if a member was
 //! lost, else success: a leave never aborts), with one `PMIX_GROUP_LEFT` per

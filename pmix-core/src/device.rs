@@ -148,7 +148,7 @@ impl Device {
     }
 
     /// The system-wide uuid (`ipv4://…`, `fab://…`, `gpu://host::cuda0`, …), as
-    /// DESIGN §2 "uuid grammar" defines it.
+    /// docs/design.md §2 "uuid grammar" defines it.
     pub fn uuid(&self) -> &str {
         &self.uuid
     }
@@ -192,7 +192,7 @@ impl Device {
     }
 }
 
-/// Builds the uuid of a device (DESIGN §2), given the host name to use.
+/// Builds the uuid of a device (docs/design.md §2), given the host name to use.
 pub(crate) fn make_uuid(spec: &OsDeviceSpec, host: &str) -> String {
     let name = &spec.name;
     match spec.kind {

@@ -1,4 +1,4 @@
-//! The trait every topology backend implements (CONVENTIONS 4).
+//! The trait every topology backend implements (docs/conventions.md rule 4).
 //!
 //! A backend (`pmix-hwloc`'s XML importer and libhwloc, `pmix-sysfs`, or your own)
 //! wraps whatever it reads in a value implementing [`TopologySource`]; the runtime and

@@ -4,7 +4,7 @@
 //! `libpmix` by `pmix-ffi/tests/abi.rs::error_strings_match_openpmix`), including its
 //! inconsistent separators (`NOT-FOUND`, `NOT_AVAILABLE`, `LOST_CONNECTION`). Codes this
 //! table does not know, positive ones included, give [`UNKNOWN_TEXT`]; that includes
-//! OpenPMIx codes outside the set ABI.md lists (OpenPMIx answers `SILENT_ERROR` for −2,
+//! OpenPMIx codes outside the set docs/abi.md lists (OpenPMIx answers `SILENT_ERROR` for −2,
 //! we answer [`UNKNOWN_TEXT`]).
 
 use core::ffi::CStr;

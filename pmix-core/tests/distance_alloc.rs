@@ -1,4 +1,4 @@
-//! DESIGN §3.4: a query on a built topology never allocates. A counting global
+//! docs/design.md §3.4: a query on a built topology never allocates. A counting global
 //! allocator (per test binary) proves it for every kind of query.
 
 mod machines;

@@ -1,4 +1,4 @@
-//! Every rule of DESIGN §3, pinned by name on hand-built topologies.
+//! Every rule of docs/design.md §3, pinned by name on hand-built topologies.
 //!
 //! Expected values are derived by hand from the tier tables; the reference machine is
 //! drawn in `machines/mod.rs`. Depths: GPUs and eth0 sit under root port + switch up +

@@ -1,4 +1,4 @@
-//! DESIGN §5: a round of `validate_global` agrees at every survivor whatever local
+//! docs/design.md §5: a round of `validate_global` agrees at every survivor whatever local
 //! calls run beside it. Each member's round has three steps — contribute, the
 //! others' contributions arrive, apply the decision — and a failure report, a
 //! `validate_local`, an acknowledgement, a query or a leave report can land before,

@@ -1,4 +1,4 @@
-//! DESIGN §5: a tracker is sized at creation and allocates nothing afterwards. A
+//! docs/design.md §5: a tracker is sized at creation and allocates nothing afterwards. A
 //! counting global allocator (its own test binary) counts every allocation made on
 //! the test's thread while armed, through every tracker operation and a whole
 //! exchange (contribute, combine, decide, apply, and adding contributions received

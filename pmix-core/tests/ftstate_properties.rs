@@ -1,6 +1,6 @@
 //! Property tests for the tracker algebra: combine is associative and commutative
 //! (with the empty value as identity); the decision is the same at every survivor
-//! whatever the order contributions arrive in, and equals the formula of DESIGN §5;
+//! whatever the order contributions arrive in, and equals the formula of docs/design.md §5;
 //! the tracker answers every query as a plain model of the spec does.
 
 mod support;

@@ -1,4 +1,4 @@
-//! DESIGN §5, §8: contributions travel between processes as rank sets (a list or a
+//! docs/design.md §5, §8: contributions travel between processes as rank sets (a list or a
 //! bitmap); adding one received that way gives exactly what combining the sender's
 //! own value gives, and a malformed one changes nothing.
 

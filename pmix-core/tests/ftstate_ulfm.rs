@@ -1,4 +1,4 @@
-//! ULFM conformance, re-expressed on the tracker (DESIGN §5) and run through the
+//! ULFM conformance, re-expressed on the tracker (docs/design.md §5) and run through the
 //! simulator: failure reports and what they make fail, acknowledgement, `get_failed`
 //! prefixes, agreement, shrink and revoke, and trackers of different groups kept
 //! apart. A graceful leave is not a failure.

@@ -1,4 +1,4 @@
-//! The 2011 rank-state API (seed 003, DESIGN §5): `validate_local` and
+//! The 2011 rank-state API (seed 003, docs/design.md §5): `validate_local` and
 //! `validate_global` counts (total and new), NEW and OLD across several validates,
 //! `L = G` after a global validate, mask queries, count-only calls and the `Size`
 //! error that writes nothing. Global validation runs through the simulator.

@@ -1,4 +1,4 @@
-//! Departed accounting (DESIGN §4) through the simulator: leave and loss during
+//! Departed accounting (docs/design.md §4) through the simulator: leave and loss during
 //! construct and destruct, before and after the departing member contributed, with
 //! and without `PMIX_GROUP_FT_COLLECTIVE` (a leave completes either on the
 //! survivors, a loss aborts a construct without it), a leave racing with the last

@@ -1,4 +1,4 @@
-//! `PMIx_Group_leave` (DESIGN §4, seed 001), run through the simulator: the leaver
+//! `PMIx_Group_leave` (docs/design.md §4, seed 001), run through the simulator: the leaver
 //! drops the group at once; every other member sees exactly one `PMIX_GROUP_LEFT`
 //! naming group and leaver, after removing the leaver; unknown groups and bad ids.
 

@@ -1,4 +1,4 @@
-//! DESIGN §4: once a group's record exists, nothing allocates. A counting global
+//! docs/design.md §4: once a group's record exists, nothing allocates. A counting global
 //! allocator (its own test binary: one per binary) counts every allocation made on
 //! the test's thread while armed, through a whole group life at 1,048,576 members
 //! and a small group whose three replicas talk to each other.

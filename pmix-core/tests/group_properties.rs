@@ -1,7 +1,7 @@
 //! Property tests: member sets behave as `BTreeSet`s; after any sequence of joins
 //! (constructs), leaves, losses and deliveries in any order, every survivor's
 //! membership equals a plain `BTreeSet` model, and every construct ended at every
-//! member as the simulator's model of DESIGN §4 says (a leave lets it complete on
+//! member as the simulator's model of docs/design.md §4 says (a leave lets it complete on
 //! the survivors, FT or not; a loss aborts it without FT); rosters look processes
 //! up both ways.
 

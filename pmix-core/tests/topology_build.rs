@@ -1,4 +1,4 @@
-//! `TopologyBuilder::build` validation (DESIGN §2): every refusal is a `BuildError`
+//! `TopologyBuilder::build` validation (docs/design.md §2): every refusal is a `BuildError`
 //! naming the object, never a panic.
 
 mod machines;

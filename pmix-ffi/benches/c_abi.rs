@@ -9,7 +9,7 @@
 //! call, printed by `compare.c`): the same device set (uuid, osname, type of every
 //! entry). Only then does it print a ratio; otherwise it prints both times, says that no
 //! ratio is given, and lists every device only one side reports. The distance values
-//! follow different metrics (ours: DESIGN §3.2, 16 × tier + PCIe depth; OpenPMIx 4.2:
+//! follow different metrics (ours: docs/design.md §3.2, 16 × tier + PCIe depth; OpenPMIx 4.2:
 //! its own hwloc depth arithmetic), so they are listed side by side where they differ,
 //! and do not withhold the ratio: both sides ranked the same devices.
 //!
@@ -200,7 +200,8 @@ fn main() {
                 }
                 if !diff.distances.is_empty() {
                     println!(
-                        "  distances differ by metric (pmix-rs DESIGN §3.2, 16 × tier + PCIe depth; \
+                        "  distances differ by metric (pmix-rs docs/design.md §3.2, \
+                         16 × tier + PCIe depth; \
                          OpenPMIx 4.2 its own hwloc depth arithmetic) on {} of {n}:",
                         diff.distances.len()
                     );

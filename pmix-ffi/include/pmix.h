@@ -2,7 +2,7 @@
  * pmix-rs: the PMIx client API (the subset pmix-rs offers), compatible with OpenPMIx's
  * <pmix.h> for every call it declares. Link with -lpmix_ffi.
  *
- * Rules every call follows (DESIGN §6 of pmix-rs):
+ * Rules every call follows (docs/design.md §6 of pmix-rs):
  *  - Before PMIx_Init / PMIx_tool_init, and after the last finalize, calls that need the
  *    library return PMIX_ERR_INIT. The memory helpers (PMIx_Device_distance_*,
  *    PMIx_Cpuset_destruct, PMIx_Topology_destruct, PMIx_Value_*, PMIx_Info_load),

@@ -1,4 +1,4 @@
-//! Decoding `pmix_info_t` arrays (DESIGN §3.1).
+//! Decoding `pmix_info_t` arrays (docs/design.md §3.1).
 //!
 //! - A key must be NUL-terminated within its 512 bytes.
 //! - Known keys with a value of the wrong type, empty strings, strings without a NUL

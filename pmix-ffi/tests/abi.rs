@@ -1,4 +1,4 @@
-//! The header is part of the contract (CONVENTIONS 16):
+//! The header is part of the contract (docs/conventions.md rule 16):
 //!
 //! - `tests/c/abi_structs.c`, a file of `_Static_assert`s on the size, alignment and
 //!   field offsets of every type our headers declare (and the type of every call),
@@ -161,7 +161,7 @@ fn run_constants(src: &Path, include: &Path, exe: &Path) -> BTreeMap<String, Str
 #[test]
 fn every_constant_we_define_has_openpmix_value() {
     let consts = constants();
-    // The ones the issue and ABI.md list must be among them.
+    // The ones the issue and docs/abi.md list must be among them.
     for must in [
         "PMIX_SUCCESS",
         "PMIX_ERR_NOT_AVAILABLE",

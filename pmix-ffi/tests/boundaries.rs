@@ -1,5 +1,5 @@
-//! No panic crosses the C ABI (DESIGN §6, CONVENTIONS 15): every `extern "C"` function
-//! of the library runs its whole body inside `status_boundary` or `value_boundary`
+//! No panic crosses the C ABI (docs/design.md §6, docs/conventions.md rule 15): every `extern "C"`
+//! function of the library runs its whole body inside `status_boundary` or `value_boundary`
 //! (`src/boundary.rs`), which turn a panic into `PMIX_ERROR` or a fallback value.
 //! Checked on the source, so a new function written without one (as
 //! `PMIx_Get_version` once was) fails here, and every function the headers export must

@@ -104,7 +104,7 @@ const OURS_ONLY: &[&str] = &[
     "model checks hwloc does not make: each object where the model can hold it, cpus \
      within the machine, packages disjoint, PCI addresses unique per host bridge, OS \
      device names unique",
-    "per device, what distance queries need (DESIGN §3.4): locality, package, host bridge, \
+    "per device, what distance queries need (docs/design.md §3.4): locality, package, host bridge, \
      PCI bridge chain, uuid string; entries folded (GPU/COPROC aliases) and sorted",
     "hwloc 3.0 PCI localities applied to host bridges (none in this file)",
 ];

@@ -51,7 +51,7 @@
 //!   an I/O object's locality is the cpuset of its nearest non-I/O ancestor.
 //! - Bridges with `bridge_type="0-1"` are host bridges, `"1-1"` PCI bridges; `PCIDev`
 //!   objects are PCI functions with their class; `OSDev` objects are OS devices with
-//!   their PMIx type (v1/v2 enum or v3 bitmask, DESIGN §2) and identity infos.
+//!   their PMIx type (v1/v2 enum or v3 bitmask, docs/design.md §2) and identity infos.
 //! - hwloc 3.0's `<pci_locality>` elements may give a PCI tree a narrower locality than
 //!   the object it hangs under (below, "PCI localities").
 //! - `Misc` objects, distances, memory attributes, CPU kinds and the like are not part
@@ -65,7 +65,7 @@
 //!
 //! ## hwloc 3.0 documents
 //! A 3.0 export (`version="3.0"`) is read like a 2.x one, with `osdev_type` as a bitmask
-//! (DESIGN §2) and with what 3.0 adds. What a 3.0 file may hold was checked against
+//! (docs/design.md §2) and with what 3.0 adds. What a 3.0 file may hold was checked against
 //! hwloc's own 3.0 importer (`hwloc/topology-xml.c` of the 3.0 development branch,
 //! commit 015b20a7: `hwloc_look_xml`, `hwloc__xml_import_object` and the per-element
 //! importers), its DTD (`hwloc/hwloc2.dtd` at 02139ddc, shared by 2.x and 3.0, which
@@ -120,7 +120,7 @@
 //! 4. Otherwise it must lie within that object's cpuset, since hwloc hangs a tree under
 //!    an object covering its locality, and it becomes the locality of the top and of
 //!    everything below it (pmix-core's `TopologyBuilder::set_locality`), so of the
-//!    devices' distances (DESIGN §3): a host bridge under the Machine whose buses a
+//!    devices' distances (docs/design.md §3): a host bridge under the Machine whose buses a
 //!    locality gives one package's cpus is local to that package. A cpuset outside the
 //!    object's contradicts the tree: an error naming the `<pci_locality>` line and the
 //!    line of the host bridge or PCI object.
@@ -152,7 +152,7 @@
 //!   `version="3.0"`; the importer reads them.
 //! - **NUMA nodes**: libhwloc 2.x always has one, so it adds a NUMA node to a v1 file
 //!   that has none (`8em64t-2p2ca2co-nonodesets.v1.xml`); the importer keeps the file's
-//!   objects. A machine without NUMA information is one NUMA domain either way (DESIGN
+//!   objects. A machine without NUMA information is one NUMA domain either way (docs/design.md
 //!   §2), so no device, locality or distance changes.
 //! - **PCI domains above 0xffff**: Debian's libhwloc 2.9 has 16-bit PCI domains and
 //!   leaves out the functions of wider domains (the captured tree `2pa-pcidomain32bits`

@@ -1,6 +1,6 @@
 //! Golden distance tables: for real machines' hwloc XML exports, the distances from the
 //! first cpu of each package and from two devices, written as data files in
-//! `tests/golden/*.golden` and derived by hand from DESIGN §3.
+//! `tests/golden/*.golden` and derived by hand from docs/design.md §3.
 //!
 //! How each table was derived (each file's comments repeat it for its machine): the
 //! devices were read off the XML — their PCI function, the PCI bridges between their
@@ -8,7 +8,7 @@
 //! bridge_type="1-1"` elements: a root port is one, a PCIe switch two), their host
 //! bridge, and the package whose cpuset holds the locality (the cpuset of the processor
 //! object the host bridge hangs under; none when it spans packages). The tables then
-//! follow DESIGN §3 line by line: from a cpu, tier 0 when the cpu is in that package,
+//! follow docs/design.md §3 line by line: from a cpu, tier 0 when the cpu is in that package,
 //! else 2, plus the depth; from a device, 0 on the same function, 16 plus the bridges
 //! below the lowest common bridge, else 32 / 48 / 64 (same host bridge / same package /
 //! otherwise) plus both depths. Entries are in PCI bus id order, then name, devices

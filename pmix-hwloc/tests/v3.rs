@@ -81,7 +81,7 @@ fn locality(topo: &Topology, name: &str) -> String {
     d.locality().to_string()
 }
 
-/// DESIGN §3.2/§3.3: `16 × tier + depth`.
+/// docs/design.md §3.2/§3.3: `16 × tier + depth`.
 fn dist(tier: u16, depth: u16) -> u16 {
     16 * tier + depth
 }

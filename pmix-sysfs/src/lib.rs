@@ -44,7 +44,7 @@
 //! # Ok::<(), pmix_sysfs::ScanError>(())
 //! ```
 //!
-//! ## What is read, and how it becomes the model (DESIGN §2, sysfs)
+//! ## What is read, and how it becomes the model (docs/design.md §2, sysfs)
 //! - **Machine**: `sys/devices/system/cpu/online`; without it, every `cpuN` directory
 //!   whose `online` file is not `0`.
 //! - **Packages**: online cpus grouped by `cpuN/topology/physical_package_id` (a
@@ -64,7 +64,7 @@
 //!   directory rather than a link, as in some captured trees): hwloc groups them the
 //!   same way, and on a live machine they are the `pciDDDD:BB` directories above them.
 //!   Domains may be 32 bits wide.
-//! - **Localities**, per host bridge (DESIGN §2: a host bridge has a locality, and
+//! - **Localities**, per host bridge (docs/design.md §2: a host bridge has a locality, and
 //!   everything below it shares it): read from the first object on its root bus (the
 //!   lowest address), as hwloc does: `local_cpulist`, else `local_cpus` (hex mask),
 //!   else the cpus of `numa_node`; `-1`, an absent file, or a set with no online cpu
@@ -134,16 +134,16 @@
 //! - **Forced localities** (`HWLOC_PCI_LOCALITY` and other `HWLOC_*` variables): not
 //!   read; the kernel's files decide.
 //! - **Conflicting localities**: where `local_cpus` and `local_cpulist` disagree we
-//!   believe `local_cpulist` (DESIGN), hwloc `local_cpus`; and hwloc gives up on a set
+//!   believe `local_cpulist` (docs/design.md), hwloc `local_cpus`; and hwloc gives up on a set
 //!   that crosses its package hierarchy (it attaches the bus to the machine).
 //! - **Packages**: hwloc builds them from `core_siblings` and drops one whose cpus
 //!   disagree; we group by `physical_package_id`.
 //! - **VGA functions without a render node**: hwloc reports their `cardN` /
-//!   `controlDN`; we do not (DESIGN §2).
+//!   `controlDN`; we do not (docs/design.md §2).
 //! - **Bridges with an invalid bus range** in their `config` (secondary bus 0): hwloc
 //!   drops them; we read no `config` and keep them.
 //! - **DAX devices** (`sys/bus/dax`): hwloc 2.9 reports them as block devices; they
-//!   are not among DESIGN's classes, so we do not.
+//!   are not among docs/design.md's classes, so we do not.
 //! - **OS devices of an unlisted function** (a class link through a PCI directory the
 //!   listing lacks, in a pruned capture): hwloc hangs the device on the bridge whose
 //!   bus range holds that function, or places it by the bus's locality; we skip it with

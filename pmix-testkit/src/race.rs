@@ -1,6 +1,6 @@
 //! The race harness: many iterations of `PMIx_Progress_thread_stop` ∥ `PMIx_Finalize` ∥
 //! `_nb` requests on one engine, with delays injected so that the windows are really
-//! hit. It checks the two promises of DESIGN §6 and `Progress`:
+//! hit. It checks the two promises of docs/design.md §6 and `Progress`:
 //!
 //! 1. every accepted request's callback runs exactly once (and a refused one never);
 //! 2. no callback runs, or is still running, once a stopper (stop or finalize) has

@@ -1,6 +1,6 @@
 //! # pmix-tools
 //!
-//! The command-line face of pmix-rs. First, `pmix-topo` (DESIGN §7): the
+//! The command-line face of pmix-rs. First, `pmix-topo` (docs/design.md §7): the
 //! distances from a process location or a device to a node's devices, the device ×
 //! device matrix in `nvidia-smi topo -m` words, and the topology tree, from this
 //! machine (`--source sysfs`, the default), a captured sysfs tree (`sysfs:DIR`), an

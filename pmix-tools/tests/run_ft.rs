@@ -1,4 +1,4 @@
-//! Rank-state tracking between real processes (issue 14, DESIGN §5, §8): 8 ranks under
+//! Rank-state tracking between real processes (issue 14, docs/design.md §5, §8): 8 ranks under
 //! `pmix-run --keep-going`, some killed (SIGKILL, raised by themselves at chosen
 //! points), through the C API (`tests/c/ft_state.c` on `pmix_ft.h`, linked with
 //! libpmix_ffi) and the Rust API (`examples/ft_state.rs` on `pmix::ft`), held to the

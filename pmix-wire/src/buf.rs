@@ -1,5 +1,5 @@
 //! Reading and writing bfrops v4.1 buffers: flex128 varints, zigzag integers,
-//! strings, type tags and top-level packs (PROTOCOL.md §5.2–5.3), in either buffer
+//! strings, type tags and top-level packs (docs/wire.md §5.2–5.3), in either buffer
 //! type.
 //!
 //! A [`Reader`] walks a borrowed byte slice and checks every count and length against
@@ -19,7 +19,7 @@ use crate::limits::Limits;
 use crate::types::{BufferType, DataType};
 
 /// One element of a bfrops type: how it is written inside a pack (without any type
-/// tag, PROTOCOL.md §5.4) and read back.
+/// tag, docs/wire.md §5.4) and read back.
 pub trait Element: Sized {
     /// The type code a fully described pack of these elements carries.
     const TYPE: DataType;
@@ -239,7 +239,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A flex128 varint of at most `bits` significant bits (PROTOCOL.md §5.3),
+    /// A flex128 varint of at most `bits` significant bits (docs/wire.md §5.3),
     /// minimally encoded.
     ///
     /// # Errors
@@ -738,7 +738,7 @@ mod tests {
 
     #[test]
     fn varints_match_protocol_examples() {
-        // PROTOCOL.md §5.3.
+        // docs/wire.md §5.3.
         for (v, bytes) in [
             (0u64, vec![0x00]),
             (127, vec![0x7f]),
@@ -821,7 +821,7 @@ mod tests {
 
     #[test]
     fn described_pack_headers_carry_int32_and_the_type() {
-        // PROTOCOL.md §5.2: the command byte 0 as `09 02 22 00`.
+        // docs/wire.md §5.2: the command byte 0 as `09 02 22 00`.
         let mut w = Writer::new(BufferType::FullyDescribed);
         w.pack_header(DataType::Command, 1);
         w.u8(0);

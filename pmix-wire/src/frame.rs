@@ -1,11 +1,11 @@
 //! The 16-byte frame header, the tags, and the incremental frame decoder
-//! (PROTOCOL.md §4).
+//! (docs/wire.md §4).
 //!
 //! After the handshake every message in both directions is a [`FrameHeader`] in
 //! network byte order — `pindex` (int32), `tag` (uint32), `nbytes` (uint32), four
 //! bytes of padding that are always 0 — followed by exactly `nbytes` of payload.
 //!
-//! [`FrameDecoder`] has the shape of tokio-util's `Decoder` (CONVENTIONS 18): given
+//! [`FrameDecoder`] has the shape of tokio-util's `Decoder` (docs/conventions.md rule 18): given
 //! the bytes received so far it answers a whole [`Frame`] and how many bytes it used,
 //! or how many more bytes it needs, or an error. It never consumes part of a frame,
 //! and it checks `nbytes` against [`Limits::max_frame`] as soon as the header's first
@@ -19,22 +19,22 @@ use crate::limits::Limits;
 /// The length of a frame header, in bytes.
 pub const HEADER_LEN: usize = 16;
 
-/// Tag 0: an event notification, server → client (PROTOCOL.md §7).
+/// Tag 0: an event notification, server → client (docs/wire.md §7).
 pub const TAG_EVENT: u32 = 0;
 /// Tag 1: a heartbeat, client → server (only with `PMIx_Process_monitor`
 /// heartbeats).
 pub const TAG_HEARTBEAT: u32 = 1;
-/// Tag 2: forwarded I/O, server → client (PROTOCOL.md §6.13).
+/// Tag 2: forwarded I/O, server → client (docs/wire.md §6.13).
 pub const TAG_IOF: u32 = 2;
 /// Where a client's request tag counter starts; the counter is incremented before
 /// use, so this value itself is only used after the counter wraps.
 pub const TAG_DYNAMIC: u32 = 100;
-/// The first request tag a client uses (PROTOCOL.md §4.2).
+/// The first request tag a client uses (docs/wire.md §4.2).
 pub const TAG_FIRST_REQUEST: u32 = 101;
 
 /// The tag a client uses for the request after the one tagged `prev`: `prev + 1`,
 /// except that the value that would be `0xffffffff` is replaced by
-/// [`TAG_DYNAMIC`] (100), and counting goes on from there (PROTOCOL.md §4.2). A
+/// [`TAG_DYNAMIC`] (100), and counting goes on from there (docs/wire.md §4.2). A
 /// client's first request is `next_tag(TAG_DYNAMIC)` = 101.
 pub fn next_tag(prev: u32) -> u32 {
     match prev.checked_add(1) {
@@ -64,7 +64,7 @@ pub enum Decoded<T> {
     NeedMore(usize),
 }
 
-/// A frame header (PROTOCOL.md §4.1), all fields big-endian on the wire.
+/// A frame header (docs/wire.md §4.1), all fields big-endian on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FrameHeader {
     /// The sender's peer index: a client's handshake index (−1 without one); the 4.2

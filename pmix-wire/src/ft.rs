@@ -1,5 +1,5 @@
 //! A member's contribution to a rank-state exchange (`validate_global`, agreement,
-//! shrink: DESIGN §5, §8), as the runtime puts it in the key-value store for the
+//! shrink: docs/design.md §5, §8), as the runtime puts it in the key-value store for the
 //! other members to get after an FT fence.
 //!
 //! The bytes are ours, not OpenPMIx's: they travel as a byte object

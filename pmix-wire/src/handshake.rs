@@ -1,4 +1,4 @@
-//! The connect handshake in both directions (PROTOCOL.md §3).
+//! The connect handshake in both directions (docs/wire.md §3).
 //!
 //! The client opens with one [`ConnectMsg`]: a 16-byte header **in the sender's
 //! host byte order** (little-endian: every x86-64 and aarch64 peer), then a body of
@@ -47,7 +47,7 @@ pub const NSPACE_FIELD_LEN: usize = 256;
 /// The bfrops module this codec speaks.
 pub const BFROPS_V41: &str = "v41";
 
-/// What kind of process connects: the connect message's type flag (PROTOCOL.md
+/// What kind of process connects: the connect message's type flag (docs/wire.md
 /// §3.1), which decides its identity block and the server's reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -175,7 +175,7 @@ impl Identity {
     }
 }
 
-/// What follows the gds module name (PROTOCOL.md §3.1 field 10).
+/// What follows the gds module name (docs/wire.md §3.1 field 10).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Trailer {
     /// For tools and launchers: the bfrops-packed `SIZE ninfo` and `INFO[ninfo]`,
@@ -222,7 +222,7 @@ fn read_tool_info(r: &mut Reader<'_>) -> Result<Vec<Info>, WireError> {
     r.unpack_n::<Info>(n, "the tool info")
 }
 
-/// The client's connect message (PROTOCOL.md §3.1).
+/// The client's connect message (docs/wire.md §3.1).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConnectMsg {
     /// The psec module (`native`).
@@ -507,7 +507,7 @@ impl ConnectMsg {
     }
 }
 
-/// The server's 8-byte reply to a launched client (type flag 0, PROTOCOL.md §3.3).
+/// The server's 8-byte reply to a launched client (type flag 0, docs/wire.md §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientReply {
     /// The status (int32 BE); always 0 in practice, a failing server closes instead.
@@ -557,7 +557,7 @@ pub struct ToolAccept {
 }
 
 /// The server's reply to a tool, launcher or singleton (type flags 1–10,
-/// PROTOCOL.md §3.3): a status, and when it is 0 the rest ([`ToolAccept`]). A
+/// docs/wire.md §3.3): a status, and when it is 0 the rest ([`ToolAccept`]). A
 /// nonzero status is all the server sends before it closes. Nspaces are fixed
 /// 256-byte fields, NUL-padded.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -773,7 +773,7 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    /// PROTOCOL.md §3.1's example (fence_hash, rank 0).
+    /// docs/wire.md §3.1's example (fence_hash, rank 0).
     const EXAMPLE: &str = "ffffffffffffffff35000000000000006e6174697665000000000800000000000000000035383339323537370000000000342e322e32726332007634310001686173680000";
 
     fn hex(s: &str) -> Vec<u8> {

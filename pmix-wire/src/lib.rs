@@ -4,7 +4,7 @@
 //! `alloc`, no I/O, no `unsafe`. The server and the client of the `pmix` runtime
 //! share it; nothing else in the workspace parses or packs protocol bytes.
 //!
-//! The byte-level specification is PROTOCOL.md (written from OpenPMIx 4.2.2's sources
+//! The byte-level specification is docs/wire.md (written from OpenPMIx 4.2.2's sources
 //! and checked against real traffic, a copy of which is in `testdata/wire-captures/`).
 //!
 //! **Layers**, bottom up:
@@ -14,7 +14,7 @@
 //!   anything is allocated, every error names its byte offset ([`WireError`]), and
 //!   only minimal encodings are accepted, so what decodes re-encodes to the same
 //!   bytes.
-//! - [`value`]: every element type of PROTOCOL.md §5.4 ([`Value`], [`Info`],
+//! - [`value`]: every element type of docs/wire.md §5.4 ([`Value`], [`Info`],
 //!   [`Proc`], [`WStr`], the scalar newtypes …), each an [`Element`].
 //! - [`handshake`] and [`frame`]: the connect message and the server's replies
 //!   (§3), the 16-byte frame header and tags (§4), with an incremental

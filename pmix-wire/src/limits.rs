@@ -18,7 +18,7 @@ pub struct Limits {
     /// The deepest nesting of buffers, values and arrays.
     pub max_depth: u8,
     /// The length of hwloc's three support structures after a TOPO element's XML
-    /// (PROTOCOL.md §5.4): the sender's hwloc decides it, 32 bytes with hwloc 2.9
+    /// (docs/wire.md §5.4): the sender's hwloc decides it, 32 bytes with hwloc 2.9
     /// (6 + 11 + 15 one-byte flags).
     pub topo_support: u32,
 }

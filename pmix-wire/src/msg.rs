@@ -1,5 +1,5 @@
 //! One typed message per command, request and reply, events and I/O forwarding
-//! (PROTOCOL.md §6–7).
+//! (docs/wire.md §6–7).
 //!
 //! A frame's payload (after the 16-byte header, which `frame` reads) is decoded by
 //! one of four functions, chosen by the frame's direction and tag:
@@ -17,7 +17,7 @@
 //!
 //! **Arrays.** A layout `SIZE n` then `T[n]` is written as a `Vec<T>`: the SIZE pack,
 //! then one pack of n elements, omitted when n is 0 (what every 4.2 sender does,
-//! PROTOCOL.md §6 "if n>0"). A SIZE that disagrees with the pack's own count is
+//! docs/wire.md §6 "if n>0"). A SIZE that disagrees with the pack's own count is
 //! [`ErrorKind::BadCount`].
 //!
 //! **The status-only reply.** A 4.2 server answers any request with a lone STATUS
@@ -41,7 +41,7 @@
 //! The 4.2.4+ group layouts, the group replies with a context id, and the other
 //! commands of §6.13 (PUBLISH, LOOKUP, UNPUBLISH, SPAWN, CONNECT, DISCONNECT, LOG,
 //! ALLOC, MONITOR, the credentials, IOF, COMPUTE_DEVICE_DISTANCES and their
-//! replies) follow PROTOCOL.md's layouts and are checked only by round trips: no
+//! replies) follow docs/wire.md's layouts and are checked only by round trips: no
 //! captured traffic holds them.
 
 use alloc::vec::Vec;
@@ -77,7 +77,7 @@ pub use other::{
 };
 pub use pblob::ProcBlob;
 
-/// A client request, one variant per command (PROTOCOL.md §6).
+/// A client request, one variant per command (docs/wire.md §6).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Request {
     /// REQ (0): `PMIx_Init`'s request for the job's information; nothing after the
@@ -150,7 +150,7 @@ pub enum Request {
     },
 }
 
-/// The server's reply to a request (PROTOCOL.md §6), one variant per reply layout.
+/// The server's reply to a request (docs/wire.md §6), one variant per reply layout.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     /// A reply that is exactly one STATUS pack: the whole reply of FINALIZE,
@@ -248,7 +248,7 @@ pub fn decode_reply(cmd: Command, payload: &[u8], codec: &Codec) -> Result<Reply
     Ok(reply)
 }
 
-/// Decodes an event the server delivers on tag 0 (PROTOCOL.md §7), with or without
+/// Decodes an event the server delivers on tag 0 (docs/wire.md §7), with or without
 /// its trailing DATA_RANGE.
 ///
 /// # Errors
@@ -261,7 +261,7 @@ pub fn decode_event(payload: &[u8], codec: &Codec) -> Result<Event, WireError> {
     Ok(ev)
 }
 
-/// Decodes forwarded I/O on tag 2 (PROTOCOL.md §6.13).
+/// Decodes forwarded I/O on tag 2 (docs/wire.md §6.13).
 ///
 /// # Errors
 /// Any [`ErrorKind`] of the layout; leftover bytes are [`ErrorKind::TrailingBytes`].
@@ -317,7 +317,7 @@ impl Request {
     }
 
     /// Whether the server answers this request: every command but DEREGEVENTS
-    /// (PROTOCOL.md §6.7).
+    /// (docs/wire.md §6.7).
     pub fn expects_reply(&self) -> bool {
         self.command() != Command::DeregEvents
     }

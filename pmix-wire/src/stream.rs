@@ -1,5 +1,5 @@
 //! One connection, both directions: bytes in any chunking to whole, classified
-//! messages in order (PROTOCOL.md §3–4).
+//! messages in order (docs/wire.md §3–4).
 //!
 //! A [`Conversation`] is fed each direction's bytes as they arrive
 //! ([`Conversation::feed`]) and hands out whole [`Message`]s

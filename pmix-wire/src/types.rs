@@ -1,7 +1,7 @@
 //! The bfrops data type codes (`pmix_data_type_t`) and the buffer types.
 
 /// How a buffer is packed: whether each top-level pack carries type tags
-/// (PROTOCOL.md §5.1–5.2).
+/// (docs/wire.md §5.1–5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum BufferType {
     /// Type 1: a top-level pack is its count and its elements (the default).
@@ -32,7 +32,7 @@ impl BufferType {
 
 macro_rules! data_types {
     ($($(#[$doc:meta])* $name:ident = $code:literal,)*) => {
-        /// A bfrops data type code (`pmix_data_type_t`, PROTOCOL.md §5.4): a `u16`
+        /// A bfrops data type code (`pmix_data_type_t`, docs/wire.md §5.4): a `u16`
         /// on the wire as a varint. Codes this enum does not name are refused by the
         /// decoder ([`crate::ErrorKind::UnknownType`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -206,7 +206,7 @@ impl DataType {
 
 macro_rules! commands {
     ($($(#[$doc:meta])* $name:ident = $code:literal,)*) => {
-        /// A command (`pmix_cmd_t`, PROTOCOL.md §6): the first pack of every client
+        /// A command (`pmix_cmd_t`, docs/wire.md §6): the first pack of every client
         /// request, one byte. Ids 0–33 are 4.2's; 34–38 are sent by 5.x/6.x clients
         /// (a 4.2 server answers them NOT_SUPPORTED).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -299,7 +299,7 @@ commands! {
     /// PMIx_Compute_distances relayed to the server.
     ComputeDeviceDistances = 32,
     /// A client's `PMIx_Get` with `PMIX_GET_REFRESH_CACHE` asks the server to resend
-    /// a proc's data (defined by 4.2's sources; not in PROTOCOL.md's table).
+    /// a proc's data (defined by 4.2's sources; not in docs/wire.md's table).
     RefreshCache = 33,
     /// 6.x: resource blocks.
     Resblk = 34,

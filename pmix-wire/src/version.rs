@@ -1,5 +1,5 @@
 //! The peer's PMIx version (from its handshake) and what it changes on the wire
-//! (PROTOCOL.md §9), and the [`Codec`] settings every message decode and encode
+//! (docs/wire.md §9), and the [`Codec`] settings every message decode and encode
 //! takes.
 
 use alloc::string::String;
@@ -28,7 +28,7 @@ pub struct Version {
 }
 
 /// The layouts of GROUP_CONSTRUCT's reply and GROUP_DESTRUCT's request
-/// (PROTOCOL.md §6.9), which changed inside 4.2.
+/// (docs/wire.md §6.9), which changed inside 4.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GroupLayout {
     /// 4.2.0–4.2.3: construct reply `STATUS [SIZE ctxid]`, destruct request without
@@ -86,7 +86,7 @@ impl Version {
     }
 
     /// Whether this codec can talk to a peer of this version: 4.2.x, and the 5.x
-    /// and 6.x libraries that speak 4.2's protocol to a 4.2 peer (PROTOCOL.md §9).
+    /// and 6.x libraries that speak 4.2's protocol to a 4.2 peer (docs/wire.md §9).
     pub fn is_supported(&self) -> bool {
         (self.major, self.minor) == (4, 2) || (5..=6).contains(&self.major)
     }
@@ -110,7 +110,7 @@ impl Version {
     }
 
     /// Whether a client of this version ends its connect message with the stray
-    /// zero byte (4.2.2 and earlier, PROTOCOL.md §3.1).
+    /// zero byte (4.2.2 and earlier, docs/wire.md §3.1).
     pub fn sends_stray_byte(&self) -> bool {
         (self.major, self.minor, self.release) <= (4, 2, 2)
     }

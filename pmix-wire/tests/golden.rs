@@ -1,11 +1,11 @@
-//! Golden bytes (CONVENTIONS 19): every connection of every capture in
+//! Golden bytes (docs/conventions.md rule 19): every connection of every capture in
 //! `testdata/wire-captures/raw/` (real traffic between Debian's libpmix 4.2.2 and
 //! Open MPI 4.1.4's mpirun) decodes with the stream layer, every message re-encodes
 //! to exactly its bytes, every byte of both directions belongs to a message, every
 //! frame payload decodes into a typed message (`msg`, never a raw fallback) that
 //! re-encodes to it, and the classification of every frame agrees with the
 //! field-by-field decodes in `testdata/wire-captures/*.txt`. The handshake and the frame headers are pinned
-//! field by field against PROTOCOL.md §3.1's example and ANNOTATED.md, and any
+//! field by field against docs/wire.md §3.1's example and ANNOTATED.md, and any
 //! chunking of the streams (one byte at a time, random splits) gives the same
 //! messages.
 
@@ -378,7 +378,7 @@ fn fence_hash_0() -> Conn {
 
 #[test]
 fn the_connect_message_matches_protocol_3_1_field_by_field() {
-    // PROTOCOL.md §3.1 and ANNOTATED.md §1: fence_hash rank 0.
+    // docs/wire.md §3.1 and ANNOTATED.md §1: fence_hash rank 0.
     let c2s = fence_hash_0().stream(Direction::ClientToServer);
     assert_eq!(
         &c2s[..16],

@@ -1,4 +1,4 @@
-//! The typed messages (PROTOCOL.md §6–7): every captured message decodes and
+//! The typed messages (docs/wire.md §6–7): every captured message decodes and
 //! re-encodes byte for byte, field-by-field checks against the captures and the
 //! spec's examples, both group layouts, the status-only reply, round trips of
 //! generated messages in both buffer types, and arbitrary bytes.
@@ -229,11 +229,11 @@ fn every_captured_message_decodes_and_reencodes_byte_for_byte() {
 }
 
 // ---------------------------------------------------------------------------
-// Field by field against the captures and PROTOCOL.md.
+// Field by field against the captures and docs/wire.md.
 
 #[test]
 fn the_command_is_a_pack_of_one_byte_in_both_buffer_types() {
-    // PROTOCOL.md §5.2: REQ is `02 00`, fully described `09 02 22 00`.
+    // docs/wire.md §5.2: REQ is `02 00`, fully described `09 02 22 00`.
     assert_eq!(req(&hex("0200"), &nd()), Request::Req);
     assert_eq!(req(&hex("09022200"), &fd()), Request::Req);
     assert_eq!(req(&hex("0205"), &nd()), Request::Finalize);

@@ -2,7 +2,7 @@
 //! forms and the blocking forms built on them: fence and get (`_nb`), event handlers
 //! and notifications, groups (construct, destruct, leave), and publish / lookup /
 //! unpublish (blocking only, for now). Each follows the
-//! rules of DESIGN §6 ([`Pmix::admit`]); a callback runs once, on the progress
+//! rules of docs/design.md §6 ([`Pmix::admit`]); a callback runs once, on the progress
 //! thread, if and only if the call returned `Ok(())` (a ticket holds the engine for
 //! it, see `progress.rs`).
 //!

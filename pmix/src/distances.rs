@@ -129,7 +129,7 @@ pub struct Row<'a> {
     pub maxdist: u16,
 }
 
-/// An entry of an answer the server gave (a relayed request, DESIGN §6): owned, since
+/// An entry of an answer the server gave (a relayed request, docs/design.md §6): owned, since
 /// no local topology names its device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RelayedDistance {
@@ -253,7 +253,7 @@ impl Distances {
         }
     }
 
-    /// `true` when the server answered (the request was relayed, DESIGN §6).
+    /// `true` when the server answered (the request was relayed, docs/design.md §6).
     pub fn is_relayed(&self) -> bool {
         matches!(self.0, Owned::Relayed(_))
     }

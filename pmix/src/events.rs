@@ -11,7 +11,7 @@
 //!
 //! **The server.** A connected client tells its server about the codes it listens to
 //! (REGEVENTS, with every code of a registration, or none for a default handler) and
-//! when the last registration of a code goes away (DEREGEVENTS, PROTOCOL.md §6.7).
+//! when the last registration of a code goes away (DEREGEVENTS, docs/wire.md §6.7).
 
 use std::sync::Arc;
 

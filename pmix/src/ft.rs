@@ -1,4 +1,4 @@
-//! Rank-state tracking across processes (DESIGN §5, §8): one
+//! Rank-state tracking across processes (docs/design.md §5, §8): one
 //! [`pmix_core::ftstate::Tracker`] per group this process asks about, fed by the
 //! events PMIx already sends, and the collectives (`validate_global`, agreement,
 //! shrink) run as real exchanges through the server.
@@ -176,7 +176,7 @@ impl Members {
     }
 
     /// What the exchange's fence names: the namespace, or the group's id (the
-    /// server resolves it to the members that have not left, DESIGN §4).
+    /// server resolves it to the members that have not left, docs/design.md §4).
     fn fence_procs(&self, grp: &str) -> Vec<Proc> {
         match self {
             Members::Namespace { nspace, .. } => vec![Proc::new(nspace.as_str(), Rank::WILDCARD.0)],

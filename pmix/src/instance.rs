@@ -1,5 +1,5 @@
 //! A PMIx library instance: its role, identity, topology, progress thread, and the rules
-//! every call follows (DESIGN §6).
+//! every call follows (docs/design.md §6).
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -180,7 +180,7 @@ impl Local {
     }
 
     /// Answers `req` here, or relays it to the server and waits for the answer
-    /// (DESIGN §6), and hands the entries to `f`.
+    /// (docs/design.md §6), and hands the entries to `f`.
     ///
     /// # Errors
     /// [`Error::Unreach`] without a topology or a cpuset and no server to ask;
@@ -594,7 +594,7 @@ impl Pmix {
     /// to `f`: the blocking form, for callers that convert the entries themselves (the
     /// C ABI) without an intermediate copy. A request this process cannot answer (no
     /// topology or no cpuset here) is relayed by a connected client to its server,
-    /// and this waits for the answer (DESIGN §6).
+    /// and this waits for the answer (docs/design.md §6).
     ///
     /// # Errors
     /// As [`Pmix::admit`] (call `PMIx_Compute_distances`, blocking); then

@@ -1,5 +1,5 @@
 //! `PMIx_Group_invite` / `PMIx_Group_join` (and their `_nb` forms) the way OpenPMIx
-//! 4.2 clients build them, from events (PROTOCOL.md §6.9): no group command goes to
+//! 4.2 clients build them, from events (docs/wire.md §6.9): no group command goes to
 //! the server.
 //!
 //! - The **inviter** registers, ahead of the user's handlers, a handler for

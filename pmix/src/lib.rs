@@ -27,7 +27,7 @@
 //! `PMIX_HOSTNAME`, else the topology's own, else `localhost`) is applied in one place,
 //! [`topology::apply_hostname`].
 //!
-//! **The rules (DESIGN §6).** Every call checks, in order ([`Pmix::admit`]):
+//! **The rules (docs/design.md §6).** Every call checks, in order ([`Pmix::admit`]):
 //! 1. after [`Pmix::finalize`]: [`Error::Init`] (`PMIX_ERR_INIT`; before init there is
 //!    no handle, and the process-wide instance of [`global`] says `PMIX_ERR_INIT`);
 //! 2. a blocking call (or a non-blocking one given no callback, which behaves as

@@ -17,7 +17,7 @@
 //! after `PMIx_Finalize` returned). The one exception is a stop made *on* the progress
 //! thread (an instance dropped inside one of its own callbacks): waiting there would
 //! wait for itself, so it only begins draining. The public calls never get that far:
-//! they answer `PMIX_ERR_WOULD_BLOCK` on the progress thread (DESIGN §6).
+//! they answer `PMIX_ERR_WOULD_BLOCK` on the progress thread (docs/design.md §6).
 //!
 //! **Tickets.** A request whose answer comes later (a reply from the server) takes a
 //! [`Ticket`] when it is accepted ([`Progress::reserve`], refused like `post` once a

@@ -1,4 +1,4 @@
-//! Requests a process cannot answer alone go to its local server (DESIGN §6).
+//! Requests a process cannot answer alone go to its local server (docs/design.md §6).
 //!
 //! A distance request with no topology or no cpuset here is relayed by a connected
 //! client to its server (COMPUTE_DEVICE_DISTANCES: [`crate::Client::distances_then`]);

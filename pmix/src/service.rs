@@ -4,7 +4,7 @@
 //! Every face of the library answers local questions through a [`Service`]: a
 //! [`Pmix`](crate::Pmix) instance holds one (the C ABI reaches it through the instance),
 //! `pmix-topo` makes one for its run, and the coming server will hold one for its node.
-//! What a face adds on top is its own: the instance its rules (DESIGN §6) and the relay
+//! What a face adds on top is its own: the instance its rules (docs/design.md §6) and the relay
 //! to a server (an [`AnswerError`] becomes `PMIX_ERR_UNREACH` there), `pmix-topo` its
 //! command line and output.
 //!

@@ -1,4 +1,4 @@
-//! `pmix::ft`'s calling rules (DESIGN §5, §6): the local calls (validate_local and
+//! `pmix::ft`'s calling rules (docs/design.md §5, §6): the local calls (validate_local and
 //! every accessor) work on the progress thread, in an event handler or a callback,
 //! and a repeated accessor gives the same answer; the collectives (validate_global,
 //! its count form, agree, shrink) return `PMIX_ERR_WOULD_BLOCK` there at once and do

@@ -1,4 +1,4 @@
-//! The runtime rules of DESIGN §6, one test each, on real machines' hwloc XML exports.
+//! The runtime rules of docs/design.md §6, one test each, on real machines' hwloc XML exports.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

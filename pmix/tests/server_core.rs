@@ -65,7 +65,7 @@ fn unknown_processes_bad_credentials_and_foreign_sockets_are_refused() {
         refused(&mut core, &client_msg("job", 0, UID, GID + 1), UID),
         Refused::Credential(_)
     ));
-    // Another user forging the server's uid in the credential (DESIGN §8).
+    // Another user forging the server's uid in the credential (docs/design.md §8).
     assert!(matches!(
         refused(&mut core, &client_msg("job", 0, UID, GID), UID + 7),
         Refused::PeerUid { .. }

@@ -1,5 +1,5 @@
 //! The server core's group commands (GROUP_CONSTRUCT, GROUP_DESTRUCT,
-//! GROUP_LEAVE, DESIGN §4, PROTOCOL.md §6.9) driven by fake pmix-wire clients:
+//! GROUP_LEAVE, docs/design.md §4, docs/wire.md §6.9) driven by fake pmix-wire clients:
 //! context ids, both 4.2 layouts, leaves and losses during collectives, fences
 //! over groups, and invite/join groups recorded from NOTIFY.
 // Ranks index the fake clients on purpose.

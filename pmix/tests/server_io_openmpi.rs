@@ -1,6 +1,6 @@
 //! An Open MPI 4.1.4 program (Debian's `mpicc`) direct-launched under the server,
 //! no `mpirun`: four ranks started with `Server::client_env` (and `FLUX_JOB_ID`, which
-//! makes Open MPI accept a launch it did not make, SERVING.md §1b) do MPI_Init,
+//! makes Open MPI accept a launch it did not make, docs/serving.md §1b) do MPI_Init,
 //! MPI_Allreduce, MPI_Barrier and MPI_Finalize.
 
 use std::process::Command;

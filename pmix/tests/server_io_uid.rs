@@ -1,5 +1,5 @@
 //! A client whose socket belongs to another user is refused before any request,
-//! whatever uid its native credential claims (DESIGN §8): the server reads the
+//! whatever uid its native credential claims (docs/design.md §8): the server reads the
 //! socket's real owner from the kernel. The client runs as `nobody` through
 //! `setpriv` (util-linux), so this needs root.
 

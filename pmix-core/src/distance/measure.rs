@@ -1,4 +1,4 @@
-//! How far an entry is from a query's origin (DESIGN §3.2, §3.3): the tiers a cpuset's
+//! How far an entry is from a query's origin (docs/design.md §3.2, §3.3): the tiers a cpuset's
 //! PUs see a locality at, and the tier and hops between two places in the I/O tree.
 //! Both read only what `build()` precomputed, so measuring never walks the tree.
 

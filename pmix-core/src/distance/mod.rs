@@ -1,4 +1,4 @@
-//! Device distances: the answer to `PMIx_Compute_distances` (DESIGN §3).
+//! Device distances: the answer to `PMIx_Compute_distances` (docs/design.md §3).
 //!
 //! A [`Query`] selects devices (types, ids) and names an origin: a process location
 //! (a cpuset) or a device. [`Topology::distances`] writes one [`DeviceDistance`] per
@@ -20,7 +20,7 @@
 //! one package; 4: otherwise. In tiers 2–4 `hops = depth(o) + depth(d)`;
 //! `dist = 16 × tier + min(hops, 15)`, and `mindist == maxdist`.
 //!
-//! ## Choices where DESIGN is silent
+//! ## Choices where docs/design.md is silent
 //! - An id that matches no device is not an error as long as another id (or type)
 //!   selects something; only an empty result is `PMIX_ERR_NOT_FOUND`.
 //! - Device names are matched by a linear scan with ASCII case folding: a topology has
@@ -204,7 +204,7 @@ enum ResolvedOrigin<'q> {
 
 impl Topology {
     /// Computes the distances `query` asks for into `out`, returning how many entries
-    /// were written (DESIGN §3). Entries come in a total, stable order: PCI bus id,
+    /// were written (docs/design.md §3). Entries come in a total, stable order: PCI bus id,
     /// then name; devices without PCI last. Never allocates.
     ///
     /// # Errors

@@ -1,4 +1,4 @@
-//! The vocabulary of the views (DESIGN §5): which view a query reads, the state and
+//! The vocabulary of the views (docs/design.md §5): which view a query reads, the state and
 //! modifier of a member in it, the masks that select members, and what a query or a
 //! validate answers. Pure values; the [`Tracker`](super::Tracker) computes them.
 

@@ -1,4 +1,4 @@
-//! Process-state tracking (DESIGN §5): what one member knows about which members of
+//! Process-state tracking (docs/design.md §5): what one member knows about which members of
 //! a group failed, in the 2011 local/global-view API and the ULFM-style API, on one
 //! shared detection log.
 //!
@@ -52,7 +52,7 @@
 //! assert_eq!(one.agree(&v.decide()).unwrap().result(), Ok(0b1));
 //! ```
 //!
-//! # Choices where DESIGN and the seeds are silent
+//! # Choices where docs/design.md and the seeds are silent
 //! - `OK` members count as `OLD` (their state did not change); `OK | NEW` matches
 //!   nobody. Members that left match no mask.
 //! - [`Validation::new_failures`] of `validate_global` is `|G \ G_prev|`.

@@ -1,4 +1,4 @@
-//! The per-group tracker (DESIGN §5): the append-only detection log, the members that
+//! The per-group tracker (docs/design.md §5): the append-only detection log, the members that
 //! left, the local and global views derived from the log, and the queries on them
 //! (`validate_local`, `validate_global`, `get_state`, `get_num_state`). The ULFM
 //! operations on the same log are in [`super::ulfm`]; the exchange's pure half in

@@ -1,4 +1,4 @@
-//! The ULFM-style operations (DESIGN §5) on the tracker's detection log: failed and
+//! The ULFM-style operations (docs/design.md §5) on the tracker's detection log: failed and
 //! acknowledged lists, the acknowledgement watermark, revocation, whether an
 //! operation may proceed ([`Tracker::check`]), and the local halves of the exchange
 //! behind `validate_global`, agreement and shrink (contributing, checking and

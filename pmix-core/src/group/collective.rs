@@ -1,4 +1,4 @@
-//! The in-flight collectives of one replica (DESIGN §4, departed accounting): which
+//! The in-flight collectives of one replica (docs/design.md §4, departed accounting): which
 //! collective comes next, and, per open collective and expected member, contributed,
 //! departed (left or lost before contributing) or pending; when a collective
 //! completes, and with which outcome. The state machine (`machine`) turns outcomes

@@ -1,4 +1,4 @@
-//! One process's replica of one group: the sans-I/O state machine of DESIGN §4. It
+//! One process's replica of one group: the sans-I/O state machine of docs/design.md §4. It
 //! owns the replica's phase, its current and lost members, and its output queue;
 //! it checks each call and input, hands the collective accounting to
 //! `collective`, and turns what happens into outputs (the types of `messages`).

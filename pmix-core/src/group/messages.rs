@@ -1,4 +1,4 @@
-//! What crosses a group replica's boundary (DESIGN §4): the collectives and their
+//! What crosses a group replica's boundary (docs/design.md §4): the collectives and their
 //! options, the messages replicas exchange ([`Message`], [`Body`]), what a replica
 //! asks its runtime to do ([`Output`]: sends, events, completions), what a leave
 //! hands out ([`Departure`]) and why a call or input is refused ([`GroupError`]).

@@ -1,4 +1,4 @@
-//! Group membership (DESIGN §4): ids, members, and one sans-I/O state machine per
+//! Group membership (docs/design.md §4): ids, members, and one sans-I/O state machine per
 //! process and group.
 //!
 //! # Model
@@ -48,7 +48,7 @@
 //! assert_eq!(p0.leave(&gid).unwrap_err(), GroupError::NotFound);
 //! ```
 //!
-//! # Semantics (DESIGN §4, and the choices it leaves open)
+//! # Semantics (docs/design.md §4, and the choices it leaves open)
 //! - **Ids.** Group ids and namespaces are 1 to 255 bytes without NUL, else
 //!   `PMIX_ERR_BAD_PARAM` ([`IdError`]). Ranks at or above `PMIX_RANK_INVALID` are
 //!   refused in process ids.
@@ -78,7 +78,7 @@
 //!   contributing aborts a construct without `PMIX_GROUP_FT_COLLECTIVE`: a
 //!   `PMIX_GROUP_CONSTRUCT_ABORT` event naming the first lost member, then the
 //!   completion with status `PMIX_GROUP_CONSTRUCT_ABORT`; the record goes. With it,
-//!   one `PMIX_GROUP_MEMBER_FAILED` per departed member (left ones too, as DESIGN
+//!   one `PMIX_GROUP_MEMBER_FAILED` per departed member (left ones too, as docs/design.md
 //!   says; [`Notification::cause`] tells them apart), then a successful completion
 //!   over the survivors. Every outcome waits for every expected member to
 //!   contribute or depart, so no contribution arrives after it. Each process applies

@@ -61,7 +61,7 @@ impl TopologyBuilder {
         self.nodes[0].cpuset.as_ref().unwrap_or(&EMPTY)
     }
 
-    /// Sets the host name the uuids use (DESIGN §2: `HostName` info, sysfs hostname).
+    /// Sets the host name the uuids use (docs/design.md §2: `HostName` info, sysfs hostname).
     pub fn hostname(&mut self, name: impl Into<String>) -> &mut Self {
         self.hostname = Some(name.into());
         self
@@ -159,7 +159,7 @@ impl TopologyBuilder {
 
     /// Validates the objects and freezes them into a [`Topology`], precomputing per
     /// device its locality, package, host bridge, PCI path and uuid, and the entries
-    /// queries report (DESIGN §2 "Device entries").
+    /// queries report (docs/design.md §2 "Device entries").
     ///
     /// # Errors
     /// A [`BuildError`] for the first problem found: dangling parents, cycles,

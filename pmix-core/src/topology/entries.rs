@@ -1,8 +1,8 @@
 //! What `build()` precomputes so that a query is a few bitmap tests per device
-//! (DESIGN §3.4): the localities inherited by I/O objects, each OS device's PCI
+//! (docs/design.md §3.4): the localities inherited by I/O objects, each OS device's PCI
 //! function, host bridge, PCI path (its bridges, top-down, in one shared pool) and
 //! locality (deduplicated, with the package that contains it), and the reported
-//! entries (DESIGN §2 "Device entries": GPU and COPROC aliases of one function folded,
+//! entries (docs/design.md §2 "Device entries": GPU and COPROC aliases of one function folded,
 //! in their total order), each packed with the facts a query reads.
 
 use alloc::vec::Vec;

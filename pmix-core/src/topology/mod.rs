@@ -229,7 +229,7 @@ impl Topology {
         &self.hostname
     }
 
-    /// The host name rule of DESIGN §2, in one place: the host name a topology's device
+    /// The host name rule of docs/design.md §2, in one place: the host name a topology's device
     /// uuids carry is the caller's (`PMIX_HOSTNAME` at init, `pmix-topo --hostname`)
     /// when given, else the topology's own (what its backend found: hwloc's `HostName`
     /// info, a sysfs tree's host name), else [`DEFAULT_HOSTNAME`] (put in at build when

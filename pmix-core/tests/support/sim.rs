@@ -28,7 +28,7 @@
 //! The plain group model ([`GroupModel`]) records who is listed, who left, and
 //! which broadcast carried each member's construct contribution and each
 //! `PMIX_GROUP_LEFT` (a kill may drop one). From it, [`Sim::construct_outcome`]
-//! says, DESIGN §4's rule written the obvious way, how each member's construct
+//! says, docs/design.md §4's rule written the obvious way, how each member's construct
 //! must end once nothing is in flight, and [`Sim::check_groups`] holds every
 //! replica to it.
 //!
@@ -232,7 +232,7 @@ pub struct GroupModel {
 }
 
 /// Where a member stands in a group's construct once everything in flight has been
-/// delivered, as DESIGN §4 accounts it (a contribution stands whatever follows).
+/// delivered, as docs/design.md §4 accounts it (a contribution stands whatever follows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Standing {
     /// Its contribution reached the others.
@@ -1008,7 +1008,7 @@ impl Sim {
         }
     }
 
-    /// The construct outcome DESIGN §4 gives member `s` of group `name`, which
+    /// The construct outcome docs/design.md §4 gives member `s` of group `name`, which
     /// called construct with `opts`, once everything in flight is delivered: wait
     /// while a member is pending; else with FT, success after one member-failed
     /// event per departed member; without FT, abort if a member was lost, else
@@ -1284,7 +1284,7 @@ impl Sim {
 }
 
 // ------------------------------------------------------------------------------
-// A plain model of one tracker, straight from DESIGN §5, with sets and vectors.
+// A plain model of one tracker, straight from docs/design.md §5, with sets and vectors.
 
 /// The spec of [`Tracker`], written the obvious way.
 #[derive(Clone, Debug, Default)]

@@ -1,4 +1,4 @@
-/* Layout facts (ABI.md: OpenPMIx 4.2.2 on x86_64) for every type pmix-rs's headers
+/* Layout facts (docs/abi.md: OpenPMIx 4.2.2 on x86_64) for every type pmix-rs's headers
  * declare. pmix-ffi/tests/abi.rs compiles this file once against our headers and once
  * against OpenPMIx's: both must compile. It also checks that every type our header
  * declares is named here. */
@@ -216,7 +216,7 @@ SAME_TYPE((pmix_device_dist_cbfunc_t) 0,
           void (*)(pmix_status_t, pmix_device_distance_t *, size_t, void *,
                    pmix_release_cbfunc_t, void *));
 
-/* function signatures: each call has exactly the type ABI.md gives it */
+/* function signatures: each call has exactly the type docs/abi.md gives it */
 #define SIG(fn, type) SA(_Generic(&(fn), type: 1, default: 0))
 SIG(PMIx_Init, pmix_status_t (*)(pmix_proc_t *, pmix_info_t[], size_t));
 SIG(PMIx_Finalize, pmix_status_t (*)(const pmix_info_t[], size_t));

@@ -6,7 +6,7 @@
  *   api unreach  PMIX_TOPOLOGY=xml:<a missing file>: no local topology
  *   api mca      PMIX_MCA_pmix_hwloc_topo_file=24em64t-2n6c2t-pci.xml (OpenPMIx's knob)
  *
- * Expected distances are derived by hand from DESIGN §3 for 24em64t-2n6c2t-pci.xml:
+ * Expected distances are derived by hand from docs/design.md §3 for 24em64t-2n6c2t-pci.xml:
  * two packages (even cpus / odd cpus), every NIC local to package 0; eth0/eth1 are the
  * two functions of 04:00 under root port 00:03.0 (depth 1); eth2, ib0 and mlx4_0 sit on
  * 05:00.0 under another root port (depth 1); sda on 00:1f.2 right under the host bridge.

@@ -5,7 +5,7 @@
 //! names or enums onto it); [`placement`] is the one table of which class may hang under
 //! which, so both backends refuse the same misplaced objects with the same message;
 //! [`osdev_type_v2`] and [`osdev_type_v3`] map hwloc's `osdev_type` (an enum before
-//! hwloc 3.0, a bitmask since) onto [`DeviceTypes`] by DESIGN §2.
+//! hwloc 3.0, a bitmask since) onto [`DeviceTypes`] by docs/design.md §2.
 
 use pmix_core::DeviceTypes;
 
@@ -135,7 +135,7 @@ pub(crate) fn osdev_type_v2(v: u32) -> Option<DeviceTypes> {
 }
 
 /// The PMIx type of an hwloc v3 `osdev_type` (a bitmask: 1 storage, 2 memory, 4 gpu,
-/// 8 coproc, 16 network, 32 openfabrics, 64 dma), by DESIGN §2's precedence:
+/// 8 coproc, 16 network, 32 openfabrics, 64 dma), by docs/design.md §2's precedence:
 /// OPENFABRICS, then NETWORK, COPROC, GPU, DMA, and BLOCK for storage or memory.
 pub(crate) fn osdev_type_v3(v: u32) -> Option<DeviceTypes> {
     if v == 0 || v & !0x7f != 0 {

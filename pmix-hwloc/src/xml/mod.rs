@@ -10,7 +10,7 @@
 //!   inside their parent), `L1Cache`…`L5Cache`, `Die`, `MemCache`; `osdev_type` is an
 //!   enum (0 block, 1 gpu, 2 network, 3 openfabrics, 4 dma, 5 coproc).
 //! - **v3** (`version="3.x"`): as v2, but `osdev_type` is a bitmask (1 storage,
-//!   2 memory, 4 gpu, 8 coproc, 16 network, 32 openfabrics, 64 dma) mapped by DESIGN §2's
+//!   2 memory, 4 gpu, 8 coproc, 16 network, 32 openfabrics, 64 dma) mapped by docs/design.md §2's
 //!   precedence, the topology's own `<info>`s (`HostName`) sit under `<topology>`, and
 //!   `<memtier>` and `<pci_locality>` may follow them (the crate docs list every
 //!   element of a 3.0 export and say how PCI localities apply).

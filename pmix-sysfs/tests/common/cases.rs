@@ -34,11 +34,11 @@ pub const CASES: &[Case] = &[
         only_hwloc: &[
             (
                 "card0",
-                "a VGA function without a render node is no GPU (DESIGN §2)",
+                "a VGA function without a render node is no GPU (docs/design.md §2)",
             ),
             (
                 "controlD64",
-                "a VGA function without a render node is no GPU (DESIGN §2)",
+                "a VGA function without a render node is no GPU (docs/design.md §2)",
             ),
         ],
         placed_differently: &[(
@@ -83,8 +83,8 @@ pub const CASES: &[Case] = &[
     Case {
         name: "32em64t-2n8c+1mic",
         only_hwloc: &[
-            ("dax0.0", "DAX devices are not among DESIGN's classes"),
-            ("dax1.3", "DAX devices are not among DESIGN's classes"),
+            ("dax0.0", "DAX devices are not among docs/design.md's classes"),
+            ("dax1.3", "DAX devices are not among docs/design.md's classes"),
         ],
         placed_differently: &[],
         localities_differ: None,

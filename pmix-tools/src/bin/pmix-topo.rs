@@ -1,4 +1,4 @@
-//! `pmix-topo`: device distances, the device matrix and the topology tree (DESIGN §7).
+//! `pmix-topo`: device distances, the device matrix and the topology tree (docs/design.md §7).
 
 use std::io::Write as _;
 

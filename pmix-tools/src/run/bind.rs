@@ -3,7 +3,7 @@
 //! the kernel mask a child applies to itself before it runs the program.
 //!
 //! `core` gives each rank one PU, round robin over the PUs pmix-run may use: the
-//! topology model (DESIGN §2) has no core objects (cores play no part in distances),
+//! topology model (docs/design.md §2) has no core objects (cores play no part in distances),
 //! so on a machine with SMT a "core" here is one hardware thread. `package` gives each
 //! rank the PUs of one package that pmix-run may use, round robin over the packages
 //! that have any. `none` binds nothing: every rank inherits pmix-run's binding.

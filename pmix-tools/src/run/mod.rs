@@ -1,4 +1,4 @@
-//! `pmix-run`: the launcher (DESIGN §8). It starts this crate's PMIx server in its own
+//! `pmix-run`: the launcher (docs/design.md §8). It starts this crate's PMIx server in its own
 //! process ([`pmix::server::Server`], through [`server::Embedded`]), registers one
 //! namespace of N ranks, spawns the ranks with the rendezvous in their environment,
 //! binds them, forwards their output and pmix-run's SIGINT/SIGTERM, tells the server
@@ -16,7 +16,7 @@
 //! wakes it ([`wake`]) and the embedded server ([`server`]).
 //!
 //! **Open MPI.** Open MPI 4.1 uses a PMIx server only when a launcher claims the
-//! process (SERVING.md §1(b)); pmix-run sets `FLUX_JOB_ID` (to the namespace's name)
+//! process (docs/serving.md §1(b)); pmix-run sets `FLUX_JOB_ID` (to the namespace's name)
 //! for that. Flux's claim was chosen over Slurm's trio (`SLURM_JOBID`,
 //! `SLURM_NODELIST`, `SLURM_STEP_ID`) because it is one variable, Open MPI's flux
 //! component asks for direct launch with binding policy "none" (pmix-run binds the

@@ -20,7 +20,7 @@ impl Embedded {
     /// and registers namespace `nspace` of `cpusets.len()` ranks, all on this node,
     /// run as this process's uid and gid; rank r has local and node rank r and, when
     /// bound, `pmix.cpuset` = `hwloc:LIST`. No `pmix.locstr` is given (it is optional,
-    /// SERVING.md §1(b), and Open MPI parses it as hwloc's locality grammar, which
+    /// docs/serving.md §1(b), and Open MPI parses it as hwloc's locality grammar, which
     /// needs the object levels the topology model does not keep).
     ///
     /// # Errors

@@ -1,4 +1,4 @@
-//! The command line of `pmix-topo` (DESIGN §7), declared with clap's derive: the
+//! The command line of `pmix-topo` (docs/design.md §7), declared with clap's derive: the
 //! subcommands and their flags, the parsers of the values that have a grammar
 //! (`--source`, `--cpus`, `--types`), the synopsis, and how clap's own outcomes become
 //! pmix-topo's: help and version on standard output (exit 0), every parse error a

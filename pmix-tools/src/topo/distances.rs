@@ -13,10 +13,10 @@ use super::args::{DistancesArgs, Format};
 use super::report::{self, DistanceEntry, DistancesReport, MeasuredFrom};
 use super::{Failure, topology};
 
-/// The table's legend from a cpuset (DESIGN §3.2).
+/// The table's legend from a cpuset (docs/design.md §3.2).
 const LEGEND_FROM_CPUS: &str = "distance = 16 x tier + PCIe depth; tiers: 0 local (the cpu is in the device's locality), 1 same package, 2 another package\n";
 
-/// The table's legend from a device (DESIGN §3.3).
+/// The table's legend from a device (docs/design.md §3.3).
 const LEGEND_FROM_DEVICE: &str = "distance = 16 x tier + bridges; tiers: 0 same device, 1 same PCIe switch or root port, 2 same host bridge, 3 same package, 4 another package\n";
 
 /// Answers `distances` with the service `svc` and renders the answer.
@@ -93,7 +93,7 @@ pub(super) fn run(svc: &Service, a: &DistancesArgs) -> Result<String, Failure> {
 }
 
 /// `--cpus` naming PUs the machine lacks is a usage error naming them (a C caller's
-/// cpuset may hold such PUs and they are ignored, DESIGN §3.2; on the command line they
+/// cpuset may hold such PUs and they are ignored, docs/design.md §3.2; on the command line they
 /// are a typo, and dropping them silently would answer another question).
 fn check_cpus_in_machine(cpus: &CpuSet, topo: &Topology) -> Result<(), Failure> {
     let machine = topo.machine_cpus();

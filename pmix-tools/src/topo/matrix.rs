@@ -1,6 +1,6 @@
 //! `pmix-topo matrix`: the device × device matrix, read from the runtime's answers
 //! (every selected device from the whole machine, then each device's distances to the
-//! others), in the words users know from `nvidia-smi topo -m` (DESIGN §7), as a table
+//! others), in the words users know from `nvidia-smi topo -m` (docs/design.md §7), as a table
 //! with a legend or as one [`MatrixReport`](super::report::MatrixReport).
 
 use std::fmt::Write as _;

@@ -1,5 +1,5 @@
 //! `pmix-topo`: device distances, the device matrix and the topology tree of a node
-//! (DESIGN §7).
+//! (docs/design.md §7).
 //!
 //! ```text
 //! pmix-topo distances [--source SRC] [--cpus LIST | --origin NAME] [--types T] [--id NAME]...

@@ -1,4 +1,4 @@
-//! The JSON documents `pmix-topo --format json` prints (DESIGN §7), as serde types:
+//! The JSON documents `pmix-topo --format json` prints (docs/design.md §7), as serde types:
 //! the distances answer, the matrix answer and the PMIx error, each written on one line
 //! by [`to_json`]. The tests read the output back into the same types.
 //!

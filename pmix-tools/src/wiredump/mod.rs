@@ -1,5 +1,5 @@
 //! `pmix-wiredump`: a protocol dissector for capture logs of OpenPMIx 4.2 client ⇄
-//! server traffic (PROTOCOL.md), and a byte-for-byte check of the `pmix-wire` codec
+//! server traffic (docs/wire.md), and a byte-for-byte check of the `pmix-wire` codec
 //! against them.
 //!
 //! ```text

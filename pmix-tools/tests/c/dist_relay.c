@@ -1,6 +1,6 @@
 /* dist_relay: PMIx_Compute_distances when this process has no topology of its own
  * (PMIX_TOPOLOGY names a file that does not exist; libpmix_ffi reads it at init), so
- * the request is relayed to the server (DESIGN §6). Every rank asks:
+ * the request is relayed to the server (docs/design.md §6). Every rank asks:
  *   1. from its own binding (no cpuset given), blocking;
  *   2. the same, non-blocking (the callback's array is released with release_fn);
  *   3. from the device named by argv[1] (PMIX_DEVICE_DIST_ORIGIN), blocking;

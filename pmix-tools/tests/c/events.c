@@ -13,7 +13,7 @@
  *   7. rank N-1: CODE_C, range NAMESPACE     -> every rank's default handler
  * EVENTS_SKIP_STEPS="3,4,5,7" skips those steps: Open MPI 4.1's mpirun never
  * completes a client's notify whose range goes through its host (every range but
- * LOCAL and PROC_LOCAL; PROTOCOL.md §6.8 shows NAMESPACE), and the job stalls, so
+ * LOCAL and PROC_LOCAL; docs/wire.md §6.8 shows NAMESPACE), and the job stalls, so
  * the programs are validated under mpirun without them.
  * At the end every rank checks its exact counts per (handler, code, source rank):
  * nothing missing, nothing extra. Needs N >= 3. Prints "events rank R: ok". */

@@ -1,5 +1,5 @@
 /* group_invite: an asynchronous group, built from events as 4.2 clients do it
- * (PROTOCOL.md §6.9). Needs N >= 3. Rank 0 invites ranks 1..N-1 to "ginv" with
+ * (docs/wire.md §6.9). Needs N >= 3. Rank 0 invites ranks 1..N-1 to "ginv" with
  * PMIx_Group_invite; each invitee's PMIX_GROUP_INVITED handler records the
  * invitation and its main thread answers with PMIx_Group_join: rank N-1 declines,
  * the others accept. The invite completes; then the members (0..N-2) fence over

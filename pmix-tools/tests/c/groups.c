@@ -1,4 +1,4 @@
-/* groups: PMIx groups with leaves (DESIGN §4). Needs N >= 3 ranks; rank N-1 is the
+/* groups: PMIx groups with leaves (docs/design.md §4). Needs N >= 3 ranks; rank N-1 is the
  * one that leaves. Every rank registers a handler for PMIX_GROUP_LEFT that records
  * (pmix.grp.id, pmix.evproc) and checks the event names a rank of our job. Steps:
  *   1. everyone constructs "ga" and "gb" with PMIX_GROUP_ASSIGN_CONTEXT_ID: each gets

@@ -1,5 +1,5 @@
 //! The commands of a plain PMIx job: ABORT, COMMIT, FENCENB, GETNB and its reply
-//! (PROTOCOL.md §6.3–6.6).
+//! (docs/wire.md §6.3–6.6).
 
 use alloc::vec::Vec;
 

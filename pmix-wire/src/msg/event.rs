@@ -1,4 +1,4 @@
-//! Events: REGEVENTS, DEREGEVENTS, a client's NOTIFY (PROTOCOL.md §6.7–6.8) and
+//! Events: REGEVENTS, DEREGEVENTS, a client's NOTIFY (docs/wire.md §6.7–6.8) and
 //! the event a server delivers on tag 0 (§7).
 
 use alloc::vec::Vec;

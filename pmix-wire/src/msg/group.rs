@@ -1,4 +1,4 @@
-//! Groups: GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE (PROTOCOL.md §6.9), in
+//! Groups: GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE (docs/wire.md §6.9), in
 //! the 4.2.0–4.2.3 layouts and the 4.2.4+ ones ([`GroupLayout`], from the client's
 //! version in the [`Codec`]).
 

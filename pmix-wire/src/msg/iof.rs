@@ -1,4 +1,4 @@
-//! I/O forwarding: IOF_PULL, IOF_PUSH, IOF_DEREG (PROTOCOL.md §6.13) and the
+//! I/O forwarding: IOF_PULL, IOF_PUSH, IOF_DEREG (docs/wire.md §6.13) and the
 //! forwarded output a server sends on tag 2.
 
 use alloc::vec::Vec;

@@ -1,4 +1,4 @@
-//! REQ's reply, the job-info blob (PROTOCOL.md §6.1): `STRING nspace`, then KVAL
+//! REQ's reply, the job-info blob (docs/wire.md §6.1): `STRING nspace`, then KVAL
 //! packs until the end, with the session, node and app arrays decoded and the
 //! per-process blobs' ranks (their values stay packed until asked for:
 //! [`ProcBlob`]).

@@ -1,5 +1,5 @@
 //! JOB_CONTROL, QUERY, PUBLISH / LOOKUP / UNPUBLISH, COMPUTE_DEVICE_DISTANCES and
-//! the other commands of PROTOCOL.md §6.10–6.13, with their replies.
+//! the other commands of docs/wire.md §6.10–6.13, with their replies.
 
 use alloc::vec::Vec;
 
@@ -306,7 +306,7 @@ layout! {
 }
 
 /// PROC_CPUSET as a top-level pack element: hwloc's list syntax (`0-3,8`), NULL
-/// if unbound (a 4.2 sender can only pack NULL, PROTOCOL.md §5.4).
+/// if unbound (a 4.2 sender can only pack NULL, docs/wire.md §5.4).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ProcCpuset(pub Option<WStr>);
 

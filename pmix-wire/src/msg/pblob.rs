@@ -1,4 +1,4 @@
-//! A `pmix.pblob` of the job-info blob (PROTOCOL.md §6.1): a BYTE_OBJECT holding a
+//! A `pmix.pblob` of the job-info blob (docs/wire.md §6.1): a BYTE_OBJECT holding a
 //! buffer of the connection's type with `PROC_RANK rank`, then that rank's KVAL
 //! packs.
 //!

@@ -245,7 +245,7 @@ impl Element for Regattr {
 
 /// REGEX: a regular expression of node or process names, in the form the `preg`
 /// component that made it writes (OpenPMIx `src/mca/preg/{native,raw,compress}`
-/// and `preg/base/preg_base_stubs.c`; PROTOCOL.md §5.4). Which form a value takes
+/// and `preg/base/preg_base_stubs.c`; docs/wire.md §5.4). Which form a value takes
 /// is decided by its first bytes, as the C unpacker decides it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Regex {

@@ -1,5 +1,5 @@
 //! bfrops v4.1 elements: the Rust types of every value a client and a server
-//! exchange (PROTOCOL.md §5.4–5.5), each an [`Element`] that encodes and decodes
+//! exchange (docs/wire.md §5.4–5.5), each an [`Element`] that encodes and decodes
 //! itself without any type tag (a [`Value`] and the value inside an [`Info`],
 //! [`Kval`] or [`Pdata`] carry their tag).
 //!

@@ -214,7 +214,7 @@ impl IofChannel {
 }
 
 /// UINT (`unsigned int`): packed as a zigzag *INT32* of the same bits (an OpenPMIx
-/// quirk, PROTOCOL.md §5.3), so `u32::MAX` is `-1` on the wire (`01`).
+/// quirk, docs/wire.md §5.3), so `u32::MAX` is `-1` on the wire (`01`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Uint(pub u32);
 

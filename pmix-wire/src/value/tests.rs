@@ -1,4 +1,4 @@
-//! Byte-for-byte checks of PROTOCOL.md §5.4–5.5's examples and of values taken from
+//! Byte-for-byte checks of docs/wire.md §5.4–5.5's examples and of values taken from
 //! the captures in `testdata/wire-captures/` (OpenPMIx 4.2.2 with Open MPI 4.1.4's
 //! mpirun).
 
@@ -43,7 +43,7 @@ fn kind<T: core::fmt::Debug>(r: Result<T, WireError>) -> ErrorKind {
 
 #[test]
 fn the_worked_example_collect_true_is_byte_for_byte() {
-    // PROTOCOL.md §5.5, non-described and fully described.
+    // docs/wire.md §5.5, non-described and fully described.
     let info = Info::new("pmix.collect", true);
     let mut want = hex("02 1a");
     want.extend_from_slice(b"pmix.collect\0");

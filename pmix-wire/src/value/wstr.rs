@@ -8,7 +8,7 @@ use crate::buf::{Element, Reader, Writer};
 use crate::error::{ErrorKind, WireError};
 use crate::types::DataType;
 
-/// The bytes of a PMIx string without its NUL (a STRING element, PROTOCOL.md §5.4).
+/// The bytes of a PMIx string without its NUL (a STRING element, docs/wire.md §5.4).
 ///
 /// The wire does not promise UTF-8, so the bytes are kept as they came:
 /// [`WStr::as_str`] gives them as text when they are UTF-8. A NULL string is

@@ -1,4 +1,4 @@
-//! A client's connection to its server: the handshake (PROTOCOL.md §3), framed
+//! A client's connection to its server: the handshake (docs/wire.md §3), framed
 //! requests with fresh tags, and one reader thread that matches replies to requests
 //! by tag (§4). Every byte is made and read by `pmix-wire`.
 //!
@@ -81,7 +81,7 @@ impl Conn {
     }
 
     /// Connects to `env`'s server as a tool (its pid and command line in the
-    /// trailer, PROTOCOL.md §3.1) and completes the handshake as [`Conn::connect`]
+    /// trailer, docs/wire.md §3.1) and completes the handshake as [`Conn::connect`]
     /// does; returns the tool's identity. A tool started by that server (`env` names
     /// a namespace: `PMIX_NAMESPACE` / `PMIX_RANK` were set) is type 5 with that
     /// identity, as libpmix2's; any other is type 3 and takes the identifier the

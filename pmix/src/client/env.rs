@@ -1,5 +1,5 @@
 //! Where a launched client finds its server: the variables an OpenPMIx 4.2 client
-//! reads (PROTOCOL.md §2.1) and the URI syntax (§2.3).
+//! reads (docs/wire.md §2.1) and the URI syntax (§2.3).
 
 use std::net::{IpAddr, SocketAddr};
 

@@ -1,4 +1,4 @@
-//! The client role: a launched process connected to its PMIx server (DESIGN §8).
+//! The client role: a launched process connected to its PMIx server (docs/design.md §8).
 //!
 //! [`Client::connect`] does what OpenPMIx 4.2's `PMIx_Init` does for a process
 //! started by a server: it connects to the address the environment names
@@ -195,7 +195,7 @@ impl Client {
         })
     }
 
-    /// Connects to `env`'s server as a tool (PROTOCOL.md §3: type flag 3, the server
+    /// Connects to `env`'s server as a tool (docs/wire.md §3: type flag 3, the server
     /// assigns the identity; `env`'s namespace and rank are not used) with an empty
     /// store: a tool has no job information, and sends no REQ. Everything else works
     /// as for a client (requests, events, the relay of distances).
@@ -961,7 +961,7 @@ impl Client {
         self.store.job_value(DIST_ORIGIN_KEY) == Some(Value::Bool(true))
     }
 
-    /// Relays a distance request to the server (COMPUTE_DEVICE_DISTANCES, DESIGN §6):
+    /// Relays a distance request to the server (COMPUTE_DEVICE_DISTANCES, docs/design.md §6):
     /// no topology (the server uses its own), `cpuset` as the process location (the
     /// server falls back to this rank's registered `pmix.cpuset` without one), and
     /// `req`'s types, ids and origin as directives; `done` gets the server's entries.

@@ -1,5 +1,5 @@
 //! What a client knows without asking: its job's information from the REQ reply,
-//! the values it put, and what earlier GETNB replies brought (PROTOCOL.md §6.1, §6.4,
+//! the values it put, and what earlier GETNB replies brought (docs/wire.md §6.1, §6.4,
 //! §6.6).
 //!
 //! **Job information.** Job-level values (rank WILDCARD) are looked up in the job's

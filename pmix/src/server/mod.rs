@@ -1,4 +1,4 @@
-//! The PMIx server (DESIGN §8): a sans-I/O state machine ([`core`]) that decides
+//! The PMIx server (docs/design.md §8): a sans-I/O state machine ([`core`]) that decides
 //! every answer, driven by one progress thread that owns the listener on 127.0.0.1,
 //! the sockets and the timers ([`io`], whose [`Server`] a launcher embeds); [`net`]
 //! holds the operating-system calls about peers (a socket's real owner).

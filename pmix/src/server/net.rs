@@ -3,7 +3,7 @@
 //!
 //! **Why the socket table.** TCP carries no kernel peer credentials (`SO_PEERCRED` is
 //! for Unix sockets), and the `native` credential a client sends is only a claim any
-//! local user can forge (DESIGN §8). On one host both ends of a loopback connection
+//! local user can forge (docs/design.md §8). On one host both ends of a loopback connection
 //! are sockets in the same kernel, and the kernel's socket table records who created
 //! each: `/proc/net/tcp` (and `tcp6`, for IPv6 sockets, including v4-mapped ones) has
 //! one line per socket with its local and remote address and its owner's uid. The

@@ -1,4 +1,4 @@
-//! COMPUTE_DEVICE_DISTANCES (PROTOCOL.md §6.10, DESIGN §3, §6): answered from
+//! COMPUTE_DEVICE_DISTANCES (docs/wire.md §6.10, docs/design.md §3, §6): answered from
 //! [`super::CoreConfig::service`], as the runtime answers `PMIx_Compute_distances`.
 //!
 //! - the topology: the request's (hwloc XML, read with pmix-hwloc's parser and

@@ -1,4 +1,4 @@
-//! Event registration, notification and delivery (PROTOCOL.md §6.7, §6.8, §7).
+//! Event registration, notification and delivery (docs/wire.md §6.7, §6.8, §7).
 //!
 //! REGEVENTS records the codes (none: a default handler) and an affected-proc
 //! filter (`pmix.evproc` / `pmix.evaffected`), answers `STATUS 0`, then replays

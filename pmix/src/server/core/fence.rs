@@ -1,4 +1,4 @@
-//! FENCENB (PROTOCOL.md §6.5): a barrier over the listed processes.
+//! FENCENB (docs/wire.md §6.5): a barrier over the listed processes.
 //!
 //! The participants are the listed procs, a WILDCARD rank meaning every rank of
 //! the namespace (a name that is no namespace of ours is asked of the groups

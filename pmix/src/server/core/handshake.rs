@@ -1,8 +1,8 @@
-//! The connect handshake's decisions (PROTOCOL.md §3.2–3.3, DESIGN §8).
+//! The connect handshake's decisions (docs/wire.md §3.2–3.3, docs/design.md §8).
 //!
 //! Every peer: the socket's real owner (`peer_uid`, from the kernel) must be the
 //! server's user, whatever the credential claims, and the credential must claim
-//! that same uid (DESIGN §8); the psec module must be
+//! that same uid (docs/design.md §8); the psec module must be
 //! `native` with an 8-byte credential; the bfrops module `v41` and a 4.2-protocol
 //! version. A launched client (flag 0) must name a registered, not yet connected
 //! rank, and its credential must be the uid/gid registered for its namespace. A

@@ -1,5 +1,5 @@
 //! The server's core: a sans-I/O state machine that decides every answer the
-//! server gives (DESIGN §8, CONVENTIONS 17).
+//! server gives (docs/design.md §8, docs/conventions.md rule 17).
 //!
 //! No sockets, no threads, no clock reads: the I/O layer owns the listener, the
 //! sockets and the timers, decodes each peer's connect message with
@@ -12,10 +12,10 @@
 //! Every byte the core reads or writes goes through `pmix-wire`; a peer whose
 //! bytes fail to decode is closed ([`Output::Close`]) and nobody else notices.
 //!
-//! **What is served** (one node; PROTOCOL.md §6, SERVING.md):
+//! **What is served** (one node; docs/wire.md §6, docs/serving.md):
 //! - the handshake of launched clients (flag 0) and of tools, launchers and
 //!   singletons (flags 3–10, the long reply of §3.3), with the peer checks of
-//!   DESIGN §8 ([`Core::connect`]);
+//!   docs/design.md §8 ([`Core::connect`]);
 //! - REQ (the job-info blob, packed once per namespace, buffer type and client
 //!   version), FINALIZE, ABORT (the launcher is told, and the other peers get
 //!   `PMIX_ERR_PROC_ABORTED` at once);
@@ -32,7 +32,7 @@
 //!   `Groups` (`groups/`);
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
 //!
-//! **Not done.** DESIGN §8's `Host` (fences, gets, events and groups across
+//! **Not done.** docs/design.md §8's `Host` (fences, gets, events and groups across
 //! nodes) does not exist: nothing leaves the node, a namespace or rank this server
 //! does not hold is NOT_FOUND. Published data has no persistence rules (it stays
 //! until unpublished or its namespace is removed). A fence whose contributors mix
@@ -275,7 +275,7 @@ impl Core {
 
     /// `conn`'s socket closed (EOF or error). A rank that had not finalized is
     /// lost: [`JobEvent::Lost`], `PMIX_ERR_PROC_ABORTED` to registered handlers,
-    /// and the collectives it was in complete or fail (DESIGN §8). Harmless for a
+    /// and the collectives it was in complete or fail (docs/design.md §8). Harmless for a
     /// connection the core does not know (or closed itself).
     pub fn closed(&mut self, conn: ConnId, now: Instant) {
         let Some(peer) = self.conns.remove(&conn) else {

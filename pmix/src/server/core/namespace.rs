@@ -1,5 +1,5 @@
-//! A registered namespace: its ranks' states and its job-info blob (REQ, PROTOCOL.md
-//! §6.1.1, SERVING.md §1(b)).
+//! A registered namespace: its ranks' states and its job-info blob (REQ, docs/wire.md
+//! §6.1.1, docs/serving.md §1(b)).
 //!
 //! The blob carries, in the order mpirun sends it: the job-level values
 //! (`pmix.srv.nspace`, `pmix.srv.rank`, `pmix.jobid`, `pmix.offset`,
@@ -7,7 +7,7 @@
 //! launcher's own job info, and `pmix.bfrops.mod`, the client's version string);
 //! a session array (`pmix.session.id`, `pmix.univ.size`, and the capability key
 //! [`DIST_ORIGIN_KEY`], BOOL true: this server is one that may answer
-//! COMPUTE_DEVICE_DISTANCES with `PMIX_DEVICE_DIST_ORIGIN`, DESIGN §6); one node
+//! COMPUTE_DEVICE_DISTANCES with `PMIX_DEVICE_DIST_ORIGIN`, docs/design.md §6); one node
 //! array (`pmix.hname` first, `pmix.nodeid`, `pmix.node.size`, `pmix.lpeers`,
 //! `pmix.lldr`, `pmix.local.size`); one `pmix.pblob` per local rank
 //! (`pmix.locstr` and `pmix.cpuset` when known, `pmix.grank`, `pmix.lrank`,
@@ -22,7 +22,7 @@ use pmix_wire::{BufferType, Info, Kval, Rank, Reply, Value, WStr};
 
 use super::{ConnId, Core, CoreConfig, NamespaceSpec, ServerError};
 
-/// The capability key of DESIGN §6, BOOL true in the blob's **session array**.
+/// The capability key of docs/design.md §6, BOOL true in the blob's **session array**.
 ///
 /// Not a top-level value: libpmix2 4.2.2's hash store refuses a top-level key that
 /// starts with `pmix` and is not in its dictionary (`PMIX ERROR: BAD-PARAM` in

@@ -1,4 +1,4 @@
-//! PUBLISH, LOOKUP and UNPUBLISH (PROTOCOL.md §6.13).
+//! PUBLISH, LOOKUP and UNPUBLISH (docs/wire.md §6.13).
 //!
 //! PUBLISH stores each INFO that is not a directive (`pmix.range`,
 //! `pmix.persist`, `pmix.timeout`, `pmix.wait`, `pmix.euid`, `pmix.egid`) under

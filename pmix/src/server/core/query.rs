@@ -1,4 +1,4 @@
-//! QUERY (PROTOCOL.md §6.11) and JOB_CONTROL (§6.12).
+//! QUERY (docs/wire.md §6.11) and JOB_CONTROL (§6.12).
 //!
 //! QUERY answers, per query, the keys of [`KNOWN_KEYS`]: `pmix.qry.ns` (the
 //! registered namespaces, comma-separated) and the job-level values of a

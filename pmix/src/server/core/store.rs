@@ -1,4 +1,4 @@
-//! The commit store and GETNB (PROTOCOL.md §6.4, §6.6).
+//! The commit store and GETNB (docs/wire.md §6.4, §6.6).
 //!
 //! Each process's committed values are kept in two buckets, LOCAL (what local
 //! peers see) and REMOTE (what other nodes would see); GLOBAL values come in both.

@@ -109,7 +109,7 @@ pub struct RankSpec {
 pub struct NamespaceSpec {
     /// The namespace's name.
     pub nspace: String,
-    /// The uid its clients must claim (and the server's, DESIGN §8).
+    /// The uid its clients must claim (and the server's, docs/design.md §8).
     pub uid: u32,
     /// The gid its clients must claim.
     pub gid: u32,
@@ -168,7 +168,7 @@ pub enum ServerError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Refused {
-    /// The socket's real owner is not the server's user (DESIGN §8).
+    /// The socket's real owner is not the server's user (docs/design.md §8).
     #[error("peer socket owned by uid {peer_uid}, the server runs as uid {server_uid}")]
     PeerUid {
         /// The socket's real owner.

@@ -1,6 +1,6 @@
 //! The server's I/O layer: the embeddable [`Server`] a launcher starts, and the one
-//! progress thread that drives the [`Core`](super::core::Core) (DESIGN §8,
-//! CONVENTIONS 17).
+//! progress thread that drives the [`Core`](super::core::Core) (docs/design.md §8,
+//! docs/conventions.md rule 17).
 //!
 //! [`Server::start`] binds a TCP listener on 127.0.0.1, port 0 (`tcp4`, as OpenPMIx
 //! 4.x), creates the server's temporary directory with mode 0700, and starts **one**
@@ -8,7 +8,7 @@
 //! every timer:
 //! - **accept**: the socket's real owner is looked up in the kernel's socket table
 //!   ([`net::peer_uid`]) before a byte is read; a socket owned by
-//!   another uid than the server's is closed at once, without a reply (DESIGN §8);
+//!   another uid than the server's is closed at once, without a reply (docs/design.md §8);
 //! - **handshake**: the connect message is decoded with
 //!   [`pmix_wire::ConnectMsg::decode`] as its bytes arrive (bounded by
 //!   [`Limits::max_handshake`](pmix_wire::Limits::max_handshake), and by
@@ -38,7 +38,7 @@
 //! included), at most a few lines per interval, the rest counted in a summary line
 //! (`ratelimit`), so a flood of bad connections cannot flood the launcher's log.
 //!
-//! **What is not here.** Tool rendezvous files (PROTOCOL.md §2.4) are not written (no
+//! **What is not here.** Tool rendezvous files (docs/wire.md §2.4) are not written (no
 //! tool finds this server without being told its URI); the listener is IPv4 only (as
 //! OpenPMIx 4.2's default); the real owner of a socket is found for IPv4 loopback
 //! peers (`sock_diag`, else `/proc/net/tcp` and `tcp6`), so a peer on another host
@@ -314,7 +314,7 @@ impl Server {
     }
 
     /// The server's URI as its clients get it (`<nspace>.<rank>;tcp4://127.0.0.1:<port>`,
-    /// PROTOCOL.md §2.3).
+    /// docs/wire.md §2.3).
     pub fn uri(&self) -> &str {
         &self.uri
     }
@@ -395,7 +395,7 @@ impl Server {
     }
 
     /// The environment a client rank `nspace`:`rank` must be started with
-    /// (SERVING.md §1, PROTOCOL.md §2.1): `PMIX_NAMESPACE`, `PMIX_RANK`, the server URI
+    /// (docs/serving.md §1, docs/wire.md §2.1): `PMIX_NAMESPACE`, `PMIX_RANK`, the server URI
     /// under every name a 4.x/3.x/2.x client looks for (`PMIX_SERVER_URI41`, `…4`,
     /// `…3`, `…21`, `…2`), `PMIX_SECURITY_MODE=native`, `PMIX_GDS_MODULE=hash`,
     /// `PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_NON_DESC`, `PMIX_VERSION`,

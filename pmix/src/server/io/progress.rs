@@ -184,7 +184,7 @@ impl Loop {
                 ));
                 continue;
             }
-            // The socket's real owner, before any byte of it is read (DESIGN §8).
+            // The socket's real owner, before any byte of it is read (docs/design.md §8).
             let uid = match stream
                 .local_addr()
                 .and_then(|ours| net::peer_uid(ours, peer))

@@ -42,7 +42,7 @@ fn procs_of(v: Option<&pmix_wire::Value>) -> Option<Vec<Proc>> {
 }
 
 /// A client's NOTIFY of `code` with `info` from `source`, watched for the events a
-/// 4.2 invite/join is made of (PROTOCOL.md §6.9); the core's NOTIFY path calls it
+/// 4.2 invite/join is made of (docs/wire.md §6.9); the core's NOTIFY path calls it
 /// for every client NOTIFY.
 ///
 /// - `PMIX_GROUP_INVITED` (`pmix.grp.id`, `pmix.evrange` = the invitees): an

@@ -1,4 +1,4 @@
-//! The group commands (PROTOCOL.md §6.9, DESIGN §4), driven by pmix-core's
+//! The group commands (docs/wire.md §6.9, docs/design.md §4), driven by pmix-core's
 //! [`Groups`] state machine.
 //!
 //! # Model
@@ -258,7 +258,7 @@ pub(crate) fn fence_members(core: &Core, name: &str) -> Option<Result<Vec<ProcKe
 /// For a fence that named the group ids `groups`: `Some(status)` when member
 /// `proc`, which has not joined the fence, never will (it left one of the groups:
 /// `PMIX_ERR_NOT_A_MEMBER`; it was lost or finalized: `PMIX_ERR_PROC_TERM_WO_SYNC`,
-/// DESIGN §4); a fence without `PMIX_GROUP_FT_COLLECTIVE` fails with that status,
+/// docs/design.md §4); a fence without `PMIX_GROUP_FT_COLLECTIVE` fails with that status,
 /// an FT one completes without `proc`. `None`: the core decides.
 pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> Option<Status> {
     for g in groups {
