@@ -845,3 +845,58 @@ fn an_invitee_joining_from_its_invitation_handler_completes_and_fences_over_the_
         }
     }
 }
+
+#[test]
+fn every_nb_call_of_the_c_abi_made_from_an_event_handler_returns_at_once_and_calls_back_once() {
+    // nb_in_handler.c: the 15 _nb calls, PMIx_Notify_event and the event handler
+    // (de)registrations with callbacks, each from a handler on the progress thread.
+    let dir = TempDir::new("ffi-nb-in-handler");
+    let exe = build_ours("nb_in_handler", &dir);
+    let out = pmix_run(&exe, &[]);
+    check("nb_in_handler under pmix-run", &out, &|r| {
+        format!("nb_in_handler rank {r}: ok")
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for call in [
+        "PMIx_Get_nb",
+        "PMIx_Fence_nb",
+        "PMIx_Query_info_nb",
+        "PMIx_Compute_distances_nb",
+        "PMIx_Log_nb",
+        "PMIx_Job_control_nb",
+        "PMIx_Process_monitor_nb",
+        "PMIx_Spawn_nb",
+        "PMIx_Connect_nb",
+        "PMIx_Disconnect_nb",
+        "PMIx_Group_construct_nb",
+        "PMIx_Group_invite_nb",
+        "PMIx_Group_join_nb",
+        "PMIx_Group_leave_nb",
+        "PMIx_Group_destruct_nb",
+        "PMIx_Notify_event",
+        "PMIx_Register_event_handler",
+        "PMIx_Deregister_event_handler",
+    ] {
+        assert!(
+            stdout.contains(&format!(" {call} rc=")),
+            "{call} was not made:\n{stdout}"
+        );
+    }
+    // The collectives and the group calls were accepted and completed.
+    for call in [
+        "PMIx_Fence_nb",
+        "PMIx_Group_construct_nb",
+        "PMIx_Group_invite_nb",
+        "PMIx_Group_join_nb",
+        "PMIx_Group_leave_nb",
+        "PMIx_Group_destruct_nb",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .filter(|l| l.contains(&format!(" {call} rc=")))
+                .all(|l| l.ends_with("rc=SUCCESS cb=SUCCESS")),
+            "{call}:\n{stdout}"
+        );
+    }
+}
