@@ -11,44 +11,15 @@
 //! leave drops it at once (before the server is even asked, as the seed page says),
 //! and a `PMIX_GROUP_LEFT` event naming another member removes that member.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use crate::client::{Client, Done, GroupOutcome};
 use crate::error::Error;
 use crate::events::{EventHandler, EventInfo, run_chain};
 use crate::instance::{Mode, Pmix, lock_events};
+pub(crate) use crate::membership::check_grp;
+use crate::membership::lock_groups;
 use crate::progress::Job;
-
-/// The groups of an instance: id → members.
-pub(crate) type Groups = HashMap<String, Vec<pmix_wire::Proc>>;
-
-pub(crate) fn lock_groups(g: &Mutex<Groups>) -> MutexGuard<'_, Groups> {
-    g.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// What a `PMIX_GROUP_LEFT` event changes: the departed member leaves the record.
-pub(crate) fn group_event(groups: &Mutex<Groups>, ev: &EventInfo) {
-    if ev.status != pmix_core::Status::GROUP_LEFT.0 {
-        return;
-    }
-    let (grp, who) = (ev.group_id(), ev.affected_proc());
-    if let (Some(grp), Some(who)) = (grp, who)
-        && let Some(members) = lock_groups(groups).get_mut(grp)
-    {
-        members.retain(|m| m != who);
-    }
-}
-
-/// Checks a group id: 1 to 255 bytes, no NUL.
-pub(crate) fn check_grp(grp: &str) -> Result<(), Error> {
-    if grp.is_empty() || grp.len() > crate::client::env::MAX_NSLEN || grp.contains('\0') {
-        return Err(Error::BadParam(
-            "a group id is 1 to 255 bytes without NUL".into(),
-        ));
-    }
-    Ok(())
-}
 
 impl Pmix {
     /// The server connection, for a call named `call` (already admitted).

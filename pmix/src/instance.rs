@@ -38,14 +38,7 @@ pub enum Mode {
     NonBlocking,
 }
 
-/// A process's identity: namespace and rank (`pmix_proc_t`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcId {
-    /// The namespace (at most 255 bytes).
-    pub nspace: String,
-    /// The rank.
-    pub rank: u32,
-}
+pub use crate::client::ProcId;
 
 /// Options of [`Pmix::init`].
 #[derive(Clone, Debug, Default)]
@@ -96,9 +89,9 @@ pub(crate) struct Inner {
     /// The event handlers.
     pub(crate) events: Arc<Mutex<Registry>>,
     /// The groups this process is a member of, and their members as it knows them.
-    pub(crate) groups: Arc<Mutex<crate::calls::Groups>>,
+    pub(crate) groups: Arc<Mutex<crate::membership::Groups>>,
     /// Rank-state tracking: the failures seen, a tracker per group asked about.
-    pub(crate) ft: Arc<Mutex<crate::ft::FtState>>,
+    pub(crate) ft: Arc<Mutex<crate::trackers::FtState>>,
     finalized: AtomicBool,
     local: Arc<Local>,
     pub(crate) progress: Progress,
@@ -346,8 +339,8 @@ impl Pmix {
         };
         let progress = Progress::start()?;
         let events: Arc<Mutex<Registry>> = Arc::default();
-        let groups: Arc<Mutex<crate::calls::Groups>> = Arc::default();
-        let ft: Arc<Mutex<crate::ft::FtState>> = Arc::default();
+        let groups: Arc<Mutex<crate::membership::Groups>> = Arc::default();
+        let ft: Arc<Mutex<crate::trackers::FtState>> = Arc::default();
         let client = match &server {
             Some(env) => {
                 let host = options
@@ -370,8 +363,8 @@ impl Pmix {
                             source: ev.source,
                             info: ev.info,
                         };
-                        crate::calls::group_event(&memberships, &ev);
-                        crate::ft::on_event(&trackers, &ev);
+                        crate::membership::group_event(&memberships, &ev);
+                        crate::trackers::on_event(&trackers, &ev);
                         let chain = lock_events(&registry).chain(&ev);
                         run_chain(&chain, &ev);
                     }));

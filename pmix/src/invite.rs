@@ -28,11 +28,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use pmix_core::Status;
 use pmix_wire::{DataArray, DataRange, DataType, Info, Proc, Rank, Value};
 
-use crate::calls::{check_grp, lock_groups, wait};
+use crate::calls::wait;
 use crate::client::{Client, Done};
 use crate::error::Error;
 use crate::events::{EventAction, EventHandler, EventInfo};
 use crate::instance::{Mode, Pmix, lock_events};
+use crate::membership::{check_grp, lock_groups};
 use crate::progress::Job;
 
 /// `PMIX_RANGE_CUSTOM`.
@@ -69,7 +70,7 @@ fn lock(m: &Mutex<Invite>) -> MutexGuard<'_, Invite> {
 struct Ctx {
     client: Arc<Client>,
     events: Arc<Mutex<crate::events::Registry>>,
-    groups: Arc<Mutex<crate::calls::Groups>>,
+    groups: Arc<Mutex<crate::membership::Groups>>,
     invite: Arc<Mutex<Invite>>,
     grp: String,
     me: Proc,

@@ -93,12 +93,14 @@ pub mod ft;
 pub mod global;
 mod instance;
 mod invite;
+mod membership;
 pub mod os;
 mod progress;
 mod relay;
 pub mod server;
 pub mod service;
 pub mod topology;
+mod trackers;
 
 pub use client::{Client, ServerEnv};
 pub use distances::{Answer, Directives, DistanceRequest, Distances, RelayedDistance, Row};

@@ -59,7 +59,6 @@ pub use env::ServerEnv;
 
 use crate::distances::RelayedDistance;
 use crate::error::Error;
-use crate::instance::ProcId;
 use crate::server::core::{DIST_ORIGIN_DIRECTIVE, DIST_ORIGIN_KEY};
 use conn::Conn;
 use store::Store;
@@ -105,6 +104,19 @@ pub(crate) fn wait<T: Send + 'static>(
     }))?;
     rx.recv().map_err(|_| dropped())?
 }
+
+/// A process's identity: namespace and rank (`pmix_proc_t`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcId {
+    /// The namespace (at most 255 bytes).
+    pub nspace: String,
+    /// The rank.
+    pub rank: u32,
+}
+
+/// What a fence collected with the rank-state contributions
+/// ([`Client::fence_contributions_then`]): who gave what.
+pub type Contributions = Vec<(Proc, Vec<u8>)>;
 
 /// The error of a request whose completion the connection dropped.
 fn lost() -> Error {
@@ -434,7 +446,7 @@ impl Client {
         procs: &[Proc],
         info: &[Info],
         contribution: Vec<u8>,
-        done: Done<Option<Vec<(Proc, Vec<u8>)>>>,
+        done: Done<Option<Contributions>>,
     ) -> Result<(), Error> {
         let mut info = info.to_vec();
         info.push(Info::new(

@@ -270,21 +270,18 @@ pub(crate) fn raise(
     }
 }
 
-/// NOTIFY from a client.
-pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) {
-    let Some(peer) = core.conns.get(&conn) else {
-        return;
-    };
-    let source = peer.proc.clone();
+/// NOTIFY from a client. Returns its source when the notification was raised (the
+/// core then lets the groups see it: the end of a 4.2 invite records the group).
+pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) -> Option<ProcKey> {
+    let source = core.conns.get(&conn)?.proc.clone();
     core.reply_status(conn, tag, Command::Notify, Status::SUCCESS);
     if info_value(&n.info, INTERNAL_KEY).is_some() {
-        return;
+        return None;
     }
-    // The end of a 4.2 invite/join (PMIX_GROUP_CONSTRUCT_COMPLETE) records the group.
-    super::groups::notified(core, &source, n.status, &n.info);
     let mut info = n.info;
     info.push(Info::new(INTERNAL_KEY, true));
     raise(core, n.status, &source, info, n.range, Some(conn));
+    Some(source)
 }
 
 /// `proc` aborted or was lost: `PMIX_ERR_PROC_ABORTED` to the registered handlers.

@@ -2,7 +2,7 @@
 //!
 //! The participants are the listed procs, a WILDCARD rank meaning every rank of
 //! the namespace (a name that is no namespace of ours is asked of the groups
-//! seam, [`super::groups::fence_members`]); the sorted set identifies the fence.
+//! seam, `Core::group_fence_members`); the sorted set identifies the fence.
 //! Every participant's reply is a lone STATUS: the collected data stays in the
 //! server and travels by GETNB (`pmix.collect` changes nothing on one node).
 //! The exception is a pmix-rs extension for the rank-state exchange: when a
@@ -127,7 +127,7 @@ fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>),
             }
             Some(ns) if p.rank.0 < ns.spec.job_size => out.push((name.to_string(), p.rank.0)),
             Some(_) => return Err(bad()),
-            None => match super::groups::fence_members(core, name) {
+            None => match core.group_fence_members(name) {
                 Some(Ok(members)) => {
                     out.extend(members);
                     groups.push(name.to_string());
@@ -226,7 +226,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
 /// Completes or fails fence `idx` if it can; returns whether it was removed.
 ///
 /// A participant that has not contributed is *gone* when the groups seam says so
-/// for a group fence ([`super::groups::fence_departed`], with the status a non-FT
+/// for a group fence (`Core::group_fence_departed`, with the status a non-FT
 /// fence then fails with) or when it is lost or finalized ([`FENCE_LOST`]).
 /// Without `full`, and when no participant was gone at the last full look, only
 /// the count of contributions is checked (a fence round costs linear time, not
@@ -242,7 +242,8 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
         if fence.contributed.contains(p) {
             continue;
         }
-        let why = super::groups::fence_departed(core, &fence.groups, p)
+        let why = core
+            .group_fence_departed(&fence.groups, p)
             .or_else(|| core.departed(p).then_some(FENCE_LOST));
         match why {
             Some(s) => {

@@ -253,7 +253,14 @@ impl Core {
             Request::FenceNb(f) => fence::fence(self, conn, tag, f, now),
             Request::RegEvents(r) => events::register(self, conn, tag, r),
             Request::DeregEvents(d) => events::deregister(self, conn, d),
-            Request::Notify(n) => events::notify(self, conn, tag, n),
+            Request::Notify(n) => {
+                let (code, info) = (n.status, n.info.clone());
+                if let Some(source) = events::notify(self, conn, tag, n) {
+                    // The end of a 4.2 invite/join (PMIX_GROUP_CONSTRUCT_COMPLETE)
+                    // records the group.
+                    groups::notified(self, &source, code, &info);
+                }
+            }
             Request::Publish(p) => pubsub::publish(self, conn, tag, p, now),
             Request::Lookup(l) => pubsub::lookup(self, conn, tag, l, now),
             Request::Unpublish(u) => pubsub::unpublish(self, conn, tag, u),
@@ -271,6 +278,42 @@ impl Core {
         }
         // A request may have made a group that held fences name.
         fence::resolve(self);
+    }
+
+    /// The groups' answer to a fence naming the id `name` (the seam between the
+    /// fences and the groups: [`groups::fence_members`]).
+    pub(crate) fn group_fence_members(
+        &self,
+        name: &str,
+    ) -> Option<Result<Vec<ProcKey>, pmix_wire::Status>> {
+        groups::fence_members(self, name)
+    }
+
+    /// Whether `proc` will never join a fence over the groups `groups`, and with which
+    /// status ([`groups::fence_departed`]).
+    pub(crate) fn group_fence_departed(
+        &self,
+        groups: &[String],
+        proc: &ProcKey,
+    ) -> Option<pmix_wire::Status> {
+        groups::fence_departed(self, groups, proc)
+    }
+
+    /// Delivers an event raised by the core itself ([`events::raise`]).
+    pub(crate) fn raise(
+        &mut self,
+        code: pmix_wire::Status,
+        source: &ProcKey,
+        info: Vec<pmix_wire::Info>,
+        range: pmix_wire::DataRange,
+        except: Option<ConnId>,
+    ) {
+        events::raise(self, code, source, info, range, except);
+    }
+
+    /// A group's membership changed: the fences look again at who is gone.
+    pub(crate) fn fences_changed(&mut self) {
+        fence::evaluate_all(self);
     }
 
     /// `conn`'s socket closed (EOF or error). A rank that had not finalized is

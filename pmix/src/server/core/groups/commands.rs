@@ -198,7 +198,7 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
     }
     pump(core);
     collect(core, &name);
-    super::super::fence::evaluate_all(core);
+    core.fences_changed();
 }
 
 pub(super) fn pending_command(op: CollectiveOp) -> Command {

@@ -68,7 +68,7 @@ pub(super) fn notify(core: &mut Core, p: &ProcKey, group: &GroupId, n: Notificat
         Info::new(EVPROC_KEY, Proc::new(about.0.as_str(), about.1)),
         Info::new(EVRANGE_KEY, Proc::new(p.0.as_str(), p.1)),
     ];
-    super::super::events::raise(core, wire(n.code), &source, info, DataRange::CUSTOM, None);
+    core.raise(wire(n.code), &source, info, DataRange::CUSTOM, None);
 }
 
 /// `p`'s call `c` on `group` completed: answer its request.
@@ -160,5 +160,5 @@ pub(super) fn depart(core: &mut Core, p: &ProcKey) {
     for n in &names {
         collect(core, n);
     }
-    super::super::fence::evaluate_all(core);
+    core.fences_changed();
 }
