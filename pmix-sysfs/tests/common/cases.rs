@@ -83,8 +83,14 @@ pub const CASES: &[Case] = &[
     Case {
         name: "32em64t-2n8c+1mic",
         only_hwloc: &[
-            ("dax0.0", "DAX devices are not among docs/design.md's classes"),
-            ("dax1.3", "DAX devices are not among docs/design.md's classes"),
+            (
+                "dax0.0",
+                "DAX devices are not among docs/design.md's classes",
+            ),
+            (
+                "dax1.3",
+                "DAX devices are not among docs/design.md's classes",
+            ),
         ],
         placed_differently: &[],
         localities_differ: None,
