@@ -125,7 +125,9 @@ impl Loop {
                     WAKER => {}
                     Token(t) => {
                         let id = t as ConnId;
-                        if ev.is_writable() {
+                        // An error or a closed peer is found by writing too: a
+                        // paused connection is not read.
+                        if ev.is_writable() || ev.is_error() || ev.is_write_closed() {
                             self.flush(id, &mut ctx);
                         }
                         if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
