@@ -633,7 +633,15 @@ fn half_open_and_short_connections_leave_fences_working_and_descriptors_back_at_
     );
     std::thread::sleep(Duration::from_millis(300));
     let (n2, med2, _) = end_phase(&mut job, &dir.0, 2);
-    finish_ok(job, 4, "rel_load under connection load");
+    let err = finish_ok(job, 4, "rel_load under connection load");
+    let log: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("pmix-server:"))
+        .collect();
+    println!("the server's log under the load ({} lines):", log.len());
+    for l in &log {
+        println!("  {l}");
+    }
 
     println!(
         "connections: soft nofile {nofile} (pmix-run {server_nofile}); load {load_s:.1} s; \

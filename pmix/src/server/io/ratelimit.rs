@@ -197,10 +197,10 @@ mod tests {
         for i in 0..5000u32 {
             ms += u64::from(i * 7919 % 31);
             let now = t0 + Duration::from_millis(ms);
-            if i % 97 == 0 {
-                if let Some(s) = l.tick(now) {
-                    summarized += count(&s);
-                }
+            if i % 97 == 0
+                && let Some(s) = l.tick(now)
+            {
+                summarized += count(&s);
             }
             for out in l.line(now, text(i)) {
                 if out.starts_with('…') {
