@@ -58,6 +58,7 @@ pub mod topology;
 pub use cpuset::{CpuSet, ParseCpusetError};
 pub use device::{Device, DeviceTypes, MAX_NAME_LEN, OsDeviceSpec};
 pub use distance::{DeviceDistance, DistanceError, Origin, Query};
+pub use group::MAX_NSLEN;
 pub use pci::{ParsePciError, PciAddr, PciPattern};
 pub use source::{SourceError, TopologySource};
 pub use status::{PmixError, Status};

@@ -32,6 +32,18 @@ const fn c_str(text: &'static str) -> &'static CStr {
 #[repr(transparent)]
 pub struct Status(pub i32);
 
+/// pmix-rs's own codes, past `PMIX_EXTERNAL_ERR_BASE` (-3000), which no OpenPMIx
+/// code uses: `PMIx_Error_string` gives them [`UNKNOWN_TEXT`], as OpenPMIx gives
+/// any code it does not know.
+impl Status {
+    /// `PMIXRS_FT_ERR_SIZE` (-3001): a rank-state query's array is too short (the
+    /// 2011 thread's `MPI_ERR_SIZE`; `pmix_ft.h`).
+    pub const FT_ERR_SIZE: Status = Status(-3001);
+    /// `PMIXRS_FT_EVENT_REVOKED` (-3002): the event a rank-state group's revoke
+    /// sends to its members (`pmix_ft.h`).
+    pub const FT_EVENT_REVOKED: Status = Status(-3002);
+}
+
 macro_rules! statuses {
     ($($name:ident = $value:literal, $text:literal;)*) => {
         impl Status {
@@ -58,12 +70,14 @@ statuses! {
     ERR_TIMEOUT = -24, "TIMEOUT";
     ERR_UNREACH = -25, "UNREACHABLE";
     ERR_BAD_PARAM = -27, "BAD-PARAM";
+    ERR_OUT_OF_RESOURCE = -29, "OUT-OF-RESOURCE";
     ERR_DATA_VALUE_NOT_FOUND = -30, "DATA-VALUE-NOT-FOUND";
     ERR_INIT = -31, "INIT";
     ERR_NOMEM = -32, "NO-MEM";
     ERR_NOT_FOUND = -46, "NOT-FOUND";
     ERR_NOT_SUPPORTED = -47, "NOT-SUPPORTED";
     ERR_PARTIAL_SUCCESS = -52, "PARTIAL SUCCESS";
+    ERR_DUPLICATE_KEY = -53, "DUPLICATE KEY";
     ERR_LOST_CONNECTION = -61, "LOST_CONNECTION";
     ERR_NOT_AVAILABLE = -64, "NOT_AVAILABLE";
     ERR_NOT_A_MEMBER = -66, "NOT-A-MEMBER";

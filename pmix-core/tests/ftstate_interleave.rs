@@ -18,17 +18,12 @@ const VICTIMS: [u32; 2] = [2, 6];
 #[derive(Clone, Copy, Debug)]
 enum Local {
     None,
-    ValidateLocal,
+    Validate,
     AckAll,
     Query,
 }
 
-const LOCALS: [Local; 4] = [
-    Local::None,
-    Local::ValidateLocal,
-    Local::AckAll,
-    Local::Query,
-];
+const LOCALS: [Local; 4] = [Local::None, Local::Validate, Local::AckAll, Local::Query];
 
 /// Where, in a member's round, something lands: before it contributes, after it
 /// contributed and before the decision, after the decision.
@@ -37,7 +32,7 @@ const PLACES: u8 = 3;
 fn local(t: &mut Tracker, l: Local) {
     match l {
         Local::None => {}
-        Local::ValidateLocal => {
+        Local::Validate => {
             t.validate_local();
         }
         Local::AckAll => {
@@ -75,6 +70,8 @@ struct Plan {
 
 /// Runs `rounds` rounds over the survivors with `plans[member][round]`; returns each
 /// survivor's global view after each round.
+// Rounds index every member's plans, not one slice.
+#[allow(clippy::needless_range_loop)]
 fn run(plans: &[Vec<Plan>], rounds: usize) -> Vec<Vec<Vec<u32>>> {
     let mut ts: Vec<Tracker> = (0..N).map(|r| Tracker::new(N, r).unwrap()).collect();
     let survivors: Vec<u32> = (0..N).filter(|r| !VICTIMS.contains(r)).collect();

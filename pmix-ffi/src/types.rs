@@ -23,8 +23,8 @@ pub type pmix_device_type_t = u64;
 /// `pmix_bind_envelope_t`.
 pub type pmix_bind_envelope_t = u8;
 
-/// `PMIX_MAX_NSLEN`.
-pub const PMIX_MAX_NSLEN: usize = 255;
+/// `PMIX_MAX_NSLEN`: the core's one definition ([`pmix_core::MAX_NSLEN`]).
+pub const PMIX_MAX_NSLEN: usize = pmix_core::MAX_NSLEN;
 /// `PMIX_MAX_KEYLEN`.
 pub const PMIX_MAX_KEYLEN: usize = 511;
 

@@ -249,7 +249,7 @@ fn a_lone_status_is_the_status_reply_for_every_command() {
                 reply(cmd, &bytes, &codec),
                 Reply::Status {
                     command: cmd,
-                    status: Status::NOT_SUPPORTED
+                    status: Status::ERR_NOT_SUPPORTED
                 },
                 "{cmd:?}"
             );
@@ -525,7 +525,7 @@ fn getnb_and_its_reply_of_fence_hash_carry_all_of_the_targets_data() {
         reply(Command::GetNb, &hex("025b"), &nd()),
         Reply::Status {
             command: Command::GetNb,
-            status: Status::NOT_FOUND
+            status: Status::ERR_NOT_FOUND
         }
     );
     // fence_fulldesc.txt, rank 0, tag 104: the reply fully described.
@@ -708,7 +708,7 @@ fn the_group_messages_of_group_hash_use_the_420_layouts() {
             reply(cmd, &hex("025d"), &nd()),
             Reply::Status {
                 command: cmd,
-                status: Status::NOT_SUPPORTED
+                status: Status::ERR_NOT_SUPPORTED
             }
         );
     }

@@ -95,7 +95,7 @@ use crate::trackers::{DETECTED, FtGroup, Members, lock};
 
 /// The status a rank-state query answers when the array is too short (the 2011
 /// thread's `MPI_ERR_SIZE`; a pmix-rs code past `PMIX_EXTERNAL_ERR_BASE`).
-pub const ERR_SIZE: Status = Status(-3001);
+pub const ERR_SIZE: Status = Status::FT_ERR_SIZE;
 
 /// The key of `PMIX_GROUP_FT_COLLECTIVE`.
 const FT_COLLECTIVE: &str = "pmix.grp.ftcoll";

@@ -15,14 +15,11 @@ use crate::events::EventInfo;
 
 /// The event `Pmix::ft_revoke` sends to a group's members (a pmix-rs code, in
 /// PMIx's range for codes defined outside it): `pmix.grp.id` names the group.
-pub const REVOKED_EVENT: i32 = -3002;
-
-/// `PMIX_ERR_PROC_ABORTED`.
-const PROC_ABORTED: i32 = -7;
+pub const REVOKED_EVENT: i32 = Status::FT_EVENT_REVOKED.0;
 
 /// The codes the detector listens to.
 pub(crate) const DETECTED: [i32; 5] = [
-    PROC_ABORTED,
+    Status::ERR_PROC_ABORTED.0,
     Status::EVENT_PROC_TERMINATED.0,
     Status::GROUP_MEMBER_FAILED.0,
     Status::GROUP_LEFT.0,

@@ -182,7 +182,7 @@ fn a_tool_gets_the_long_reply_with_an_identifier_when_it_needs_one() {
     let outs = drain(&mut core);
     assert_eq!(
         status(&outs, &t, tag, Command::Req),
-        Status::NOT_SUPPORTED.0
+        Status::ERR_NOT_SUPPORTED.0
     );
 }
 
@@ -403,7 +403,7 @@ fn unsupported_commands_get_a_lone_not_supported_and_deregevents_gets_nothing() 
     let outs = drain(&mut core);
     assert_eq!(
         status(&outs, &a, tag, Command::Log),
-        Status::NOT_SUPPORTED.0
+        Status::ERR_NOT_SUPPORTED.0
     );
     let raw = Request::Raw {
         command: Command::FabricRegister,
@@ -413,7 +413,7 @@ fn unsupported_commands_get_a_lone_not_supported_and_deregevents_gets_nothing() 
     let outs = drain(&mut core);
     assert_eq!(
         status(&outs, &a, tag, Command::FabricRegister),
-        Status::NOT_SUPPORTED.0
+        Status::ERR_NOT_SUPPORTED.0
     );
     let dereg = Request::DeregEvents(pmix_wire::msg::DeregEvents {
         codes: vec![Status(-1)],

@@ -119,7 +119,7 @@ fn registrations_committed_keys_and_published_keys_are_bounded() {
     );
     assert_eq!(
         status(&drain(&mut core), &a, t, Command::GetNb),
-        Status::NOT_FOUND.0
+        Status::ERR_NOT_FOUND.0
     );
     let publish = |keys: &[&str]| {
         Request::Publish(Publish {

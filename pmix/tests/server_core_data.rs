@@ -88,7 +88,10 @@ fn a_get_of_a_committed_key_brings_all_the_targets_local_values() {
     // A REMOTE-only key is in the wrong scope for a local peer.
     let tag = b.send(&mut core, &get("job", Rank(0), "r", vec![]), now);
     let outs = drain(&mut core);
-    assert_eq!(status(&outs, &b, tag, Command::GetNb), Status::NOT_FOUND.0);
+    assert_eq!(
+        status(&outs, &b, tag, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
     // pmix.scope REMOTE makes it visible.
     let scope = vec![Info::new("pmix.scope", Value::Scope(2))];
     let tag = b.send(&mut core, &get("job", Rank(0), "r", scope), now);
@@ -149,7 +152,10 @@ fn immediate_and_job_level_gets_are_answered_at_once() {
     let imm = vec![Info::new("pmix.immediate", true)];
     let tag = b.send(&mut core, &get("job", Rank(0), "nope", imm.clone()), now);
     let outs = drain(&mut core);
-    assert_eq!(status(&outs, &b, tag, Command::GetNb), Status::NOT_FOUND.0);
+    assert_eq!(
+        status(&outs, &b, tag, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
     // Open MPI's direct launch asks for the topology: NOT_FOUND, it discovers.
     let tag = b.send(
         &mut core,
@@ -157,7 +163,10 @@ fn immediate_and_job_level_gets_are_answered_at_once() {
         now,
     );
     let outs = drain(&mut core);
-    assert_eq!(status(&outs, &b, tag, Command::GetNb), Status::NOT_FOUND.0);
+    assert_eq!(
+        status(&outs, &b, tag, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
     let tag = b.send(
         &mut core,
         &get("job", Rank::WILDCARD, "pmix.job.size", vec![]),
@@ -181,7 +190,10 @@ fn immediate_and_job_level_gets_are_answered_at_once() {
     for (ns, rank) in [("nope", Rank(0)), ("job", Rank(7))] {
         let tag = b.send(&mut core, &get(ns, rank, "k", vec![]), now);
         let outs = drain(&mut core);
-        assert_eq!(status(&outs, &b, tag, Command::GetNb), Status::NOT_FOUND.0);
+        assert_eq!(
+            status(&outs, &b, tag, Command::GetNb),
+            Status::ERR_NOT_FOUND.0
+        );
     }
 }
 
@@ -219,7 +231,10 @@ fn a_get_held_for_a_rank_that_is_lost_is_answered_not_found() {
     let tag = b.send(&mut core, &get("job", Rank(0), "never", vec![]), now);
     core.closed(a.conn, now);
     let outs = drain(&mut core);
-    assert_eq!(status(&outs, &b, tag, Command::GetNb), Status::NOT_FOUND.0);
+    assert_eq!(
+        status(&outs, &b, tag, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
     assert!(outs.contains(&Output::Job(JobEvent::Lost {
         nspace: "job".into(),
         rank: 0
@@ -357,7 +372,10 @@ fn removing_a_namespace_closes_its_ranks_and_settles_what_waited_on_them() {
         !outs.iter().any(|x| matches!(x, Output::Job(_))),
         "{outs:?}"
     );
-    assert_eq!(status(&outs, &o, held, Command::GetNb), Status::NOT_FOUND.0);
+    assert_eq!(
+        status(&outs, &o, held, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
     assert_eq!(core.namespaces().collect::<Vec<_>>(), ["other"]);
     assert!(core.remove_namespace("job", now).is_err());
     // The name can be used again, and its ranks connect afresh.

@@ -125,7 +125,7 @@ fn distances_without_an_origin_or_a_service_are_refused() {
     assert!(matches!(
         ask(&mut core, &mut a, &request(Some("0"), vec![])),
         Reply::Status {
-            status: Status::NOT_SUPPORTED,
+            status: Status::ERR_NOT_SUPPORTED,
             ..
         }
     ));

@@ -287,7 +287,7 @@ fn publish_lookup_and_unpublish() {
     let t = f[1].send(&mut core, &lookup(&["absent"], vec![]), now);
     assert_eq!(
         status(&drain(&mut core), &f[1], t, Command::LookupNb),
-        Status::NOT_FOUND.0
+        Status::ERR_NOT_FOUND.0
     );
     // Unpublish by another rank removes nothing; by the publisher, the key.
     let unp = |keys: &[&str]| {
@@ -309,7 +309,7 @@ fn publish_lookup_and_unpublish() {
     let t = f[1].send(&mut core, &lookup(&["svc"], vec![]), now);
     assert_eq!(
         status(&drain(&mut core), &f[1], t, Command::LookupNb),
-        Status::NOT_FOUND.0
+        Status::ERR_NOT_FOUND.0
     );
 }
 
@@ -362,12 +362,12 @@ fn query_answers_namespaces_and_job_size_and_nothing_else() {
     let t = f[0].send(&mut core, &q(&["pmix.job.size"], quals), now);
     assert_eq!(
         status(&drain(&mut core), &f[0], t, Command::Query),
-        Status::NOT_SUPPORTED.0
+        Status::ERR_NOT_SUPPORTED.0
     );
     let t = f[0].send(&mut core, &q(&["pmix.qry.weird"], vec![]), now);
     assert_eq!(
         status(&drain(&mut core), &f[0], t, Command::Query),
-        Status::NOT_SUPPORTED.0
+        Status::ERR_NOT_SUPPORTED.0
     );
 }
 
@@ -391,7 +391,7 @@ fn job_control_accepts_cleanup_registrations_only() {
     let t = f[0].send(&mut core, &jc("pmix.jctrl.kill"), now);
     assert_eq!(
         status(&drain(&mut core), &f[0], t, Command::JobControl),
-        Status::NOT_SUPPORTED.0
+        Status::ERR_NOT_SUPPORTED.0
     );
     let _ = Core::new(CoreConfig::new("s", 0, "h", 0, 0));
 }

@@ -200,7 +200,7 @@ fn destruct_after_a_leave_completes_among_survivors_alone() {
     let outs = drain(&mut core);
     assert_eq!(
         status(&outs, &f[1], t1, Command::GroupDestruct),
-        Status::NOT_FOUND.0
+        Status::ERR_NOT_FOUND.0
     );
 }
 

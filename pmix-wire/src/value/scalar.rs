@@ -138,8 +138,23 @@ zigzag_scalar! {
     Int64(i64) = Int64;
     /// INT (`int`): zigzag, as an INT32.
     Int(i32) = Int;
-    /// STATUS (`pmix_status_t`): zigzag, as an INT32.
-    Status(i32) = Status;
+}
+
+/// STATUS (`pmix_status_t`): zigzag, as an INT32. The workspace's one status type,
+/// with every named code ([`pmix_core::Status`]).
+pub use pmix_core::Status;
+
+impl Element for Status {
+    const TYPE: DataType = DataType::Status;
+
+    fn encode(&self, w: &mut Writer) {
+        w.zigzag(self.0.into());
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        // The reader refuses a value outside the type's range.
+        Ok(Status(r.zigzag(i32::BITS, "Status")? as i32))
+    }
 }
 
 impl Rank {
@@ -155,17 +170,6 @@ impl Rank {
     pub const INVALID: Rank = Rank(0xffff_fffb);
     /// The largest rank that names one process (`PMIX_RANK_VALID`).
     pub const VALID: Rank = Rank(0xffff_fff0);
-}
-
-impl Status {
-    /// `PMIX_SUCCESS`.
-    pub const SUCCESS: Status = Status(0);
-    /// `PMIX_ERROR`.
-    pub const ERROR: Status = Status(-1);
-    /// `PMIX_ERR_NOT_SUPPORTED`.
-    pub const NOT_SUPPORTED: Status = Status(-47);
-    /// `PMIX_ERR_NOT_FOUND`.
-    pub const NOT_FOUND: Status = Status(-46);
 }
 
 impl Scope {

@@ -483,7 +483,7 @@ fn read_loop(
     // gone, as OpenPMIx's default handlers do.
     if !closed_by_us {
         events(pmix_wire::Event {
-            status: pmix_wire::Status(pmix_core::Status::ERR_LOST_CONNECTION.0),
+            status: pmix_core::Status::ERR_LOST_CONNECTION,
             source: server,
             info: Vec::new(),
             range: None,

@@ -18,8 +18,8 @@ pub const URI_VARS: [&str; 5] = [
     "PMIX_SERVER_URI2",
 ];
 
-/// The longest namespace, in bytes (`PMIX_MAX_NSLEN`).
-pub const MAX_NSLEN: usize = 255;
+/// The longest namespace, in bytes (`PMIX_MAX_NSLEN`): the core's one definition.
+pub use pmix_core::MAX_NSLEN;
 
 /// What a launched client needs to connect: its identity and its server's address.
 #[derive(Clone, Debug, PartialEq, Eq)]

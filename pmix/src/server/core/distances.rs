@@ -35,14 +35,19 @@ use super::{ConnId, Core};
 pub const ORIGIN_KEY: &str = "pmix.dev.dist.origin";
 
 fn bad(core: &mut Core, conn: ConnId, tag: u32) {
-    core.reply_status(conn, tag, Command::ComputeDeviceDistances, Status(-27));
+    core.reply_status(
+        conn,
+        tag,
+        Command::ComputeDeviceDistances,
+        Status::ERR_BAD_PARAM,
+    );
 }
 
 /// COMPUTE_DEVICE_DISTANCES (module docs).
 pub(super) fn compute(core: &mut Core, conn: ConnId, tag: u32, d: ComputeDeviceDistances) {
     let cmd = Command::ComputeDeviceDistances;
     let Some(service) = core.cfg.service.clone() else {
-        return core.reply_status(conn, tag, cmd, Status::NOT_SUPPORTED);
+        return core.reply_status(conn, tag, cmd, Status::ERR_NOT_SUPPORTED);
     };
     let Some(peer) = core.conns.get(&conn) else {
         return;
@@ -113,7 +118,7 @@ pub(super) fn compute(core: &mut Core, conn: ConnId, tag: u32, d: ComputeDeviceD
                 dists,
             }),
         ),
-        Ok(_) => core.reply_status(conn, tag, cmd, Status::NOT_FOUND),
+        Ok(_) => core.reply_status(conn, tag, cmd, Status::ERR_NOT_FOUND),
         Err(e) => core.reply_status(conn, tag, cmd, Status(e.status().0)),
     }
 }

@@ -32,7 +32,7 @@ use pmix_wire::{Command, DataRange, Event, Info, Proc, Rank, Status, Value};
 use super::{ConnId, Core, ProcKey, info_flag, info_value};
 
 /// `PMIX_ERR_PROC_ABORTED`.
-pub const PROC_ABORTED: Status = Status(-7);
+pub const PROC_ABORTED: Status = Status::ERR_PROC_ABORTED;
 
 /// The key OpenPMIx's server adds to every event it relays.
 const INTERNAL_KEY: &str = "pmix.srvr.internal.notify";

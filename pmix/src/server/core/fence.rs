@@ -36,7 +36,7 @@ use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 /// What a non-FT fence answers when a participant is gone
 /// (`PMIX_ERR_LOST_CONNECTION`, as OpenPMIx 4.2's server).
-pub const FENCE_LOST: Status = Status(-61);
+pub const FENCE_LOST: Status = Status::ERR_LOST_CONNECTION;
 
 /// The key of `PMIX_GROUP_FT_COLLECTIVE`.
 pub const FT_KEY: &str = "pmix.grp.ftcoll";
@@ -114,7 +114,7 @@ impl Fences {
 
 /// The participants of `f`, sorted, and the group ids it named.
 fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>), Unknown> {
-    let bad = || Unknown::Refused(Status(-27));
+    let bad = || Unknown::Refused(Status::ERR_BAD_PARAM);
     let mut out = Vec::new();
     let mut groups = Vec::new();
     for p in &f.procs {
@@ -175,7 +175,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
     };
     if parts.binary_search(&me).is_err() {
         // A process fencing with others without being one of them.
-        return core.reply_status(conn, tag, Command::FenceNb, Status(-27));
+        return core.reply_status(conn, tag, Command::FenceNb, Status::ERR_BAD_PARAM);
     }
     if !core.may_wait(conn) {
         return core.reply_status(conn, tag, Command::FenceNb, super::ERR_OUT_OF_RESOURCE);
@@ -333,7 +333,7 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
         .partition(|u| u.deadline <= now);
     core.fences.unresolved = keep;
     for u in due {
-        core.reply_status(u.conn, u.tag, Command::FenceNb, Status(-27));
+        core.reply_status(u.conn, u.tag, Command::FenceNb, Status::ERR_BAD_PARAM);
     }
     let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.fences.list)
         .into_iter()
@@ -341,7 +341,7 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
     core.fences.list = keep;
     for f in due {
         for c in f.contributors {
-            core.reply_status(c.conn, c.tag, Command::FenceNb, Status(-24));
+            core.reply_status(c.conn, c.tag, Command::FenceNb, Status::ERR_TIMEOUT);
         }
     }
 }

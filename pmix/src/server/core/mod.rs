@@ -75,10 +75,10 @@ use namespace::{Namespace, RankState};
 pub(crate) type ProcKey = (String, u32);
 
 /// `PMIX_ERR_OUT_OF_RESOURCE`: a peer went over one of [`CoreConfig`]'s bounds.
-pub(crate) const ERR_OUT_OF_RESOURCE: Status = Status(-29);
+pub(crate) const ERR_OUT_OF_RESOURCE: Status = Status::ERR_OUT_OF_RESOURCE;
 
 /// `PMIX_ERR_DUPLICATE_KEY`.
-pub(crate) const ERR_DUPLICATE_KEY: Status = Status(-53);
+pub(crate) const ERR_DUPLICATE_KEY: Status = Status::ERR_DUPLICATE_KEY;
 
 /// The server's state machine: namespaces, connected peers, the commit store, held
 /// gets, fences, event registrations, published data (module docs).
@@ -274,7 +274,7 @@ impl Core {
                 command: Command::GroupJoin | Command::GroupInvite,
                 ..
             } => groups::request(self, conn, tag, req, now),
-            _ => self.reply_status(conn, tag, cmd, Status::NOT_SUPPORTED),
+            _ => self.reply_status(conn, tag, cmd, Status::ERR_NOT_SUPPORTED),
         }
         // A request may have made a group that held fences name.
         fence::resolve(self);

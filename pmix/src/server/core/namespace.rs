@@ -31,8 +31,7 @@ use super::{ConnId, Core, CoreConfig, NamespaceSpec, ServerError};
 /// WILDCARD for it answers it too.
 pub const DIST_ORIGIN_KEY: &str = "pmix.rs.dist.origin";
 
-/// The longest namespace name (`PMIX_MAX_NSLEN`).
-const MAX_NSLEN: usize = 255;
+use pmix_core::MAX_NSLEN;
 
 /// Where a local rank stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,7 +251,7 @@ pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
             conn,
             tag,
             pmix_wire::Command::Req,
-            pmix_wire::Status::NOT_SUPPORTED,
+            pmix_wire::Status::ERR_NOT_SUPPORTED,
         ),
     }
 }

@@ -144,7 +144,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
     for h in held {
         let found = core.pubsub.find(&h.who, &h.keys);
         if found.len() == h.keys.len() {
-            answer(core, h.conn, h.tag, found, Status::NOT_FOUND);
+            answer(core, h.conn, h.tag, found, Status::ERR_NOT_FOUND);
         } else {
             keep.push(h);
         }
@@ -198,7 +198,7 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         });
         return;
     }
-    answer(core, conn, tag, found, Status::NOT_FOUND);
+    answer(core, conn, tag, found, Status::ERR_NOT_FOUND);
 }
 
 /// UNPUBLISH.
@@ -223,6 +223,6 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
 pub(super) fn tick(core: &mut Core, now: Instant) {
     for h in core.pubsub.held.take_due(now) {
         let found = core.pubsub.find(&h.who, &h.keys);
-        answer(core, h.conn, h.tag, found, Status(-24));
+        answer(core, h.conn, h.tag, found, Status::ERR_TIMEOUT);
     }
 }

@@ -53,7 +53,7 @@ pub(super) fn query(core: &mut Core, conn: ConnId, tag: u32, q: QueryInfo) {
         }
     }
     if out.is_empty() {
-        return core.reply_status(conn, tag, Command::Query, Status::NOT_SUPPORTED);
+        return core.reply_status(conn, tag, Command::Query, Status::ERR_NOT_SUPPORTED);
     }
     core.reply(
         conn,
@@ -74,7 +74,7 @@ pub(super) fn job_control(core: &mut Core, conn: ConnId, tag: u32, j: JobControl
     let status = if cleanup {
         Status::SUCCESS
     } else {
-        Status::NOT_SUPPORTED
+        Status::ERR_NOT_SUPPORTED
     };
     core.reply_status(conn, tag, Command::JobControl, status);
 }

@@ -164,12 +164,12 @@ pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
 /// Held gets whose deadline passed: `PMIX_ERR_TIMEOUT`.
 pub(super) fn tick(core: &mut Core, now: Instant) {
     for h in core.store.held.take_due(now) {
-        core.reply_status(h.conn, h.tag, Command::GetNb, Status(-24));
+        core.reply_status(h.conn, h.tag, Command::GetNb, Status::ERR_TIMEOUT);
     }
 }
 
 fn not_found(core: &mut Core, conn: ConnId, tag: u32) {
-    core.reply_status(conn, tag, Command::GetNb, Status::NOT_FOUND);
+    core.reply_status(conn, tag, Command::GetNb, Status::ERR_NOT_FOUND);
 }
 
 fn send_data(core: &mut Core, conn: ConnId, tag: u32, target: &ProcKey, kvals: Vec<Kval>) {

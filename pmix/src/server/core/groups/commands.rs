@@ -25,7 +25,7 @@ pub(super) fn construct(
     now: Instant,
 ) {
     let cmd = Command::GroupConstruct;
-    let bad = wire(pmix_core::Status::ERR_BAD_PARAM);
+    let bad = pmix_core::Status::ERR_BAD_PARAM;
     let Some(gid) = parse_id(&c.grp) else {
         return core.reply_status(conn, tag, cmd, bad);
     };
@@ -52,7 +52,7 @@ pub(super) fn construct(
     if let Some(rec) = core.groups.records.get_mut(&name) {
         if !rec.holders.contains(&me) {
             // It left (declined) or was reported gone.
-            return core.reply_status(conn, tag, cmd, wire(pmix_core::Status::ERR_NOT_A_MEMBER));
+            return core.reply_status(conn, tag, cmd, pmix_core::Status::ERR_NOT_A_MEMBER);
         }
         rec.assign_ctxid |= info_flag(&c.info, ASSIGN_CTXID_KEY);
         if let Some(d) = info_deadline(&c.info, now, None) {
@@ -60,10 +60,10 @@ pub(super) fn construct(
         }
     }
     let Some(table) = core.groups.tables.get_mut(&me) else {
-        return core.reply_status(conn, tag, cmd, wire(pmix_core::Status::ERR_NOT_A_MEMBER));
+        return core.reply_status(conn, tag, cmd, pmix_core::Status::ERR_NOT_A_MEMBER);
     };
     if let Err(e) = table.construct(gid, roster, opts) {
-        return core.reply_status(conn, tag, cmd, wire(e.status()));
+        return core.reply_status(conn, tag, cmd, e.status());
     }
     core.groups.pending.insert(
         (me.clone(), gid),
@@ -86,13 +86,13 @@ pub(super) fn open(
     name: &str,
     members: &[ProcKey],
 ) -> Result<Roster, Status> {
-    let bad = wire(pmix_core::Status::ERR_BAD_PARAM);
+    let bad = pmix_core::Status::ERR_BAD_PARAM;
     let ids: Vec<ProcId> = members
         .iter()
         .map(proc_id)
         .collect::<Option<_>>()
         .ok_or(bad)?;
-    let roster = Roster::new(&ids).map_err(|e| wire(e.status()))?;
+    let roster = Roster::new(&ids).map_err(|e| e.status())?;
     if let Some(rec) = core.groups.records.get(name) {
         return if rec.constructed.is_none() && rec.roster == members {
             Ok(roster)
@@ -126,7 +126,7 @@ pub(super) fn open(
                     let _ = t.leave(gid);
                 }
             }
-            return Err(wire(e.status()));
+            return Err(e.status());
         }
         rec.holders.insert(m.clone());
     }
@@ -147,13 +147,13 @@ pub(super) fn open(
 pub(super) fn destruct(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, d: GroupDestruct) {
     let cmd = Command::GroupDestruct;
     let Some(gid) = parse_id(&d.grp) else {
-        return core.reply_status(conn, tag, cmd, wire(pmix_core::Status::ERR_BAD_PARAM));
+        return core.reply_status(conn, tag, cmd, pmix_core::Status::ERR_BAD_PARAM);
     };
     let Some(table) = core.groups.tables.get_mut(&me) else {
-        return core.reply_status(conn, tag, cmd, wire(pmix_core::Status::ERR_NOT_FOUND));
+        return core.reply_status(conn, tag, cmd, pmix_core::Status::ERR_NOT_FOUND);
     };
     if let Err(e) = table.destruct(&gid) {
-        return core.reply_status(conn, tag, cmd, wire(e.status()));
+        return core.reply_status(conn, tag, cmd, e.status());
     }
     core.groups.pending.insert(
         (me.clone(), gid),
@@ -170,14 +170,14 @@ pub(super) fn destruct(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, d: 
 pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: GroupLeave) {
     let cmd = Command::GroupLeave;
     let Some(gid) = parse_id(&l.grp) else {
-        return core.reply_status(conn, tag, cmd, wire(pmix_core::Status::ERR_BAD_PARAM));
+        return core.reply_status(conn, tag, cmd, pmix_core::Status::ERR_BAD_PARAM);
     };
     let Some(table) = core.groups.tables.get_mut(&me) else {
-        return core.reply_status(conn, tag, cmd, wire(pmix_core::Status::ERR_NOT_FOUND));
+        return core.reply_status(conn, tag, cmd, pmix_core::Status::ERR_NOT_FOUND);
     };
     let dep = match table.leave(&gid) {
         Ok(d) => d,
-        Err(e) => return core.reply_status(conn, tag, cmd, wire(e.status())),
+        Err(e) => return core.reply_status(conn, tag, cmd, e.status()),
     };
     // Complete as soon as the event is generated: before anyone receives it.
     core.reply_status(conn, tag, cmd, Status::SUCCESS);
@@ -185,7 +185,7 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
         && let Some(p) = core.groups.pending.remove(&(me.clone(), gid))
     {
         let c = pending_command(p.op);
-        core.reply_status(p.conn, p.tag, c, wire(pmix_core::Status::ERR_NOT_A_MEMBER));
+        core.reply_status(p.conn, p.tag, c, pmix_core::Status::ERR_NOT_A_MEMBER);
     }
     let name = group_name(&gid);
     if let Some(rec) = core.groups.records.get_mut(&name) {

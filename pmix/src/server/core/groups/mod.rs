@@ -107,13 +107,13 @@ pub(crate) const NOTIFY_TERMINATION_KEY: &str = "pmix.grp.notterm";
 /// `PMIX_GROUP_OPTIONAL`: taken as `PMIX_GROUP_FT_COLLECTIVE`.
 pub(crate) const OPTIONAL_KEY: &str = "pmix.grp.opt";
 /// `PMIX_GROUP_INVITED` (-159): the NOTIFY of a 4.2 invite.
-pub(crate) const GROUP_INVITED: Status = Status(-159);
+pub(crate) const GROUP_INVITED: Status = Status::GROUP_INVITED;
 /// `PMIX_GROUP_INVITE_ACCEPTED` (-161): an invitee's NOTIFY to the leader.
-pub(crate) const GROUP_INVITE_ACCEPTED: Status = Status(-161);
+pub(crate) const GROUP_INVITE_ACCEPTED: Status = Status::GROUP_INVITE_ACCEPTED;
 /// `PMIX_GROUP_INVITE_DECLINED` (-162): an invitee's NOTIFY to the leader.
-pub(crate) const GROUP_INVITE_DECLINED: Status = Status(-162);
+pub(crate) const GROUP_INVITE_DECLINED: Status = Status::GROUP_INVITE_DECLINED;
 /// `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166): the NOTIFY that ends a 4.2 invite/join.
-pub(crate) const GROUP_CONSTRUCT_COMPLETE: Status = Status(-166);
+pub(crate) const GROUP_CONSTRUCT_COMPLETE: Status = Status::GROUP_CONSTRUCT_COMPLETE;
 
 const EVPROC_KEY: &str = "pmix.evproc";
 const EVRANGE_KEY: &str = "pmix.evrange";
@@ -169,10 +169,6 @@ struct Pending {
     op: CollectiveOp,
 }
 
-fn wire(s: pmix_core::Status) -> Status {
-    Status(s.0)
-}
-
 fn proc_id(p: &ProcKey) -> Option<ProcId> {
     ProcId::new(Nspace::new(&p.0).ok()?, p.1).ok()
 }
@@ -218,7 +214,7 @@ fn expand(core: &Core, procs: &[Proc]) -> Result<Vec<ProcKey>, Status> {
         for r in ranks {
             if !ns.states.contains_key(&r) {
                 // A rank on another node: nothing leaves the node yet.
-                return Err(Status::NOT_SUPPORTED);
+                return Err(Status::ERR_NOT_SUPPORTED);
             }
             out.push((name.to_string(), r));
         }
@@ -242,7 +238,7 @@ pub(crate) fn request(core: &mut Core, conn: ConnId, tag: u32, req: Request, now
         Request::GroupConstruct(c) => construct(core, conn, tag, me, c, now),
         Request::GroupDestruct(d) => destruct(core, conn, tag, me, d),
         Request::GroupLeave(l) => leave(core, conn, tag, me, l),
-        other => core.reply_status(conn, tag, other.command(), Status::NOT_SUPPORTED),
+        other => core.reply_status(conn, tag, other.command(), Status::ERR_NOT_SUPPORTED),
     }
 }
 
@@ -266,14 +262,14 @@ pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> 
             continue;
         };
         if rec.left.contains(proc) {
-            return Some(wire(pmix_core::Status::ERR_NOT_A_MEMBER));
+            return Some(pmix_core::Status::ERR_NOT_A_MEMBER);
         }
         let member = rec
             .constructed
             .as_ref()
             .is_some_and(|m| m.binary_search(proc).is_ok());
         if rec.lost.contains(proc) || (member && gone(core, proc)) {
-            return Some(wire(pmix_core::Status::ERR_PROC_TERM_WO_SYNC));
+            return Some(pmix_core::Status::ERR_PROC_TERM_WO_SYNC);
         }
     }
     None
@@ -325,7 +321,7 @@ pub(crate) fn tick(core: &mut Core, now: Instant) {
             }
             if let Some(pd) = core.groups.pending.remove(&(h.clone(), gid)) {
                 let c = pending_command(pd.op);
-                core.reply_status(pd.conn, pd.tag, c, wire(pmix_core::Status::ERR_TIMEOUT));
+                core.reply_status(pd.conn, pd.tag, c, pmix_core::Status::ERR_TIMEOUT);
             }
         }
     }

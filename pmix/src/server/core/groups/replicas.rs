@@ -68,7 +68,7 @@ pub(super) fn notify(core: &mut Core, p: &ProcKey, group: &GroupId, n: Notificat
         Info::new(EVPROC_KEY, Proc::new(about.0.as_str(), about.1)),
         Info::new(EVRANGE_KEY, Proc::new(p.0.as_str(), p.1)),
     ];
-    core.raise(wire(n.code), &source, info, DataRange::CUSTOM, None);
+    core.raise(n.code, &source, info, DataRange::CUSTOM, None);
 }
 
 /// `p`'s call `c` on `group` completed: answer its request.
@@ -112,7 +112,7 @@ pub(super) fn complete(core: &mut Core, p: &ProcKey, group: &GroupId, c: Complet
         _ => {}
     }
     if let Some(pd) = pending {
-        core.reply_status(pd.conn, pd.tag, pending_command(pd.op), wire(c.status));
+        core.reply_status(pd.conn, pd.tag, pending_command(pd.op), c.status);
     }
 }
 
