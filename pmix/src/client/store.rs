@@ -20,22 +20,43 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Values in the order their keys first came, each key once, found by key in
+/// O(1): a process that puts or gets thousands of keys pays for each once, not
+/// for every key before it.
+#[derive(Default)]
+struct Keyed {
+    list: Vec<Kval>,
+    index: HashMap<Vec<u8>, usize>,
+}
+
+impl Keyed {
+    /// Files `kv`, replacing the value of its key if there is one.
+    fn upsert(&mut self, kv: &Kval) {
+        match self.index.get(kv.key.as_bytes()) {
+            Some(&i) => self.list[i].value = kv.value.clone(),
+            None => {
+                self.index
+                    .insert(kv.key.as_bytes().to_vec(), self.list.len());
+                self.list.push(kv.clone());
+            }
+        }
+    }
+
+    /// The value of `key`.
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.index.get(key.as_bytes()).map(|&i| &self.list[i].value)
+    }
+}
+
 /// The values this process put, by where they go at commit.
 #[derive(Default)]
 pub(crate) struct Puts {
     /// LOCAL and GLOBAL values (the LOCAL bucket).
-    pub(crate) local: Vec<Kval>,
+    local: Keyed,
     /// REMOTE and GLOBAL values (the REMOTE bucket).
-    pub(crate) remote: Vec<Kval>,
+    remote: Keyed,
     /// Every value, whatever its scope (what this process's own Get sees).
-    pub(crate) own: Vec<Kval>,
-}
-
-fn upsert(list: &mut Vec<Kval>, kv: &Kval) {
-    match list.iter_mut().find(|k| k.key == kv.key) {
-        Some(k) => k.value = kv.value.clone(),
-        None => list.push(kv.clone()),
-    }
+    own: Keyed,
 }
 
 /// A client's store.
@@ -48,7 +69,7 @@ pub(crate) struct Store {
     app: Vec<Info>,
     blobs: HashMap<u32, ProcBlob>,
     decoded: Mutex<HashMap<u32, Arc<Vec<Kval>>>>,
-    peers: Mutex<HashMap<(String, u32), Vec<Kval>>>,
+    peers: Mutex<HashMap<(String, u32), Keyed>>,
     puts: Mutex<Puts>,
 }
 
@@ -180,8 +201,8 @@ impl Store {
     pub(crate) fn peer_value(&self, nspace: &str, rank: u32, key: &str) -> Option<Value> {
         lock(&self.peers)
             .get(&(nspace.to_owned(), rank))
-            .and_then(|kv| kv.iter().find(|k| k.key.as_bytes() == key.as_bytes()))
-            .map(|k| k.value.clone())
+            .and_then(|kv| kv.get(key))
+            .cloned()
     }
 
     /// Files what a GETNB reply brought for `nspace`:`rank` (a value already there
@@ -190,17 +211,13 @@ impl Store {
         let mut peers = lock(&self.peers);
         let list = peers.entry((nspace.to_owned(), rank)).or_default();
         for kv in kvals {
-            upsert(list, kv);
+            list.upsert(kv);
         }
     }
 
     /// A value this process put.
     pub(crate) fn own_value(&self, key: &str) -> Option<Value> {
-        lock(&self.puts)
-            .own
-            .iter()
-            .find(|k| k.key.as_bytes() == key.as_bytes())
-            .map(|k| k.value.clone())
+        lock(&self.puts).own.get(key).cloned()
     }
 
     /// Files a value this process puts in `scope`. Keys starting with `pmix` stay in
@@ -208,15 +225,15 @@ impl Store {
     /// INTERNAL.
     pub(crate) fn put(&self, scope: Scope, kv: Kval) {
         let mut puts = lock(&self.puts);
-        upsert(&mut puts.own, &kv);
+        puts.own.upsert(&kv);
         if kv.key.as_bytes().starts_with(b"pmix") {
             return;
         }
         if scope == Scope::LOCAL || scope == Scope::GLOBAL {
-            upsert(&mut puts.local, &kv);
+            puts.local.upsert(&kv);
         }
         if scope == Scope::REMOTE || scope == Scope::GLOBAL {
-            upsert(&mut puts.remote, &kv);
+            puts.remote.upsert(&kv);
         }
     }
 
@@ -224,6 +241,6 @@ impl Store {
     /// resends them all, as OpenPMIx's).
     pub(crate) fn buckets(&self) -> (Vec<Kval>, Vec<Kval>) {
         let puts = lock(&self.puts);
-        (puts.local.clone(), puts.remote.clone())
+        (puts.local.list.clone(), puts.remote.list.clone())
     }
 }
