@@ -26,6 +26,32 @@ pub mod child;
 pub mod cprog;
 pub mod race;
 
+/// A small seeded generator (xorshift64*) for tests that draw inputs: runs are
+/// reproducible from the seed they print, and no crate is needed. A seed of 0 stays
+/// 0: give a non-zero one.
+#[derive(Clone, Debug)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.bits() % n
+    }
+
+    /// An index below `n` (`n` > 0).
+    pub fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
+}
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pmix_testkit::child::output_within;
-use pmix_testkit::{TempDir, cprog, peer_absent};
+use pmix_testkit::{Rng, TempDir, cprog, peer_absent};
 use pmix_wire::msg::GetNb;
 use pmix_wire::{
     BufferType, Codec, ConnectMsg, DataArray, Decoded, Frame, Identity, Info, Limits, PeerKind,
@@ -520,23 +520,6 @@ fn closes_within(s: &mut TcpStream, limit: Duration) -> bool {
     false
 }
 
-/// A small seeded generator (xorshift64*): the runs are reproducible from the seed
-/// they print.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn median(v: &mut [u64]) -> u64 {
     v.sort_unstable();
     v.get(v.len() / 2).copied().unwrap_or(0)
@@ -933,14 +916,14 @@ fn garbage_after_the_handshake_closes_only_that_connection_while_the_job_fences(
         (
             "64 KiB of random bytes as one frame",
             Box::new(|t: &mut Tool, r: &mut Rng| {
-                let p: Vec<u8> = (0..65536).map(|_| r.next() as u8).collect();
+                let p: Vec<u8> = (0..65536).map(|_| r.bits() as u8).collect();
                 t.frame(p)
             }),
         ),
         (
             "random bytes, header included",
             Box::new(|_: &mut Tool, r: &mut Rng| {
-                let mut b: Vec<u8> = (0..4096).map(|_| r.next() as u8).collect();
+                let mut b: Vec<u8> = (0..4096).map(|_| r.bits() as u8).collect();
                 // A length (bytes 8-11, big-endian) past the 64 MiB limit.
                 b[8] |= 0x80;
                 b

@@ -65,6 +65,21 @@ fn by_rank(out: &Output) -> BTreeMap<u32, Vec<String>> {
     m
 }
 
+/// `what` and `out`'s output, for a failed assertion; fails at once when a rank
+/// printed a FAIL line.
+fn no_fail(what: &str, out: &Output) -> String {
+    let context = format!(
+        "{what}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("FAIL"),
+        "{context}"
+    );
+    context
+}
+
 /// What every survivor of `ft_state` (C or Rust) prints, with `round4` as the
 /// count of round 4 (2 or 3: rank 6 dies around it; the same at every survivor).
 fn expected(round4: &str) -> Vec<String> {
@@ -122,15 +137,7 @@ fn expected(round4: &str) -> Vec<String> {
 /// they were killed.
 fn check_ft_state(what: &str, out: &Output) {
     let all = by_rank(out);
-    let context = format!(
-        "{what}\nstdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stderr).contains("FAIL"),
-        "{context}"
-    );
+    let context = no_fail(what, out);
     let survivors = [0u32, 1, 2, 4];
     // The new ranking: survivors of the shrink (6 was alive) in old rank order.
     let new_rank = [(0, 0), (1, 1), (2, 2), (4, 3)];
@@ -234,15 +241,7 @@ fn without_failures_the_2011_example_prints_nothing_and_every_rank_finalizes() {
 fn check_concurrent(what: &str, out: &Output) -> usize {
     const ROUNDS: usize = 40;
     let all = by_rank(out);
-    let context = format!(
-        "{what}\nstdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stderr).contains("FAIL"),
-        "{context}"
-    );
+    let context = no_fail(what, out);
     let rounds = |r: u32| -> Vec<String> {
         all.get(&r)
             .map(|l| {
@@ -302,11 +301,7 @@ fn every_pmix_ft_call_keeps_its_calling_rules_before_init_on_bad_arguments_unkno
     let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
     let exe = cprog::build_ours(&c_dir, "ft_rules", &dir.0);
     let out = pmix_run(4, &exe, &[]);
-    let context = format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let context = no_fail("ft_rules under pmix-run -n 4", &out);
     assert!(out.status.success(), "{context}");
     let all = by_rank(&out);
     let ok = |r: u32| -> Vec<String> {

@@ -4,6 +4,7 @@
 
 mod server_core_common;
 
+use pmix_testkit::Rng;
 use std::time::Instant;
 
 use pmix::server::core::{Core, CoreConfig, NamespaceSpec};
@@ -187,22 +188,6 @@ fn a_fence_of_2048_ranks_completes_without_quadratic_work() {
     assert_eq!(status(&outs, &f[7], tags[7], Command::FenceNb), 0);
 }
 
-/// A tiny deterministic generator (xorshift64*), so the test needs no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Valid requests of every kind the core handles, to mutate.
 fn seeds() -> Vec<Request> {
     use pmix_wire::msg::{
@@ -296,17 +281,17 @@ fn mutated_requests_never_panic_and_always_get_an_answer_or_a_close() {
         let _b = connect(&mut core, 2, "job", 1, now);
         drain(&mut core);
         for _ in 0..20 {
-            let mut bytes = seeds[rng.below(seeds.len())].clone();
-            for _ in 0..=rng.below(4) {
-                match rng.below(3) {
+            let mut bytes = seeds[rng.index(seeds.len())].clone();
+            for _ in 0..=rng.index(4) {
+                match rng.index(3) {
                     0 if !bytes.is_empty() => {
-                        let i = rng.below(bytes.len());
-                        bytes[i] = rng.next() as u8;
+                        let i = rng.index(bytes.len());
+                        bytes[i] = rng.bits() as u8;
                     }
                     1 if !bytes.is_empty() => {
-                        bytes.truncate(rng.below(bytes.len()));
+                        bytes.truncate(rng.index(bytes.len()));
                     }
-                    _ => bytes.push(rng.next() as u8),
+                    _ => bytes.push(rng.bits() as u8),
                 }
             }
             a.tag = pmix_wire::frame::next_tag(a.tag);
