@@ -90,6 +90,37 @@ static uint32_t init_or_fail(const char *name)
     return n;
 }
 
+/* Puts `size` bytes under `key` in `scope` as a PMIX_BYTE_OBJECT; fails on error. */
+__attribute__((unused)) static void put_bytes_or_fail(pmix_scope_t scope, const char *key,
+                                                      char *bytes, size_t size)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = bytes;
+    v.data.bo.size = size;
+    CHECK_OK(PMIx_Put(scope, key, &v), key);
+}
+
+/* A fence over the whole namespace with PMIX_COLLECT_DATA. */
+__attribute__((unused)) static void fence_collect_or_fail(void)
+{
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    CHECK_OK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(PMIX_COLLECT_DATA)");
+    PMIX_INFO_DESTRUCT(&info);
+}
+
+/* The PMIX_GROUP_ID string among an event's infos, or NULL. */
+__attribute__((unused)) static const char *group_id_of(const pmix_info_t info[], size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type)
+            return info[i].value.data.string;
+    return NULL;
+}
+
 /* A fence over the whole namespace, no data. */
 __attribute__((unused)) static void fence_or_fail(const char *what)
 {

@@ -24,9 +24,9 @@ static void invited_handler(size_t id, pmix_status_t status, const pmix_proc_t *
                             void *cbdata)
 {
     (void)id, (void)status, (void)results, (void)nresults;
-    for (size_t i = 0; i < ninfo; i++)
-        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type)
-            snprintf(invited_grp, sizeof(invited_grp), "%s", info[i].value.data.string);
+    const char *grp = group_id_of(info, ninfo);
+    if (grp)
+        snprintf(invited_grp, sizeof(invited_grp), "%s", grp);
     if (NULL != source)
         memcpy(&invite_leader, source, sizeof(invite_leader));
     __atomic_store_n(&invited, 1, __ATOMIC_SEQ_CST);

@@ -49,11 +49,7 @@ int main(void)
     put_or_fail(PMIX_GLOBAL, "modex.global", 3000 + me.rank);
     CHECK_OK(PMIx_Commit(), "PMIx_Commit");
 
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK_OK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(PMIX_COLLECT_DATA)");
-    PMIX_INFO_DESTRUCT(&info);
+    fence_collect_or_fail();
 
     for (uint32_t r = 0; r < n; r++) {
         expect_value(r, "modex.local", 1000 + r);

@@ -228,10 +228,7 @@ static void on_invited(size_t id, pmix_status_t status, const pmix_proc_t *sourc
                        void *cbdata)
 {
     (void)id, (void)status, (void)results, (void)nresults;
-    const char *grp = NULL;
-    for (size_t n = 0; n < ninfo; n++)
-        if (!strcmp(info[n].key, PMIX_GROUP_ID))
-            grp = info[n].value.data.string;
+    const char *grp = group_id_of(info, ninfo);
     if (grp && !PMIX_CHECK_PROCID(source, &me))
         NB(3, "PMIx_Group_join_nb",
            PMIx_Group_join_nb(grp, source, PMIX_GROUP_ACCEPT, NULL, 0, info_cb, r));

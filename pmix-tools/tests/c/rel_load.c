@@ -48,12 +48,7 @@ int main(int argc, char **argv)
             fail("malloc %zu", big);
         for (size_t j = 0; j < big; j++)
             bytes[j] = (char)((j * 7 + 3) & 0xff);
-        pmix_value_t v;
-        PMIX_VALUE_CONSTRUCT(&v);
-        v.type = PMIX_BYTE_OBJECT;
-        v.data.bo.bytes = bytes;
-        v.data.bo.size = big;
-        CHECK_OK(PMIx_Put(PMIX_GLOBAL, "rel.big", &v), "PMIx_Put(rel.big)");
+        put_bytes_or_fail(PMIX_GLOBAL, "rel.big", bytes, big);
         free(bytes);
     }
     pmix_value_t small;
@@ -62,11 +57,7 @@ int main(int argc, char **argv)
     small.data.uint32 = 1000 + me.rank;
     CHECK_OK(PMIx_Put(PMIX_GLOBAL, "rel.small", &small), "PMIx_Put(rel.small)");
     CHECK_OK(PMIx_Commit(), "PMIx_Commit");
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK_OK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(PMIX_COLLECT_DATA)");
-    PMIX_INFO_DESTRUCT(&info);
+    fence_collect_or_fail();
     if (0 == me.rank) {
         const char *uri = getenv("PMIX_SERVER_URI41");
         printf("rel_load ready: server_pid %ld uri %s nspace %s\n", (long)getppid(),

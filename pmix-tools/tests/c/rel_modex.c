@@ -30,12 +30,7 @@ int main(int argc, char **argv)
             fail("malloc %zu", amount);
         for (size_t j = 0; j < amount; j++)
             bytes[j] = (char)pattern(me.rank, j);
-        pmix_value_t v;
-        PMIX_VALUE_CONSTRUCT(&v);
-        v.type = PMIX_BYTE_OBJECT;
-        v.data.bo.bytes = bytes;
-        v.data.bo.size = amount;
-        CHECK_OK(PMIx_Put(PMIX_GLOBAL, "rel.big", &v), "PMIx_Put(rel.big)");
+        put_bytes_or_fail(PMIX_GLOBAL, "rel.big", bytes, amount);
         free(bytes);
     } else {
         for (size_t i = 0; i < amount; i++) {
@@ -49,11 +44,7 @@ int main(int argc, char **argv)
         }
     }
     CHECK_OK(PMIx_Commit(), "PMIx_Commit");
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    CHECK_OK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(PMIX_COLLECT_DATA)");
-    PMIX_INFO_DESTRUCT(&info);
+    fence_collect_or_fail();
     unsigned long long bytes_checked = 0, values = 0;
     for (uint32_t r = 0; r < n; r++) {
         if (r == me.rank)
