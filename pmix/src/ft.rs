@@ -90,15 +90,13 @@ use crate::client::Client;
 use crate::error::Error;
 use crate::instance::{Mode, Pmix};
 use crate::membership::{check_grp, lock_groups};
+use crate::server::core::FT_KEY;
 pub use crate::trackers::REVOKED_EVENT;
 use crate::trackers::{DETECTED, FtGroup, Members, lock};
 
 /// The status a rank-state query answers when the array is too short (the 2011
 /// thread's `MPI_ERR_SIZE`; a pmix-rs code past `PMIX_EXTERNAL_ERR_BASE`).
 pub const ERR_SIZE: Status = Status::FT_ERR_SIZE;
-
-/// The key of `PMIX_GROUP_FT_COLLECTIVE`.
-const FT_COLLECTIVE: &str = "pmix.grp.ftcoll";
 
 fn ft_error(e: FtError) -> Error {
     match e {
@@ -472,7 +470,7 @@ impl Pmix {
             status: Status::ERR_NOT_A_MEMBER,
             why: "the agreed set counts this process failed".into(),
         })?;
-        self.group_construct(new_grp, &survivors, &[Info::new(FT_COLLECTIVE, true)])?;
+        self.group_construct(new_grp, &survivors, &[Info::new(FT_KEY, true)])?;
         Ok(shrunk)
     }
 
@@ -499,7 +497,7 @@ impl Pmix {
         })?;
         let mine = mine.map_err(|e| Error::Internal(format!("a contribution: {e}")))?;
         let procs = members.fence_procs(grp);
-        let ft = [Info::new(FT_COLLECTIVE, true)];
+        let ft = [Info::new(FT_KEY, true)];
         let collected = crate::client::wait(
             |cb| client.fence_contributions_then(&procs, &ft, mine.clone(), cb),
             lost,
@@ -539,7 +537,7 @@ impl Pmix {
         client.commit()?;
         let procs = members.fence_procs(grp);
         crate::client::wait(
-            |cb| client.fence_then(&procs, &[Info::new(FT_COLLECTIVE, true)], cb),
+            |cb| client.fence_then(&procs, &[Info::new(FT_KEY, true)], cb),
             lost,
         )?;
         let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);

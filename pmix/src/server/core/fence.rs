@@ -278,8 +278,25 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
                 })
                 .collect(),
         });
+        // Encoded once per codec (every peer of a job shares one), not once per
+        // participant: the reply holds every contribution.
+        let mut encoded: Option<(pmix_wire::Codec, Vec<u8>)> = None;
         for c in &fence.contributors {
-            core.reply(c.conn, c.tag, &reply);
+            let Some(codec) = core.conns.get(&c.conn).map(|p| p.codec.clone()) else {
+                continue;
+            };
+            match &encoded {
+                Some((k, bytes)) if *k == codec => {
+                    core.send_payload(c.conn, c.tag, Some(bytes.clone()));
+                }
+                _ => match reply.encode(&codec) {
+                    Ok(bytes) => {
+                        core.send_payload(c.conn, c.tag, Some(bytes.clone()));
+                        encoded = Some((codec, bytes));
+                    }
+                    Err(_) => core.reply(c.conn, c.tag, &reply),
+                },
+            }
         }
         return true;
     }
