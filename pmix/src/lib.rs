@@ -99,6 +99,7 @@ mod progress;
 mod relay;
 pub mod server;
 pub mod service;
+pub mod sim;
 pub mod topology;
 mod trackers;
 

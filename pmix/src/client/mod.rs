@@ -40,6 +40,7 @@
 //! alike.
 
 pub mod conn;
+pub(crate) mod core;
 pub mod env;
 mod store;
 
@@ -169,9 +170,21 @@ impl Client {
     pub fn connect(
         env: &ServerEnv,
         hostname: &str,
-        events: impl Fn(pmix_wire::Event) + Send + 'static,
+        events: impl Fn(pmix_wire::Event) + Send + Sync + 'static,
     ) -> Result<Client, Error> {
-        let conn = Conn::connect(env, CONNECT_WAIT, Box::new(events))?;
+        Client::over(
+            Conn::connect(env, CONNECT_WAIT, Box::new(events))?,
+            env,
+            hostname,
+        )
+    }
+
+    /// The client of `env`'s process over `conn`, whose handshake is done: asks for
+    /// the job information (REQ) and keeps it.
+    ///
+    /// # Errors
+    /// As [`Client::connect`] after the handshake.
+    pub(crate) fn over(conn: Conn, env: &ServerEnv, hostname: &str) -> Result<Client, Error> {
         let job = match conn.call(&Request::Req, None)? {
             Reply::Req(job) => job,
             Reply::Status { status, .. } => {
@@ -217,18 +230,23 @@ impl Client {
     pub fn connect_tool(
         env: &ServerEnv,
         hostname: &str,
-        events: impl Fn(pmix_wire::Event) + Send + 'static,
+        events: impl Fn(pmix_wire::Event) + Send + Sync + 'static,
     ) -> Result<Client, Error> {
-        let (conn, (nspace, rank)) = Conn::connect_tool(env, CONNECT_WAIT, Box::new(events))?;
+        let (conn, id) = Conn::connect_tool(env, CONNECT_WAIT, Box::new(events))?;
+        Ok(Client::tool_over(conn, id, hostname))
+    }
+
+    /// The tool `nspace`:`rank` over `conn`, whose handshake is done.
+    pub(crate) fn tool_over(conn: Conn, (nspace, rank): (String, u32), hostname: &str) -> Client {
         let job = pmix_wire::msg::JobInfo {
             nspace: WStr::from(nspace.as_str()),
             items: Vec::new(),
         };
-        Ok(Client {
+        Client {
             conn,
             me: ProcId { nspace, rank },
             store: Arc::new(Store::new(job, hostname)),
-        })
+        }
     }
 
     /// Sends `req`; `done` gets its reply, decoded and made a result by `interpret`
@@ -242,14 +260,8 @@ impl Client {
         done: Done<T>,
         interpret: impl FnOnce(Reply) -> Result<T, Error> + Send + 'static,
     ) -> Result<(), Error> {
-        let codec = self.conn.codec().clone();
-        let command = req.command();
-        self.conn.send(
-            &req,
-            Box::new(move |payload| {
-                done(payload.and_then(|p| interpret(conn::decode(command, &p, &codec)?)))
-            }),
-        )
+        self.conn
+            .send(&req, Box::new(move |reply| done(reply.and_then(interpret))))
     }
 
     /// [`Client::request_then`] for a request whose reply is a lone STATUS.
@@ -387,6 +399,15 @@ impl Client {
     /// # Errors
     /// The server's status; [`Error::Unreach`] when the server is gone.
     pub fn commit(&self) -> Result<(), Error> {
+        wait(|done| self.commit_then(done), lost)
+    }
+
+    /// [`Client::commit`], handing the server's answer to `done` instead of waiting
+    /// for it.
+    ///
+    /// # Errors
+    /// As [`Client::fence_then`].
+    pub fn commit_then(&self, done: Done<()>) -> Result<(), Error> {
         let (local, remote) = self.store.buckets();
         let ty = self.conn.codec().buffer_type;
         let buckets = [(Scope::LOCAL, local), (Scope::REMOTE, remote)]
@@ -398,8 +419,7 @@ impl Client {
                 kvals,
             })
             .collect();
-        let reply = self.conn.call(&Request::Commit(Commit { buckets }), None)?;
-        expect_ok(reply, "COMMIT")
+        self.status_then(Request::Commit(Commit { buckets }), done)
     }
 
     /// A fence over `procs` (none: this whole job) with directives `info`
@@ -1071,15 +1091,12 @@ impl Client {
     /// # Errors
     /// The server's status; [`Error::Unreach`] when the server is gone.
     pub fn abort(&self, status: i32, message: Option<&str>, procs: &[Proc]) -> Result<(), Error> {
-        let reply = self.conn.call(
-            &Request::Abort(Abort {
-                status: pmix_wire::Status(status),
-                message: message.map(WStr::from),
-                procs: procs.to_vec(),
-            }),
-            None,
-        )?;
-        expect_ok(reply, "ABORT")
+        let req = Request::Abort(Abort {
+            status: pmix_wire::Status(status),
+            message: message.map(WStr::from),
+            procs: procs.to_vec(),
+        });
+        wait(|done| self.status_then(req, done), lost)
     }
 
     /// Says goodbye: FINALIZE, its answer awaited at most [`FINALIZE_WAIT`], then the
