@@ -6,6 +6,11 @@
   (`tests.rs` files, anything after `#[cfg(test)]`) may use raw codes.
 - The namespace limit is `pmix_core::MAX_NSLEN`: no other `NSLEN` constant defined
   with a number.
+- A process identity is `pmix_core::group::ProcId`: no other `struct ProcId`
+  (`pmix_wire::Proc` is the wire's PROC element, which also names sets of
+  processes: it converts to and from the identity).
+- Data ranges and scopes by name: no `DataRange(N)` or `Scope(N)` literal outside
+  the wire's definitions (`pmix-wire/src/value/scalar.rs`).
 
 Reads the tracked `*/src/**/*.rs` files; prints what it found and exits 1 on a
 second definition.
@@ -23,6 +28,7 @@ files = [
 problems = []
 structs = []
 nslens = []
+procids = []
 for f in files:
     text = open(f, encoding="utf-8").read()
     lib = text.split("#[cfg(test)]", 1)[0] if not f.endswith("/tests.rs") else ""
@@ -32,10 +38,18 @@ for f in files:
             structs.append(f"{f}:{n}")
         if re.search(r"NSLEN\s*:\s*usize\s*=\s*\d", code):
             nslens.append(f"{f}:{n}")
+        if re.search(r"\bstruct\s+ProcId\b", code):
+            procids.append(f"{f}:{n}")
+        if f != "pmix-wire/src/value/scalar.rs" and re.search(
+            r"\b(DataRange|Scope)\(\d", code
+        ):
+            problems.append(f"{f}:{n}: a range or scope by number: {line.strip()}")
         if f != "pmix-core/src/status.rs" and re.search(r"\bStatus\(-\d", code):
             problems.append(f"{f}:{n}: a status literal: {line.strip()}")
 if len(structs) != 1 or not structs[0].startswith("pmix-core/src/status.rs:"):
     problems.append("status types defined at: " + ", ".join(structs))
+if len(procids) != 1 or not procids[0].startswith("pmix-core/src/group/id.rs:"):
+    problems.append("process ids defined at: " + ", ".join(procids))
 if len(nslens) != 1:
     problems.append("namespace limits defined at: " + ", ".join(nslens))
 for p in problems:
@@ -44,5 +58,6 @@ if problems:
     sys.exit(1)
 print(
     f"check-vocabulary: one Status ({structs[0]}), one namespace limit ({nslens[0]}), "
+    f"one process id ({procids[0]}), ranges and scopes by name, "
     f"no status literal outside pmix-core/src/status.rs, in {len(files)} files"
 )

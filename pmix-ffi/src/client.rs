@@ -176,15 +176,15 @@ unsafe fn target(inst: &Pmix, proc_: *const pmix_proc_t) -> Result<(String, u32)
     let me = inst.proc_id();
     // SAFETY: a non-NULL `proc_` is readable (caller's contract).
     Ok(match unsafe { proc_.as_ref() } {
-        None => (me.nspace.clone(), me.rank),
+        None => (me.nspace.to_string(), me.rank),
         Some(p) => {
             let ns = proc_nspace(p)?;
             let ns = if ns.is_empty() {
-                me.nspace.as_str()
+                me.nspace.to_string()
             } else {
-                ns
+                ns.to_owned()
             };
-            (ns.to_owned(), p.rank)
+            (ns, p.rank)
         }
     })
 }

@@ -117,7 +117,7 @@ impl PMIxClient {
             Ok(p) => {
                 let me = p.proc_id();
                 let d = PyDict::new(py);
-                d.set_item("nspace", me.nspace.as_str())?;
+                d.set_item("nspace", me.nspace.to_string())?;
                 d.set_item("rank", me.rank)?;
                 Ok((Status::SUCCESS.0, Some(d)))
             }
@@ -332,7 +332,7 @@ impl PMIxClient {
             let p = instance()?;
             let target = match proc.filter(|x| !x.is_none()) {
                 Some(x) => proc_from_py(x)?,
-                None => pmix::wire::Proc::new(p.proc_id().nspace.as_str(), p.proc_id().rank),
+                None => pmix::wire::Proc::from(p.proc_id()),
             };
             Ok((p, target, text(key)?, infos_from_py(directives)?))
         })();

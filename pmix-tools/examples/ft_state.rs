@@ -92,9 +92,9 @@ impl Run {
 fn main() {
     let p = Pmix::init(Role::Client, InitOptions::default())
         .unwrap_or_else(|e| fail(u32::MAX, format!("init: {e}")));
-    let id = p.proc_id().clone();
+    let id = *p.proc_id();
     let r = Run {
-        grp: id.nspace.clone(),
+        grp: id.nspace.to_string(),
         rank: id.rank,
         p,
     };

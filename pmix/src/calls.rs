@@ -190,9 +190,9 @@ impl Pmix {
         callback: impl FnOnce(Result<(), Error>) + Send + 'static,
     ) -> Result<(), Error> {
         self.admit("PMIx_Notify_event", Mode::NonBlocking)?;
-        let me = pmix_wire::Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
+        let me = pmix_wire::Proc::from(&self.inner.proc_id);
         let ticket = self.ticket()?;
-        let proc_local = range.0 == 7;
+        let proc_local = range == pmix_wire::DataRange::PROC_LOCAL;
         if let Some(c) = &self.inner.client
             && !proc_local
         {
@@ -429,7 +429,7 @@ impl Pmix {
         let me = self.proc_id();
         if nspace == me.nspace && rank == me.rank {
             match key {
-                "pmix.nspace" => return Ok(pmix_wire::Value::string(me.nspace.as_str())),
+                "pmix.nspace" => return Ok(pmix_wire::Value::string(me.nspace.to_string())),
                 "pmix.rank" => return Ok(pmix_wire::Value::ProcRank(me.rank)),
                 _ => {}
             }

@@ -197,7 +197,7 @@ impl Pmix {
 
     /// A tracker for `grp`, knowing the failures in `dead`.
     fn new_group(&self, grp: &str, dead: &HashSet<Proc>) -> Result<FtGroup, Error> {
-        let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
+        let me = Proc::from(&self.inner.proc_id);
         let members = if grp == self.inner.proc_id.nspace {
             Members::Namespace {
                 nspace: grp.to_owned(),
@@ -252,7 +252,7 @@ impl Pmix {
             return Ok(1);
         };
         match c.get(
-            &self.inner.proc_id.nspace,
+            &self.inner.proc_id.nspace.to_string(),
             Rank::WILDCARD.0,
             "pmix.job.size",
             &[],
@@ -540,7 +540,7 @@ impl Pmix {
             |cb| client.fence_then(&procs, &[Info::new(FT_KEY, true)], cb),
             lost,
         )?;
-        let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
+        let me = Proc::from(&self.inner.proc_id);
         // Every get is sent at once and the answers gathered: one round trip's
         // latency, not one per member.
         let (tx, rx) = std::sync::mpsc::channel();

@@ -286,8 +286,12 @@ pub(crate) fn lock_events(r: &Mutex<Registry>) -> MutexGuard<'_, Registry> {
     r.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn single(nspace: String) -> ProcId {
-    ProcId { nspace, rank: 0 }
+/// Rank 0 of `nspace`, the identity of a process without a server.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `nspace` is no namespace (never for the names made here).
+fn single(nspace: String) -> Result<ProcId, Error> {
+    crate::client::proc_id(&nspace, 0)
 }
 
 /// Prints the one diagnostic line of a blocking call refused on the progress thread.
@@ -378,13 +382,13 @@ impl Pmix {
             None => None,
         };
         let (proc_id, relay) = match (&client, role) {
-            (Some(c), _) => (c.proc_id().clone(), Relay::Connected(Arc::clone(c))),
+            (Some(c), _) => (*c.proc_id(), Relay::Connected(Arc::clone(c))),
             (None, Role::Client) => (
-                single(format!("pmix-rs.singleton.{pid}")),
+                single(format!("pmix-rs.singleton.{pid}"))?,
                 Relay::NotConnected,
             ),
-            (None, Role::Tool) => (single(format!("pmix-rs.tool.{pid}")), Relay::NotConnected),
-            (None, Role::Server) => (single(format!("pmix-rs.server.{pid}")), Relay::IsServer),
+            (None, Role::Tool) => (single(format!("pmix-rs.tool.{pid}"))?, Relay::NotConnected),
+            (None, Role::Server) => (single(format!("pmix-rs.server.{pid}"))?, Relay::IsServer),
         };
         Ok(Pmix {
             inner: Arc::new(Inner {

@@ -36,11 +36,6 @@ use crate::instance::{Mode, Pmix, lock_events};
 use crate::membership::{check_grp, lock_groups};
 use crate::progress::Job;
 
-/// `PMIX_RANGE_CUSTOM`.
-const RANGE_CUSTOM: DataRange = DataRange(6);
-/// `PMIX_RANGE_SESSION`.
-const RANGE_SESSION: DataRange = DataRange(4);
-
 /// The codes the inviter listens to.
 const ANSWERS: [i32; 3] = [
     Status::GROUP_INVITE_ACCEPTED.0,
@@ -109,7 +104,7 @@ impl Ctx {
         let ctx = self.clone();
         let sent = self.client.notify_then(
             Status::GROUP_CONSTRUCT_COMPLETE.0,
-            RANGE_CUSTOM,
+            DataRange::CUSTOM,
             &self.info,
             Box::new(move |r| ctx.end(r.map(|()| members))),
         );
@@ -204,7 +199,7 @@ impl Pmix {
             .client
             .clone()
             .ok_or_else(|| Error::Unreach("not connected to a PMIx server".into()))?;
-        let me = Proc::new(self.inner.proc_id.nspace.as_str(), self.inner.proc_id.rank);
+        let me = Proc::from(&self.inner.proc_id);
         let mut invitees = expand(&client, procs)?;
         invitees.retain(|p| *p != me);
         let mut seen = BTreeSet::new();
@@ -251,7 +246,7 @@ impl Pmix {
                 let on_sent = step.clone();
                 let sent = step.client.notify_then(
                     Status::GROUP_INVITED.0,
-                    RANGE_CUSTOM,
+                    DataRange::CUSTOM,
                     &step.info,
                     Box::new(move |r| {
                         if let Err(e) = r {
@@ -318,10 +313,10 @@ impl Pmix {
         };
         let (range, info) = match leader {
             Some(l) => (
-                RANGE_CUSTOM,
+                DataRange::CUSTOM,
                 vec![Info::new("pmix.evrange", Value::Proc(l.clone()))],
             ),
-            None => (RANGE_SESSION, Vec::new()),
+            None => (DataRange::SESSION, Vec::new()),
         };
         client.notify_then(
             code.0,

@@ -651,7 +651,7 @@ fn a_tool_connects_with_an_identity_the_server_assigns_and_relays_distances() {
     .unwrap();
     assert!(tool.client().is_some(), "connected");
     assert!(
-        tool.proc_id().nspace.contains(".tool."),
+        tool.proc_id().nspace.to_string().contains(".tool."),
         "{:?}",
         tool.proc_id()
     );

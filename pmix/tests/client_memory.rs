@@ -389,7 +389,7 @@ fn the_rank_state_exchange_gives_every_survivor_the_same_contributions() {
 fn a_tool_gets_an_identity_from_the_server_and_queries_it() {
     let (job, _clients, _) = job(1);
     let tool = job.tool(|_| {}).unwrap();
-    assert!(!tool.proc_id().nspace.is_empty());
+    assert!(!tool.proc_id().nspace.as_bytes().is_empty());
     assert_ne!(tool.proc_id().nspace, NS);
     let q = slot();
     tool.query_then(
@@ -450,4 +450,187 @@ fn a_job_of_a_thousand_clients_puts_fences_and_gets() {
         "1,000 clients in memory: connected in {connected:?}, put/commit/fence/get in {:?}",
         t.elapsed()
     );
+}
+
+/// A client whose event sink can reach the client itself (set once connected).
+type Me = Arc<Mutex<Option<Arc<Client>>>>;
+
+#[test]
+fn invite_and_join_are_answered_from_inside_the_event_sinks() {
+    use pmix::wire::{DataArray, DataType};
+    const GRP: &str = "mem.invited";
+    let job = Job::single_node(NS, 3).unwrap();
+    let proc_range = |procs: Vec<Proc>| {
+        Value::DataArray(
+            DataArray::new(DataType::Proc, procs.into_iter().map(Value::Proc).collect()).unwrap(),
+        )
+    };
+    let invitees = vec![Proc::new(NS, 1), Proc::new(NS, 2)];
+    let info = vec![
+        Info::new("pmix.evrange", proc_range(invitees.clone())),
+        Info::new("pmix.evnondef", true),
+        Info::new("pmix.grp.id", GRP),
+    ];
+    // The leader: each accept counts; the last one completes the group, sent from
+    // inside the sink (no blocking call there: only `_then` forms).
+    let leader: Me = Arc::default();
+    let accepted = Arc::new(Mutex::new(0));
+    let completed = slot::<()>();
+    let c0 = {
+        let (me, accepted, completed, info) = (
+            Arc::clone(&leader),
+            Arc::clone(&accepted),
+            Arc::clone(&completed),
+            info.clone(),
+        );
+        job.client(NS, 0, move |ev| {
+            if ev.status != Status::GROUP_INVITE_ACCEPTED {
+                return;
+            }
+            let mut n = accepted.lock().unwrap();
+            *n += 1;
+            if *n == 2 {
+                let c = me.lock().unwrap().clone().unwrap();
+                c.notify_then(
+                    Status::GROUP_CONSTRUCT_COMPLETE.0,
+                    DataRange::CUSTOM,
+                    &info,
+                    fill(&completed),
+                )
+                .unwrap();
+            }
+        })
+        .unwrap()
+    };
+    *leader.lock().unwrap() = Some(Arc::new(c0));
+    // The invitees accept from inside their sinks.
+    let mut members = Vec::new();
+    let joined: Vec<Slot<()>> = (0..2).map(|_| slot()).collect();
+    for (r, done) in (1..3).zip(&joined) {
+        let me: Me = Arc::default();
+        let sink_me = Arc::clone(&me);
+        let done = Arc::clone(done);
+        let c = job
+            .client(NS, r, move |ev| {
+                if ev.status != Status::GROUP_INVITED {
+                    return;
+                }
+                let c = sink_me.lock().unwrap().clone().unwrap();
+                c.notify_then(
+                    Status::GROUP_INVITE_ACCEPTED.0,
+                    DataRange::CUSTOM,
+                    &[Info::new("pmix.evrange", Value::Proc(Proc::new(NS, 0)))],
+                    fill(&done),
+                )
+                .unwrap();
+            })
+            .unwrap();
+        let c = Arc::new(c);
+        *me.lock().unwrap() = Some(Arc::clone(&c));
+        members.push(c);
+    }
+    let c0 = leader.lock().unwrap().clone().unwrap();
+    // `pmix.evnondef`: only handlers registered for the code hear the invite.
+    let regs = [(&c0, Status::GROUP_INVITE_ACCEPTED)]
+        .into_iter()
+        .chain(members.iter().map(|c| (c, Status::GROUP_INVITED)));
+    for (c, code) in regs {
+        let r = slot();
+        c.register_events_then(&[code.0], &[], fill(&r)).unwrap();
+        taken(&r).unwrap();
+    }
+    let sent = slot();
+    c0.notify_then(
+        Status::GROUP_INVITED.0,
+        DataRange::CUSTOM,
+        &info,
+        fill(&sent),
+    )
+    .unwrap();
+    job.pump();
+    taken(&sent).unwrap();
+    for j in &joined {
+        taken(j).unwrap();
+    }
+    taken(&completed).unwrap();
+    // The server now knows the group: a fence over its id completes for the three.
+    let fences: Vec<Slot<()>> = (0..3).map(|_| slot()).collect();
+    for (c, s) in std::iter::once(&c0).chain(&members).zip(&fences) {
+        c.fence_then(&[Proc::new(GRP, Rank::WILDCARD.0)], &[], fill(s))
+            .unwrap();
+    }
+    job.pump();
+    for s in &fences {
+        taken(s).unwrap();
+    }
+}
+
+#[test]
+fn leave_during_destruct_completes_it_on_the_survivors() {
+    let (job, clients, _) = job(3);
+    let outs: Vec<Slot<GroupOutcome>> = clients.iter().map(|_| slot()).collect();
+    for (c, s) in clients.iter().zip(&outs) {
+        c.group_construct_then("mem.ld", &all(3), &[], fill(s))
+            .unwrap();
+    }
+    job.pump();
+    outs.iter().for_each(|s| drop(taken(s).unwrap()));
+    let ds: Vec<Slot<()>> = (0..2).map(|_| slot()).collect();
+    for (c, s) in clients.iter().zip(&ds) {
+        c.group_destruct_then("mem.ld", &[], fill(s)).unwrap();
+    }
+    job.pump();
+    assert!(ds.iter().all(pending));
+    let left = slot();
+    clients[2]
+        .group_leave_then("mem.ld", &[], fill(&left))
+        .unwrap();
+    job.pump();
+    taken(&left).unwrap();
+    assert!(ds.iter().all(|s| taken(s).is_ok()));
+}
+
+#[test]
+fn the_rank_state_exchange_agrees_whichever_step_a_member_dies_at() {
+    const N: u32 = 5;
+    // Rank 4 dies after `k` of the others contributed (k = 0..=4), before or after
+    // contributing itself.
+    for k in 0..N as usize {
+        for contributed in [false, true] {
+            let (job, mut clients, _) = job(N);
+            let got: Vec<Slot<Option<pmix::client::Contributions>>> =
+                (0..N - 1).map(|_| slot()).collect();
+            let ft = [Info::new(pmix::server::core::FT_KEY, true)];
+            let give = |c: &Client, r: usize, s: Option<&Slot<_>>| {
+                let done: Box<dyn FnOnce(Result<_, Error>) + Send> = match s {
+                    Some(s) => fill(s),
+                    None => Box::new(|_| {}),
+                };
+                c.fence_contributions_then(&all(N), &ft, vec![r as u8], done)
+                    .unwrap();
+            };
+            for r in 0..k.min(N as usize - 1) {
+                give(&clients[r], r, Some(&got[r]));
+            }
+            if contributed {
+                give(&clients[4], 4, None);
+            }
+            job.pump();
+            drop(clients.remove(4));
+            job.pump();
+            for r in k.min(N as usize - 1)..N as usize - 1 {
+                give(&clients[r], r, Some(&got[r]));
+            }
+            job.pump();
+            let first = taken(&got[0]).unwrap().expect("our server collects");
+            for s in &got[1..] {
+                assert_eq!(taken(s).unwrap().unwrap(), first, "k={k} {contributed}");
+            }
+            // Every survivor's contribution, and the dead member's if it gave one.
+            let mut ranks: Vec<u32> = first.iter().map(|(p, _)| p.rank.0).collect();
+            ranks.sort_unstable();
+            let want: Vec<u32> = (0..4).chain(contributed.then_some(4)).collect();
+            assert_eq!(ranks, want, "k={k} {contributed}");
+        }
+    }
 }

@@ -34,7 +34,7 @@ fn status<T: std::fmt::Debug>(r: Result<T, Error>) -> Status {
 #[test]
 fn local_calls_answer_on_the_progress_thread_and_collectives_would_block_there() {
     let p = singleton();
-    let g = p.proc_id().nspace.clone();
+    let g = p.proc_id().nspace.to_string();
     let (tx, rx) = channel();
     let q = p.clone();
     p.post(move || {
@@ -94,7 +94,7 @@ fn local_calls_answer_on_the_progress_thread_and_collectives_would_block_there()
 #[test]
 fn a_collective_without_a_server_is_unreachable_and_changes_nothing() {
     let p = singleton();
-    let g = p.proc_id().nspace.clone();
+    let g = p.proc_id().nspace.to_string();
     assert_eq!(status(p.ft_validate_global(&g)), Status::ERR_UNREACH);
     assert_eq!(status(p.ft_agree(&g, 3)), Status::ERR_UNREACH);
     assert_eq!(
@@ -108,7 +108,7 @@ fn a_collective_without_a_server_is_unreachable_and_changes_nothing() {
 #[test]
 fn groups_are_checked_and_a_finalized_instance_refuses_every_call() {
     let p = singleton();
-    let g = p.proc_id().nspace.clone();
+    let g = p.proc_id().nspace.to_string();
     assert_eq!(
         status(p.ft_validate_local("no-such-group")),
         Status::ERR_NOT_FOUND

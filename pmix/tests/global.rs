@@ -18,7 +18,12 @@ fn init_is_reference_counted_and_init_errors_bracket_it() {
     let b = global::init(Role::Tool, InitOptions::default(), "PMIx_tool_init").unwrap();
     assert_eq!(b.role(), Role::Client);
     assert_eq!(a.proc_id(), b.proc_id());
-    assert!(a.proc_id().nspace.starts_with("pmix-rs.singleton."));
+    assert!(
+        a.proc_id()
+            .nspace
+            .to_string()
+            .starts_with("pmix-rs.singleton.")
+    );
     assert!(global::is_initialized());
 
     global::finalize("PMIx_Finalize").unwrap();
@@ -32,7 +37,7 @@ fn init_is_reference_counted_and_init_errors_bracket_it() {
     // A fresh instance after the last finalize.
     let c = global::init(Role::Tool, InitOptions::default(), "PMIx_tool_init").unwrap();
     assert_eq!(c.role(), Role::Tool);
-    assert!(c.proc_id().nspace.starts_with("pmix-rs.tool."));
+    assert!(c.proc_id().nspace.to_string().starts_with("pmix-rs.tool."));
 
     // Finalize from a callback is refused and changes nothing.
     let (tx, rx) = std::sync::mpsc::channel();

@@ -157,6 +157,34 @@ macro_rules! name_type {
 
         impl Eq for $ty {}
 
+        /// Equal when the bytes are `other`'s.
+        impl PartialEq<str> for $ty {
+            fn eq(&self, other: &str) -> bool {
+                self.as_bytes() == other.as_bytes()
+            }
+        }
+
+        /// Equal when the bytes are `other`'s.
+        impl PartialEq<&str> for $ty {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_bytes() == other.as_bytes()
+            }
+        }
+
+        /// Equal when `self`'s bytes are `other`'s.
+        impl PartialEq<$ty> for str {
+            fn eq(&self, other: &$ty) -> bool {
+                self.as_bytes() == other.as_bytes()
+            }
+        }
+
+        /// Equal when `self`'s bytes are `other`'s.
+        impl PartialEq<$ty> for &str {
+            fn eq(&self, other: &$ty) -> bool {
+                self.as_bytes() == other.as_bytes()
+            }
+        }
+
         impl PartialOrd for $ty {
             fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
                 Some(self.cmp(other))

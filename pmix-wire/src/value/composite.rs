@@ -35,6 +35,31 @@ impl Proc {
     }
 }
 
+/// The wire form of a process identity.
+impl From<pmix_core::group::ProcId> for Proc {
+    fn from(p: pmix_core::group::ProcId) -> Proc {
+        Proc::new(p.nspace.as_bytes(), p.rank)
+    }
+}
+
+/// The wire form of a process identity.
+impl From<&pmix_core::group::ProcId> for Proc {
+    fn from(p: &pmix_core::group::ProcId) -> Proc {
+        Proc::new(p.nspace.as_bytes(), p.rank)
+    }
+}
+
+/// A PROC that names one process (a valid namespace and a rank that is not
+/// reserved: not `WILDCARD`, `LOCAL_NODE`, `UNDEF` or `INVALID`).
+impl TryFrom<&Proc> for pmix_core::group::ProcId {
+    type Error = pmix_core::group::IdError;
+
+    fn try_from(p: &Proc) -> Result<Self, Self::Error> {
+        let nspace = pmix_core::group::Nspace::from_bytes(p.nspace.as_bytes())?;
+        pmix_core::group::ProcId::new(nspace, p.rank.0)
+    }
+}
+
 impl Element for Proc {
     const TYPE: DataType = DataType::Proc;
 

@@ -106,13 +106,20 @@ pub(crate) fn wait<T: Send + 'static>(
     rx.recv().map_err(|_| dropped())?
 }
 
-/// A process's identity: namespace and rank (`pmix_proc_t`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcId {
-    /// The namespace (at most 255 bytes).
-    pub nspace: String,
-    /// The rank.
-    pub rank: u32,
+/// A process's identity: namespace and rank (`pmix_proc_t`), the one type for it in
+/// every crate (pmix-core's; `pmix_wire::Proc` is the wire's PROC element, which may
+/// also name sets of processes: a WILDCARD rank).
+pub use pmix_core::group::ProcId;
+
+/// This process's identity from a namespace and rank a server gave.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for an empty namespace, one over 255 bytes or with a NUL,
+/// or a reserved rank.
+pub(crate) fn proc_id(nspace: &str, rank: u32) -> Result<ProcId, Error> {
+    pmix_core::group::Nspace::new(nspace)
+        .and_then(|ns| ProcId::new(ns, rank))
+        .map_err(|e| Error::BadParam(format!("the identity {nspace}:{rank}: {e}").into()))
 }
 
 /// What a fence collected with the rank-state contributions
@@ -212,10 +219,7 @@ impl Client {
         }
         Ok(Client {
             conn,
-            me: ProcId {
-                nspace: env.nspace.clone(),
-                rank: env.rank,
-            },
+            me: proc_id(&env.nspace, env.rank)?,
             store: Arc::new(Store::new(job, hostname)),
         })
     }
@@ -233,20 +237,27 @@ impl Client {
         events: impl Fn(pmix_wire::Event) + Send + Sync + 'static,
     ) -> Result<Client, Error> {
         let (conn, id) = Conn::connect_tool(env, CONNECT_WAIT, Box::new(events))?;
-        Ok(Client::tool_over(conn, id, hostname))
+        Client::tool_over(conn, id, hostname)
     }
 
     /// The tool `nspace`:`rank` over `conn`, whose handshake is done.
-    pub(crate) fn tool_over(conn: Conn, (nspace, rank): (String, u32), hostname: &str) -> Client {
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` when the identity is not one ([`ProcId`]).
+    pub(crate) fn tool_over(
+        conn: Conn,
+        (nspace, rank): (String, u32),
+        hostname: &str,
+    ) -> Result<Client, Error> {
         let job = pmix_wire::msg::JobInfo {
             nspace: WStr::from(nspace.as_str()),
             items: Vec::new(),
         };
-        Client {
+        Ok(Client {
             conn,
-            me: ProcId { nspace, rank },
+            me: proc_id(&nspace, rank)?,
             store: Arc::new(Store::new(job, hostname)),
-        }
+        })
     }
 
     /// Sends `req`; `done` gets its reply, decoded and made a result by `interpret`
@@ -441,7 +452,7 @@ impl Client {
     /// `done` is then dropped unrun. Every other outcome goes to `done`.
     pub fn fence_then(&self, procs: &[Proc], info: &[Info], done: Done<()>) -> Result<(), Error> {
         let procs = if procs.is_empty() {
-            vec![Proc::new(self.me.nspace.as_str(), Rank::WILDCARD.0)]
+            vec![Proc::new(self.me.nspace.as_bytes(), Rank::WILDCARD.0)]
         } else {
             procs.to_vec()
         };
@@ -719,7 +730,8 @@ impl Client {
         nodename: Option<&str>,
         nspace: Option<&str>,
     ) -> Result<Vec<Proc>, Error> {
-        let nspace = nspace.unwrap_or(&self.me.nspace);
+        let own = self.me.nspace.to_string();
+        let nspace = nspace.unwrap_or(&own);
         let here =
             nodename.is_none_or(|n| self.store.hostnames().first().map(String::as_str) == Some(n));
         let peers = if nspace == self.me.nspace {
@@ -763,7 +775,8 @@ impl Client {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` when nothing is known; as [`Client::get`] for another job.
     pub fn resolve_nodes(&self, nspace: Option<&str>) -> Result<String, Error> {
-        let nspace = nspace.unwrap_or(&self.me.nspace);
+        let own = self.me.nspace.to_string();
+        let nspace = nspace.unwrap_or(&own);
         if nspace != self.me.nspace {
             let v = self.get(nspace, Rank::WILDCARD.0, "pmix.nlist", &[])?;
             return v.as_str().map(str::to_owned).ok_or_else(|| {
