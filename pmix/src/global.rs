@@ -13,8 +13,13 @@
 //! [`finalize`] on another thread waits for it too, so none of them returns while a
 //! callback still runs. Nothing waits on a progress thread (a callback cannot wait for
 //! its own thread, and a rule with no exception cannot deadlock two instances).
+//!
+//! **Init does not hold the slot's lock while it connects** (a connect may take
+//! [`crate::client::CONNECT_WAIT`]): initialisers queue on a lock of their own, so
+//! two first inits make one instance, while every other call goes on (and gets
+//! `PMIX_ERR_INIT` until the instance is in the slot, as before any init).
 
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::error::Error;
 use crate::instance::{InitOptions, Pmix, Role, would_block};
@@ -37,6 +42,9 @@ static GLOBAL: RwLock<Global> = RwLock::new(Global {
     ending: Vec::new(),
 });
 
+/// Held by the one init that is making a new instance (outside [`GLOBAL`]'s lock).
+static MAKING: Mutex<()> = Mutex::new(());
+
 fn read() -> RwLockReadGuard<'static, Global> {
     GLOBAL.read().unwrap_or_else(PoisonError::into_inner)
 }
@@ -51,20 +59,36 @@ fn write() -> RwLockWriteGuard<'static, Global> {
 /// [`Error::WouldBlock`] (diagnostic naming `call`) on the instance's progress thread;
 /// [`Pmix::init`]'s errors for a new instance.
 pub fn init(role: Role, options: InitOptions, call: &'static str) -> Result<Pmix, Error> {
-    let mut g = write();
-    if let Some(live) = g.live.as_mut() {
-        if live.instance.on_progress_thread() {
-            return Err(would_block(call));
-        }
-        live.refs += 1;
-        return Ok(live.instance.clone());
+    if let Some(existing) = add_reference(call)? {
+        return Ok(existing);
+    }
+    let _making = MAKING.lock().unwrap_or_else(PoisonError::into_inner);
+    // Another init may have made it while this one waited.
+    if let Some(existing) = add_reference(call)? {
+        return Ok(existing);
     }
     let instance = Pmix::init(role, options)?;
-    g.live = Some(Live {
+    write().live = Some(Live {
         instance: instance.clone(),
         refs: 1,
     });
     Ok(instance)
+}
+
+/// One more reference to the live instance, if there is one.
+///
+/// # Errors
+/// [`Error::WouldBlock`] on its progress thread.
+fn add_reference(call: &'static str) -> Result<Option<Pmix>, Error> {
+    let mut g = write();
+    match g.live.as_mut() {
+        Some(live) if live.instance.on_progress_thread() => Err(would_block(call)),
+        Some(live) => {
+            live.refs += 1;
+            Ok(Some(live.instance.clone()))
+        }
+        None => Ok(None),
+    }
 }
 
 /// The process-wide instance.
