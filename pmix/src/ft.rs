@@ -251,12 +251,16 @@ impl Pmix {
         let Some(c) = &self.inner.client else {
             return Ok(1);
         };
-        match c.get(
-            &self.inner.proc_id.nspace.to_string(),
-            Rank::WILDCARD.0,
-            "pmix.job.size",
-            &[],
-        )? {
+        // From the job information: never a server round trip (this runs under the
+        // rank-state lock).
+        let size = c
+            .get_local(
+                &self.inner.proc_id.nspace.to_string(),
+                Rank::WILDCARD.0,
+                "pmix.job.size",
+            )
+            .ok_or_else(|| Error::Internal("the job information has no job size".into()))??;
+        match size {
             Value::Uint32(n) => Ok(n),
             v => v
                 .as_u64()

@@ -163,8 +163,14 @@ fn expand(client: &Client, procs: &[Proc]) -> Result<Vec<Proc>, Error> {
             .nspace
             .as_str()
             .ok_or_else(|| Error::BadParam("a namespace that is not UTF-8".into()))?;
+        // Never a server round trip: an invite may be started from a handler.
         let size = client
-            .get(ns, Rank::WILDCARD.0, "pmix.job.size", &[])?
+            .get_local(ns, Rank::WILDCARD.0, "pmix.job.size")
+            .ok_or_else(|| Error::Status {
+                status: Status::ERR_NOT_FOUND,
+                why: format!("the size of job {ns} is not known to this process: list its ranks")
+                    .into(),
+            })??
             .as_u64()
             .ok_or_else(|| Error::BadParam(format!("no job size for {ns}").into()))?;
         out.extend((0..size).map(|r| Proc::new(ns, r as u32)));

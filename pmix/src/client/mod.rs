@@ -336,33 +336,8 @@ impl Client {
     ) -> Result<(), Error> {
         let own_job = nspace == self.me.nspace;
         let reserved = key.starts_with("pmix");
-        if own_job && !fresh {
-            let local = if rank == Rank::WILDCARD.0 {
-                Ok(self.store.job_value(key))
-            } else if rank == self.me.rank {
-                match self.store.own_value(key) {
-                    Some(v) => Ok(Some(v)),
-                    None => self.store.rank_value(rank, key),
-                }
-            } else if reserved {
-                self.store.rank_value(rank, key)
-            } else {
-                Ok(None)
-            };
-            match local {
-                Ok(Some(v)) => {
-                    done(Ok(v));
-                    return Ok(());
-                }
-                Err(e) => {
-                    done(Err(e));
-                    return Ok(());
-                }
-                Ok(None) => {}
-            }
-        }
-        if let Some(v) = self.store.peer_value(nspace, rank, key).filter(|_| !fresh) {
-            done(Ok(v));
+        if !fresh && let Some(answer) = self.get_local(nspace, rank, key) {
+            done(answer);
             return Ok(());
         }
         let mut info = info.to_vec();
@@ -380,6 +355,33 @@ impl Client {
         self.request_then(req, done, move |reply| {
             get_reply(&store, reply, &nspace, rank, &key)
         })
+    }
+
+    /// The value of `key` for `nspace`:`rank` as [`Client::get`] finds it without
+    /// asking the server: job information, this process's own puts, what earlier
+    /// replies brought. `None` when only the server could answer. Never waits.
+    pub fn get_local(&self, nspace: &str, rank: u32, key: &str) -> Option<Result<Value, Error>> {
+        let own_job = nspace == self.me.nspace;
+        if own_job {
+            let local = if rank == Rank::WILDCARD.0 {
+                Ok(self.store.job_value(key))
+            } else if rank == self.me.rank {
+                match self.store.own_value(key) {
+                    Some(v) => Ok(Some(v)),
+                    None => self.store.rank_value(rank, key),
+                }
+            } else if key.starts_with("pmix") {
+                self.store.rank_value(rank, key)
+            } else {
+                Ok(None)
+            };
+            match local {
+                Ok(Some(v)) => return Some(Ok(v)),
+                Err(e) => return Some(Err(e)),
+                Ok(None) => {}
+            }
+        }
+        self.store.peer_value(nspace, rank, key).map(Ok)
     }
 
     /// Puts `value` under `key` in `scope` (LOCAL, REMOTE or GLOBAL go to the server
