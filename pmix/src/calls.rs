@@ -224,7 +224,7 @@ impl Pmix {
     /// The members of group `grp` as this process knows them (`None`: it is not a
     /// member).
     pub fn group_members(&self, grp: &str) -> Option<Vec<pmix_wire::Proc>> {
-        lock_groups(&self.inner.groups).get(grp).cloned()
+        lock_groups(&self.inner.groups).groups.get(grp).cloned()
     }
 
     /// `PMIx_Group_construct_nb`: constructs group `grp` of `procs` (a collective:
@@ -264,7 +264,7 @@ impl Pmix {
             Box::new(move |r| {
                 if let Ok(o) = &r {
                     let members = o.members.clone().unwrap_or(members);
-                    lock_groups(&groups).insert(id, members);
+                    lock_groups(&groups).groups.insert(id, members);
                 }
                 ticket.post(Job::request(move || r, callback));
             }),
@@ -308,7 +308,7 @@ impl Pmix {
             info,
             Box::new(move |r| {
                 if r.is_ok() {
-                    lock_groups(&groups).remove(&id);
+                    lock_groups(&groups).groups.remove(&id);
                 }
                 ticket.post(Job::request(move || r, callback));
             }),
@@ -346,7 +346,7 @@ impl Pmix {
         check_grp(grp)?;
         let client = self.connected()?;
         let ticket = self.ticket()?;
-        lock_groups(&self.inner.groups).remove(grp);
+        lock_groups(&self.inner.groups).groups.remove(grp);
         client.group_leave_then(
             grp,
             info,

@@ -89,10 +89,10 @@ use pmix_wire::{ByteObject, DataArray, DataRange, DataType, Info, Proc, Rank, Sc
 use crate::client::Client;
 use crate::error::Error;
 use crate::instance::{Mode, Pmix};
-use crate::membership::{check_grp, lock_groups};
+use crate::membership::{Groups, Membership, check_grp, lock_groups};
 use crate::server::core::FT_KEY;
 pub use crate::trackers::REVOKED_EVENT;
-use crate::trackers::{DETECTED, FtGroup, Members, lock};
+use crate::trackers::{DETECTED, FtGroup, Members};
 
 /// The status a rank-state query answers when the array is too short (the 2011
 /// thread's `MPI_ERR_SIZE`; a pmix-rs code past `PMIX_EXTERNAL_ERR_BASE`).
@@ -160,8 +160,9 @@ impl Pmix {
     ) -> Result<T, Error> {
         self.admit(call, Mode::NonBlocking)?;
         check_grp(grp)?;
-        let mut st = lock(&self.inner.ft);
-        if grp != self.inner.proc_id.nspace && !lock_groups(&self.inner.groups).contains_key(grp) {
+        let mut guard = lock_groups(&self.inner.groups);
+        let Membership { groups, ft: st } = &mut *guard;
+        if grp != self.inner.proc_id.nspace && !groups.contains_key(grp) {
             // Not (or no longer) a member: the tracker goes, and every call on the
             // group answers alike from now on.
             if st.groups.remove(grp).is_some() || st.gone.contains(grp) {
@@ -178,7 +179,7 @@ impl Pmix {
         }
         if !st.groups.contains_key(grp) {
             st.gone.remove(grp);
-            let g = self.new_group(grp, &st.dead)?;
+            let g = self.new_group(grp, groups, &st.dead)?;
             st.groups.insert(grp.to_owned(), g);
             if !st.registered
                 && let Some(c) = &self.inner.client
@@ -195,8 +196,14 @@ impl Pmix {
         Ok(f(g))
     }
 
-    /// A tracker for `grp`, knowing the failures in `dead`.
-    fn new_group(&self, grp: &str, dead: &HashSet<Proc>) -> Result<FtGroup, Error> {
+    /// A tracker for `grp` (its members from `groups`), knowing the failures in
+    /// `dead`.
+    fn new_group(
+        &self,
+        grp: &str,
+        groups: &Groups,
+        dead: &HashSet<Proc>,
+    ) -> Result<FtGroup, Error> {
         let me = Proc::from(&self.inner.proc_id);
         let members = if grp == self.inner.proc_id.nspace {
             Members::Namespace {
@@ -204,13 +211,10 @@ impl Pmix {
                 size: self.job_size()?,
             }
         } else {
-            let listed = lock_groups(&self.inner.groups)
-                .get(grp)
-                .cloned()
-                .ok_or_else(|| Error::Status {
-                    status: Status::ERR_NOT_FOUND,
-                    why: format!("this process is in no group {grp:?}").into(),
-                })?;
+            let listed = groups.get(grp).cloned().ok_or_else(|| Error::Status {
+                status: Status::ERR_NOT_FOUND,
+                why: format!("this process is in no group {grp:?}").into(),
+            })?;
             let mut members = Vec::with_capacity(listed.len());
             for p in listed {
                 if p.rank == Rank::WILDCARD && p.nspace == me.nspace {

@@ -88,10 +88,10 @@ pub(crate) struct Inner {
     pub(crate) client: Option<Arc<Client>>,
     /// The event handlers.
     pub(crate) events: Arc<Mutex<Registry>>,
-    /// The groups this process is a member of, and their members as it knows them.
-    pub(crate) groups: Arc<Mutex<crate::membership::Groups>>,
-    /// Rank-state tracking: the failures seen, a tracker per group asked about.
-    pub(crate) ft: Arc<Mutex<crate::trackers::FtState>>,
+    /// The groups this process is a member of, their members as it knows them, and
+    /// the rank-state trackers (the failures seen, a tracker per group asked about):
+    /// one owner, one lock.
+    pub(crate) groups: Arc<Mutex<crate::membership::Membership>>,
     finalized: AtomicBool,
     local: Arc<Local>,
     pub(crate) progress: Progress,
@@ -343,8 +343,7 @@ impl Pmix {
         };
         let progress = Progress::start()?;
         let events: Arc<Mutex<Registry>> = Arc::default();
-        let groups: Arc<Mutex<crate::membership::Groups>> = Arc::default();
-        let ft: Arc<Mutex<crate::trackers::FtState>> = Arc::default();
+        let groups: Arc<Mutex<crate::membership::Membership>> = Arc::default();
         let client = match &server {
             Some(env) => {
                 let host = options
@@ -354,13 +353,11 @@ impl Pmix {
                     .unwrap_or_else(crate::server::net::short_hostname);
                 let (poster, registry) = (progress.poster(), Arc::clone(&events));
                 let memberships = Arc::clone(&groups);
-                let trackers = Arc::clone(&ft);
                 // The server's events run through the handlers on the progress thread
                 // (once a stop has begun they are dropped).
                 let sink = move |ev: pmix_wire::Event| {
                     let registry = Arc::clone(&registry);
                     let memberships = Arc::clone(&memberships);
-                    let trackers = Arc::clone(&trackers);
                     let _ = poster.post(Job::plain(move || {
                         let ev = EventInfo {
                             status: ev.status.0,
@@ -368,7 +365,6 @@ impl Pmix {
                             info: ev.info,
                         };
                         crate::membership::group_event(&memberships, &ev);
-                        crate::trackers::on_event(&trackers, &ev);
                         let chain = lock_events(&registry).chain(&ev);
                         run_chain(&chain, &ev);
                     }));
@@ -397,7 +393,6 @@ impl Pmix {
                 client,
                 events,
                 groups,
-                ft,
                 finalized: AtomicBool::new(false),
                 local: Arc::new(Local { service, relay }),
                 progress,

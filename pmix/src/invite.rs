@@ -65,7 +65,7 @@ fn lock(m: &Mutex<Invite>) -> MutexGuard<'_, Invite> {
 struct Ctx {
     client: Arc<Client>,
     events: Arc<Mutex<crate::events::Registry>>,
-    groups: Arc<Mutex<crate::membership::Groups>>,
+    groups: Arc<Mutex<crate::membership::Membership>>,
     invite: Arc<Mutex<Invite>>,
     grp: String,
     me: Proc,
@@ -100,7 +100,9 @@ impl Ctx {
                 .chain(st.accepted.iter().cloned())
                 .collect()
         };
-        lock_groups(&self.groups).insert(self.grp.clone(), members.clone());
+        lock_groups(&self.groups)
+            .groups
+            .insert(self.grp.clone(), members.clone());
         let ctx = self.clone();
         let sent = self.client.notify_then(
             Status::GROUP_CONSTRUCT_COMPLETE.0,

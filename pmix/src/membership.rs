@@ -2,32 +2,49 @@
 //! a construct or an invite records a group, a destruct or a leave drops it, and a
 //! `PMIX_GROUP_LEFT` naming another member removes that member. The calls that
 //! change it are in `calls.rs` and `invite.rs`; rank-state tracking (`ft.rs`) reads
-//! it. Nothing here knows the instance.
+//! it. The records and the rank-state trackers (`trackers.rs`) have one owner,
+//! [`Membership`], under one lock: an event updates both at once, and `ft.rs` reads
+//! a group's members from the guard it already holds. Nothing here knows the
+//! instance.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::error::Error;
 use crate::events::EventInfo;
+use crate::trackers::FtState;
 
 /// The groups of an instance: id → members.
 pub(crate) type Groups = HashMap<String, Vec<pmix_wire::Proc>>;
 
-pub(crate) fn lock_groups(g: &Mutex<Groups>) -> MutexGuard<'_, Groups> {
+/// What an instance knows of its groups: the records and the rank-state trackers.
+#[derive(Default)]
+pub(crate) struct Membership {
+    /// The groups this process is in, and their members as it knows them.
+    pub(crate) groups: Groups,
+    /// The failures seen and a tracker per group (`trackers.rs`).
+    pub(crate) ft: FtState,
+}
+
+/// The instance's [`Membership`], locked (no user code runs under it, and no request
+/// to the server is made while it is held).
+pub(crate) fn lock_groups(g: &Mutex<Membership>) -> MutexGuard<'_, Membership> {
     g.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What a `PMIX_GROUP_LEFT` event changes: the departed member leaves the record.
-pub(crate) fn group_event(groups: &Mutex<Groups>, ev: &EventInfo) {
-    if ev.status != pmix_core::Status::GROUP_LEFT.0 {
-        return;
+/// What a server event changes: a `PMIX_GROUP_LEFT` takes the departed member out of
+/// the record, then the trackers learn of the event ([`crate::trackers::on_event`]).
+pub(crate) fn group_event(m: &Mutex<Membership>, ev: &EventInfo) {
+    let mut m = lock_groups(m);
+    if ev.status == pmix_core::Status::GROUP_LEFT.0 {
+        let (grp, who) = (ev.group_id(), ev.affected_proc());
+        if let (Some(grp), Some(who)) = (grp, who)
+            && let Some(members) = m.groups.get_mut(grp)
+        {
+            members.retain(|m| m != who);
+        }
     }
-    let (grp, who) = (ev.group_id(), ev.affected_proc());
-    if let (Some(grp), Some(who)) = (grp, who)
-        && let Some(members) = lock_groups(groups).get_mut(grp)
-    {
-        members.retain(|m| m != who);
-    }
+    crate::trackers::on_event(&mut m.ft, ev);
 }
 
 /// Checks a group id: 1 to 255 bytes, no NUL.

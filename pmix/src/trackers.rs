@@ -5,7 +5,7 @@
 //! progress thread, before the user's handlers. Nothing here knows the instance.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use pmix_core::Status;
 use pmix_core::ftstate::Tracker;
@@ -95,18 +95,13 @@ impl Members {
     }
 }
 
-pub(crate) fn lock(s: &Mutex<FtState>) -> MutexGuard<'_, FtState> {
-    s.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// What an event tells the trackers (run on the progress thread for every event
 /// from the server, before the user's handlers).
-pub(crate) fn on_event(state: &Mutex<FtState>, ev: &EventInfo) {
+pub(crate) fn on_event(st: &mut FtState, ev: &EventInfo) {
     if !DETECTED.contains(&ev.status) {
         return;
     }
     let (grp, who) = (ev.group_id(), ev.affected_proc().cloned());
-    let mut st = lock(state);
     match ev.status {
         REVOKED_EVENT => {
             if let Some(g) = grp.and_then(|g| st.groups.get_mut(g)) {
