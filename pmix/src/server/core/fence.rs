@@ -26,7 +26,7 @@
 //! gets [`FENCE_LOST`] at once, and so does any later one. `pmix.timeout`
 //! (seconds) fails the fence with `PMIX_ERR_TIMEOUT`. Nobody waits on a dead peer.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use pmix_wire::msg::{FT_CONTRIBUTION_KEY, FenceNb, FenceNbReply};
@@ -47,6 +47,9 @@ pub(crate) struct Fences {
     list: Vec<Fence>,
     /// Requests naming an id that is no group yet (module docs), in arrival order.
     unresolved: Vec<Unresolved>,
+    /// How many contributions each connection has in `list` (the per-peer bound,
+    /// asked on every request, without walking the contributors).
+    per_conn: HashMap<ConnId, usize>,
 }
 
 #[derive(Debug)]
@@ -104,11 +107,25 @@ impl Fences {
 
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
         let held = self.unresolved.iter().filter(|u| u.conn == conn).count();
-        self.list
-            .iter()
-            .map(|f| f.contributors.iter().filter(|c| c.conn == conn).count())
-            .sum::<usize>()
-            + held
+        self.per_conn.get(&conn).copied().unwrap_or(0) + held
+    }
+
+    /// Takes fence `idx` out of the list, and its contributions out of the counts.
+    fn take(&mut self, idx: usize) -> Fence {
+        let f = self.list.remove(idx);
+        self.uncount(&f);
+        f
+    }
+
+    fn uncount(&mut self, f: &Fence) {
+        for c in &f.contributors {
+            if let Some(n) = self.per_conn.get_mut(&c.conn) {
+                *n -= 1;
+                if *n == 0 {
+                    self.per_conn.remove(&c.conn);
+                }
+            }
+        }
     }
 }
 
@@ -214,6 +231,8 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         _ => None,
     };
     fence.contributed.insert(me.clone());
+    *core.fences.per_conn.entry(conn).or_default() += 1;
+    let fence = &mut core.fences.list[idx];
     fence.contributors.push(Contrib {
         conn,
         tag,
@@ -260,7 +279,7 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
         }
         _ => Status::SUCCESS,
     };
-    let fence = core.fences.list.remove(idx);
+    let fence = core.fences.take(idx);
     let carried = fence.contributors.iter().any(|c| c.data.is_some());
     if status == Status::SUCCESS && carried {
         // One reply, built once: the same bytes decide the round at every survivor.
@@ -320,8 +339,15 @@ pub(crate) fn evaluate_all(core: &mut Core) {
 /// `proc` is gone (lost or finalized): the fences it was missing from complete on
 /// the survivors or fail.
 pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
-    let _ = proc;
-    evaluate_all(core);
+    // Only the fences `proc` was missing from: the others cannot change.
+    let mut i = 0;
+    while i < core.fences.list.len() {
+        let f = &core.fences.list[i];
+        let concerned = !f.contributed.contains(proc) && f.participants.binary_search(proc).is_ok();
+        if !concerned || !evaluate(core, i, true) {
+            i += 1;
+        }
+    }
 }
 
 /// Takes up again the held requests whose id became a group (called after every
@@ -356,6 +382,9 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
         .into_iter()
         .partition(|f| f.deadline.is_some_and(|d| d <= now));
     core.fences.list = keep;
+    for f in &due {
+        core.fences.uncount(f);
+    }
     for f in due {
         for c in f.contributors {
             core.reply_status(c.conn, c.tag, Command::FenceNb, Status::ERR_TIMEOUT);

@@ -53,7 +53,12 @@ struct HeldLookup {
     deadline: Option<Instant>,
 }
 
+/// Lookups are all looked at again on each publish (they wait for several keys).
 impl HeldRequest for HeldLookup {
+    type Key = ();
+
+    fn key(&self) {}
+
     fn conn(&self) -> ConnId {
         self.conn
     }
@@ -139,17 +144,18 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
     }
     core.reply_status(conn, tag, Command::PublishNb, Status::SUCCESS);
     // Held lookups that are now complete.
-    let held = core.pubsub.held.take_all();
+    let held = core.pubsub.held.take_key(&());
     let mut keep = Vec::new();
-    for h in held {
+    for taken in held {
+        let h = &taken.1;
         let found = core.pubsub.find(&h.who, &h.keys);
         if found.len() == h.keys.len() {
             answer(core, h.conn, h.tag, found, Status::ERR_NOT_FOUND);
         } else {
-            keep.push(h);
+            keep.push(taken);
         }
     }
-    core.pubsub.held.restore(keep);
+    core.pubsub.held.put_back(keep);
 }
 
 fn answer(core: &mut Core, conn: ConnId, tag: u32, data: Vec<Pdata>, none: Status) {

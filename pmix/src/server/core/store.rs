@@ -55,6 +55,12 @@ struct HeldGet {
 }
 
 impl HeldRequest for HeldGet {
+    type Key = ProcKey;
+
+    fn key(&self) -> ProcKey {
+        self.target.clone()
+    }
+
     fn conn(&self) -> ConnId {
         self.conn
     }
@@ -139,21 +145,19 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
 /// Re-evaluates the gets held for `target`; with `gone`, those still unanswered
 /// get NOT_FOUND.
 fn release(core: &mut Core, target: &ProcKey, gone: bool) {
-    let held = core.store.held.take_all();
-    let mut keep = Vec::with_capacity(held.len());
-    for h in held {
-        if &h.target != target {
-            keep.push(h);
-            continue;
-        }
+    // Only the gets held for `target`: a commit costs what it answers.
+    let held = core.store.held.take_key(target);
+    let mut keep = Vec::new();
+    for taken in held {
+        let h = &taken.1;
         match evaluate(core, &h.target, h.key.as_deref(), h.scope) {
             Answer::Data(kv) => send_data(core, h.conn, h.tag, &h.target, kv),
             Answer::NotFound => not_found(core, h.conn, h.tag),
             Answer::Absent if gone => not_found(core, h.conn, h.tag),
-            Answer::Absent => keep.push(h),
+            Answer::Absent => keep.push(taken),
         }
     }
-    core.store.held.restore(keep);
+    core.store.held.put_back(keep);
 }
 
 /// A local rank is gone: the gets held for it will never be satisfied.

@@ -2,6 +2,7 @@
 //! a rank's state, reading directives, and the list of requests held until they
 //! can be answered (held gets, held lookups).
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
 use pmix_wire::{Command, Frame, Reply, Status};
@@ -103,62 +104,214 @@ pub(crate) fn info_deadline(
 
 /// A request the server holds until it can be answered or its deadline passes.
 pub(crate) trait HeldRequest {
+    /// What makes it answerable (a held get's target); requests are found by it.
+    type Key: Eq + std::hash::Hash + Clone + std::fmt::Debug;
     /// The connection it came on.
     fn conn(&self) -> ConnId;
     /// When it times out, if ever.
     fn deadline(&self) -> Option<Instant>;
+    /// Its key.
+    fn key(&self) -> Self::Key;
 }
 
-/// The held requests of one kind, in arrival order.
+/// The held requests of one kind, indexed so that what one event concerns is found
+/// without looking at the others: by key (a commit looks only at the gets of its
+/// committer), by connection (a closed peer, the per-peer bound) and by deadline
+/// (the next timer, what is due). Arrival order is kept within a key.
 #[derive(Debug)]
-pub(crate) struct HeldList<T>(Vec<T>);
+pub(crate) struct HeldList<T: HeldRequest> {
+    next: u64,
+    items: BTreeMap<u64, T>,
+    by_key: HashMap<T::Key, BTreeSet<u64>>,
+    by_conn: HashMap<ConnId, BTreeSet<u64>>,
+    by_deadline: BTreeSet<(Instant, u64)>,
+}
 
-impl<T> Default for HeldList<T> {
+impl<T: HeldRequest> Default for HeldList<T> {
     fn default() -> Self {
-        HeldList(Vec::new())
+        HeldList {
+            next: 0,
+            items: BTreeMap::new(),
+            by_key: HashMap::new(),
+            by_conn: HashMap::new(),
+            by_deadline: BTreeSet::new(),
+        }
     }
 }
+
+/// A held request taken out to be looked at again, with its place in arrival order
+/// ([`HeldList::put_back`]).
+pub(crate) struct Taken<T>(u64, pub(crate) T);
 
 impl<T: HeldRequest> HeldList<T> {
     /// Holds `r`.
     pub(crate) fn push(&mut self, r: T) {
-        self.0.push(r);
+        let seq = self.next;
+        self.next += 1;
+        self.insert(seq, r);
+    }
+
+    fn insert(&mut self, seq: u64, r: T) {
+        self.by_key.entry(r.key()).or_default().insert(seq);
+        self.by_conn.entry(r.conn()).or_default().insert(seq);
+        if let Some(d) = r.deadline() {
+            self.by_deadline.insert((d, seq));
+        }
+        self.items.insert(seq, r);
+    }
+
+    fn remove(&mut self, seq: u64) -> Option<T> {
+        let r = self.items.remove(&seq)?;
+        let key = r.key();
+        if let Some(set) = self.by_key.get_mut(&key) {
+            set.remove(&seq);
+            if set.is_empty() {
+                self.by_key.remove(&key);
+            }
+        }
+        if let Some(set) = self.by_conn.get_mut(&r.conn()) {
+            set.remove(&seq);
+            if set.is_empty() {
+                self.by_conn.remove(&r.conn());
+            }
+        }
+        if let Some(d) = r.deadline() {
+            self.by_deadline.remove(&(d, seq));
+        }
+        Some(r)
     }
 
     /// The earliest deadline.
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        self.0.iter().filter_map(T::deadline).min()
+        self.by_deadline.first().map(|(d, _)| *d)
     }
 
     /// Drops what `conn` asked (it is gone).
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
-        self.0.retain(|h| h.conn() != conn);
+        for seq in self.by_conn.get(&conn).cloned().unwrap_or_default() {
+            self.remove(seq);
+        }
     }
 
     /// How many requests of `conn` are held.
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
-        self.0.iter().filter(|h| h.conn() == conn).count()
+        self.by_conn.get(&conn).map_or(0, BTreeSet::len)
     }
 
-    /// Takes out the requests whose deadline is `now` or earlier.
+    /// Takes out the requests whose deadline is `now` or earlier, oldest deadline
+    /// first.
     pub(crate) fn take_due(&mut self, now: Instant) -> Vec<T> {
-        let (due, keep) = std::mem::take(&mut self.0)
-            .into_iter()
-            .partition(|h| h.deadline().is_some_and(|d| d <= now));
-        self.0 = keep;
+        let mut due = Vec::new();
+        while let Some(&(d, seq)) = self.by_deadline.first() {
+            if d > now {
+                break;
+            }
+            due.extend(self.remove(seq));
+        }
         due
     }
 
-    /// Takes out every request, to re-evaluate them; [`HeldList::restore`] puts back
-    /// those still unanswered.
-    pub(crate) fn take_all(&mut self) -> Vec<T> {
-        std::mem::take(&mut self.0)
+    /// Takes out the requests of `key`, in arrival order, to look at them again;
+    /// [`HeldList::put_back`] returns those still unanswered to their places.
+    pub(crate) fn take_key(&mut self, key: &T::Key) -> Vec<Taken<T>> {
+        let seqs = self.by_key.get(key).cloned().unwrap_or_default();
+        seqs.into_iter()
+            .filter_map(|seq| self.remove(seq).map(|r| Taken(seq, r)))
+            .collect()
     }
 
-    /// Puts back `kept` (taken by [`HeldList::take_all`]) ahead of any request held
-    /// meanwhile, so arrival order is kept.
-    pub(crate) fn restore(&mut self, mut kept: Vec<T>) {
-        kept.append(&mut self.0);
-        self.0 = kept;
+    /// Puts back requests taken by [`HeldList::take_key`], in their arrival places.
+    pub(crate) fn put_back(&mut self, kept: Vec<Taken<T>>) {
+        for Taken(seq, r) in kept {
+            self.insert(seq, r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[derive(Debug, PartialEq)]
+    struct H {
+        conn: ConnId,
+        key: u32,
+        deadline: Option<Instant>,
+        id: u32,
+    }
+
+    impl HeldRequest for H {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.key
+        }
+        fn conn(&self) -> ConnId {
+            self.conn
+        }
+        fn deadline(&self) -> Option<Instant> {
+            self.deadline
+        }
+    }
+
+    fn ids(v: &[Taken<H>]) -> Vec<u32> {
+        v.iter().map(|t| t.1.id).collect()
+    }
+
+    #[test]
+    fn held_requests_are_found_by_key_and_keep_their_arrival_order_when_put_back() {
+        let t0 = Instant::now();
+        let mut l = HeldList::default();
+        for (id, (conn, key)) in [(1, 7), (2, 8), (1, 7), (3, 7)].into_iter().enumerate() {
+            let deadline = Some(t0 + Duration::from_secs(10 - id as u64));
+            l.push(H {
+                conn,
+                key,
+                deadline,
+                id: id as u32,
+            });
+        }
+        assert_eq!(l.pending_of(1), 2);
+        let mut seven = l.take_key(&7);
+        assert_eq!(ids(&seven), [0, 2, 3]);
+        assert_eq!(l.pending_of(1), 0, "taken out");
+        // One is answered; the others go back to their places.
+        seven.remove(1);
+        l.put_back(seven);
+        l.push(H {
+            conn: 3,
+            key: 7,
+            deadline: None,
+            id: 9,
+        });
+        assert_eq!(ids(&l.take_key(&7)), [0, 3, 9]);
+        assert_eq!(ids(&l.take_key(&8)), [1]);
+        assert!(l.take_key(&8).is_empty());
+    }
+
+    #[test]
+    fn held_requests_time_out_by_deadline_and_go_with_their_connection() {
+        let t0 = Instant::now();
+        let mut l = HeldList::default();
+        for (id, secs) in [5u64, 1, 3].into_iter().enumerate() {
+            l.push(H {
+                conn: id as ConnId % 2,
+                key: 0,
+                deadline: Some(t0 + Duration::from_secs(secs)),
+                id: id as u32,
+            });
+        }
+        assert_eq!(l.next_deadline(), Some(t0 + Duration::from_secs(1)));
+        let due: Vec<u32> = l
+            .take_due(t0 + Duration::from_secs(3))
+            .iter()
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(due, [1, 2]);
+        assert_eq!(l.next_deadline(), Some(t0 + Duration::from_secs(5)));
+        l.forget_conn(0);
+        assert_eq!(l.pending_of(0), 0);
+        assert_eq!(l.next_deadline(), None);
+        assert!(l.take_key(&0).is_empty());
     }
 }
