@@ -1,5 +1,8 @@
-//! The panic boundary every exported function runs its body in, and the C-memory
-//! helpers (`malloc`'ed strings the caller frees with `free`).
+//! The panic boundary every exported function runs its body in, the macros that are
+//! the only way to define an `extern "C"` function in this crate ([`export!`] for the
+//! C API, [`callback!`] for the trampolines handed to C), the checks on C pointer
+//! arguments, and the C-memory helpers (`malloc`'ed strings the caller frees with
+//! `free`).
 
 use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -25,6 +28,80 @@ pub(crate) fn status_boundary(body: impl FnOnce() -> Res) -> pmix_status_t {
 pub(crate) fn value_boundary<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
+
+/// Defines an exported C function (`#[unsafe(no_mangle)] pub [unsafe] extern "C" fn`)
+/// whose body runs inside the panic boundary, so that no export can skip it. Three
+/// forms, by return type:
+///
+/// - `fn NAME(ARGS) -> pmix_status_t { BODY }`: `BODY` is a block of type [`Res`],
+///   run by [`status_boundary`] (`Ok(())` → `PMIX_SUCCESS`, `Err(s)` → `s`, a panic →
+///   `PMIX_ERROR`), so `?` returns a status;
+/// - `fn NAME(ARGS) -> T [on_panic: FALLBACK] { BODY }`: `BODY` is a block of type `T`,
+///   run by [`value_boundary`], which answers `FALLBACK` should it panic;
+/// - `fn NAME(ARGS) { BODY }` (a `void` function): `BODY` runs by [`value_boundary`]
+///   and a panic ends it.
+///
+/// Each may be `unsafe fn` (the C caller has a contract: its doc comment says it under
+/// `# Safety`). Doc comments and attributes before `fn` stay on the function. The one
+/// other way to write an `extern "C" fn` is [`callback!`]; `tests/boundaries.rs`
+/// checks that no other appears in `src/`.
+macro_rules! export {
+    ($(#[$attr:meta])* unsafe fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! {
+            [$(#[$attr])* #[unsafe(no_mangle)]] [pub unsafe] $($rest)*
+        }
+    };
+    ($(#[$attr:meta])* fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! { [$(#[$attr])* #[unsafe(no_mangle)]] [pub] $($rest)* }
+    };
+}
+pub(crate) use export;
+
+/// Defines an `extern "C" fn` the library hands to C as a function pointer (a
+/// `release_fn`, a handler's `cbfunc`), not exported by name: the same forms as
+/// [`export!`], with the visibility written before `unsafe fn` / `fn`, and the same
+/// panic boundary, since C calls it as it calls an export.
+macro_rules! callback {
+    ($(#[$attr:meta])* $vis:vis unsafe fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! { [$(#[$attr])*] [$vis unsafe] $($rest)* }
+    };
+    ($(#[$attr:meta])* $vis:vis fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! { [$(#[$attr])*] [$vis] $($rest)* }
+    };
+}
+pub(crate) use callback;
+
+/// What [`export!`] and [`callback!`] expand to: `[ATTRIBUTES] [QUALIFIERS]` then the
+/// function in one of the three forms. The only `extern "C" fn` definitions of the
+/// crate are these three.
+macro_rules! extern_fn {
+    (
+        [$($attr:tt)*] [$($qual:tt)*]
+        $name:ident($($arg:ident: $ty:ty),* $(,)?) -> pmix_status_t { $($body:tt)* }
+    ) => {
+        $($attr)*
+        $($qual)* extern "C" fn $name($($arg: $ty),*) -> $crate::types::pmix_status_t {
+            $crate::boundary::status_boundary(|| -> $crate::boundary::Res { $($body)* })
+        }
+    };
+    (
+        [$($attr:tt)*] [$($qual:tt)*]
+        $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty [on_panic: $fallback:expr]
+        { $($body:tt)* }
+    ) => {
+        $($attr)*
+        $($qual)* extern "C" fn $name($($arg: $ty),*) -> $ret {
+            $crate::boundary::value_boundary($fallback, || -> $ret { $($body)* })
+        }
+    };
+    ([$($attr:tt)*] [$($qual:tt)*] $name:ident($($arg:ident: $ty:ty),* $(,)?) { $($body:tt)* }) => {
+        $($attr)*
+        $($qual)* extern "C" fn $name($($arg: $ty),*) {
+            $crate::boundary::value_boundary((), || { $($body)* })
+        }
+    };
+}
+pub(crate) use extern_fn;
 
 /// `PMIX_ERR_BAD_PARAM`.
 pub(crate) const BAD_PARAM: Status = Status::ERR_BAD_PARAM;
