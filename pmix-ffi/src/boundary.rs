@@ -106,6 +106,44 @@ pub(crate) use extern_fn;
 /// `PMIX_ERR_BAD_PARAM`.
 pub(crate) const BAD_PARAM: Status = Status::ERR_BAD_PARAM;
 
+/// The check on a pointer argument the call requires (an output, a value to load):
+/// `PMIX_ERR_BAD_PARAM` for NULL, so every export refuses NULL the same way.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `p` is NULL.
+pub(crate) fn not_null<T>(p: *const T) -> Res {
+    if p.is_null() { Err(BAD_PARAM) } else { Ok(()) }
+}
+
+/// The required C pointer argument `p` (an output or in-out argument) as a reference,
+/// after [`not_null`].
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `p` is NULL.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads and writes of a `T`, and not accessed by other
+/// means while the returned borrow lives.
+pub(crate) unsafe fn c_mut<'a, T>(p: *mut T) -> Result<&'a mut T, Status> {
+    not_null(p)?;
+    // SAFETY: non-NULL (checked) and valid for reads and writes (caller's contract).
+    Ok(unsafe { &mut *p })
+}
+
+/// The required C pointer argument `p` (an input) as a reference, after [`not_null`].
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `p` is NULL.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of a `T`, unchanged while the returned borrow
+/// lives.
+pub(crate) unsafe fn c_ref<'a, T>(p: *const T) -> Result<&'a T, Status> {
+    not_null(p)?;
+    // SAFETY: non-NULL (checked) and valid for reads (caller's contract).
+    Ok(unsafe { &*p })
+}
+
 /// `true` when `n` elements of `T` from `p` can be one Rust slice: `n × size_of::<T>()`
 /// is at most `isize::MAX` bytes and the range does not wrap around the address space.
 /// A C count beyond that cannot describe real memory; forming the slice anyway would be
@@ -297,6 +335,20 @@ mod tests {
             let misaligned = p.cast::<u8>().add(1).cast::<u64>();
             assert_eq!(c_slice(misaligned, 1), Err(BAD_PARAM));
             assert_eq!(c_slice(p, 4), Ok(&words[..]));
+        }
+    }
+
+    #[test]
+    fn required_pointers_refuse_null_alone() {
+        let mut x = 5u32;
+        assert_eq!(not_null(&raw const x), Ok(()));
+        assert_eq!(not_null(std::ptr::null::<u32>()), Err(BAD_PARAM));
+        // SAFETY: `x` is valid for reads and writes; NULL is refused before any access.
+        unsafe {
+            *c_mut(&raw mut x).unwrap() = 6;
+            assert_eq!(c_ref(&raw const x), Ok(&6));
+            assert_eq!(c_mut(std::ptr::null_mut::<u32>()), Err(BAD_PARAM));
+            assert_eq!(c_ref(std::ptr::null::<u32>()), Err(BAD_PARAM));
         }
     }
 

@@ -18,7 +18,7 @@ use std::ffi::{c_char, c_int, c_void};
 use pmix::{Client, Mode, Pmix, PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, bounded_str, c_slice, export, op_done};
+use crate::boundary::{BAD_PARAM, CbData, bounded_str, c_mut, c_ref, c_slice, export, op_done};
 use crate::convert::{from_wire, infos_to_wire, key_arg, proc_nspace, procs_to_wire, to_wire};
 use crate::types::*;
 
@@ -53,7 +53,7 @@ export! {
         // SAFETY: forwarded from the caller.
         let key = unsafe { key_arg(key) }?;
         // SAFETY: a non-NULL `val` is readable (caller's contract).
-        let v = unsafe { val.as_ref() }.ok_or(BAD_PARAM)?;
+        let v = unsafe { c_ref(val) }?;
         // SAFETY: forwarded from the caller.
         let value = unsafe { to_wire(v) }?;
         inst.put(pmix::wire::Scope(scope), key, value)
@@ -130,7 +130,7 @@ export! {
         }
         let inst = admitted("PMIx_Get")?;
         // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let out = unsafe { val.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(val) }?;
         // SAFETY: forwarded from the caller.
         let key = unsafe { key_arg(key) }?;
         // SAFETY: forwarded from the caller.

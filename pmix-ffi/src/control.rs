@@ -11,7 +11,7 @@ use std::ffi::c_void;
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, admitted, c_slice, export, op_done};
+use crate::boundary::{BAD_PARAM, CbData, admitted, c_mut, c_slice, export, op_done};
 use crate::convert::{deliver_infos, infos_to_c, infos_to_wire, procs_to_wire};
 use crate::types::*;
 
@@ -36,9 +36,7 @@ unsafe fn set_results(
     nresults: *mut usize,
 ) -> Result<(), Status> {
     // SAFETY: non-NULL outputs are writable (caller's contract).
-    let (Some(r), Some(n)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() }) else {
-        return Err(BAD_PARAM);
-    };
+    let (r, n) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
     (*r, *n) = infos_to_c(infos)?;
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
 use pmix_core::{CpuSet, Status};
 
-use crate::boundary::{BAD_PARAM, CbData, c_strdup, callback, export, fits_in_a_slice};
+use crate::boundary::{CbData, c_strdup, callback, export, fits_in_a_slice, not_null};
 use crate::info::{Directives, directives, info_slice};
 use crate::objects::{check_topology, lookup_cpuset};
 use crate::types::{
@@ -191,9 +191,8 @@ export! {
         }
         let inst = global::get().map_err(|e| e.status())?;
         inst.admit(CALL, Mode::Blocking).map_err(|e| e.status())?;
-        if distances.is_null() || ndist.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(distances)?;
+        not_null(ndist)?;
         // SAFETY: forwarded from the caller.
         let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
         let (arr, n) = inst

@@ -8,7 +8,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 use pmix_core::ftstate::{AgreeError, Mask, RankInfo, RankState, View};
 
-use crate::boundary::{BAD_PARAM, Res, admitted, bounded_str, export};
+use crate::boundary::{BAD_PARAM, Res, admitted, bounded_str, c_mut, export, not_null};
 use crate::types::*;
 
 /// `PMIXRS_FT_ERR_SIZE`.
@@ -167,9 +167,7 @@ export! {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { collective("pmixrs_ft_validate_global_count", group) }?;
         let m = mask(count_type)?;
-        if count.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(count)?;
         let n = inst.ft_validate_global_count(g, m).map_err(status)?;
         // SAFETY: checked non-NULL; writable as the caller promised.
         unsafe { set(count, c_count(n)) };
@@ -194,7 +192,8 @@ unsafe fn get_state(
     let (inst, g) = unsafe { local(call, group) }?;
     let m = mask(type_)?;
     let incount = usize::try_from(incount).map_err(|_| BAD_PARAM)?;
-    if outcount.is_null() || (incount > 0 && rank_infos.is_null()) {
+    not_null(outcount)?;
+    if incount > 0 && rank_infos.is_null() {
         return Err(BAD_PARAM);
     }
     // Never more entries than the group has members, whatever `incount` says.
@@ -297,9 +296,7 @@ unsafe fn num_state(
     // SAFETY: forwarded from the caller.
     let (inst, g) = unsafe { local(call, group) }?;
     let m = mask(type_)?;
-    if count.is_null() {
-        return Err(BAD_PARAM);
-    }
+    not_null(count)?;
     let n = inst.ft_get_num_state(g, view, m).map_err(status)?;
     // SAFETY: checked non-NULL.
     unsafe { set(count, c_count(n)) };
@@ -365,9 +362,8 @@ export! {
     ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_group_size", group) }?;
-        if size.is_null() || rank.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(size)?;
+        not_null(rank)?;
         let (n, me) = inst.ft_size(g).map_err(status)?;
         // SAFETY: NULL or writable, as the caller promised.
         unsafe {
@@ -397,7 +393,8 @@ unsafe fn rank_list(
     };
     // SAFETY: forwarded from the caller.
     let (inst, g) = unsafe { local(call, group) }?;
-    if outcount.is_null() || (incount > 0 && out.is_null()) {
+    not_null(outcount)?;
+    if incount > 0 && out.is_null() {
         return Err(BAD_PARAM);
     }
     let ranks = if acked {
@@ -477,9 +474,7 @@ export! {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { collective("pmixrs_ft_agree", group) }?;
         // SAFETY: NULL or readable, as the caller promised.
-        let Some(f) = (unsafe { flag.as_mut() }) else {
-            return Err(BAD_PARAM);
-        };
+        let f = unsafe { c_mut(flag) }?;
         match inst.ft_agree(g, *f).map_err(status)? {
             Ok(v) => {
                 *f = v;
@@ -543,9 +538,7 @@ export! {
     ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_is_revoked", group) }?;
-        if revoked.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(revoked)?;
         let r = inst.ft_is_revoked(g).map_err(status)?;
         // SAFETY: checked non-NULL.
         unsafe { set(revoked, c_int::from(r)) };

@@ -13,7 +13,8 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, Res, admitted, bounded_str, c_slice, callback, copy_c_str, export, op_done,
+    BAD_PARAM, CbData, Res, admitted, bounded_str, c_mut, c_slice, callback, copy_c_str, export,
+    op_done,
 };
 use crate::convert::{infos_to_wire, procs_to_wire};
 use crate::types::*;
@@ -386,9 +387,7 @@ export! {
 /// Each is NULL or writable.
 unsafe fn no_results(results: *mut *mut pmix_info_t, nresults: *mut usize) -> Res {
     // SAFETY: non-NULL out-pointers are writable (caller's contract).
-    let (Some(r), Some(n)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() }) else {
-        return Err(BAD_PARAM);
-    };
+    let (r, n) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
     (*r, *n) = (std::ptr::null_mut(), 0);
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::ffi::c_char;
 use pmix::{BindEnvelope, Mode, PmixError, global};
 use pmix_core::CpuSet;
 
-use crate::boundary::{BAD_PARAM, bounded_str, export};
+use crate::boundary::{BAD_PARAM, bounded_str, c_mut, export};
 use crate::objects::{
     check_fillable_topology, destruct_cpuset, destruct_topology, store_cpuset, store_topology,
 };
@@ -31,7 +31,7 @@ export! {
         inst.admit("PMIx_Load_topology", Mode::Blocking)
             .map_err(|e| e.status())?;
         // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
-        let t = unsafe { topo.as_mut() }.ok_or(BAD_PARAM)?;
+        let t = unsafe { c_mut(topo) }?;
         check_fillable_topology(t)?;
         let loaded = inst.topology().map_err(|e| e.status())?;
         store_topology(t, &loaded)
@@ -69,7 +69,7 @@ export! {
     ) -> pmix_status_t {
         global::get().map_err(|e| e.status())?;
         // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
-        let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(cpuset) }?;
         // SAFETY: forwarded from the caller.
         let s = unsafe { bounded_str(cpuset_string, MAX_CPUSET_STRING) }?;
         let body = CpuSet::strip_hwloc_prefix(s).ok_or(BAD_PARAM)?;
@@ -94,7 +94,7 @@ export! {
     ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
-        let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(cpuset) }?;
         let envelope = BindEnvelope::from_raw(reference).ok_or(BAD_PARAM)?;
         let set = inst.cpuset(envelope).map_err(|e| e.status())?;
         store_cpuset(out, set)

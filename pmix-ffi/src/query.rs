@@ -14,7 +14,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, admitted, bounded_str, c_slice, c_strdup, copy_c_str, export,
+    BAD_PARAM, CbData, admitted, bounded_str, c_mut, c_slice, c_strdup, copy_c_str, export,
 };
 use crate::convert::{argv_to_wire, deliver_infos, infos_to_c, infos_to_wire, key_arg};
 use crate::types::*;
@@ -73,10 +73,7 @@ export! {
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Query_info", Mode::Blocking)?;
         // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (Some(res), Some(nres)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() })
-        else {
-            return Err(BAD_PARAM);
-        };
+        let (res, nres) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
         (*res, *nres) = (std::ptr::null_mut(), 0);
         if nqueries == 0 {
             return Err(BAD_PARAM);
@@ -160,10 +157,7 @@ export! {
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Resolve_peers", Mode::Blocking)?;
         // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (Some(out), Some(nout)) = (unsafe { procs.as_mut() }, unsafe { nprocs.as_mut() })
-        else {
-            return Err(BAD_PARAM);
-        };
+        let (out, nout) = unsafe { (c_mut(procs)?, c_mut(nprocs)?) };
         (*out, *nout) = (std::ptr::null_mut(), 0);
         // SAFETY: forwarded from the caller.
         let node = unsafe { opt_str(nodename, 255) }?;
@@ -206,9 +200,7 @@ export! {
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Resolve_nodes", Mode::Blocking)?;
         // SAFETY: a non-NULL out-pointer is writable (caller's contract).
-        let Some(out) = (unsafe { nodelist.as_mut() }) else {
-            return Err(BAD_PARAM);
-        };
+        let out = unsafe { c_mut(nodelist) }?;
         *out = std::ptr::null_mut();
         // SAFETY: forwarded from the caller.
         let ns = unsafe { opt_str(nspace, PMIX_MAX_NSLEN) }?;

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, c_strdup, export};
+use crate::boundary::{BAD_PARAM, c_mut, c_strdup, export};
 use crate::types::*;
 
 /// Type names, indexed by `pmix_data_type_t` (libpmix2's texts).
@@ -310,7 +310,7 @@ export! {
         type_: pmix_data_type_t,
     ) -> pmix_status_t {
         // SAFETY: NULL or writable (caller's contract).
-        let out = unsafe { output.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(output) }?;
         *out = std::ptr::null_mut();
         if src.is_null() {
             return Err(BAD_PARAM);

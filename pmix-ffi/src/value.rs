@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, c_void};
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, Res, export};
+use crate::boundary::{BAD_PARAM, Res, c_mut, export, not_null};
 use crate::types::*;
 
 /// Reads a `T` from `data` (unaligned: C may hand any address of a `T`).
@@ -359,7 +359,7 @@ export! {
         ty: pmix_data_type_t,
     ) -> pmix_status_t {
         // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let v = unsafe { val.as_mut() }.ok_or(BAD_PARAM)?;
+        let v = unsafe { c_mut(val) }?;
         // SAFETY: forwarded from the caller.
         unsafe { load(v, data, ty) }
     }
@@ -414,10 +414,8 @@ export! {
         ty: pmix_data_type_t,
     ) -> pmix_status_t {
         // SAFETY: a non-NULL `info` is writable (caller's contract).
-        let i = unsafe { info.as_mut() }.ok_or(BAD_PARAM)?;
-        if key.is_null() {
-            return Err(BAD_PARAM);
-        }
+        let i = unsafe { c_mut(info) }?;
+        not_null(key)?;
         i.key = [0; PMIX_MAX_KEYLEN + 1];
         for (k, slot) in i.key.iter_mut().take(PMIX_MAX_KEYLEN).enumerate() {
             // SAFETY: `key` is NUL-terminated (caller's contract) and the loop stops at
