@@ -307,6 +307,52 @@ mod tests {
         assert_eq!(value_boundary(7, || panic!("x")), 7);
     }
 
+    callback! {
+        /// The status form: the error's status, a panic `PMIX_ERROR`.
+        fn status_form(what: i32) -> pmix_status_t {
+            match what {
+                0 => Ok(()),
+                1 => Err(Status::ERR_NOT_FOUND),
+                _ => panic!("status_form"),
+            }
+        }
+    }
+
+    callback! {
+        /// The value form: a panic answers the fallback.
+        unsafe fn value_form(what: i32) -> *const c_char [on_panic: c"fallback".as_ptr()] {
+            if what == 0 { c"value".as_ptr() } else { panic!("value_form") }
+        }
+    }
+
+    static VOID_RAN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    callback! {
+        /// The void form: a panic ends the call.
+        fn void_form(what: i32) {
+            if what != 0 {
+                panic!("void_form");
+            }
+            VOID_RAN.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn the_macros_put_each_form_inside_the_boundary() {
+        assert_eq!(status_form(0), 0);
+        assert_eq!(status_form(1), -46);
+        assert_eq!(status_form(2), -1);
+        // SAFETY: `value_form` has no contract; it is `unsafe` to test that form.
+        let (value, fallback) = unsafe { (CStr::from_ptr(value_form(0)), value_form(1)) };
+        assert_eq!(value, c"value");
+        // SAFETY: the fallback is a static C string.
+        assert_eq!(unsafe { CStr::from_ptr(fallback) }, c"fallback");
+        void_form(1);
+        assert!(!VOID_RAN.load(std::sync::atomic::Ordering::Relaxed));
+        void_form(0);
+        assert!(VOID_RAN.load(std::sync::atomic::Ordering::Relaxed));
+    }
+
     #[test]
     fn counts_beyond_isize_max_bytes_never_form_a_slice() {
         use crate::types::pmix_info_t;
