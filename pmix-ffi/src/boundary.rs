@@ -1,5 +1,8 @@
-//! The panic boundary every exported function runs its body in, and the C-memory
-//! helpers (`malloc`'ed strings the caller frees with `free`).
+//! The panic boundary every exported function runs its body in, the macros that are
+//! the only way to define an `extern "C"` function in this crate ([`export!`] for the
+//! C API, [`callback!`] for the trampolines handed to C), the checks on C pointer
+//! arguments, and the C-memory helpers (`malloc`'ed strings the caller frees with
+//! `free`).
 
 use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -26,8 +29,120 @@ pub(crate) fn value_boundary<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
 
+/// Defines an exported C function (`#[unsafe(no_mangle)] pub [unsafe] extern "C" fn`)
+/// whose body runs inside the panic boundary, so that no export can skip it. Three
+/// forms, by return type:
+///
+/// - `fn NAME(ARGS) -> pmix_status_t { BODY }`: `BODY` is a block of type [`Res`],
+///   run by [`status_boundary`] (`Ok(())` → `PMIX_SUCCESS`, `Err(s)` → `s`, a panic →
+///   `PMIX_ERROR`), so `?` returns a status;
+/// - `fn NAME(ARGS) -> T [on_panic: FALLBACK] { BODY }`: `BODY` is a block of type `T`,
+///   run by [`value_boundary`], which answers `FALLBACK` should it panic;
+/// - `fn NAME(ARGS) { BODY }` (a `void` function): `BODY` runs by [`value_boundary`]
+///   and a panic ends it.
+///
+/// Each may be `unsafe fn` (the C caller has a contract: its doc comment says it under
+/// `# Safety`). Doc comments and attributes before `fn` stay on the function. The one
+/// other way to write an `extern "C" fn` is [`callback!`]; `tests/boundaries.rs`
+/// checks that no other appears in `src/`.
+macro_rules! export {
+    ($(#[$attr:meta])* unsafe fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! {
+            [$(#[$attr])* #[unsafe(no_mangle)]] [pub unsafe] $($rest)*
+        }
+    };
+    ($(#[$attr:meta])* fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! { [$(#[$attr])* #[unsafe(no_mangle)]] [pub] $($rest)* }
+    };
+}
+pub(crate) use export;
+
+/// Defines an `extern "C" fn` the library hands to C as a function pointer (a
+/// `release_fn`, a handler's `cbfunc`), not exported by name: the same forms as
+/// [`export!`], with the visibility written before `unsafe fn` / `fn`, and the same
+/// panic boundary, since C calls it as it calls an export.
+macro_rules! callback {
+    ($(#[$attr:meta])* $vis:vis unsafe fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! { [$(#[$attr])*] [$vis unsafe] $($rest)* }
+    };
+    ($(#[$attr:meta])* $vis:vis fn $($rest:tt)*) => {
+        $crate::boundary::extern_fn! { [$(#[$attr])*] [$vis] $($rest)* }
+    };
+}
+pub(crate) use callback;
+
+/// What [`export!`] and [`callback!`] expand to: `[ATTRIBUTES] [QUALIFIERS]` then the
+/// function in one of the three forms. The only `extern "C" fn` definitions of the
+/// crate are these three.
+macro_rules! extern_fn {
+    (
+        [$($attr:tt)*] [$($qual:tt)*]
+        $name:ident($($arg:ident: $ty:ty),* $(,)?) -> pmix_status_t { $($body:tt)* }
+    ) => {
+        $($attr)*
+        $($qual)* extern "C" fn $name($($arg: $ty),*) -> $crate::types::pmix_status_t {
+            $crate::boundary::status_boundary(|| -> $crate::boundary::Res { $($body)* })
+        }
+    };
+    (
+        [$($attr:tt)*] [$($qual:tt)*]
+        $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty [on_panic: $fallback:expr]
+        { $($body:tt)* }
+    ) => {
+        $($attr)*
+        $($qual)* extern "C" fn $name($($arg: $ty),*) -> $ret {
+            $crate::boundary::value_boundary($fallback, || -> $ret { $($body)* })
+        }
+    };
+    ([$($attr:tt)*] [$($qual:tt)*] $name:ident($($arg:ident: $ty:ty),* $(,)?) { $($body:tt)* }) => {
+        $($attr)*
+        $($qual)* extern "C" fn $name($($arg: $ty),*) {
+            $crate::boundary::value_boundary((), || { $($body)* })
+        }
+    };
+}
+pub(crate) use extern_fn;
+
 /// `PMIX_ERR_BAD_PARAM`.
 pub(crate) const BAD_PARAM: Status = Status::ERR_BAD_PARAM;
+
+/// The check on a pointer argument the call requires (an output, a value to load):
+/// `PMIX_ERR_BAD_PARAM` for NULL, so every export refuses NULL the same way.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `p` is NULL.
+pub(crate) fn not_null<T>(p: *const T) -> Res {
+    if p.is_null() { Err(BAD_PARAM) } else { Ok(()) }
+}
+
+/// The required C pointer argument `p` (an output or in-out argument) as a reference,
+/// after [`not_null`].
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `p` is NULL.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads and writes of a `T`, and not accessed by other
+/// means while the returned borrow lives.
+pub(crate) unsafe fn c_mut<'a, T>(p: *mut T) -> Result<&'a mut T, Status> {
+    not_null(p)?;
+    // SAFETY: non-NULL (checked) and valid for reads and writes (caller's contract).
+    Ok(unsafe { &mut *p })
+}
+
+/// The required C pointer argument `p` (an input) as a reference, after [`not_null`].
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when `p` is NULL.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of a `T`, unchanged while the returned borrow
+/// lives.
+pub(crate) unsafe fn c_ref<'a, T>(p: *const T) -> Result<&'a T, Status> {
+    not_null(p)?;
+    // SAFETY: non-NULL (checked) and valid for reads (caller's contract).
+    Ok(unsafe { &*p })
+}
 
 /// `true` when `n` elements of `T` from `p` can be one Rust slice: `n × size_of::<T>()`
 /// is at most `isize::MAX` bytes and the range does not wrap around the address space.
@@ -192,6 +307,52 @@ mod tests {
         assert_eq!(value_boundary(7, || panic!("x")), 7);
     }
 
+    callback! {
+        /// The status form: the error's status, a panic `PMIX_ERROR`.
+        fn status_form(what: i32) -> pmix_status_t {
+            match what {
+                0 => Ok(()),
+                1 => Err(Status::ERR_NOT_FOUND),
+                _ => panic!("status_form"),
+            }
+        }
+    }
+
+    callback! {
+        /// The value form: a panic answers the fallback.
+        unsafe fn value_form(what: i32) -> *const c_char [on_panic: c"fallback".as_ptr()] {
+            if what == 0 { c"value".as_ptr() } else { panic!("value_form") }
+        }
+    }
+
+    static VOID_RAN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    callback! {
+        /// The void form: a panic ends the call.
+        fn void_form(what: i32) {
+            if what != 0 {
+                panic!("void_form");
+            }
+            VOID_RAN.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn the_macros_put_each_form_inside_the_boundary() {
+        assert_eq!(status_form(0), 0);
+        assert_eq!(status_form(1), -46);
+        assert_eq!(status_form(2), -1);
+        // SAFETY: `value_form` has no contract; it is `unsafe` to test that form.
+        let (value, fallback) = unsafe { (CStr::from_ptr(value_form(0)), value_form(1)) };
+        assert_eq!(value, c"value");
+        // SAFETY: the fallback is a static C string.
+        assert_eq!(unsafe { CStr::from_ptr(fallback) }, c"fallback");
+        void_form(1);
+        assert!(!VOID_RAN.load(std::sync::atomic::Ordering::Relaxed));
+        void_form(0);
+        assert!(VOID_RAN.load(std::sync::atomic::Ordering::Relaxed));
+    }
+
     #[test]
     fn counts_beyond_isize_max_bytes_never_form_a_slice() {
         use crate::types::pmix_info_t;
@@ -220,6 +381,20 @@ mod tests {
             let misaligned = p.cast::<u8>().add(1).cast::<u64>();
             assert_eq!(c_slice(misaligned, 1), Err(BAD_PARAM));
             assert_eq!(c_slice(p, 4), Ok(&words[..]));
+        }
+    }
+
+    #[test]
+    fn required_pointers_refuse_null_alone() {
+        let mut x = 5u32;
+        assert_eq!(not_null(&raw const x), Ok(()));
+        assert_eq!(not_null(std::ptr::null::<u32>()), Err(BAD_PARAM));
+        // SAFETY: `x` is valid for reads and writes; NULL is refused before any access.
+        unsafe {
+            *c_mut(&raw mut x).unwrap() = 6;
+            assert_eq!(c_ref(&raw const x), Ok(&6));
+            assert_eq!(c_mut(std::ptr::null_mut::<u32>()), Err(BAD_PARAM));
+            assert_eq!(c_ref(std::ptr::null::<u32>()), Err(BAD_PARAM));
         }
     }
 

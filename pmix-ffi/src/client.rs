@@ -18,7 +18,7 @@ use std::ffi::{c_char, c_int, c_void};
 use pmix::{Client, Mode, Pmix, PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, Res, bounded_str, c_slice, op_done, status_boundary};
+use crate::boundary::{BAD_PARAM, CbData, bounded_str, c_mut, c_ref, c_slice, export, op_done};
 use crate::convert::{from_wire, infos_to_wire, key_arg, proc_nspace, procs_to_wire, to_wire};
 use crate::types::*;
 
@@ -32,109 +32,105 @@ fn client(inst: &Pmix) -> Result<&Client, Status> {
     inst.client().ok_or(Status::ERR_UNREACH)
 }
 
-/// `PMIx_Put`: files `val` under `key` in `scope` (sent to the server at the next
-/// `PMIx_Commit`).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL or bad key or
-/// value, unknown scope); `PMIX_ERR_NOT_SUPPORTED` (a value type the library does not
-/// carry); `PMIX_ERR_UNREACH` (not a launched client).
-///
-/// # Safety
-/// `key` is NULL or a NUL-terminated string; `val` is NULL or a readable value whose
-/// union holds what its type says.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Put(
-    scope: pmix_scope_t,
-    key: *const c_char,
-    val: *mut pmix_value_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Put`: files `val` under `key` in `scope` (sent to the server at the next
+    /// `PMIx_Commit`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL or bad key or
+    /// value, unknown scope); `PMIX_ERR_NOT_SUPPORTED` (a value type the library does not
+    /// carry); `PMIX_ERR_UNREACH` (not a launched client).
+    ///
+    /// # Safety
+    /// `key` is NULL or a NUL-terminated string; `val` is NULL or a readable value whose
+    /// union holds what its type says.
+    unsafe fn PMIx_Put(
+        scope: pmix_scope_t,
+        key: *const c_char,
+        val: *mut pmix_value_t,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Put")?;
         // SAFETY: forwarded from the caller.
         let key = unsafe { key_arg(key) }?;
         // SAFETY: a non-NULL `val` is readable (caller's contract).
-        let v = unsafe { val.as_ref() }.ok_or(BAD_PARAM)?;
+        let v = unsafe { c_ref(val) }?;
         // SAFETY: forwarded from the caller.
         let value = unsafe { to_wire(v) }?;
         inst.put(pmix::wire::Scope(scope), key, value)
             .map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Commit`: sends every value put so far to the server.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_UNREACH` (no server), the
-/// server's status.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Commit() -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Commit`: sends every value put so far to the server.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_UNREACH` (no server), the
+    /// server's status.
+    fn PMIx_Commit() -> pmix_status_t {
         let inst = admitted("PMIx_Commit")?;
         inst.commit().map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Fence`: waits until every process of `procs` (NULL: this job) has entered
-/// the fence; `info` carries `PMIX_COLLECT_DATA`, `PMIX_TIMEOUT`,
-/// `PMIX_GROUP_FT_COLLECTIVE`, ….
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (a count with a NULL
-/// array, a bad namespace, key or value); `PMIX_ERR_UNREACH` (no server, or it went
-/// away); the server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
-/// `PMIX_ERR_TIMEOUT`, …).
-///
-/// # Safety
-/// `procs` is NULL or points to `nprocs` readable processes; `info` is NULL or points
-/// to `ninfo` readable infos whose values are as [`PMIx_Put`] requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Fence(
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Fence`: waits until every process of `procs` (NULL: this job) has entered
+    /// the fence; `info` carries `PMIX_COLLECT_DATA`, `PMIX_TIMEOUT`,
+    /// `PMIX_GROUP_FT_COLLECTIVE`, ….
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (a count with a NULL
+    /// array, a bad namespace, key or value); `PMIX_ERR_UNREACH` (no server, or it went
+    /// away); the server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
+    /// `PMIX_ERR_TIMEOUT`, …).
+    ///
+    /// # Safety
+    /// `procs` is NULL or points to `nprocs` readable processes; `info` is NULL or points
+    /// to `ninfo` readable infos whose values are as [`PMIx_Put`] requires.
+    unsafe fn PMIx_Fence(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Fence")?;
         // SAFETY: forwarded from the caller.
         let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         inst.fence(&procs, &info).map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Get`: the value of `key` for `proc` (NULL: this process; rank
-/// `PMIX_RANK_WILDCARD`: job-level information), in a new `pmix_value_t` the caller
-/// releases with `PMIX_VALUE_RELEASE`. `*val` is set to NULL first.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `val`, a bad
-/// key, namespace or info); `PMIX_ERR_NOT_FOUND`; the server's status
-/// (`PMIX_ERR_TIMEOUT`, …); `PMIX_ERR_UNREACH` (no server for another process's
-/// value); `PMIX_ERR_NOT_SUPPORTED` (a value of a type the C side cannot hold yet);
-/// `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// `proc_` is NULL or readable; `key` is NULL or a NUL-terminated string; `info` as
-/// for [`PMIx_Fence`]; `val` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Get(
-    proc_: *const pmix_proc_t,
-    key: *const c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    val: *mut *mut pmix_value_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Get`: the value of `key` for `proc` (NULL: this process; rank
+    /// `PMIX_RANK_WILDCARD`: job-level information), in a new `pmix_value_t` the caller
+    /// releases with `PMIX_VALUE_RELEASE`. `*val` is set to NULL first.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `val`, a bad
+    /// key, namespace or info); `PMIX_ERR_NOT_FOUND`; the server's status
+    /// (`PMIX_ERR_TIMEOUT`, …); `PMIX_ERR_UNREACH` (no server for another process's
+    /// value); `PMIX_ERR_NOT_SUPPORTED` (a value of a type the C side cannot hold yet);
+    /// `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `proc_` is NULL or readable; `key` is NULL or a NUL-terminated string; `info` as
+    /// for [`PMIx_Fence`]; `val` is NULL or writable.
+    unsafe fn PMIx_Get(
+        proc_: *const pmix_proc_t,
+        key: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        val: *mut *mut pmix_value_t,
+    ) -> pmix_status_t {
         // SAFETY: a non-NULL `val` is writable (caller's contract).
         if let Some(out) = unsafe { val.as_mut() } {
             *out = std::ptr::null_mut();
         }
         let inst = admitted("PMIx_Get")?;
         // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let out = unsafe { val.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(val) }?;
         // SAFETY: forwarded from the caller.
         let key = unsafe { key_arg(key) }?;
         // SAFETY: forwarded from the caller.
@@ -161,7 +157,7 @@ pub unsafe extern "C" fn PMIx_Get(
         unsafe { p.write(v) };
         *out = p;
         Ok(())
-    })
+    }
 }
 
 /// The process a Get names: `proc_`, or this process when it is NULL or its
@@ -189,25 +185,24 @@ unsafe fn target(inst: &Pmix, proc_: *const pmix_proc_t) -> Result<(String, u32)
     })
 }
 
-/// `PMIx_Abort`: asks the server to abort `procs` (NULL: this whole job) with
-/// `status` and `msg`; returns once the server answered (the launcher then ends the
-/// processes).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (a count with a NULL
-/// array, a bad namespace, a message that is not UTF-8 or over 1 MiB);
-/// `PMIX_ERR_UNREACH` (no server); the server's status.
-///
-/// # Safety
-/// `msg` is NULL or a NUL-terminated string; `procs` as for [`PMIx_Fence`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Abort(
-    status: c_int,
-    msg: *const c_char,
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-) -> pmix_status_t {
-    status_boundary(|| -> Res {
+export! {
+    /// `PMIx_Abort`: asks the server to abort `procs` (NULL: this whole job) with
+    /// `status` and `msg`; returns once the server answered (the launcher then ends the
+    /// processes).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (a count with a NULL
+    /// array, a bad namespace, a message that is not UTF-8 or over 1 MiB);
+    /// `PMIX_ERR_UNREACH` (no server); the server's status.
+    ///
+    /// # Safety
+    /// `msg` is NULL or a NUL-terminated string; `procs` as for [`PMIx_Fence`].
+    unsafe fn PMIx_Abort(
+        status: c_int,
+        msg: *const c_char,
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Abort")?;
         let msg = if msg.is_null() {
             None
@@ -220,31 +215,30 @@ pub unsafe extern "C" fn PMIx_Abort(
         client(&inst)?
             .abort(status, msg, &procs)
             .map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Fence_nb`: as [`PMIx_Fence`], with the result passed to `cbfunc(status,
-/// cbdata)` on the progress thread; a NULL `cbfunc` makes it [`PMIx_Fence`].
-///
-/// # Errors
-/// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
-/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH` (no server, or the request cannot be
-/// sent); with a NULL `cbfunc`, [`PMIx_Fence`]'s. Everything after acceptance goes
-/// to `cbfunc`.
-///
-/// # Safety
-/// As [`PMIx_Fence`] (the arrays only during the call); `cbfunc`, if given, must be
-/// safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Fence_nb(
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Fence_nb`: as [`PMIx_Fence`], with the result passed to `cbfunc(status,
+    /// cbdata)` on the progress thread; a NULL `cbfunc` makes it [`PMIx_Fence`].
+    ///
+    /// # Errors
+    /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+    /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH` (no server, or the request cannot be
+    /// sent); with a NULL `cbfunc`, [`PMIx_Fence`]'s. Everything after acceptance goes
+    /// to `cbfunc`.
+    ///
+    /// # Safety
+    /// As [`PMIx_Fence`] (the arrays only during the call); `cbfunc`, if given, must be
+    /// safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Fence_nb(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         let Some(cb) = cbfunc else {
             // Blocking, as PMIx_Fence (named as this call in the diagnostic).
@@ -264,33 +258,32 @@ pub unsafe extern "C" fn PMIx_Fence_nb(
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         inst.fence_nb(&procs, &info, op_done(cb, CbData(cbdata)))
             .map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Get_nb`: as [`PMIx_Get`], with the result passed to `cbfunc(status, kv,
-/// cbdata)` on the progress thread; `kv` (NULL on error) is the library's and is
-/// released when `cbfunc` returns. A NULL `cbfunc` is `PMIX_ERR_BAD_PARAM` (there is
-/// nowhere to put the value).
-///
-/// # Errors
-/// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
-/// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`. Everything after acceptance goes to
-/// `cbfunc`: `PMIX_ERR_NOT_FOUND`, the server's status, `PMIX_ERR_NOT_SUPPORTED` (a
-/// value type the C side cannot hold yet), `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// As [`PMIx_Get`] for `proc_`, `key` and `info` (only during the call); `cbfunc`
-/// must be safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Get_nb(
-    proc_: *const pmix_proc_t,
-    key: *const c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_value_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Get_nb`: as [`PMIx_Get`], with the result passed to `cbfunc(status, kv,
+    /// cbdata)` on the progress thread; `kv` (NULL on error) is the library's and is
+    /// released when `cbfunc` returns. A NULL `cbfunc` is `PMIX_ERR_BAD_PARAM` (there is
+    /// nowhere to put the value).
+    ///
+    /// # Errors
+    /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+    /// `PMIX_ERR_BAD_PARAM`, `PMIX_ERR_UNREACH`. Everything after acceptance goes to
+    /// `cbfunc`: `PMIX_ERR_NOT_FOUND`, the server's status, `PMIX_ERR_NOT_SUPPORTED` (a
+    /// value type the C side cannot hold yet), `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// As [`PMIx_Get`] for `proc_`, `key` and `info` (only during the call); `cbfunc`
+    /// must be safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Get_nb(
+        proc_: *const pmix_proc_t,
+        key: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_value_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = crate::boundary::admitted("PMIx_Get_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
         // SAFETY: forwarded from the caller.
@@ -325,5 +318,5 @@ pub unsafe extern "C" fn PMIx_Get_nb(
             unsafe { crate::value::PMIx_Value_destruct(&mut v) };
         })
         .map_err(|e| e.status())
-    })
+    }
 }

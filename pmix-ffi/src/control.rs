@@ -11,7 +11,7 @@ use std::ffi::c_void;
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, admitted, c_slice, op_done, status_boundary};
+use crate::boundary::{BAD_PARAM, CbData, admitted, c_mut, c_slice, export, op_done};
 use crate::convert::{deliver_infos, infos_to_c, infos_to_wire, procs_to_wire};
 use crate::types::*;
 
@@ -36,9 +36,7 @@ unsafe fn set_results(
     nresults: *mut usize,
 ) -> Result<(), Status> {
     // SAFETY: non-NULL outputs are writable (caller's contract).
-    let (Some(r), Some(n)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() }) else {
-        return Err(BAD_PARAM);
-    };
+    let (r, n) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
     (*r, *n) = infos_to_c(infos)?;
     Ok(())
 }
@@ -59,46 +57,48 @@ unsafe fn clear(results: *mut *mut pmix_info_t, nresults: *mut usize) {
     }
 }
 
-/// `PMIx_Log`: asks the server to log `data` with `directives`.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (a count with a NULL array, a bad info); `PMIX_ERR_UNREACH`;
-/// the server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
-///
-/// # Safety
-/// `data` and `directives` point to `ndata` / `ndirs` readable infos (or are NULL
-/// with 0).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Log(
-    data: *const pmix_info_t,
-    ndata: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { log(data, ndata, directives, ndirs, None) })
+export! {
+    /// `PMIx_Log`: asks the server to log `data` with `directives`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (a count with a NULL array, a bad info); `PMIX_ERR_UNREACH`;
+    /// the server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
+    ///
+    /// # Safety
+    /// `data` and `directives` point to `ndata` / `ndirs` readable infos (or are NULL
+    /// with 0).
+    unsafe fn PMIx_Log(
+        data: *const pmix_info_t,
+        ndata: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { log(data, ndata, directives, ndirs, None) }
+    }
 }
 
-/// `PMIx_Log_nb`: as [`PMIx_Log`], with the status passed to `cbfunc(status,
-/// cbdata)` once, on the progress thread; a NULL `cbfunc` makes it blocking.
-///
-/// # Errors
-/// As [`PMIx_Log`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Log`]; `cbfunc` must be safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Log_nb(
-    data: *const pmix_info_t,
-    ndata: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { log(data, ndata, directives, ndirs, Some((cbfunc, cbdata))) })
+export! {
+    /// `PMIx_Log_nb`: as [`PMIx_Log`], with the status passed to `cbfunc(status,
+    /// cbdata)` once, on the progress thread; a NULL `cbfunc` makes it blocking.
+    ///
+    /// # Errors
+    /// As [`PMIx_Log`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Log`]; `cbfunc` must be safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Log_nb(
+        data: *const pmix_info_t,
+        ndata: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { log(data, ndata, directives, ndirs, Some((cbfunc, cbdata))) }
+    }
 }
 
 /// The body of both log calls: blocking without a callback.
@@ -130,28 +130,27 @@ unsafe fn log(
         .map_err(|e| e.status())
 }
 
-/// `PMIx_Job_control`: asks the server for job control of `targets` with
-/// `directives`; `*results` gets the infos it answers with (free with
-/// `PMIX_INFO_FREE`).
-///
-/// # Errors
-/// As [`PMIx_Log`]; `PMIX_ERR_BAD_PARAM` for NULL `results`/`nresults` too. Our
-/// server accepts cleanup registrations (`PMIX_REGISTER_CLEANUP`, as Open MPI sends)
-/// and answers anything else `PMIX_ERR_NOT_SUPPORTED`.
-///
-/// # Safety
-/// `targets` points to `ntargets` processes, `directives` to `ndirs` infos (or NULL
-/// with 0); `results` and `nresults` are NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Job_control(
-    targets: *const pmix_proc_t,
-    ntargets: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    results: *mut *mut pmix_info_t,
-    nresults: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Job_control`: asks the server for job control of `targets` with
+    /// `directives`; `*results` gets the infos it answers with (free with
+    /// `PMIX_INFO_FREE`).
+    ///
+    /// # Errors
+    /// As [`PMIx_Log`]; `PMIX_ERR_BAD_PARAM` for NULL `results`/`nresults` too. Our
+    /// server accepts cleanup registrations (`PMIX_REGISTER_CLEANUP`, as Open MPI sends)
+    /// and answers anything else `PMIX_ERR_NOT_SUPPORTED`.
+    ///
+    /// # Safety
+    /// `targets` points to `ntargets` processes, `directives` to `ndirs` infos (or NULL
+    /// with 0); `results` and `nresults` are NULL or writable.
+    unsafe fn PMIx_Job_control(
+        targets: *const pmix_proc_t,
+        ntargets: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        results: *mut *mut pmix_info_t,
+        nresults: *mut usize,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         unsafe { clear(results, nresults) };
         let inst = admitted("PMIx_Job_control", Mode::Blocking)?;
@@ -162,29 +161,28 @@ pub unsafe extern "C" fn PMIx_Job_control(
         let infos = inst.job_control(&targets, &dirs).map_err(|e| e.status())?;
         // SAFETY: forwarded from the caller.
         unsafe { set_results(&infos, results, nresults) }
-    })
+    }
 }
 
-/// `PMIx_Job_control_nb`: as [`PMIx_Job_control`], with the outcome passed to
-/// `cbfunc(status, info, ninfo, cbdata, release_fn, release_cbdata)` once, on the
-/// progress thread; a NULL `cbfunc` makes it blocking (the infos dropped).
-///
-/// # Errors
-/// As [`PMIx_Job_control`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Job_control`] (the arrays only during the call); `cbfunc` must be safe
-/// to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Job_control_nb(
-    targets: *const pmix_proc_t,
-    ntargets: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    cbfunc: pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Job_control_nb`: as [`PMIx_Job_control`], with the outcome passed to
+    /// `cbfunc(status, info, ninfo, cbdata, release_fn, release_cbdata)` once, on the
+    /// progress thread; a NULL `cbfunc` makes it blocking (the infos dropped).
+    ///
+    /// # Errors
+    /// As [`PMIx_Job_control`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Job_control`] (the arrays only during the call); `cbfunc` must be safe
+    /// to call from another thread with `cbdata`.
+    unsafe fn PMIx_Job_control_nb(
+        targets: *const pmix_proc_t,
+        ntargets: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Job_control_nb", mode(cbfunc.is_none()))?;
         // SAFETY: forwarded from the caller.
         let targets = procs_to_wire(unsafe { c_slice(targets, ntargets) }?)?;
@@ -201,30 +199,29 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
             deliver_infos(cb, &cbdata, r.map_err(|e| e.status()))
         })
         .map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Process_monitor`: asks the server to monitor `monitor` (a heartbeat, a
-/// file, …), raising `error` when it fails; `*results` gets the infos it answers with
-/// (free with `PMIX_INFO_FREE`).
-///
-/// # Errors
-/// As [`PMIx_Job_control`] (`PMIX_ERR_BAD_PARAM` for a NULL `monitor`); our server
-/// answers `PMIX_ERR_NOT_SUPPORTED`.
-///
-/// # Safety
-/// `monitor` is NULL or a readable info; `directives` as in [`PMIx_Job_control`];
-/// `results` and `nresults` are NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Process_monitor(
-    monitor: *const pmix_info_t,
-    error: pmix_status_t,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    results: *mut *mut pmix_info_t,
-    nresults: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Process_monitor`: asks the server to monitor `monitor` (a heartbeat, a
+    /// file, …), raising `error` when it fails; `*results` gets the infos it answers with
+    /// (free with `PMIX_INFO_FREE`).
+    ///
+    /// # Errors
+    /// As [`PMIx_Job_control`] (`PMIX_ERR_BAD_PARAM` for a NULL `monitor`); our server
+    /// answers `PMIX_ERR_NOT_SUPPORTED`.
+    ///
+    /// # Safety
+    /// `monitor` is NULL or a readable info; `directives` as in [`PMIx_Job_control`];
+    /// `results` and `nresults` are NULL or writable.
+    unsafe fn PMIx_Process_monitor(
+        monitor: *const pmix_info_t,
+        error: pmix_status_t,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        results: *mut *mut pmix_info_t,
+        nresults: *mut usize,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         unsafe { clear(results, nresults) };
         let inst = admitted("PMIx_Process_monitor", Mode::Blocking)?;
@@ -238,29 +235,28 @@ pub unsafe extern "C" fn PMIx_Process_monitor(
             .map_err(|e| e.status())?;
         // SAFETY: forwarded from the caller.
         unsafe { set_results(&infos, results, nresults) }
-    })
+    }
 }
 
-/// `PMIx_Process_monitor_nb`: as [`PMIx_Process_monitor`], with the outcome passed
-/// to `cbfunc` as in [`PMIx_Job_control_nb`]. With a NULL `cbfunc` (what
-/// `PMIx_Heartbeat()` does) the request is only sent: its answer is dropped.
-///
-/// # Errors
-/// As [`PMIx_Process_monitor`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Process_monitor`] (the arguments only during the call); `cbfunc` must be
-/// safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Process_monitor_nb(
-    monitor: *const pmix_info_t,
-    error: pmix_status_t,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    cbfunc: pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Process_monitor_nb`: as [`PMIx_Process_monitor`], with the outcome passed
+    /// to `cbfunc` as in [`PMIx_Job_control_nb`]. With a NULL `cbfunc` (what
+    /// `PMIx_Heartbeat()` does) the request is only sent: its answer is dropped.
+    ///
+    /// # Errors
+    /// As [`PMIx_Process_monitor`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Process_monitor`] (the arguments only during the call); `cbfunc` must be
+    /// safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Process_monitor_nb(
+        monitor: *const pmix_info_t,
+        error: pmix_status_t,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Process_monitor_nb", Mode::NonBlocking)?;
         // SAFETY: forwarded from the caller.
         let m = unsafe { infos_to_wire(c_slice(monitor, 1)?) }?;
@@ -274,5 +270,5 @@ pub unsafe extern "C" fn PMIx_Process_monitor_nb(
             }
         })
         .map_err(|e| e.status())
-    })
+    }
 }

@@ -15,7 +15,7 @@ use pmix::wire::value::ByteObject;
 use pmix::wire::{Info, InfoFlags, Proc, Value, WStr};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, bounded_str, value_boundary};
+use crate::boundary::{BAD_PARAM, bounded_str, callback};
 use crate::info::MAX_STRING;
 use crate::types::*;
 
@@ -456,14 +456,14 @@ pub(crate) fn infos_to_c(infos: &[Info]) -> Result<(*mut pmix_info_t, usize), St
     Ok((arr, n))
 }
 
-/// The `release_fn` handed to a `pmix_info_cbfunc_t` with infos made by
-/// [`infos_to_c`]: frees them.
-///
-/// # Safety
-/// `cbdata` is the `release_cbdata` of the same callback (from [`deliver_infos`]),
-/// passed once.
-unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
-    value_boundary((), || {
+callback! {
+    /// The `release_fn` handed to a `pmix_info_cbfunc_t` with infos made by
+    /// [`infos_to_c`]: frees them.
+    ///
+    /// # Safety
+    /// `cbdata` is the `release_cbdata` of the same callback (from [`deliver_infos`]),
+    /// passed once.
+    unsafe fn release_infos(cbdata: *mut c_void) {
         if cbdata.is_null() {
             return;
         }
@@ -471,7 +471,7 @@ unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
         let b = unsafe { Box::from_raw(cbdata.cast::<(*mut pmix_info_t, usize)>()) };
         // SAFETY: the array `infos_to_c` made, with its length.
         unsafe { free_c_infos(b.0, b.1) };
-    })
+    }
 }
 
 /// A `pmix_info_cbfunc_t` without its `Option`.

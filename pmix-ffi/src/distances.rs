@@ -7,9 +7,7 @@ use std::sync::Arc;
 use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
 use pmix_core::{CpuSet, Status};
 
-use crate::boundary::{
-    BAD_PARAM, CbData, Res, c_strdup, fits_in_a_slice, status_boundary, value_boundary,
-};
+use crate::boundary::{CbData, c_strdup, callback, export, fits_in_a_slice, not_null};
 use crate::info::{Directives, directives, info_slice};
 use crate::objects::{check_topology, lookup_cpuset};
 use crate::types::{
@@ -153,36 +151,35 @@ fn to_c_array(answer: pmix::Answer<'_>) -> Result<(*mut pmix_device_distance_t, 
     Ok((arr, n))
 }
 
-/// `PMIx_Compute_distances`: the blocking form, answered on the calling thread. Sets
-/// `*distances = NULL`, `*ndist = 0` on entry; on success a `malloc`ed array.
-///
-/// # Errors
-/// In this order: `PMIX_ERR_INIT` (not initialised), `PMIX_ERR_WOULD_BLOCK` (on the
-/// progress thread, with its diagnostic), `PMIX_ERR_NOT_AVAILABLE` (progress stopped);
-/// `PMIX_ERR_BAD_PARAM` (NULL `distances`/`ndist`, `ninfo > 0` with NULL `info`, an
-/// `ninfo` beyond any array (`ninfo × sizeof(pmix_info_t) > isize::MAX`), a malformed
-/// directive, a foreign or stale `topo`/`cpuset`, an ambiguous origin, an empty cpuset
-/// or one outside the topology, a bad type mask);
-/// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`);
-/// `PMIX_ERR_NOT_FOUND` (no such origin, nothing selected); with no local topology or
-/// cpuset, a connected client relays the request and returns the server's status (or
-/// `PMIX_ERR_NOT_SUPPORTED` for an origin the server does not advertise); `PMIX_ERR_UNREACH` (no local
-/// topology or cpuset, no server); `PMIX_ERR_NOMEM`; `PMIX_ERROR` (an internal panic).
-///
-/// # Safety
-/// Every non-NULL pointer must be valid for its C type: `topo` and `cpuset` readable
-/// structs, `info` an array of `ninfo` readable elements whose string values are NULL or
-/// readable up to their NUL (or 4097 bytes), `distances` and `ndist` writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Compute_distances(
-    topo: *mut pmix_topology_t,
-    cpuset: *mut pmix_cpuset_t,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    distances: *mut *mut pmix_device_distance_t,
-    ndist: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Compute_distances`: the blocking form, answered on the calling thread. Sets
+    /// `*distances = NULL`, `*ndist = 0` on entry; on success a `malloc`ed array.
+    ///
+    /// # Errors
+    /// In this order: `PMIX_ERR_INIT` (not initialised), `PMIX_ERR_WOULD_BLOCK` (on the
+    /// progress thread, with its diagnostic), `PMIX_ERR_NOT_AVAILABLE` (progress stopped);
+    /// `PMIX_ERR_BAD_PARAM` (NULL `distances`/`ndist`, `ninfo > 0` with NULL `info`, an
+    /// `ninfo` beyond any array (`ninfo × sizeof(pmix_info_t) > isize::MAX`), a malformed
+    /// directive, a foreign or stale `topo`/`cpuset`, an ambiguous origin, an empty cpuset
+    /// or one outside the topology, a bad type mask);
+    /// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`);
+    /// `PMIX_ERR_NOT_FOUND` (no such origin, nothing selected); with no local topology or
+    /// cpuset, a connected client relays the request and returns the server's status (or
+    /// `PMIX_ERR_NOT_SUPPORTED` for an origin the server does not advertise); `PMIX_ERR_UNREACH` (no local
+    /// topology or cpuset, no server); `PMIX_ERR_NOMEM`; `PMIX_ERROR` (an internal panic).
+    ///
+    /// # Safety
+    /// Every non-NULL pointer must be valid for its C type: `topo` and `cpuset` readable
+    /// structs, `info` an array of `ninfo` readable elements whose string values are NULL or
+    /// readable up to their NUL (or 4097 bytes), `distances` and `ndist` writable.
+    unsafe fn PMIx_Compute_distances(
+        topo: *mut pmix_topology_t,
+        cpuset: *mut pmix_cpuset_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        distances: *mut *mut pmix_device_distance_t,
+        ndist: *mut usize,
+    ) -> pmix_status_t {
         // SAFETY: non-NULL outputs are writable (caller's contract).
         unsafe {
             if let Some(d) = distances.as_mut() {
@@ -194,9 +191,8 @@ pub unsafe extern "C" fn PMIx_Compute_distances(
         }
         let inst = global::get().map_err(|e| e.status())?;
         inst.admit(CALL, Mode::Blocking).map_err(|e| e.status())?;
-        if distances.is_null() || ndist.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(distances)?;
+        not_null(ndist)?;
         // SAFETY: forwarded from the caller.
         let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
         let (arr, n) = inst
@@ -208,7 +204,7 @@ pub unsafe extern "C" fn PMIx_Compute_distances(
             *ndist = n;
         }
         Ok(())
-    })
+    }
 }
 
 /// A C array of entries made on the progress thread for the callback: `malloc`ed
@@ -222,12 +218,12 @@ struct CArray {
 // until the callback receives them; moving that ownership to another thread is sound.
 unsafe impl Send for CArray {}
 
-/// The `release_fn` handed to a distance callback: frees the array it was given.
-///
-/// # Safety
-/// `cbdata` is the `release_cbdata` of the same callback (or NULL), passed once.
-unsafe extern "C" fn release_distances(cbdata: *mut c_void) {
-    value_boundary((), || {
+callback! {
+    /// The `release_fn` handed to a distance callback: frees the array it was given.
+    ///
+    /// # Safety
+    /// `cbdata` is the `release_cbdata` of the same callback (or NULL), passed once.
+    unsafe fn release_distances(cbdata: *mut c_void) {
         if cbdata.is_null() {
             return;
         }
@@ -236,7 +232,7 @@ unsafe extern "C" fn release_distances(cbdata: *mut c_void) {
         let r = unsafe { Box::from_raw(cbdata.cast::<CArray>()) };
         // SAFETY: `r.arr` is the malloc'ed array of `r.n` entries built by `to_c_array`.
         unsafe { free_array(r.arr, r.n) };
-    })
+    }
 }
 
 /// The C callback's type, without the `Option`.
@@ -286,38 +282,37 @@ fn deliver(cb: DistCallback, cbdata: CbData, result: Result<Result<CArray, Statu
     }
 }
 
-/// `PMIx_Compute_distances_nb`: only *accepts* the request. The library's state is
-/// checked, and the arguments (`info`, `topo`, `cpuset`) are checked and copied, before
-/// it returns; loading the topology on first use, resolving the
-/// caller's own cpuset and the query happen on the progress thread, and `cbfunc` then
-/// runs there exactly once with the final status. `PMIX_SUCCESS` means accepted. A
-/// NULL `cbfunc` behaves as the blocking form (results discarded).
-///
-/// # Errors
-/// Returned at once (no callback): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`
-/// (`PMIX_ERR_WOULD_BLOCK` only with a NULL `cbfunc`), and the argument errors of
-/// [`PMIx_Compute_distances`]: `PMIX_ERR_BAD_PARAM` (`ninfo > 0` with NULL `info`, an
-/// `ninfo` beyond any array, a malformed directive, a foreign or stale
-/// `topo`/`cpuset`), `PMIX_ERR_NOT_SUPPORTED`.
-/// Everything found after acceptance reaches `cbfunc` instead: `PMIX_ERR_UNREACH` (no
-/// local topology or cpuset, no server), the relay's statuses, the query's own `PMIX_ERR_NOT_FOUND` and
-/// `PMIX_ERR_BAD_PARAM` (ambiguous origin, a cpuset outside the topology, …),
-/// `PMIX_ERR_NOMEM`, and `PMIX_ERROR` if the computation panicked. With a NULL
-/// `cbfunc` all of them are returned.
-///
-/// # Safety
-/// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info` (only during the call);
-/// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Compute_distances_nb(
-    topo: *mut pmix_topology_t,
-    cpuset: *mut pmix_cpuset_t,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_device_dist_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| -> Res {
+export! {
+    /// `PMIx_Compute_distances_nb`: only *accepts* the request. The library's state is
+    /// checked, and the arguments (`info`, `topo`, `cpuset`) are checked and copied, before
+    /// it returns; loading the topology on first use, resolving the
+    /// caller's own cpuset and the query happen on the progress thread, and `cbfunc` then
+    /// runs there exactly once with the final status. `PMIX_SUCCESS` means accepted. A
+    /// NULL `cbfunc` behaves as the blocking form (results discarded).
+    ///
+    /// # Errors
+    /// Returned at once (no callback): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`
+    /// (`PMIX_ERR_WOULD_BLOCK` only with a NULL `cbfunc`), and the argument errors of
+    /// [`PMIx_Compute_distances`]: `PMIX_ERR_BAD_PARAM` (`ninfo > 0` with NULL `info`, an
+    /// `ninfo` beyond any array, a malformed directive, a foreign or stale
+    /// `topo`/`cpuset`), `PMIX_ERR_NOT_SUPPORTED`.
+    /// Everything found after acceptance reaches `cbfunc` instead: `PMIX_ERR_UNREACH` (no
+    /// local topology or cpuset, no server), the relay's statuses, the query's own `PMIX_ERR_NOT_FOUND` and
+    /// `PMIX_ERR_BAD_PARAM` (ambiguous origin, a cpuset outside the topology, …),
+    /// `PMIX_ERR_NOMEM`, and `PMIX_ERROR` if the computation panicked. With a NULL
+    /// `cbfunc` all of them are returned.
+    ///
+    /// # Safety
+    /// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info` (only during the call);
+    /// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Compute_distances_nb(
+        topo: *mut pmix_topology_t,
+        cpuset: *mut pmix_cpuset_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_device_dist_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         let mode = if cbfunc.is_some() {
             Mode::NonBlocking
@@ -340,14 +335,15 @@ pub unsafe extern "C" fn PMIx_Compute_distances_nb(
             |answer: pmix::Answer<'_>| to_c_array(answer).map(|(arr, n)| CArray { arr, n });
         inst.compute_distances_nb_with(&req, convert, move |result| deliver(cb, cbdata, result))
             .map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Device_distance_create`: `n` constructed entries, `malloc`ed (NULL for `n == 0`,
-/// for an `n` whose array would exceed `isize::MAX` bytes, or when memory is short).
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Device_distance_create(n: usize) -> *mut pmix_device_distance_t {
-    value_boundary(std::ptr::null_mut(), || {
+export! {
+    /// `PMIx_Device_distance_create`: `n` constructed entries, `malloc`ed (NULL for `n == 0`,
+    /// for an `n` whose array would exceed `isize::MAX` bytes, or when memory is short).
+    fn PMIx_Device_distance_create(
+        n: usize,
+    ) -> *mut pmix_device_distance_t [on_panic: std::ptr::null_mut()] {
         if n == 0 || !fits_in_a_slice(std::ptr::null::<pmix_device_distance_t>(), n) {
             return std::ptr::null_mut();
         }
@@ -363,31 +359,31 @@ pub extern "C" fn PMIx_Device_distance_create(n: usize) -> *mut pmix_device_dist
             }
         }
         arr
-    })
+    }
 }
 
-/// `PMIx_Device_distance_free`: frees each entry's `uuid` and `osname`, then the array.
-/// NULL: nothing happens. An `n` no array can have (`n × sizeof(pmix_device_distance_t)`
-/// beyond `PTRDIFF_MAX`): nothing is freed.
-///
-/// # Safety
-/// `d` is NULL or a `malloc`ed array (from this library, `PMIx_Device_distance_create`
-/// or `PMIX_DEVICE_DIST_CREATE`) of at least `n` entries whose strings are NULL or
-/// `malloc`ed; it is not used afterwards.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Device_distance_free(d: *mut pmix_device_distance_t, n: usize) {
-    // SAFETY: forwarded from the caller.
-    value_boundary((), || unsafe { free_array(d, n) })
+export! {
+    /// `PMIx_Device_distance_free`: frees each entry's `uuid` and `osname`, then the array.
+    /// NULL: nothing happens. An `n` no array can have (`n × sizeof(pmix_device_distance_t)`
+    /// beyond `PTRDIFF_MAX`): nothing is freed.
+    ///
+    /// # Safety
+    /// `d` is NULL or a `malloc`ed array (from this library, `PMIx_Device_distance_create`
+    /// or `PMIX_DEVICE_DIST_CREATE`) of at least `n` entries whose strings are NULL or
+    /// `malloc`ed; it is not used afterwards.
+    unsafe fn PMIx_Device_distance_free(d: *mut pmix_device_distance_t, n: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { free_array(d, n) }
+    }
 }
 
-/// `PMIx_Device_distance_construct`: zeroes the entry and sets `mindist = maxdist =
-/// UINT16_MAX`. NULL: nothing happens.
-///
-/// # Safety
-/// `d` is NULL or points to a writable entry (whose strings, if any, are abandoned).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Device_distance_construct(d: *mut pmix_device_distance_t) {
-    value_boundary((), || {
+export! {
+    /// `PMIx_Device_distance_construct`: zeroes the entry and sets `mindist = maxdist =
+    /// UINT16_MAX`. NULL: nothing happens.
+    ///
+    /// # Safety
+    /// `d` is NULL or points to a writable entry (whose strings, if any, are abandoned).
+    unsafe fn PMIx_Device_distance_construct(d: *mut pmix_device_distance_t) {
         // SAFETY: a non-NULL `d` is writable (caller's contract).
         if let Some(e) = unsafe { d.as_mut() } {
             *e = pmix_device_distance_t {
@@ -398,20 +394,19 @@ pub unsafe extern "C" fn PMIx_Device_distance_construct(d: *mut pmix_device_dist
                 maxdist: u16::MAX,
             };
         }
-    })
+    }
 }
 
-/// `PMIx_Device_distance_destruct`: frees the entry's strings and clears them. NULL:
-/// nothing happens.
-///
-/// # Safety
-/// `d` is NULL or points to a writable entry whose strings are NULL or `malloc`ed.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Device_distance_destruct(d: *mut pmix_device_distance_t) {
-    value_boundary((), || {
+export! {
+    /// `PMIx_Device_distance_destruct`: frees the entry's strings and clears them. NULL:
+    /// nothing happens.
+    ///
+    /// # Safety
+    /// `d` is NULL or points to a writable entry whose strings are NULL or `malloc`ed.
+    unsafe fn PMIx_Device_distance_destruct(d: *mut pmix_device_distance_t) {
         if !d.is_null() {
             // SAFETY: forwarded from the caller.
             unsafe { destruct(d) };
         }
-    })
+    }
 }

@@ -16,9 +16,7 @@ use pmix::events::{EventAction, EventHandler, EventInfo};
 use pmix::{Mode, PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{
-    BAD_PARAM, CbData, Res, c_slice, copy_c_str, op_done, status_boundary, value_boundary,
-};
+use crate::boundary::{BAD_PARAM, CbData, c_slice, callback, copy_c_str, export, op_done};
 use crate::convert::{from_wire, infos_to_wire, proc_nspace};
 use crate::types::*;
 
@@ -27,20 +25,20 @@ struct Reply(Arc<AtomicI32>);
 
 const NOT_CALLED: i32 = i32::MAX;
 
-/// The `cbfunc` handed to C handlers: records `status` for the chain and frees the
-/// record (`notification_cbdata`, made for this one call).
-///
-/// # Safety
-/// `notification_cbdata` is the pointer the handler was given, passed once.
-unsafe extern "C" fn handler_done(
-    status: pmix_status_t,
-    _results: *mut pmix_info_t,
-    _nresults: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    thiscbdata: *mut c_void,
-    notification_cbdata: *mut c_void,
-) {
-    value_boundary((), || {
+callback! {
+    /// The `cbfunc` handed to C handlers: records `status` for the chain and frees the
+    /// record (`notification_cbdata`, made for this one call).
+    ///
+    /// # Safety
+    /// `notification_cbdata` is the pointer the handler was given, passed once.
+    unsafe fn handler_done(
+        status: pmix_status_t,
+        _results: *mut pmix_info_t,
+        _nresults: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        thiscbdata: *mut c_void,
+        notification_cbdata: *mut c_void,
+    ) {
         if !notification_cbdata.is_null() {
             // SAFETY: made by `Box::into_raw` in `call_handler` for this one call, and
             // given back here once (caller's contract).
@@ -51,7 +49,7 @@ unsafe extern "C" fn handler_done(
             // SAFETY: the handler's own completion, with its own data.
             unsafe { cb(Status::SUCCESS.0, thiscbdata) };
         }
-    })
+    }
 }
 
 /// A C handler as a runtime handler.
@@ -129,31 +127,30 @@ fn call_handler(f: CHandler, id: usize, ev: &EventInfo) -> EventAction {
     }
 }
 
-/// `PMIx_Register_event_handler`: registers `evhdlr` for `codes` (NULL or none: a
-/// default handler, for every code). With `cbfunc`, returns `PMIX_SUCCESS` and
-/// `cbfunc(status, id, cbdata)` runs once on the progress thread; without, it
-/// blocks and returns the registration's id (a positive number) or an error.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
-/// `PMIX_ERR_NOT_AVAILABLE`; `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, a count with a NULL
-/// array, a bad info); the server's refusal; `PMIX_ERR_UNREACH`.
-///
-/// # Safety
-/// `codes` is NULL or points to `ncodes` codes; `info` to `ninfo` infos (values as
-/// `PMIx_Put` requires), only during the call; `evhdlr` and `cbfunc` must be safe to
-/// call from another thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Register_event_handler(
-    codes: *mut pmix_status_t,
-    ncodes: usize,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    evhdlr: pmix_notification_fn_t,
-    cbfunc: pmix_hdlr_reg_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    value_boundary(Status::ERROR.0, || {
+export! {
+    /// `PMIx_Register_event_handler`: registers `evhdlr` for `codes` (NULL or none: a
+    /// default handler, for every code). With `cbfunc`, returns `PMIX_SUCCESS` and
+    /// `cbfunc(status, id, cbdata)` runs once on the progress thread; without, it
+    /// blocks and returns the registration's id (a positive number) or an error.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK` (blocking form on the progress thread),
+    /// `PMIX_ERR_NOT_AVAILABLE`; `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, a count with a NULL
+    /// array, a bad info); the server's refusal; `PMIX_ERR_UNREACH`.
+    ///
+    /// # Safety
+    /// `codes` is NULL or points to `ncodes` codes; `info` to `ninfo` infos (values as
+    /// `PMIx_Put` requires), only during the call; `evhdlr` and `cbfunc` must be safe to
+    /// call from another thread.
+    unsafe fn PMIx_Register_event_handler(
+        codes: *mut pmix_status_t,
+        ncodes: usize,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        evhdlr: pmix_notification_fn_t,
+        cbfunc: pmix_hdlr_reg_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t [on_panic: Status::ERROR.0] {
         // SAFETY: forwarded from the caller.
         match unsafe { register(codes, ncodes, info, ninfo, evhdlr, cbfunc, cbdata) } {
             // OpenPMIx returns the id of a blocking registration as the status.
@@ -161,7 +158,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             Ok(None) => Status::SUCCESS.0,
             Err(s) => s.0,
         }
-    })
+    }
 }
 
 /// [`PMIx_Register_event_handler`]'s body: the id of a blocking registration, `None`
@@ -211,22 +208,21 @@ unsafe fn register(
     .map_err(|e| e.status())
 }
 
-/// `PMIx_Deregister_event_handler`: removes registration `evhdlr_ref`; `cbfunc`, if
-/// given, then runs once on the progress thread with `PMIX_SUCCESS`.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_BAD_PARAM` (an id that is not
-/// registered).
-///
-/// # Safety
-/// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Deregister_event_handler(
-    evhdlr_ref: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| -> Res {
+export! {
+    /// `PMIx_Deregister_event_handler`: removes registration `evhdlr_ref`; `cbfunc`, if
+    /// given, then runs once on the progress thread with `PMIX_SUCCESS`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_BAD_PARAM` (an id that is not
+    /// registered).
+    ///
+    /// # Safety
+    /// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Deregister_event_handler(
+        evhdlr_ref: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         inst.deregister_event_handler(evhdlr_ref)
             .map_err(|e| e.status())?;
@@ -239,33 +235,32 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
             .map_err(|e| e.status())?;
         }
         Ok(())
-    })
+    }
 }
 
-/// `PMIx_Notify_event`: raises `status` from `source` (NULL: this process) in
-/// `range` with `info` (`PMIX_EVENT_CUSTOM_RANGE`, `PMIX_EVENT_NON_DEFAULT`, …).
-/// This process's handlers get it too (unless a custom range leaves it out); the
-/// server gets it unless the range is `PMIX_RANGE_PROC_LOCAL`. `cbfunc`, if given,
-/// runs once on the progress thread with the server's answer.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`; `PMIX_ERR_BAD_PARAM` (a bad source,
-/// info, or count with a NULL array); `PMIX_ERR_UNREACH`.
-///
-/// # Safety
-/// `source` is NULL or readable; `info` as for [`PMIx_Register_event_handler`];
-/// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Notify_event(
-    status: pmix_status_t,
-    source: *const pmix_proc_t,
-    range: pmix_data_range_t,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| -> Res {
+export! {
+    /// `PMIx_Notify_event`: raises `status` from `source` (NULL: this process) in
+    /// `range` with `info` (`PMIX_EVENT_CUSTOM_RANGE`, `PMIX_EVENT_NON_DEFAULT`, …).
+    /// This process's handlers get it too (unless a custom range leaves it out); the
+    /// server gets it unless the range is `PMIX_RANGE_PROC_LOCAL`. `cbfunc`, if given,
+    /// runs once on the progress thread with the server's answer.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`; `PMIX_ERR_BAD_PARAM` (a bad source,
+    /// info, or count with a NULL array); `PMIX_ERR_UNREACH`.
+    ///
+    /// # Safety
+    /// `source` is NULL or readable; `info` as for [`PMIx_Register_event_handler`];
+    /// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Notify_event(
+        status: pmix_status_t,
+        source: *const pmix_proc_t,
+        range: pmix_data_range_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         // SAFETY: a non-NULL `source` is readable (caller's contract).
         let source = match unsafe { source.as_ref() } {
@@ -287,5 +282,5 @@ pub unsafe extern "C" fn PMIx_Notify_event(
             },
         )
         .map_err(|e| e.status())
-    })
+    }
 }

@@ -8,7 +8,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 use pmix_core::ftstate::{AgreeError, Mask, RankInfo, RankState, View};
 
-use crate::boundary::{BAD_PARAM, Res, admitted, bounded_str, status_boundary};
+use crate::boundary::{BAD_PARAM, Res, admitted, bounded_str, c_mut, export, not_null};
 use crate::types::*;
 
 /// `PMIXRS_FT_ERR_SIZE`.
@@ -124,56 +124,55 @@ unsafe fn validate(
     Ok(())
 }
 
-/// `pmixrs_ft_validate_local`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` is NULL or a readable C string; the two outputs are NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_validate_local(
-    group: *const c_char,
-    num_failed: *mut c_int,
-    new_failures: *mut c_int,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { validate(false, group, num_failed, new_failures) })
+export! {
+    /// `pmixrs_ft_validate_local`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` is NULL or a readable C string; the two outputs are NULL or writable.
+    unsafe fn pmixrs_ft_validate_local(
+        group: *const c_char,
+        num_failed: *mut c_int,
+        new_failures: *mut c_int,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { validate(false, group, num_failed, new_failures) }
+    }
 }
 
-/// `pmixrs_ft_validate_global`: see `pmix_ft.h`.
-///
-/// # Safety
-/// As [`pmixrs_ft_validate_local`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_validate_global(
-    group: *const c_char,
-    num_failed: *mut c_int,
-    new_failures: *mut c_int,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { validate(true, group, num_failed, new_failures) })
+export! {
+    /// `pmixrs_ft_validate_global`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// As [`pmixrs_ft_validate_local`].
+    unsafe fn pmixrs_ft_validate_global(
+        group: *const c_char,
+        num_failed: *mut c_int,
+        new_failures: *mut c_int,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { validate(true, group, num_failed, new_failures) }
+    }
 }
 
-/// `pmixrs_ft_validate_global_count`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` as [`pmixrs_ft_validate_local`]; `count` NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_validate_global_count(
-    group: *const c_char,
-    count_type: c_int,
-    count: *mut c_int,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_validate_global_count`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` as [`pmixrs_ft_validate_local`]; `count` NULL or writable.
+    unsafe fn pmixrs_ft_validate_global_count(
+        group: *const c_char,
+        count_type: c_int,
+        count: *mut c_int,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { collective("pmixrs_ft_validate_global_count", group) }?;
         let m = mask(count_type)?;
-        if count.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(count)?;
         let n = inst.ft_validate_global_count(g, m).map_err(status)?;
         // SAFETY: checked non-NULL; writable as the caller promised.
         unsafe { set(count, c_count(n)) };
         Ok(())
-    })
+    }
 }
 
 /// The common body of the two `get_state` calls.
@@ -193,7 +192,8 @@ unsafe fn get_state(
     let (inst, g) = unsafe { local(call, group) }?;
     let m = mask(type_)?;
     let incount = usize::try_from(incount).map_err(|_| BAD_PARAM)?;
-    if outcount.is_null() || (incount > 0 && rank_infos.is_null()) {
+    not_null(outcount)?;
+    if incount > 0 && rank_infos.is_null() {
         return Err(BAD_PARAM);
     }
     // Never more entries than the group has members, whatever `incount` says.
@@ -227,57 +227,59 @@ unsafe fn get_state(
     Ok(())
 }
 
-/// `pmixrs_ft_get_state_local`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; `outcount` writable or NULL; `rank_infos`
-/// NULL or `incount` writable entries.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_get_state_local(
-    group: *const c_char,
-    type_: c_int,
-    incount: c_int,
-    outcount: *mut c_int,
-    rank_infos: *mut pmixrs_ft_rank_info_t,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        get_state(
-            "pmixrs_ft_get_state_local",
-            View::Local,
-            group,
-            type_,
-            incount,
-            outcount,
-            rank_infos,
-        )
-    })
+export! {
+    /// `pmixrs_ft_get_state_local`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; `outcount` writable or NULL; `rank_infos`
+    /// NULL or `incount` writable entries.
+    unsafe fn pmixrs_ft_get_state_local(
+        group: *const c_char,
+        type_: c_int,
+        incount: c_int,
+        outcount: *mut c_int,
+        rank_infos: *mut pmixrs_ft_rank_info_t,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            get_state(
+                "pmixrs_ft_get_state_local",
+                View::Local,
+                group,
+                type_,
+                incount,
+                outcount,
+                rank_infos,
+            )
+        }
+    }
 }
 
-/// `pmixrs_ft_get_state_global`: see `pmix_ft.h`.
-///
-/// # Safety
-/// As [`pmixrs_ft_get_state_local`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_get_state_global(
-    group: *const c_char,
-    type_: c_int,
-    incount: c_int,
-    outcount: *mut c_int,
-    rank_infos: *mut pmixrs_ft_rank_info_t,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        get_state(
-            "pmixrs_ft_get_state_global",
-            View::Global,
-            group,
-            type_,
-            incount,
-            outcount,
-            rank_infos,
-        )
-    })
+export! {
+    /// `pmixrs_ft_get_state_global`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// As [`pmixrs_ft_get_state_local`].
+    unsafe fn pmixrs_ft_get_state_global(
+        group: *const c_char,
+        type_: c_int,
+        incount: c_int,
+        outcount: *mut c_int,
+        rank_infos: *mut pmixrs_ft_rank_info_t,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            get_state(
+                "pmixrs_ft_get_state_global",
+                View::Global,
+                group,
+                type_,
+                incount,
+                outcount,
+                rank_infos,
+            )
+        }
+    }
 }
 
 /// The common body of the two `get_num_state` calls.
@@ -294,76 +296,74 @@ unsafe fn num_state(
     // SAFETY: forwarded from the caller.
     let (inst, g) = unsafe { local(call, group) }?;
     let m = mask(type_)?;
-    if count.is_null() {
-        return Err(BAD_PARAM);
-    }
+    not_null(count)?;
     let n = inst.ft_get_num_state(g, view, m).map_err(status)?;
     // SAFETY: checked non-NULL.
     unsafe { set(count, c_count(n)) };
     Ok(())
 }
 
-/// `pmixrs_ft_get_num_state_local`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; `count` writable or NULL.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_get_num_state_local(
-    group: *const c_char,
-    type_: c_int,
-    count: *mut c_int,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        num_state(
-            "pmixrs_ft_get_num_state_local",
-            View::Local,
-            group,
-            type_,
-            count,
-        )
-    })
+export! {
+    /// `pmixrs_ft_get_num_state_local`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; `count` writable or NULL.
+    unsafe fn pmixrs_ft_get_num_state_local(
+        group: *const c_char,
+        type_: c_int,
+        count: *mut c_int,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            num_state(
+                "pmixrs_ft_get_num_state_local",
+                View::Local,
+                group,
+                type_,
+                count,
+            )
+        }
+    }
 }
 
-/// `pmixrs_ft_get_num_state_global`: see `pmix_ft.h`.
-///
-/// # Safety
-/// As [`pmixrs_ft_get_num_state_local`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_get_num_state_global(
-    group: *const c_char,
-    type_: c_int,
-    count: *mut c_int,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        num_state(
-            "pmixrs_ft_get_num_state_global",
-            View::Global,
-            group,
-            type_,
-            count,
-        )
-    })
+export! {
+    /// `pmixrs_ft_get_num_state_global`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// As [`pmixrs_ft_get_num_state_local`].
+    unsafe fn pmixrs_ft_get_num_state_global(
+        group: *const c_char,
+        type_: c_int,
+        count: *mut c_int,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            num_state(
+                "pmixrs_ft_get_num_state_global",
+                View::Global,
+                group,
+                type_,
+                count,
+            )
+        }
+    }
 }
 
-/// `pmixrs_ft_group_size`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; the outputs writable or NULL (NULL is
-/// `PMIX_ERR_BAD_PARAM`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_group_size(
-    group: *const c_char,
-    size: *mut c_int,
-    rank: *mut c_int,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_group_size`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; the outputs writable or NULL (NULL is
+    /// `PMIX_ERR_BAD_PARAM`).
+    unsafe fn pmixrs_ft_group_size(
+        group: *const c_char,
+        size: *mut c_int,
+        rank: *mut c_int,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_group_size", group) }?;
-        if size.is_null() || rank.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(size)?;
+        not_null(rank)?;
         let (n, me) = inst.ft_size(g).map_err(status)?;
         // SAFETY: NULL or writable, as the caller promised.
         unsafe {
@@ -371,7 +371,7 @@ pub unsafe extern "C" fn pmixrs_ft_group_size(
             set(rank, c_count(me));
         }
         Ok(())
-    })
+    }
 }
 
 /// The common body of `get_failed` and `get_acked` (`acked` selects): the ranks
@@ -393,7 +393,8 @@ unsafe fn rank_list(
     };
     // SAFETY: forwarded from the caller.
     let (inst, g) = unsafe { local(call, group) }?;
-    if outcount.is_null() || (incount > 0 && out.is_null()) {
+    not_null(outcount)?;
+    if incount > 0 && out.is_null() {
         return Err(BAD_PARAM);
     }
     let ranks = if acked {
@@ -411,33 +412,33 @@ unsafe fn rank_list(
     Ok(())
 }
 
-/// `pmixrs_ft_get_failed`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; `ranks` NULL or `incount` writable
-/// entries; `outcount` writable or NULL.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_get_failed(
-    group: *const c_char,
-    ranks: *mut pmix_rank_t,
-    incount: usize,
-    outcount: *mut usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { rank_list(false, group, ranks, incount, outcount) })
+export! {
+    /// `pmixrs_ft_get_failed`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; `ranks` NULL or `incount` writable
+    /// entries; `outcount` writable or NULL.
+    unsafe fn pmixrs_ft_get_failed(
+        group: *const c_char,
+        ranks: *mut pmix_rank_t,
+        incount: usize,
+        outcount: *mut usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { rank_list(false, group, ranks, incount, outcount) }
+    }
 }
 
-/// `pmixrs_ft_ack_failed`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; `acked` writable or NULL.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_ack_failed(
-    group: *const c_char,
-    n: usize,
-    acked: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_ack_failed`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; `acked` writable or NULL.
+    unsafe fn pmixrs_ft_ack_failed(
+        group: *const c_char,
+        n: usize,
+        acked: *mut usize,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_ack_failed", group) }?;
         let n = u32::try_from(n).unwrap_or(u32::MAX);
@@ -445,37 +446,35 @@ pub unsafe extern "C" fn pmixrs_ft_ack_failed(
         // SAFETY: NULL or writable, as the caller promised.
         unsafe { set(acked, a as usize) };
         Ok(())
-    })
+    }
 }
 
-/// `pmixrs_ft_get_acked`: see `pmix_ft.h`.
-///
-/// # Safety
-/// As [`pmixrs_ft_get_failed`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_get_acked(
-    group: *const c_char,
-    ranks: *mut pmix_rank_t,
-    incount: usize,
-    outcount: *mut usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { rank_list(true, group, ranks, incount, outcount) })
+export! {
+    /// `pmixrs_ft_get_acked`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// As [`pmixrs_ft_get_failed`].
+    unsafe fn pmixrs_ft_get_acked(
+        group: *const c_char,
+        ranks: *mut pmix_rank_t,
+        incount: usize,
+        outcount: *mut usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { rank_list(true, group, ranks, incount, outcount) }
+    }
 }
 
-/// `pmixrs_ft_agree`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; `flag` NULL or readable and writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_agree(group: *const c_char, flag: *mut u32) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_agree`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; `flag` NULL or readable and writable.
+    unsafe fn pmixrs_ft_agree(group: *const c_char, flag: *mut u32) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { collective("pmixrs_ft_agree", group) }?;
         // SAFETY: NULL or readable, as the caller promised.
-        let Some(f) = (unsafe { flag.as_mut() }) else {
-            return Err(BAD_PARAM);
-        };
+        let f = unsafe { c_mut(flag) }?;
         match inst.ft_agree(g, *f).map_err(status)? {
             Ok(v) => {
                 *f = v;
@@ -487,22 +486,21 @@ pub unsafe extern "C" fn pmixrs_ft_agree(group: *const c_char, flag: *mut u32) -
             }
             Err(e) => Err(pmix_core::PmixError::status(&e)),
         }
-    })
+    }
 }
 
-/// `pmixrs_ft_shrink`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` and `new_group` readable C strings or NULL; the outputs writable or
-/// NULL.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_shrink(
-    group: *const c_char,
-    new_group: *const c_char,
-    new_rank: *mut c_int,
-    new_size: *mut c_int,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_shrink`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` and `new_group` readable C strings or NULL; the outputs writable or
+    /// NULL.
+    unsafe fn pmixrs_ft_shrink(
+        group: *const c_char,
+        new_group: *const c_char,
+        new_rank: *mut c_int,
+        new_size: *mut c_int,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { collective("pmixrs_ft_shrink", group) }?;
         // SAFETY: forwarded from the caller.
@@ -514,40 +512,36 @@ pub unsafe extern "C" fn pmixrs_ft_shrink(
             set(new_size, c_count(s.size));
         }
         Ok(())
-    })
+    }
 }
 
-/// `pmixrs_ft_revoke`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_revoke(group: *const c_char) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_revoke`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL.
+    unsafe fn pmixrs_ft_revoke(group: *const c_char) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_revoke", group) }?;
         inst.ft_revoke(g).map(|_| ()).map_err(status)
-    })
+    }
 }
 
-/// `pmixrs_ft_is_revoked`: see `pmix_ft.h`.
-///
-/// # Safety
-/// `group` a readable C string or NULL; `revoked` writable or NULL.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn pmixrs_ft_is_revoked(
-    group: *const c_char,
-    revoked: *mut c_int,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `pmixrs_ft_is_revoked`: see `pmix_ft.h`.
+    ///
+    /// # Safety
+    /// `group` a readable C string or NULL; `revoked` writable or NULL.
+    unsafe fn pmixrs_ft_is_revoked(
+        group: *const c_char,
+        revoked: *mut c_int,
+    ) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let (inst, g) = unsafe { local("pmixrs_ft_is_revoked", group) }?;
-        if revoked.is_null() {
-            return Err(BAD_PARAM);
-        }
+        not_null(revoked)?;
         let r = inst.ft_is_revoked(g).map_err(status)?;
         // SAFETY: checked non-NULL.
         unsafe { set(revoked, c_int::from(r)) };
         Ok(())
-    })
+    }
 }

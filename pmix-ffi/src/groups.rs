@@ -13,8 +13,8 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, Res, admitted, bounded_str, c_slice, copy_c_str, op_done, status_boundary,
-    value_boundary,
+    BAD_PARAM, CbData, Res, admitted, bounded_str, c_mut, c_slice, callback, copy_c_str, export,
+    op_done,
 };
 use crate::convert::{infos_to_wire, procs_to_wire};
 use crate::types::*;
@@ -97,44 +97,43 @@ unsafe fn free_results(p: *mut pmix_info_t) {
     unsafe { libc::free(p.cast()) };
 }
 
-/// The `release_fn` of a construct callback.
-///
-/// # Safety
-/// `cbdata` is the `release_cbdata` of the same callback, passed once.
-unsafe extern "C" fn release_results(cbdata: *mut c_void) {
-    value_boundary((), || {
+callback! {
+    /// The `release_fn` of a construct callback.
+    ///
+    /// # Safety
+    /// `cbdata` is the `release_cbdata` of the same callback, passed once.
+    unsafe fn release_results(cbdata: *mut c_void) {
         // SAFETY: forwarded from the caller.
         unsafe { free_results(cbdata.cast()) }
-    })
+    }
 }
 
-/// `PMIx_Group_construct`: constructs `grp` of `procs` with `directives`
-/// (`PMIX_GROUP_ASSIGN_CONTEXT_ID`, `PMIX_GROUP_FT_COLLECTIVE`, …), blocking until
-/// every member has; `*results` gets `PMIX_GROUP_CONTEXT_ID` when one was assigned
-/// (free with `PMIX_INFO_FREE`), else NULL.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length `grp`, no members, NULL
-/// `results`/`nresults`, a bad directive); `PMIX_ERR_UNREACH` (no server); the
-/// server's status (`PMIX_ERR_NOT_SUPPORTED` from a server without groups,
-/// `PMIX_GROUP_CONSTRUCT_ABORT`, …).
-///
-/// # Safety
-/// `grp` is NULL or a NUL-terminated string; `procs` and `directives` point to
-/// `nprocs` / `ndirs` readable elements (or are NULL with a zero count); `results`
-/// and `nresults` are NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_construct(
-    grp: *const c_char,
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    results: *mut *mut pmix_info_t,
-    nresults: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Group_construct`: constructs `grp` of `procs` with `directives`
+    /// (`PMIX_GROUP_ASSIGN_CONTEXT_ID`, `PMIX_GROUP_FT_COLLECTIVE`, …), blocking until
+    /// every member has; `*results` gets `PMIX_GROUP_CONTEXT_ID` when one was assigned
+    /// (free with `PMIX_INFO_FREE`), else NULL.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length `grp`, no members, NULL
+    /// `results`/`nresults`, a bad directive); `PMIX_ERR_UNREACH` (no server); the
+    /// server's status (`PMIX_ERR_NOT_SUPPORTED` from a server without groups,
+    /// `PMIX_GROUP_CONSTRUCT_ABORT`, …).
+    ///
+    /// # Safety
+    /// `grp` is NULL or a NUL-terminated string; `procs` and `directives` point to
+    /// `nprocs` / `ndirs` readable elements (or are NULL with a zero count); `results`
+    /// and `nresults` are NULL or writable.
+    unsafe fn PMIx_Group_construct(
+        grp: *const c_char,
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        results: *mut *mut pmix_info_t,
+        nresults: *mut usize,
+    ) -> pmix_status_t {
         // SAFETY: non-NULL out-pointers are writable (caller's contract).
         let (res, nres) = unsafe { (results.as_mut(), nresults.as_mut()) };
         let (res, nres) = match (res, nres) {
@@ -156,31 +155,30 @@ pub unsafe extern "C" fn PMIx_Group_construct(
             .map_err(|e| e.status())?;
         (*res, *nres) = c_results(&o)?;
         Ok(())
-    })
+    }
 }
 
-/// `PMIx_Group_construct_nb`: as [`PMIx_Group_construct`], with the outcome passed to
-/// `cbfunc(status, results, nresults, cbdata, release_fn, release_cbdata)` on the
-/// progress thread (the results are the library's until `release_fn`); a NULL
-/// `cbfunc` makes it blocking, with the results dropped.
-///
-/// # Errors
-/// As [`PMIx_Group_construct`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Group_construct`] (the arrays only during the call); `cbfunc` must be
-/// safe to call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_construct_nb(
-    grp: *const c_char,
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Group_construct_nb`: as [`PMIx_Group_construct`], with the outcome passed to
+    /// `cbfunc(status, results, nresults, cbdata, release_fn, release_cbdata)` on the
+    /// progress thread (the results are the library's until `release_fn`); a NULL
+    /// `cbfunc` makes it blocking, with the results dropped.
+    ///
+    /// # Errors
+    /// As [`PMIx_Group_construct`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_construct`] (the arrays only during the call); `cbfunc` must be
+    /// safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Group_construct_nb(
+        grp: *const c_char,
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_construct_nb", mode(cbfunc.is_none()))?;
         // SAFETY: forwarded from the caller.
         let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
@@ -206,7 +204,7 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
             unsafe { cb(status, p, n, cbdata.ptr(), release, p.cast()) };
         })
         .map_err(|e| e.status())
-    })
+    }
 }
 
 /// The common body of the destruct and leave calls: blocking without `cbfunc`.
@@ -252,127 +250,131 @@ unsafe fn op(
     r.map_err(|e| e.status())
 }
 
-/// `PMIx_Group_destruct`: destructs `grp`, blocking until every member has.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length `grp`, a bad info);
-/// `PMIX_ERR_UNREACH`; the server's status.
-///
-/// # Safety
-/// `grp` is NULL or a NUL-terminated string; `info` points to `ninfo` readable infos
-/// (or is NULL with a zero count).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_destruct(
-    grp: *const c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        op(
-            "PMIx_Group_destruct",
-            "PMIx_Group_destruct_nb",
-            grp,
-            info,
-            ninfo,
-            None,
-            false,
-        )
-    })
+export! {
+    /// `PMIx_Group_destruct`: destructs `grp`, blocking until every member has.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length `grp`, a bad info);
+    /// `PMIX_ERR_UNREACH`; the server's status.
+    ///
+    /// # Safety
+    /// `grp` is NULL or a NUL-terminated string; `info` points to `ninfo` readable infos
+    /// (or is NULL with a zero count).
+    unsafe fn PMIx_Group_destruct(
+        grp: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            op(
+                "PMIx_Group_destruct",
+                "PMIx_Group_destruct_nb",
+                grp,
+                info,
+                ninfo,
+                None,
+                false,
+            )
+        }
+    }
 }
 
-/// `PMIx_Group_destruct_nb`: as [`PMIx_Group_destruct`], with the status passed to
-/// `cbfunc` on the progress thread; a NULL `cbfunc` makes it blocking.
-///
-/// # Errors
-/// As [`PMIx_Group_destruct`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Group_destruct`]; `cbfunc` must be safe to call from another thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_destruct_nb(
-    grp: *const c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        op(
-            "PMIx_Group_destruct",
-            "PMIx_Group_destruct_nb",
-            grp,
-            info,
-            ninfo,
-            Some((cbfunc, cbdata)),
-            false,
-        )
-    })
+export! {
+    /// `PMIx_Group_destruct_nb`: as [`PMIx_Group_destruct`], with the status passed to
+    /// `cbfunc` on the progress thread; a NULL `cbfunc` makes it blocking.
+    ///
+    /// # Errors
+    /// As [`PMIx_Group_destruct`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_destruct`]; `cbfunc` must be safe to call from another thread.
+    unsafe fn PMIx_Group_destruct_nb(
+        grp: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            op(
+                "PMIx_Group_destruct",
+                "PMIx_Group_destruct_nb",
+                grp,
+                info,
+                ninfo,
+                Some((cbfunc, cbdata)),
+                false,
+            )
+        }
+    }
 }
 
-/// `PMIx_Group_leave` (seed `001`): drops `grp` locally at once and returns once the
-/// server has generated `PMIX_GROUP_LEFT` to the other members.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`; `PMIX_ERR_WOULD_BLOCK` from the progress thread (one diagnostic
-/// naming the call, nothing done); `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length
-/// `grp`, a bad info); `PMIX_ERR_NOT_SUPPORTED` (a server without group operations,
-/// as Open MPI 4.1's `mpirun`); `PMIX_ERR_UNREACH`; the server's other statuses.
-///
-/// # Safety
-/// As [`PMIx_Group_destruct`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_leave(
-    grp: *const c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        op(
-            "PMIx_Group_leave",
-            "PMIx_Group_leave_nb",
-            grp,
-            info,
-            ninfo,
-            None,
-            true,
-        )
-    })
+export! {
+    /// `PMIx_Group_leave` (seed `001`): drops `grp` locally at once and returns once the
+    /// server has generated `PMIX_GROUP_LEFT` to the other members.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_WOULD_BLOCK` from the progress thread (one diagnostic
+    /// naming the call, nothing done); `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length
+    /// `grp`, a bad info); `PMIX_ERR_NOT_SUPPORTED` (a server without group operations,
+    /// as Open MPI 4.1's `mpirun`); `PMIX_ERR_UNREACH`; the server's other statuses.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_destruct`].
+    unsafe fn PMIx_Group_leave(
+        grp: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            op(
+                "PMIx_Group_leave",
+                "PMIx_Group_leave_nb",
+                grp,
+                info,
+                ninfo,
+                None,
+                true,
+            )
+        }
+    }
 }
 
-/// `PMIx_Group_leave_nb` (seed `001`): as [`PMIx_Group_leave`], with the status passed
-/// to `cbfunc` on the progress thread once the departure event is generated; a NULL
-/// `cbfunc` makes it blocking (`PMIX_ERR_WOULD_BLOCK` from the progress thread).
-///
-/// # Errors
-/// As [`PMIx_Group_leave`], returned only for what is found before acceptance;
-/// `cbfunc` runs if and only if this returns `PMIX_SUCCESS`.
-///
-/// # Safety
-/// As [`PMIx_Group_leave`]; `cbfunc` must be safe to call from another thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_leave_nb(
-    grp: *const c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        op(
-            "PMIx_Group_leave",
-            "PMIx_Group_leave_nb",
-            grp,
-            info,
-            ninfo,
-            Some((cbfunc, cbdata)),
-            true,
-        )
-    })
+export! {
+    /// `PMIx_Group_leave_nb` (seed `001`): as [`PMIx_Group_leave`], with the status passed
+    /// to `cbfunc` on the progress thread once the departure event is generated; a NULL
+    /// `cbfunc` makes it blocking (`PMIX_ERR_WOULD_BLOCK` from the progress thread).
+    ///
+    /// # Errors
+    /// As [`PMIx_Group_leave`], returned only for what is found before acceptance;
+    /// `cbfunc` runs if and only if this returns `PMIX_SUCCESS`.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_leave`]; `cbfunc` must be safe to call from another thread.
+    unsafe fn PMIx_Group_leave_nb(
+        grp: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            op(
+                "PMIx_Group_leave",
+                "PMIx_Group_leave_nb",
+                grp,
+                info,
+                ninfo,
+                Some((cbfunc, cbdata)),
+                true,
+            )
+        }
+    }
 }
 
 /// The out-pointers of a blocking invite or join: set to NULL and 0 (these calls
@@ -385,9 +387,7 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
 /// Each is NULL or writable.
 unsafe fn no_results(results: *mut *mut pmix_info_t, nresults: *mut usize) -> Res {
     // SAFETY: non-NULL out-pointers are writable (caller's contract).
-    let (Some(r), Some(n)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() }) else {
-        return Err(BAD_PARAM);
-    };
+    let (r, n) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
     (*r, *n) = (std::ptr::null_mut(), 0);
     Ok(())
 }
@@ -426,29 +426,28 @@ fn status_of<T>(r: Result<T, pmix::Error>) -> pmix_status_t {
     }
 }
 
-/// `PMIx_Group_invite`: invites `procs` to `grp` with this process as leader,
-/// blocking until every invitee has accepted, declined or terminated; the group
-/// (this process and the acceptors) is then made, at the server too. `*results` is
-/// NULL (as libpmix2's).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (a bad `grp`, no one to invite, NULL `results`/`nresults`);
-/// `PMIX_ERR_UNREACH`; the server's refusal.
-///
-/// # Safety
-/// As [`PMIx_Group_construct`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_invite(
-    grp: *const c_char,
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    results: *mut *mut pmix_info_t,
-    nresults: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Group_invite`: invites `procs` to `grp` with this process as leader,
+    /// blocking until every invitee has accepted, declined or terminated; the group
+    /// (this process and the acceptors) is then made, at the server too. `*results` is
+    /// NULL (as libpmix2's).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (a bad `grp`, no one to invite, NULL `results`/`nresults`);
+    /// `PMIX_ERR_UNREACH`; the server's refusal.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_construct`].
+    unsafe fn PMIx_Group_invite(
+        grp: *const c_char,
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        results: *mut *mut pmix_info_t,
+        nresults: *mut usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_invite", Mode::Blocking)?;
         // SAFETY: forwarded from the caller.
         unsafe { no_results(results, nresults) }?;
@@ -457,29 +456,28 @@ pub unsafe extern "C" fn PMIx_Group_invite(
         inst.group_invite(grp, &procs, &info)
             .map(|_| ())
             .map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Group_invite_nb`: as [`PMIx_Group_invite`], with the status passed to
-/// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread; a
-/// NULL `cbfunc` makes it blocking.
-///
-/// # Errors
-/// As [`PMIx_Group_invite`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Group_construct_nb`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_invite_nb(
-    grp: *const c_char,
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Group_invite_nb`: as [`PMIx_Group_invite`], with the status passed to
+    /// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread; a
+    /// NULL `cbfunc` makes it blocking.
+    ///
+    /// # Errors
+    /// As [`PMIx_Group_invite`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_construct_nb`].
+    unsafe fn PMIx_Group_invite_nb(
+        grp: *const c_char,
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_invite_nb", mode(cbfunc.is_none()))?;
         // SAFETY: forwarded from the caller.
         let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
@@ -492,7 +490,7 @@ pub unsafe extern "C" fn PMIx_Group_invite_nb(
         let done = info_done(cb, CbData(cbdata));
         inst.group_invite_nb(grp, &procs, &info, move |r| done(status_of(r)))
             .map_err(|e| e.status())
-    })
+    }
 }
 
 /// The leader argument of a join: NULL (answer the whole session) or a process.
@@ -510,29 +508,28 @@ unsafe fn leader_arg(leader: *const pmix_proc_t) -> Result<Option<pmix::wire::Pr
     }
 }
 
-/// `PMIx_Group_join`: answers an invitation to `grp` from `leader` (NULL: the
-/// whole session): `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`; returns once the
-/// answer is sent. `*results` is NULL (as libpmix2's).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (a bad `grp` or `leader`, an `opt` that is neither, NULL
-/// `results`/`nresults`); `PMIX_ERR_UNREACH`; the server's status.
-///
-/// # Safety
-/// `grp` is NULL or a NUL-terminated string; `leader` NULL or readable; `info` as in
-/// [`PMIx_Group_construct`]; `results` and `nresults` NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_join(
-    grp: *const c_char,
-    leader: *const pmix_proc_t,
-    opt: pmix_group_opt_t,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    results: *mut *mut pmix_info_t,
-    nresults: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Group_join`: answers an invitation to `grp` from `leader` (NULL: the
+    /// whole session): `PMIX_GROUP_ACCEPT` or `PMIX_GROUP_DECLINE`; returns once the
+    /// answer is sent. `*results` is NULL (as libpmix2's).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (a bad `grp` or `leader`, an `opt` that is neither, NULL
+    /// `results`/`nresults`); `PMIX_ERR_UNREACH`; the server's status.
+    ///
+    /// # Safety
+    /// `grp` is NULL or a NUL-terminated string; `leader` NULL or readable; `info` as in
+    /// [`PMIx_Group_construct`]; `results` and `nresults` NULL or writable.
+    unsafe fn PMIx_Group_join(
+        grp: *const c_char,
+        leader: *const pmix_proc_t,
+        opt: pmix_group_opt_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        results: *mut *mut pmix_info_t,
+        nresults: *mut usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_join", Mode::Blocking)?;
         // SAFETY: forwarded from the caller.
         unsafe { no_results(results, nresults) }?;
@@ -545,7 +542,7 @@ pub unsafe extern "C" fn PMIx_Group_join(
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         inst.group_join(grp, leader.as_ref(), accept, &info)
             .map_err(|e| e.status())
-    })
+    }
 }
 
 /// `PMIX_GROUP_ACCEPT` (true) or `PMIX_GROUP_DECLINE` (false).
@@ -560,28 +557,27 @@ fn accept_arg(opt: pmix_group_opt_t) -> Result<bool, Status> {
     }
 }
 
-/// `PMIx_Group_join_nb`: as [`PMIx_Group_join`], with the status passed to
-/// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread (safe
-/// from an event handler, unlike the blocking form); a NULL `cbfunc` makes it
-/// blocking.
-///
-/// # Errors
-/// As [`PMIx_Group_join`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Group_join`]; `cbfunc` must be safe to call from another thread with
-/// `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Group_join_nb(
-    grp: *const c_char,
-    leader: *const pmix_proc_t,
-    opt: pmix_group_opt_t,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Group_join_nb`: as [`PMIx_Group_join`], with the status passed to
+    /// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread (safe
+    /// from an event handler, unlike the blocking form); a NULL `cbfunc` makes it
+    /// blocking.
+    ///
+    /// # Errors
+    /// As [`PMIx_Group_join`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Group_join`]; `cbfunc` must be safe to call from another thread with
+    /// `cbdata`.
+    unsafe fn PMIx_Group_join_nb(
+        grp: *const c_char,
+        leader: *const pmix_proc_t,
+        opt: pmix_group_opt_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_join_nb", mode(cbfunc.is_none()))?;
         // SAFETY: forwarded from the caller.
         let grp = unsafe { grp_arg(grp) }?;
@@ -600,5 +596,5 @@ pub unsafe extern "C" fn PMIx_Group_join_nb(
             done(status_of(r))
         })
         .map_err(|e| e.status())
-    })
+    }
 }

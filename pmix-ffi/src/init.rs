@@ -5,9 +5,9 @@ use std::ffi::c_int;
 
 use pmix::{Mode, Pmix, PmixError, Role, global};
 
-use crate::boundary::{Res, status_boundary, value_boundary};
+use crate::boundary::{Res, export};
 use crate::info::{info_slice, init_options};
-use crate::types::{pmix_info_t, pmix_proc_t, pmix_status_t};
+use crate::types::{pmix_info_t, pmix_proc_t};
 
 /// `PMIX_ERR_WOULD_BLOCK` (with its diagnostic) for a blocking call made on `inst`'s
 /// progress thread; otherwise nothing.
@@ -46,66 +46,67 @@ unsafe fn init(
     Ok(())
 }
 
-/// `PMIx_Init`: initialises the library as a client (connected to the server the
-/// environment names, else a singleton), or adds a reference; fills `proc_` when not
-/// NULL.
-///
-/// # Errors
-/// `PMIX_ERR_WOULD_BLOCK` on the progress thread; `PMIX_ERR_BAD_PARAM` (`ninfo > 0`
-/// with NULL `info`, an `ninfo` beyond any array (`ninfo × sizeof(pmix_info_t) >
-/// isize::MAX`), a malformed info, a bad `PMIX_HOSTNAME`);
-/// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`); `PMIX_ERROR`
-/// (no progress thread could be started, or an internal panic).
-///
-/// # Safety
-/// `proc_` is NULL or writable; `info` is NULL or points to `ninfo` readable elements
-/// whose string values are NULL or readable up to their NUL (or 4097 bytes).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Init(
-    proc_: *mut pmix_proc_t,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { init(Role::Client, "PMIx_Init", proc_, info, ninfo) })
+export! {
+    /// `PMIx_Init`: initialises the library as a client (connected to the server the
+    /// environment names, else a singleton), or adds a reference; fills `proc_` when not
+    /// NULL.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_WOULD_BLOCK` on the progress thread; `PMIX_ERR_BAD_PARAM` (`ninfo > 0`
+    /// with NULL `info`, an `ninfo` beyond any array (`ninfo × sizeof(pmix_info_t) >
+    /// isize::MAX`), a malformed info, a bad `PMIX_HOSTNAME`);
+    /// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`); `PMIX_ERROR`
+    /// (no progress thread could be started, or an internal panic).
+    ///
+    /// # Safety
+    /// `proc_` is NULL or writable; `info` is NULL or points to `ninfo` readable elements
+    /// whose string values are NULL or readable up to their NUL (or 4097 bytes).
+    unsafe fn PMIx_Init(
+        proc_: *mut pmix_proc_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { init(Role::Client, "PMIx_Init", proc_, info, ninfo) }
+    }
 }
 
-/// `PMIx_tool_init`: initialises the library as a tool, connected to the server
-/// `PMIX_SERVER_URI` (info) or a `PMIX_SERVER_URI*` variable names unless
-/// `PMIX_TOOL_DO_NOT_CONNECT` is given (`pmix_tool.h` says more).
-///
-/// # Errors
-/// As [`PMIx_Init`]; `PMIX_ERR_BAD_PARAM` for a `PMIX_SERVER_URI` that is not a URI;
-/// `PMIX_ERR_UNREACH` when the server cannot be reached; the server's refusal
-/// (`PMIX_ERR_NOT_SUPPORTED` from Open MPI 4.1's mpirun).
-///
-/// # Safety
-/// As [`PMIx_Init`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_tool_init(
-    proc_: *mut pmix_proc_t,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { init(Role::Tool, "PMIx_tool_init", proc_, info, ninfo) })
+export! {
+    /// `PMIx_tool_init`: initialises the library as a tool, connected to the server
+    /// `PMIX_SERVER_URI` (info) or a `PMIX_SERVER_URI*` variable names unless
+    /// `PMIX_TOOL_DO_NOT_CONNECT` is given (`pmix_tool.h` says more).
+    ///
+    /// # Errors
+    /// As [`PMIx_Init`]; `PMIX_ERR_BAD_PARAM` for a `PMIX_SERVER_URI` that is not a URI;
+    /// `PMIX_ERR_UNREACH` when the server cannot be reached; the server's refusal
+    /// (`PMIX_ERR_NOT_SUPPORTED` from Open MPI 4.1's mpirun).
+    ///
+    /// # Safety
+    /// As [`PMIx_Init`].
+    unsafe fn PMIx_tool_init(
+        proc_: *mut pmix_proc_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { init(Role::Tool, "PMIx_tool_init", proc_, info, ninfo) }
+    }
 }
 
-/// `PMIx_Finalize`: drops one init reference; the last refuses new requests at once,
-/// then returns when the progress thread has run every accepted callback and stopped.
-///
-/// # Errors
-/// `PMIX_ERR_INIT` (not initialised; if the last finalize is under way on another
-/// thread, once its callbacks have all run), `PMIX_ERR_WOULD_BLOCK` (on the progress
-/// thread),
-/// then `PMIX_ERR_BAD_PARAM` / `PMIX_ERR_NOT_SUPPORTED` for `info` as [`PMIx_Init`].
-///
-/// # Safety
-/// `info` is NULL or points to `ninfo` readable elements (string values as for
-/// [`PMIx_Init`]).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Finalize`: drops one init reference; the last refuses new requests at once,
+    /// then returns when the progress thread has run every accepted callback and stopped.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT` (not initialised; if the last finalize is under way on another
+    /// thread, once its callbacks have all run), `PMIX_ERR_WOULD_BLOCK` (on the progress
+    /// thread),
+    /// then `PMIX_ERR_BAD_PARAM` / `PMIX_ERR_NOT_SUPPORTED` for `info` as [`PMIx_Init`].
+    ///
+    /// # Safety
+    /// `info` is NULL or points to `ninfo` readable elements (string values as for
+    /// [`PMIx_Init`]).
+    unsafe fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
         // INIT first: before init, a malformed info does not matter. When the last
         // finalize is still running its callbacks on another thread, wait for it, so
         // that no callback runs after this returns either.
@@ -119,34 +120,35 @@ pub unsafe extern "C" fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -
         // SAFETY: forwarded from the caller.
         unsafe { init_options(infos) }?;
         global::finalize("PMIx_Finalize").map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_tool_finalize`: as [`PMIx_Finalize`].
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
-    status_boundary(|| global::finalize("PMIx_tool_finalize").map_err(|e| e.status()))
+export! {
+    /// `PMIx_tool_finalize`: as [`PMIx_Finalize`].
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`.
+    fn PMIx_tool_finalize() -> pmix_status_t {
+        global::finalize("PMIx_tool_finalize").map_err(|e| e.status())
+    }
 }
 
-/// `PMIx_Initialized`: 1 between init and the last finalize, else 0.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Initialized() -> c_int {
-    value_boundary(0, || c_int::from(global::is_initialized()))
+export! {
+    /// `PMIx_Initialized`: 1 between init and the last finalize, else 0.
+    fn PMIx_Initialized() -> c_int [on_panic: 0] {
+        c_int::from(global::is_initialized())
+    }
 }
 
-/// `PMIx_Progress_thread_stop`: refuses new requests at once, then returns when the
-/// progress thread has run every accepted callback and stopped, also when a stop or
-/// the last finalize is already under way on another thread. `info` is ignored. Before
-/// init: nothing happens; from a callback: the `PMIX_ERR_WOULD_BLOCK` diagnostic, and
-/// nothing happens.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Progress_thread_stop(_info: *const pmix_info_t, _ninfo: usize) {
-    value_boundary((), || {
+export! {
+    /// `PMIx_Progress_thread_stop`: refuses new requests at once, then returns when the
+    /// progress thread has run every accepted callback and stopped, also when a stop or
+    /// the last finalize is already under way on another thread. `info` is ignored. Before
+    /// init: nothing happens; from a callback: the `PMIX_ERR_WOULD_BLOCK` diagnostic, and
+    /// nothing happens.
+    fn PMIx_Progress_thread_stop(_info: *const pmix_info_t, _ninfo: usize) {
         // The void signature has no way to report INIT or WOULD_BLOCK beyond the
         // diagnostic the runtime prints.
         let _ = global::stop_progress("PMIx_Progress_thread_stop");
-    })
+    }
 }

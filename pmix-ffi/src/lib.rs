@@ -8,11 +8,14 @@
 //! **What it is.** A translator: each exported function checks its pointers, decodes
 //! its C arguments into the runtime's types (`pmix`), calls the runtime, and writes the
 //! answer back in C memory (`malloc`, so C frees it with `free` or the documented
-//! calls). Every function runs its body inside a panic boundary (a panic becomes
-//! `PMIX_ERROR`; `tests/boundaries.rs` checks each on the source), never dereferences a
-//! NULL pointer, forms a slice from a C pointer and count only where the count fits
-//! (`× size ≤ isize::MAX`, else `PMIX_ERR_BAD_PARAM`), and documents every `unsafe`
-//! block.
+//! calls). Every function is defined through one macro, `export!` (or `callback!` for
+//! the functions handed to C as pointers), which runs its body inside a panic boundary:
+//! a panic becomes `PMIX_ERROR`, or the stated fallback of a function that returns
+//! something else (NULL, 0, a static text); `tests/boundaries.rs` refuses an
+//! `extern fn` written by hand. Each never dereferences a NULL pointer (a required one
+//! is `PMIX_ERR_BAD_PARAM`), forms a slice from a C pointer and count only where the
+//! count fits (`× size ≤ isize::MAX`, else `PMIX_ERR_BAD_PARAM`), and documents every
+//! `unsafe` block.
 //!
 //! **Objects.** `pmix_cpuset_t` and `pmix_topology_t` carry the library's own objects:
 //! `source` is the library's static string (checked by address: anything else is

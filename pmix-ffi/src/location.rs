@@ -6,116 +6,111 @@ use std::ffi::c_char;
 use pmix::{BindEnvelope, Mode, PmixError, global};
 use pmix_core::CpuSet;
 
-use crate::boundary::{BAD_PARAM, bounded_str, status_boundary, value_boundary};
+use crate::boundary::{BAD_PARAM, bounded_str, c_mut, export};
 use crate::objects::{
     check_fillable_topology, destruct_cpuset, destruct_topology, store_cpuset, store_topology,
 };
-use crate::types::{pmix_bind_envelope_t, pmix_cpuset_t, pmix_status_t, pmix_topology_t};
+use crate::types::{pmix_bind_envelope_t, pmix_cpuset_t, pmix_topology_t};
 
 /// The longest cpuset string accepted: an hwloc mask of every PU a set can name
 /// (2^20 bits, 360 KiB) fits.
 const MAX_CPUSET_STRING: usize = 1 << 20;
 
-/// `PMIx_Load_topology`: fills `topo` with the library's topology, loaded once.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (NULL `topo`, or a `source` that is neither NULL nor ours);
-/// `PMIX_ERR_UNREACH` (the topology cannot be loaded and there is no server).
-///
-/// # Safety
-/// `topo` is NULL or points to a readable, writable struct.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Load_topology`: fills `topo` with the library's topology, loaded once.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (NULL `topo`, or a `source` that is neither NULL nor ours);
+    /// `PMIX_ERR_UNREACH` (the topology cannot be loaded and there is no server).
+    ///
+    /// # Safety
+    /// `topo` is NULL or points to a readable, writable struct.
+    unsafe fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         inst.admit("PMIx_Load_topology", Mode::Blocking)
             .map_err(|e| e.status())?;
         // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
-        let t = unsafe { topo.as_mut() }.ok_or(BAD_PARAM)?;
+        let t = unsafe { c_mut(topo) }?;
         check_fillable_topology(t)?;
         let loaded = inst.topology().map_err(|e| e.status())?;
         store_topology(t, &loaded)
-    })
+    }
 }
 
-/// `PMIx_Topology_destruct`: clears a topology filled by [`PMIx_Load_topology`] (the
-/// library keeps the topology). NULL or foreign: nothing happens.
-///
-/// # Safety
-/// `topo` is NULL or points to a readable, writable struct.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
-    value_boundary((), || {
+export! {
+    /// `PMIx_Topology_destruct`: clears a topology filled by [`PMIx_Load_topology`] (the
+    /// library keeps the topology). NULL or foreign: nothing happens.
+    ///
+    /// # Safety
+    /// `topo` is NULL or points to a readable, writable struct.
+    unsafe fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
         // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
         if let Some(t) = unsafe { topo.as_mut() } {
             destruct_topology(t);
         }
-    })
+    }
 }
 
-/// `PMIx_Parse_cpuset_string`: `"hwloc:<list>"` or `"hwloc:0x<mask>"` (prefix in any
-/// case) into a cpuset of the library's.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a NULL argument, no NUL within 1 MiB,
-/// another prefix, a list or mask that does not parse).
-///
-/// # Safety
-/// `cpuset_string` is NULL or readable up to its NUL (or 1 MiB + 1 bytes); `cpuset` is
-/// NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Parse_cpuset_string(
-    cpuset_string: *const c_char,
-    cpuset: *mut pmix_cpuset_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Parse_cpuset_string`: `"hwloc:<list>"` or `"hwloc:0x<mask>"` (prefix in any
+    /// case) into a cpuset of the library's.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a NULL argument, no NUL within 1 MiB,
+    /// another prefix, a list or mask that does not parse).
+    ///
+    /// # Safety
+    /// `cpuset_string` is NULL or readable up to its NUL (or 1 MiB + 1 bytes); `cpuset` is
+    /// NULL or writable.
+    unsafe fn PMIx_Parse_cpuset_string(
+        cpuset_string: *const c_char,
+        cpuset: *mut pmix_cpuset_t,
+    ) -> pmix_status_t {
         global::get().map_err(|e| e.status())?;
         // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
-        let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(cpuset) }?;
         // SAFETY: forwarded from the caller.
         let s = unsafe { bounded_str(cpuset_string, MAX_CPUSET_STRING) }?;
         let body = CpuSet::strip_hwloc_prefix(s).ok_or(BAD_PARAM)?;
         let set = CpuSet::parse_pmix(body).map_err(|_| BAD_PARAM)?;
         store_cpuset(out, set)
-    })
+    }
 }
 
-/// `PMIx_Get_cpuset`: the process's (`PMIX_CPUBIND_PROCESS`) or calling thread's
-/// (`PMIX_CPUBIND_THREAD`) binding, as a cpuset of the library's.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `cpuset`, unknown `reference`);
-/// `PMIX_ERR_UNREACH` (the OS does not tell).
-///
-/// # Safety
-/// `cpuset` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Get_cpuset(
-    cpuset: *mut pmix_cpuset_t,
-    reference: pmix_bind_envelope_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Get_cpuset`: the process's (`PMIX_CPUBIND_PROCESS`) or calling thread's
+    /// (`PMIX_CPUBIND_THREAD`) binding, as a cpuset of the library's.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `cpuset`, unknown `reference`);
+    /// `PMIX_ERR_UNREACH` (the OS does not tell).
+    ///
+    /// # Safety
+    /// `cpuset` is NULL or writable.
+    unsafe fn PMIx_Get_cpuset(
+        cpuset: *mut pmix_cpuset_t,
+        reference: pmix_bind_envelope_t,
+    ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
-        let out = unsafe { cpuset.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(cpuset) }?;
         let envelope = BindEnvelope::from_raw(reference).ok_or(BAD_PARAM)?;
         let set = inst.cpuset(envelope).map_err(|e| e.status())?;
         store_cpuset(out, set)
-    })
+    }
 }
 
-/// `PMIx_Cpuset_destruct`: releases a cpuset of the library's and clears the struct.
-/// NULL, foreign or already destructed: nothing happens.
-///
-/// # Safety
-/// `cpuset` is NULL or points to a readable, writable struct.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
-    value_boundary((), || {
+export! {
+    /// `PMIx_Cpuset_destruct`: releases a cpuset of the library's and clears the struct.
+    /// NULL, foreign or already destructed: nothing happens.
+    ///
+    /// # Safety
+    /// `cpuset` is NULL or points to a readable, writable struct.
+    unsafe fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
         // SAFETY: a non-NULL `cpuset` is readable and writable (caller's contract).
         if let Some(c) = unsafe { cpuset.as_mut() } {
             destruct_cpuset(c);
         }
-    })
+    }
 }

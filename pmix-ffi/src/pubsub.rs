@@ -6,7 +6,7 @@ use std::ffi::c_char;
 use pmix::{Mode, Pmix, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, c_slice, status_boundary};
+use crate::boundary::{BAD_PARAM, c_slice, export};
 use crate::convert::{from_wire, infos_to_wire, key_arg};
 use crate::types::*;
 
@@ -18,45 +18,43 @@ fn admitted(call: &'static str) -> Result<Pmix, Status> {
     crate::boundary::admitted(call, Mode::Blocking)
 }
 
-/// `PMIx_Publish`: publishes each info's key and value, blocking until the server
-/// answered.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (a count with a NULL array, a bad info);
-/// `PMIX_ERR_UNREACH` (no server); the server's status.
-///
-/// # Safety
-/// `info` points to `ninfo` readable infos (or is NULL with a zero count).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Publish`: publishes each info's key and value, blocking until the server
+    /// answered.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (a count with a NULL array, a bad info);
+    /// `PMIX_ERR_UNREACH` (no server); the server's status.
+    ///
+    /// # Safety
+    /// `info` points to `ninfo` readable infos (or is NULL with a zero count).
+    unsafe fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
         let inst = admitted("PMIx_Publish")?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         inst.publish(&info).map_err(|e| e.status())
-    })
+    }
 }
 
-/// `PMIx_Lookup`: fills each `data[i]` whose key was published with its publisher
-/// and value (the value's memory is the caller's: `PMIX_PDATA_DESTRUCT`).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (no data, a bad key or info); `PMIX_ERR_NOT_FOUND` when no
-/// key was found; `PMIX_ERR_UNREACH`; the server's status.
-///
-/// # Safety
-/// `data` points to `ndata` writable elements whose keys are NUL-terminated; `info`
-/// as for [`PMIx_Publish`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Lookup(
-    data: *mut pmix_pdata_t,
-    ndata: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Lookup`: fills each `data[i]` whose key was published with its publisher
+    /// and value (the value's memory is the caller's: `PMIX_PDATA_DESTRUCT`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (no data, a bad key or info); `PMIX_ERR_NOT_FOUND` when no
+    /// key was found; `PMIX_ERR_UNREACH`; the server's status.
+    ///
+    /// # Safety
+    /// `data` points to `ndata` writable elements whose keys are NUL-terminated; `info`
+    /// as for [`PMIx_Publish`].
+    unsafe fn PMIx_Lookup(
+        data: *mut pmix_pdata_t,
+        ndata: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Lookup")?;
         if ndata == 0 || data.is_null() || !data.is_aligned() {
             return Err(BAD_PARAM);
@@ -94,27 +92,26 @@ pub unsafe extern "C" fn PMIx_Lookup(
         } else {
             Err(Status::ERR_NOT_FOUND)
         }
-    })
+    }
 }
 
-/// `PMIx_Unpublish`: withdraws this process's `keys` (a NULL-terminated list; NULL:
-/// everything it published), blocking until the server answered.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (a bad key or info, a list of more than 4,096 keys);
-/// `PMIX_ERR_UNREACH`; the server's status.
-///
-/// # Safety
-/// `keys` is NULL or a NULL-terminated array of NUL-terminated strings; `info` as for
-/// [`PMIx_Publish`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Unpublish(
-    keys: *mut *mut c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Unpublish`: withdraws this process's `keys` (a NULL-terminated list; NULL:
+    /// everything it published), blocking until the server answered.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (a bad key or info, a list of more than 4,096 keys);
+    /// `PMIX_ERR_UNREACH`; the server's status.
+    ///
+    /// # Safety
+    /// `keys` is NULL or a NULL-terminated array of NUL-terminated strings; `info` as for
+    /// [`PMIx_Publish`].
+    unsafe fn PMIx_Unpublish(
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Unpublish")?;
         let mut list: Vec<&str> = Vec::new();
         if !keys.is_null() {
@@ -135,5 +132,5 @@ pub unsafe extern "C" fn PMIx_Unpublish(
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         inst.unpublish(&list, &info).map_err(|e| e.status())
-    })
+    }
 }

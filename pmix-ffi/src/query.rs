@@ -14,7 +14,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, admitted, bounded_str, c_slice, c_strdup, copy_c_str, status_boundary,
+    BAD_PARAM, CbData, admitted, bounded_str, c_mut, c_slice, c_strdup, copy_c_str, export,
 };
 use crate::convert::{argv_to_wire, deliver_infos, infos_to_c, infos_to_wire, key_arg};
 use crate::types::*;
@@ -48,36 +48,32 @@ unsafe fn queries_to_wire(queries: &[pmix_query_t]) -> Result<Vec<Query>, Status
         .collect()
 }
 
-/// `PMIx_Query_info`: answers `queries` (each key, with its qualifiers), from this
-/// process's job information when every key is there (and no query asks for a
-/// refresh), else from the server; `*results` gets one info per key answered (free
-/// with `PMIX_INFO_FREE`).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (NULL `queries` or none, NULL `results`/`nresults`, a bad key
-/// or qualifier); `PMIX_ERR_UNREACH` (no server); the server's status
-/// (`PMIX_ERR_NOT_SUPPORTED` for keys it does not answer; Open MPI 4.1's mpirun
-/// answers `PMIX_ERROR`).
-///
-/// # Safety
-/// `queries` points to `nqueries` queries, each with `keys` NULL or a NULL-terminated
-/// array of NUL-terminated strings and `qualifiers` pointing to `nqual` readable infos
-/// (or NULL with 0); `results` and `nresults` are NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Query_info(
-    queries: *mut pmix_query_t,
-    nqueries: usize,
-    results: *mut *mut pmix_info_t,
-    nresults: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Query_info`: answers `queries` (each key, with its qualifiers), from this
+    /// process's job information when every key is there (and no query asks for a
+    /// refresh), else from the server; `*results` gets one info per key answered (free
+    /// with `PMIX_INFO_FREE`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (NULL `queries` or none, NULL `results`/`nresults`, a bad key
+    /// or qualifier); `PMIX_ERR_UNREACH` (no server); the server's status
+    /// (`PMIX_ERR_NOT_SUPPORTED` for keys it does not answer; Open MPI 4.1's mpirun
+    /// answers `PMIX_ERROR`).
+    ///
+    /// # Safety
+    /// `queries` points to `nqueries` queries, each with `keys` NULL or a NULL-terminated
+    /// array of NUL-terminated strings and `qualifiers` pointing to `nqual` readable infos
+    /// (or NULL with 0); `results` and `nresults` are NULL or writable.
+    unsafe fn PMIx_Query_info(
+        queries: *mut pmix_query_t,
+        nqueries: usize,
+        results: *mut *mut pmix_info_t,
+        nresults: *mut usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Query_info", Mode::Blocking)?;
         // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (Some(res), Some(nres)) = (unsafe { results.as_mut() }, unsafe { nresults.as_mut() })
-        else {
-            return Err(BAD_PARAM);
-        };
+        let (res, nres) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
         (*res, *nres) = (std::ptr::null_mut(), 0);
         if nqueries == 0 {
             return Err(BAD_PARAM);
@@ -87,29 +83,28 @@ pub unsafe extern "C" fn PMIx_Query_info(
         let answers = inst.query_info(&q).map_err(|e| e.status())?;
         (*res, *nres) = infos_to_c(&answers)?;
         Ok(())
-    })
+    }
 }
 
-/// `PMIx_Query_info_nb`: as [`PMIx_Query_info`], with the answers passed to
-/// `cbfunc(status, info, ninfo, cbdata, release_fn, release_cbdata)` once, on the
-/// progress thread (the library's until `release_fn`). The queries are copied before
-/// this returns.
-///
-/// # Errors
-/// As [`PMIx_Query_info`] for what is found before acceptance (`PMIX_ERR_BAD_PARAM`
-/// for a NULL `cbfunc` too, as OpenPMIx); the server's status goes to `cbfunc`.
-///
-/// # Safety
-/// As [`PMIx_Query_info`]; `cbfunc` must be safe to call from another thread with
-/// `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Query_info_nb(
-    queries: *mut pmix_query_t,
-    nqueries: usize,
-    cbfunc: pmix_info_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Query_info_nb`: as [`PMIx_Query_info`], with the answers passed to
+    /// `cbfunc(status, info, ninfo, cbdata, release_fn, release_cbdata)` once, on the
+    /// progress thread (the library's until `release_fn`). The queries are copied before
+    /// this returns.
+    ///
+    /// # Errors
+    /// As [`PMIx_Query_info`] for what is found before acceptance (`PMIX_ERR_BAD_PARAM`
+    /// for a NULL `cbfunc` too, as OpenPMIx); the server's status goes to `cbfunc`.
+    ///
+    /// # Safety
+    /// As [`PMIx_Query_info`]; `cbfunc` must be safe to call from another thread with
+    /// `cbdata`.
+    unsafe fn PMIx_Query_info_nb(
+        queries: *mut pmix_query_t,
+        nqueries: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Query_info_nb", Mode::NonBlocking)?;
         let Some(cb) = cbfunc else {
             return Err(BAD_PARAM);
@@ -124,7 +119,7 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
             deliver_infos(cb, &cbdata, r.map_err(|e| e.status()));
         })
         .map_err(|e| e.status())
-    })
+    }
 }
 
 /// An optional string argument: NULL or empty is `None`.
@@ -140,33 +135,29 @@ unsafe fn opt_str<'a>(p: *const c_char, max: usize) -> Result<Option<&'a str>, S
     Ok(Some(s).filter(|s| !s.is_empty()))
 }
 
-/// `PMIx_Resolve_peers`: the processes of `nspace` (NULL or empty: the caller's job)
-/// on node `nodename` (NULL: this node): `*procs` a `malloc`ed array of `*nprocs`
-/// (free with `PMIX_PROC_FREE`).
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (NULL `procs`/`nprocs`, an over-long name);
-/// `PMIX_ERR_NOT_FOUND` (nothing known of that node or job); `PMIX_ERR_UNREACH` (no
-/// server); `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// `nodename` is NULL or a NUL-terminated string; `nspace` NULL or readable up to its
-/// NUL or 256 bytes; `procs` and `nprocs` NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Resolve_peers(
-    nodename: *const c_char,
-    nspace: *const c_char,
-    procs: *mut *mut pmix_proc_t,
-    nprocs: *mut usize,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Resolve_peers`: the processes of `nspace` (NULL or empty: the caller's job)
+    /// on node `nodename` (NULL: this node): `*procs` a `malloc`ed array of `*nprocs`
+    /// (free with `PMIX_PROC_FREE`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (NULL `procs`/`nprocs`, an over-long name);
+    /// `PMIX_ERR_NOT_FOUND` (nothing known of that node or job); `PMIX_ERR_UNREACH` (no
+    /// server); `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `nodename` is NULL or a NUL-terminated string; `nspace` NULL or readable up to its
+    /// NUL or 256 bytes; `procs` and `nprocs` NULL or writable.
+    unsafe fn PMIx_Resolve_peers(
+        nodename: *const c_char,
+        nspace: *const c_char,
+        procs: *mut *mut pmix_proc_t,
+        nprocs: *mut usize,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Resolve_peers", Mode::Blocking)?;
         // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (Some(out), Some(nout)) = (unsafe { procs.as_mut() }, unsafe { nprocs.as_mut() })
-        else {
-            return Err(BAD_PARAM);
-        };
+        let (out, nout) = unsafe { (c_mut(procs)?, c_mut(nprocs)?) };
         (*out, *nout) = (std::ptr::null_mut(), 0);
         // SAFETY: forwarded from the caller.
         let node = unsafe { opt_str(nodename, 255) }?;
@@ -190,29 +181,26 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(
         }
         (*out, *nout) = (arr, peers.len());
         Ok(())
-    })
+    }
 }
 
-/// `PMIx_Resolve_nodes`: the comma-separated names of the nodes running processes of
-/// `nspace` (NULL or empty: the caller's job), as a `malloc`ed string in `*nodelist`
-/// (free with `free`).
-///
-/// # Errors
-/// As [`PMIx_Resolve_peers`] (`PMIX_ERR_BAD_PARAM` for a NULL `nodelist`).
-///
-/// # Safety
-/// `nspace` as in [`PMIx_Resolve_peers`]; `nodelist` NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Resolve_nodes(
-    nspace: *const c_char,
-    nodelist: *mut *mut c_char,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Resolve_nodes`: the comma-separated names of the nodes running processes of
+    /// `nspace` (NULL or empty: the caller's job), as a `malloc`ed string in `*nodelist`
+    /// (free with `free`).
+    ///
+    /// # Errors
+    /// As [`PMIx_Resolve_peers`] (`PMIX_ERR_BAD_PARAM` for a NULL `nodelist`).
+    ///
+    /// # Safety
+    /// `nspace` as in [`PMIx_Resolve_peers`]; `nodelist` NULL or writable.
+    unsafe fn PMIx_Resolve_nodes(
+        nspace: *const c_char,
+        nodelist: *mut *mut c_char,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Resolve_nodes", Mode::Blocking)?;
         // SAFETY: a non-NULL out-pointer is writable (caller's contract).
-        let Some(out) = (unsafe { nodelist.as_mut() }) else {
-            return Err(BAD_PARAM);
-        };
+        let out = unsafe { c_mut(nodelist) }?;
         *out = std::ptr::null_mut();
         // SAFETY: forwarded from the caller.
         let ns = unsafe { opt_str(nspace, PMIX_MAX_NSLEN) }?;
@@ -223,5 +211,5 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
         }
         *out = s;
         Ok(())
-    })
+    }
 }

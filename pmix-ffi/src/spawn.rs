@@ -9,7 +9,7 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, admitted, bounded_str, c_slice, copy_c_str, op_done, status_boundary,
+    BAD_PARAM, CbData, admitted, bounded_str, c_slice, copy_c_str, export, op_done,
 };
 use crate::convert::{MAX_VALUE_STRING, argv_to_wire, infos_to_wire};
 use crate::types::*;
@@ -62,29 +62,28 @@ unsafe fn apps_to_wire(apps: &[pmix_app_t]) -> Result<Vec<App>, Status> {
         .collect()
 }
 
-/// `PMIx_Spawn`: asks the server to start `apps` with job-level directives
-/// `job_info`, blocking until it answers; `nspace` (when not NULL) gets the new job's
-/// namespace.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (no apps, a bad app or directive); `PMIX_ERR_UNREACH`; the
-/// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
-///
-/// # Safety
-/// `job_info` points to `ninfo` readable infos and `apps` to `napps` apps (or NULL
-/// with 0), each app's strings NULL or NUL-terminated, its `argv` / `env` NULL or
-/// NULL-terminated and its `info` pointing to `ninfo` infos; `nspace` is NULL or a
-/// writable `pmix_nspace_t`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Spawn(
-    job_info: *const pmix_info_t,
-    ninfo: usize,
-    apps: *const pmix_app_t,
-    napps: usize,
-    nspace: *mut c_char,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Spawn`: asks the server to start `apps` with job-level directives
+    /// `job_info`, blocking until it answers; `nspace` (when not NULL) gets the new job's
+    /// namespace.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (no apps, a bad app or directive); `PMIX_ERR_UNREACH`; the
+    /// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
+    ///
+    /// # Safety
+    /// `job_info` points to `ninfo` readable infos and `apps` to `napps` apps (or NULL
+    /// with 0), each app's strings NULL or NUL-terminated, its `argv` / `env` NULL or
+    /// NULL-terminated and its `info` pointing to `ninfo` infos; `nspace` is NULL or a
+    /// writable `pmix_nspace_t`.
+    unsafe fn PMIx_Spawn(
+        job_info: *const pmix_info_t,
+        ninfo: usize,
+        apps: *const pmix_app_t,
+        napps: usize,
+        nspace: *mut c_char,
+    ) -> pmix_status_t {
         let inst = admitted("PMIx_Spawn", Mode::Blocking)?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(job_info, ninfo)?) }?;
@@ -97,29 +96,28 @@ pub unsafe extern "C" fn PMIx_Spawn(
             copy_c_str(out, ns.as_bytes());
         }
         Ok(())
-    })
+    }
 }
 
-/// `PMIx_Spawn_nb`: as [`PMIx_Spawn`], with the outcome passed to `cbfunc(status,
-/// nspace, cbdata)` once, on the progress thread (the namespace is the library's for
-/// the call); a NULL `cbfunc` makes it blocking.
-///
-/// # Errors
-/// As [`PMIx_Spawn`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Spawn`] (the arrays only during the call); `cbfunc` must be safe to
-/// call from another thread with `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Spawn_nb(
-    job_info: *const pmix_info_t,
-    ninfo: usize,
-    apps: *const pmix_app_t,
-    napps: usize,
-    cbfunc: pmix_spawn_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Spawn_nb`: as [`PMIx_Spawn`], with the outcome passed to `cbfunc(status,
+    /// nspace, cbdata)` once, on the progress thread (the namespace is the library's for
+    /// the call); a NULL `cbfunc` makes it blocking.
+    ///
+    /// # Errors
+    /// As [`PMIx_Spawn`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Spawn`] (the arrays only during the call); `cbfunc` must be safe to
+    /// call from another thread with `cbdata`.
+    unsafe fn PMIx_Spawn_nb(
+        job_info: *const pmix_info_t,
+        ninfo: usize,
+        apps: *const pmix_app_t,
+        napps: usize,
+        cbfunc: pmix_spawn_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
         let mode = if cbfunc.is_none() {
             Mode::Blocking
         } else {
@@ -148,7 +146,7 @@ pub unsafe extern "C" fn PMIx_Spawn_nb(
             unsafe { cb(status, ns.as_mut_ptr(), cbdata.ptr()) };
         })
         .map_err(|e| e.status())
-    })
+    }
 }
 
 /// The body of the four connect calls: blocking without a callback.
@@ -188,86 +186,90 @@ unsafe fn connect(
         .map_err(|e| e.status())
 }
 
-/// `PMIx_Connect`: connects this process with `procs` (a collective of them at the
-/// server), blocking until done.
-///
-/// # Errors
-/// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
-/// `PMIX_ERR_BAD_PARAM` (no procs, a bad process or info); `PMIX_ERR_UNREACH`; the
-/// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
-///
-/// # Safety
-/// `procs` points to `nprocs` processes and `info` to `ninfo` infos (or NULL with 0).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Connect(
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { connect(true, procs, nprocs, info, ninfo, None) })
+export! {
+    /// `PMIx_Connect`: connects this process with `procs` (a collective of them at the
+    /// server), blocking until done.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`, `PMIX_ERR_NOT_AVAILABLE`;
+    /// `PMIX_ERR_BAD_PARAM` (no procs, a bad process or info); `PMIX_ERR_UNREACH`; the
+    /// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
+    ///
+    /// # Safety
+    /// `procs` points to `nprocs` processes and `info` to `ninfo` infos (or NULL with 0).
+    unsafe fn PMIx_Connect(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { connect(true, procs, nprocs, info, ninfo, None) }
+    }
 }
 
-/// `PMIx_Connect_nb`: as [`PMIx_Connect`], with the status passed to
-/// `cbfunc(status, cbdata)` once, on the progress thread; a NULL `cbfunc` makes it
-/// blocking.
-///
-/// # Errors
-/// As [`PMIx_Connect`], returned only for what is found before acceptance.
-///
-/// # Safety
-/// As [`PMIx_Connect`]; `cbfunc` must be safe to call from another thread with
-/// `cbdata`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Connect_nb(
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { connect(true, procs, nprocs, info, ninfo, Some((cbfunc, cbdata))) })
+export! {
+    /// `PMIx_Connect_nb`: as [`PMIx_Connect`], with the status passed to
+    /// `cbfunc(status, cbdata)` once, on the progress thread; a NULL `cbfunc` makes it
+    /// blocking.
+    ///
+    /// # Errors
+    /// As [`PMIx_Connect`], returned only for what is found before acceptance.
+    ///
+    /// # Safety
+    /// As [`PMIx_Connect`]; `cbfunc` must be safe to call from another thread with
+    /// `cbdata`.
+    unsafe fn PMIx_Connect_nb(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { connect(true, procs, nprocs, info, ninfo, Some((cbfunc, cbdata))) }
+    }
 }
 
-/// `PMIx_Disconnect`: as [`PMIx_Connect`], disconnecting.
-///
-/// # Errors
-/// As [`PMIx_Connect`].
-///
-/// # Safety
-/// As [`PMIx_Connect`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Disconnect(
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe { connect(false, procs, nprocs, info, ninfo, None) })
+export! {
+    /// `PMIx_Disconnect`: as [`PMIx_Connect`], disconnecting.
+    ///
+    /// # Errors
+    /// As [`PMIx_Connect`].
+    ///
+    /// # Safety
+    /// As [`PMIx_Connect`].
+    unsafe fn PMIx_Disconnect(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe { connect(false, procs, nprocs, info, ninfo, None) }
+    }
 }
 
-/// `PMIx_Disconnect_nb`: as [`PMIx_Connect_nb`], disconnecting.
-///
-/// # Errors
-/// As [`PMIx_Connect_nb`].
-///
-/// # Safety
-/// As [`PMIx_Connect_nb`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Disconnect_nb(
-    procs: *const pmix_proc_t,
-    nprocs: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    // SAFETY: forwarded from the caller.
-    status_boundary(|| unsafe {
-        connect(false, procs, nprocs, info, ninfo, Some((cbfunc, cbdata)))
-    })
+export! {
+    /// `PMIx_Disconnect_nb`: as [`PMIx_Connect_nb`], disconnecting.
+    ///
+    /// # Errors
+    /// As [`PMIx_Connect_nb`].
+    ///
+    /// # Safety
+    /// As [`PMIx_Connect_nb`].
+    unsafe fn PMIx_Disconnect_nb(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            connect(false, procs, nprocs, info, ninfo, Some((cbfunc, cbdata)))
+        }
+    }
 }

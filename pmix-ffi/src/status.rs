@@ -9,7 +9,7 @@ use std::ffi::{CStr, c_char};
 
 use pmix_core::Status;
 
-use crate::boundary::value_boundary;
+use crate::boundary::export;
 use crate::types::pmix_status_t;
 
 /// The text of a code no table knows (`pmix_core::status::UNKNOWN_C_TEXT`).
@@ -21,12 +21,13 @@ fn c_text(status: Status) -> &'static CStr {
     status.c_text()
 }
 
-/// `PMIx_Error_string`: the text of `status`, byte for byte as OpenPMIx 4.2.2's
-/// (`"NOT-FOUND"`), or `"ERROR STRING NOT FOUND"` for a code it does not know. The
-/// string is static.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
-    value_boundary(UNKNOWN.as_ptr(), || c_text(Status(status)).as_ptr())
+export! {
+    /// `PMIx_Error_string`: the text of `status`, byte for byte as OpenPMIx 4.2.2's
+    /// (`"NOT-FOUND"`), or `"ERROR STRING NOT FOUND"` for a code it does not know. The
+    /// string is static.
+    fn PMIx_Error_string(status: pmix_status_t) -> *const c_char [on_panic: UNKNOWN.as_ptr()] {
+        c_text(Status(status)).as_ptr()
+    }
 }
 
 /// What `PMIx_Get_version` answers should its body ever panic (it cannot: the text is
@@ -46,10 +47,11 @@ const VERSION: &CStr = match CStr::from_bytes_with_nul(
     Err(_) => panic!("the version text holds a NUL"),
 };
 
-/// `PMIx_Get_version`: `"pmix-rs <version> (OpenPMIx 4.2.2 API subset)"`, static.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Get_version() -> *const c_char {
-    value_boundary(VERSION_FALLBACK.as_ptr(), || VERSION.as_ptr())
+export! {
+    /// `PMIx_Get_version`: `"pmix-rs <version> (OpenPMIx 4.2.2 API subset)"`, static.
+    fn PMIx_Get_version() -> *const c_char [on_panic: VERSION_FALLBACK.as_ptr()] {
+        VERSION.as_ptr()
+    }
 }
 
 #[cfg(test)]

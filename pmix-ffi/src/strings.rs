@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, c_strdup, status_boundary, value_boundary};
+use crate::boundary::{BAD_PARAM, c_mut, c_strdup, export};
 use crate::types::*;
 
 /// Type names, indexed by `pmix_data_type_t` (libpmix2's texts).
@@ -100,18 +100,22 @@ fn type_name(t: pmix_data_type_t) -> &'static CStr {
         .unwrap_or(c"UNKNOWN")
 }
 
-/// `PMIx_Data_type_string`: the name of data type `type_` (`"PMIX_UINT32"`),
-/// `"UNKNOWN"` for one it does not know. The string is static.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Data_type_string(type_: pmix_data_type_t) -> *const c_char {
-    value_boundary(c"UNKNOWN".as_ptr(), || type_name(type_).as_ptr())
+export! {
+    /// `PMIx_Data_type_string`: the name of data type `type_` (`"PMIX_UINT32"`),
+    /// `"UNKNOWN"` for one it does not know. The string is static.
+    fn PMIx_Data_type_string(
+        type_: pmix_data_type_t,
+    ) -> *const c_char [on_panic: c"UNKNOWN".as_ptr()] {
+        type_name(type_).as_ptr()
+    }
 }
 
-/// `PMIx_Scope_string`: what scope `scope` means (`"SHARE ACROSS ALL NODES"`),
-/// `"UNKNOWN SCOPE"` for another value. The string is static.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Scope_string(scope: pmix_scope_t) -> *const c_char {
-    value_boundary(c"UNKNOWN SCOPE".as_ptr(), || {
+export! {
+    /// `PMIx_Scope_string`: what scope `scope` means (`"SHARE ACROSS ALL NODES"`),
+    /// `"UNKNOWN SCOPE"` for another value. The string is static.
+    fn PMIx_Scope_string(
+        scope: pmix_scope_t,
+    ) -> *const c_char [on_panic: c"UNKNOWN SCOPE".as_ptr()] {
         let s: &CStr = match scope {
             0 => c"UNDEFINED",
             1 => c"SHARE ON LOCAL NODE ONLY",
@@ -121,14 +125,15 @@ pub extern "C" fn PMIx_Scope_string(scope: pmix_scope_t) -> *const c_char {
             _ => c"UNKNOWN SCOPE",
         };
         s.as_ptr()
-    })
+    }
 }
 
-/// `PMIx_Data_range_string`: what range `range` means (`"AVAIL ON LOCAL NODE ONLY"`),
-/// `"UNKNOWN"` for another value. The string is static.
-#[unsafe(no_mangle)]
-pub extern "C" fn PMIx_Data_range_string(range: pmix_data_range_t) -> *const c_char {
-    value_boundary(c"UNKNOWN".as_ptr(), || {
+export! {
+    /// `PMIx_Data_range_string`: what range `range` means (`"AVAIL ON LOCAL NODE ONLY"`),
+    /// `"UNKNOWN"` for another value. The string is static.
+    fn PMIx_Data_range_string(
+        range: pmix_data_range_t,
+    ) -> *const c_char [on_panic: c"UNKNOWN".as_ptr()] {
         let s: &CStr = match range {
             0 => c"UNDEFINED",
             1 => c"INTENDED FOR HOST RESOURCE MANAGER ONLY",
@@ -141,7 +146,7 @@ pub extern "C" fn PMIx_Data_range_string(range: pmix_data_range_t) -> *const c_c
             _ => c"UNKNOWN",
         };
         s.as_ptr()
-    })
+    }
 }
 
 /// A rank as libpmix2 prints it: the name of a special rank, else the number.
@@ -234,33 +239,35 @@ fn c_string(s: &str) -> *mut c_char {
     c_strdup(s)
 }
 
-/// `PMIx_Value_string`: the value as libpmix2 prints it
-/// (`" PMIX_VALUE:  Data type: PMIX_UINT32\tValue: 42"`), `malloc`ed (free with
-/// `free`); NULL for a NULL value or when out of memory.
-///
-/// # Safety
-/// `value` is NULL or a readable value whose data is what its type says.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Value_string(value: *const pmix_value_t) -> *mut c_char {
-    value_boundary(std::ptr::null_mut(), || {
+export! {
+    /// `PMIx_Value_string`: the value as libpmix2 prints it
+    /// (`" PMIX_VALUE:  Data type: PMIX_UINT32\tValue: 42"`), `malloc`ed (free with
+    /// `free`); NULL for a NULL value or when out of memory.
+    ///
+    /// # Safety
+    /// `value` is NULL or a readable value whose data is what its type says.
+    unsafe fn PMIx_Value_string(
+        value: *const pmix_value_t,
+    ) -> *mut c_char [on_panic: std::ptr::null_mut()] {
         // SAFETY: NULL or readable (caller's contract).
         let Some(v) = (unsafe { value.as_ref() }) else {
             return std::ptr::null_mut();
         };
         // SAFETY: forwarded from the caller.
         c_string(&format!(" PMIX_VALUE:  {}", unsafe { value_body(v) }))
-    })
+    }
 }
 
-/// `PMIx_Info_string`: the info as libpmix2 prints it (its key's name, its
-/// directives, its value, one per line), `malloc`ed (free with `free`); NULL for a
-/// NULL info or when out of memory.
-///
-/// # Safety
-/// `info` is NULL or a readable info whose value's data is what its type says.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_char {
-    value_boundary(std::ptr::null_mut(), || {
+export! {
+    /// `PMIx_Info_string`: the info as libpmix2 prints it (its key's name, its
+    /// directives, its value, one per line), `malloc`ed (free with `free`); NULL for a
+    /// NULL info or when out of memory.
+    ///
+    /// # Safety
+    /// `info` is NULL or a readable info whose value's data is what its type says.
+    unsafe fn PMIx_Info_string(
+        info: *const pmix_info_t,
+    ) -> *mut c_char [on_panic: std::ptr::null_mut()] {
         // SAFETY: NULL or readable (caller's contract).
         let Some(i) = (unsafe { info.as_ref() }) else {
             return std::ptr::null_mut();
@@ -283,28 +290,27 @@ pub unsafe extern "C" fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_ch
             unsafe { value_body(&i.value) }
         );
         c_string(&s)
-    })
+    }
 }
 
-/// `PMIx_Data_print`: `*output` = `prefix` (none when NULL: a space) followed by the
-/// data at `src` of type `type_` as libpmix2 prints it, `malloc`ed.
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` for a NULL `output` or `src`; `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// `output` is NULL or writable; `src` is NULL or points to a readable datum of type
-/// `type_` (for `PMIX_STRING`, the string itself); `prefix` is NULL or a string.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Data_print(
-    output: *mut *mut c_char,
-    prefix: *const c_char,
-    src: *mut c_void,
-    type_: pmix_data_type_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Data_print`: `*output` = `prefix` (none when NULL: a space) followed by the
+    /// data at `src` of type `type_` as libpmix2 prints it, `malloc`ed.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a NULL `output` or `src`; `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `output` is NULL or writable; `src` is NULL or points to a readable datum of type
+    /// `type_` (for `PMIX_STRING`, the string itself); `prefix` is NULL or a string.
+    unsafe fn PMIx_Data_print(
+        output: *mut *mut c_char,
+        prefix: *const c_char,
+        src: *mut c_void,
+        type_: pmix_data_type_t,
+    ) -> pmix_status_t {
         // SAFETY: NULL or writable (caller's contract).
-        let out = unsafe { output.as_mut() }.ok_or(BAD_PARAM)?;
+        let out = unsafe { c_mut(output) }?;
         *out = std::ptr::null_mut();
         if src.is_null() {
             return Err(BAD_PARAM);
@@ -336,5 +342,5 @@ pub unsafe extern "C" fn PMIx_Data_print(
         }
         *out = s;
         Ok(())
-    })
+    }
 }

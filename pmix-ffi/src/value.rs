@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, c_void};
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, Res, status_boundary, value_boundary};
+use crate::boundary::{BAD_PARAM, Res, c_mut, export, not_null};
 use crate::types::*;
 
 /// Reads a `T` from `data` (unaligned: C may hand any address of a `T`).
@@ -338,43 +338,41 @@ unsafe fn copy_procs(p: *const pmix_proc_t, n: usize) -> Result<*mut pmix_proc_t
     Ok(dst)
 }
 
-/// `PMIx_Value_load`: copies `data` of type `ty` into `val` (see `pmix_common.h`).
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` (NULL `val`); `PMIX_ERR_NOT_SUPPORTED` (a type other than the
-/// scalars, `PMIX_STRING`, `PMIX_POINTER`, `PMIX_PROC`, `PMIX_BYTE_OBJECT` (its bytes
-/// copied), a `PMIX_DATA_ARRAY` (deep copy) of those scalars, strings, processes or
-/// infos, and `PMIX_UNDEF`: `val` is left `PMIX_UNDEF`); `PMIX_ERR_BAD_PARAM` for
-/// arrays nested deeper than 16;
-/// `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// `val` is NULL or writable; `data` is NULL or points to a readable value of the C type
-/// `ty` names (for `PMIX_STRING`, a NUL-terminated string; for `PMIX_POINTER`, any
-/// pointer).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Value_load(
-    val: *mut pmix_value_t,
-    data: *const c_void,
-    ty: pmix_data_type_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Value_load`: copies `data` of type `ty` into `val` (see `pmix_common.h`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `val`); `PMIX_ERR_NOT_SUPPORTED` (a type other than the
+    /// scalars, `PMIX_STRING`, `PMIX_POINTER`, `PMIX_PROC`, `PMIX_BYTE_OBJECT` (its bytes
+    /// copied), a `PMIX_DATA_ARRAY` (deep copy) of those scalars, strings, processes or
+    /// infos, and `PMIX_UNDEF`: `val` is left `PMIX_UNDEF`); `PMIX_ERR_BAD_PARAM` for
+    /// arrays nested deeper than 16;
+    /// `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `val` is NULL or writable; `data` is NULL or points to a readable value of the C type
+    /// `ty` names (for `PMIX_STRING`, a NUL-terminated string; for `PMIX_POINTER`, any
+    /// pointer).
+    unsafe fn PMIx_Value_load(
+        val: *mut pmix_value_t,
+        data: *const c_void,
+        ty: pmix_data_type_t,
+    ) -> pmix_status_t {
         // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let v = unsafe { val.as_mut() }.ok_or(BAD_PARAM)?;
+        let v = unsafe { c_mut(val) }?;
         // SAFETY: forwarded from the caller.
         unsafe { load(v, data, ty) }
-    })
+    }
 }
 
-/// `PMIx_Value_destruct`: frees what the value owns (a `PMIX_STRING`'s string, a
-/// `PMIX_BYTE_OBJECT`'s bytes, a `PMIX_PROC`'s process) and makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
-///
-/// # Safety
-/// `val` is NULL or writable; a `PMIX_STRING` value's string, a
-/// `PMIX_BYTE_OBJECT`'s bytes and a `PMIX_PROC`'s process are NULL or `malloc`ed.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
-    value_boundary((), || {
+export! {
+    /// `PMIx_Value_destruct`: frees what the value owns (a `PMIX_STRING`'s string, a
+    /// `PMIX_BYTE_OBJECT`'s bytes, a `PMIX_PROC`'s process) and makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
+    ///
+    /// # Safety
+    /// `val` is NULL or writable; a `PMIX_STRING` value's string, a
+    /// `PMIX_BYTE_OBJECT`'s bytes and a `PMIX_PROC`'s process are NULL or `malloc`ed.
+    unsafe fn PMIx_Value_destruct(val: *mut pmix_value_t) {
         // SAFETY: a non-NULL `val` is writable (caller's contract).
         let Some(v) = (unsafe { val.as_mut() }) else {
             return;
@@ -396,31 +394,28 @@ pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
         }
         v.type_ = PMIX_UNDEF;
         v.data = pmix_value_data { raw: [0; 3] };
-    })
+    }
 }
 
-/// `PMIx_Info_load`: copies `key` (at most 511 bytes, NUL-padded) and loads the value
-/// as [`PMIx_Value_load`]; `flags` are left alone.
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` (NULL `info` or `key`), then as [`PMIx_Value_load`].
-///
-/// # Safety
-/// `info` is NULL or writable; `key` is NULL or a NUL-terminated string; `data` as for
-/// [`PMIx_Value_load`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Info_load(
-    info: *mut pmix_info_t,
-    key: *const c_char,
-    data: *const c_void,
-    ty: pmix_data_type_t,
-) -> pmix_status_t {
-    status_boundary(|| {
+export! {
+    /// `PMIx_Info_load`: copies `key` (at most 511 bytes, NUL-padded) and loads the value
+    /// as [`PMIx_Value_load`]; `flags` are left alone.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `info` or `key`), then as [`PMIx_Value_load`].
+    ///
+    /// # Safety
+    /// `info` is NULL or writable; `key` is NULL or a NUL-terminated string; `data` as for
+    /// [`PMIx_Value_load`].
+    unsafe fn PMIx_Info_load(
+        info: *mut pmix_info_t,
+        key: *const c_char,
+        data: *const c_void,
+        ty: pmix_data_type_t,
+    ) -> pmix_status_t {
         // SAFETY: a non-NULL `info` is writable (caller's contract).
-        let i = unsafe { info.as_mut() }.ok_or(BAD_PARAM)?;
-        if key.is_null() {
-            return Err(BAD_PARAM);
-        }
+        let i = unsafe { c_mut(info) }?;
+        not_null(key)?;
         i.key = [0; PMIX_MAX_KEYLEN + 1];
         for (k, slot) in i.key.iter_mut().take(PMIX_MAX_KEYLEN).enumerate() {
             // SAFETY: `key` is NUL-terminated (caller's contract) and the loop stops at
@@ -433,7 +428,7 @@ pub unsafe extern "C" fn PMIx_Info_load(
         }
         // SAFETY: forwarded from the caller.
         unsafe { load(&mut i.value, data, ty) }
-    })
+    }
 }
 
 /// `PMIX_EQUAL` and the other answers of `PMIx_Value_compare` (`pmix_value_cmp_t`).
@@ -453,18 +448,20 @@ fn ordering(o: Option<std::cmp::Ordering>) -> c_int {
     }
 }
 
-/// `PMIx_Value_compare`: how `v1` compares with `v2`, as libpmix2 answers:
-/// `PMIX_VALUE_TYPE_DIFFERENT` for values of different types; for the same type,
-/// `PMIX_EQUAL`, `PMIX_VALUE1_GREATER` or `PMIX_VALUE2_GREATER` (numbers by value,
-/// `true` above `false`, strings byte by byte, processes by namespace then rank, byte
-/// objects by size then bytes); `PMIX_VALUE_INCOMPATIBLE_OBJECTS` for a NULL value or
-/// string or process; `PMIX_VALUE_COMPARISON_NOT_AVAIL` for another type or a NaN.
-///
-/// # Safety
-/// `v1` and `v2` are NULL or readable values whose data is what their types say.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn PMIx_Value_compare(v1: *mut pmix_value_t, v2: *mut pmix_value_t) -> c_int {
-    value_boundary(CMP_NOT_AVAIL, || {
+export! {
+    /// `PMIx_Value_compare`: how `v1` compares with `v2`, as libpmix2 answers:
+    /// `PMIX_VALUE_TYPE_DIFFERENT` for values of different types; for the same type,
+    /// `PMIX_EQUAL`, `PMIX_VALUE1_GREATER` or `PMIX_VALUE2_GREATER` (numbers by value,
+    /// `true` above `false`, strings byte by byte, processes by namespace then rank, byte
+    /// objects by size then bytes); `PMIX_VALUE_INCOMPATIBLE_OBJECTS` for a NULL value or
+    /// string or process; `PMIX_VALUE_COMPARISON_NOT_AVAIL` for another type or a NaN.
+    ///
+    /// # Safety
+    /// `v1` and `v2` are NULL or readable values whose data is what their types say.
+    unsafe fn PMIx_Value_compare(
+        v1: *mut pmix_value_t,
+        v2: *mut pmix_value_t,
+    ) -> c_int [on_panic: CMP_NOT_AVAIL] {
         // SAFETY: NULL or readable (caller's contract).
         let (Some(a), Some(b)) = (unsafe { v1.as_ref() }, unsafe { v2.as_ref() }) else {
             return CMP_INCOMPATIBLE;
@@ -534,5 +531,5 @@ pub unsafe extern "C" fn PMIx_Value_compare(v1: *mut pmix_value_t, v2: *mut pmix
                 _ => CMP_NOT_AVAIL,
             }
         }
-    })
+    }
 }

@@ -1,139 +1,139 @@
-//! No panic crosses the C ABI (docs/design.md §6, docs/conventions.md rule 15): every `extern "C"`
-//! function of the library runs its whole body inside `status_boundary` or `value_boundary`
-//! (`src/boundary.rs`), which turn a panic into `PMIX_ERROR` or a fallback value.
-//! Checked on the source, so a new function written without one (as
-//! `PMIx_Get_version` once was) fails here, and every function the headers export must
-//! be one of those checked.
+//! No panic crosses the C ABI (docs/design.md §6, docs/conventions.md rule 15): every
+//! `extern "C"` function of the library is defined through `export!` or `callback!`
+//! (`src/boundary.rs`), which put its body inside `status_boundary` or
+//! `value_boundary` by construction. Checked here on the source: no `extern "C" fn`
+//! (nor a `no_mangle` / `export_name` symbol) is written anywhere else, and every
+//! function the headers export is defined by an `export!`.
 
 use std::path::Path;
 
-/// `text` with the contents of comments and string literals blanked (same length, so
-/// positions match), leaving the code's brackets to count.
-fn code_only(text: &str) -> Vec<u8> {
-    let b = text.as_bytes();
-    let mut out = b.to_vec();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i..].starts_with(b"//") {
-            while i < b.len() && b[i] != b'\n' {
-                out[i] = b' ';
-                i += 1;
-            }
-        } else if b[i..].starts_with(b"/*") {
-            while i < b.len() && !b[i..].starts_with(b"*/") {
-                out[i] = b' ';
-                i += 1;
-            }
-            out[i..(i + 2).min(b.len())].fill(b' ');
-            i += 2;
-        } else if b[i] == b'"' {
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                if b[i] == b'\\' {
-                    out[i] = b' ';
-                    i += 1;
-                }
-                out[i] = b' ';
-                i += 1;
-            }
-            i += 1;
+/// `text` without its comments (`// …` to the end of the line, `/* … */`); string
+/// literals are left alone, which can only make a check stricter.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.find('\n').map_or("", |k| &after[k..]);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |k| &after[k + 2..]);
+            out.push(' ');
         } else {
-            i += 1;
+            let c = rest.chars().next().unwrap();
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
         }
     }
     out
 }
 
-/// The index of the bracket closing the one at `open`.
-fn matching(code: &[u8], open: usize) -> Option<usize> {
-    let (o, c) = (code[open], if code[open] == b'(' { b')' } else { b'}' });
-    let mut depth = 0usize;
-    for (k, &ch) in code.iter().enumerate().skip(open) {
-        if ch == o {
-            depth += 1;
-        } else if ch == c {
-            depth -= 1;
-            if depth == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
+/// `code` with every run of whitespace one space, so `extern  "C"\nfn` reads as
+/// `extern "C" fn`.
+fn squeeze(code: &str) -> String {
+    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Every named `extern "C" fn` in `text`, with whether its body is one boundary call.
-fn functions(text: &str) -> Vec<(String, bool)> {
-    let code = code_only(text);
+/// The names of the functions `code` defines with an `extern` ABI (`extern fn`,
+/// `extern "C" fn`, `extern "C-unwind" fn`, …) by hand: everything but a function
+/// pointer type (`extern "C" fn(`) and the macros' own `extern "C" fn $name`.
+fn hand_written_externs(code: &str) -> Vec<String> {
+    let code = squeeze(code);
     let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("extern \"C\" fn ") {
-        let name_at = from + at + "extern \"C\" fn ".len();
-        from = name_at;
-        let name: String = text[name_at..]
+    for (at, _) in code.match_indices("extern ") {
+        let mut after = &code[at + "extern ".len()..];
+        if after.starts_with('"') {
+            let Some(close) = after[1..].find('"') else {
+                continue;
+            };
+            after = after[close + 2..].trim_start();
+        }
+        let Some(after) = after.strip_prefix("fn") else {
+            continue; // `extern crate`, `extern "C" {`, ….
+        };
+        let after = after.trim_start();
+        if after.starts_with('(') || after.starts_with('$') {
+            continue;
+        }
+        let name: String = after
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        // The body: the first `{` after the parameter list.
-        let params = name_at + text[name_at..].find('(').expect("a parameter list");
-        let params_end = matching(&code, params).expect("closed parameters");
-        let body = params_end + text[params_end..].find('{').expect("a body");
-        let body_end = matching(&code, body).expect("a closed body");
-        let inner = std::str::from_utf8(&code[body + 1..body_end]).unwrap();
-        let start = body + 1 + (inner.len() - inner.trim_start().len());
-        let inner = inner.trim();
-        let guarded = ["status_boundary(", "value_boundary("]
-            .iter()
-            .find(|b| inner.starts_with(**b))
-            .is_some_and(|b| {
-                let open = start + b.len() - 1;
-                matching(&code, open).is_some_and(|close| {
-                    std::str::from_utf8(&code[close + 1..body_end])
-                        .unwrap()
-                        .trim()
-                        .trim_start_matches(';')
-                        .trim()
-                        .is_empty()
-                })
-            });
-        found.push((name, guarded));
+        found.push(name);
     }
     found
 }
 
-#[test]
-fn the_checker_tells_a_guarded_body_from_an_unguarded_one() {
-    let src = r#"
-        pub extern "C" fn A() -> i32 { status_boundary(|| { let s = "){"; Ok(()) }) }
-        pub extern "C" fn B() -> *const c_char {
-            // a comment with value_boundary( in it
-            VERSION.as_ptr()
-        }
-        pub extern "C" fn C() { value_boundary((), || ()); after(); }
-        type T = Option<unsafe extern "C" fn(i32)>;
-    "#;
-    assert_eq!(
-        functions(src),
-        [("A".into(), true), ("B".into(), false), ("C".into(), false)]
-    );
+/// The names `code` defines through `macro!` (the first `fn NAME` after each
+/// `macro! {`).
+fn defined_through(code: &str, macro_name: &str) -> Vec<String> {
+    let code = squeeze(code);
+    let open = format!("{macro_name}! {{");
+    code.match_indices(&open)
+        .filter_map(|(at, _)| {
+            let after = &code[at + open.len()..];
+            let f = after.find(" fn ")?;
+            let name: String = after[f + 4..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            Some(name)
+        })
+        .collect()
 }
 
 #[test]
-fn every_extern_c_function_runs_inside_a_panic_boundary() {
+fn the_checker_finds_hand_written_extern_functions() {
+    let src = r#"
+        pub unsafe extern "C" fn A() -> i32 { 0 }
+        extern
+            "C" fn B() {}
+        pub extern fn C() {}
+        extern "C-unwind" fn D() {}
+        // pub extern "C" fn E() {}
+        /* extern "C" fn F() {} */
+        type T = Option<unsafe extern "C" fn(i32)>;
+        type U = unsafe extern "C" fn (i32);
+        macro_rules! m { ($name:ident) => { $($qual)* extern "C" fn $name() {} } }
+        extern "C" { fn declared(); }
+        export! {
+            /// Docs.
+            unsafe fn PMIx_G(x: i32) -> pmix_status_t { Ok(()) }
+        }
+    "#;
+    let code = strip_comments(src);
+    assert_eq!(hand_written_externs(&code), ["A", "B", "C", "D"]);
+    assert_eq!(defined_through(&code, "export"), ["PMIx_G"]);
+}
+
+#[test]
+fn every_extern_c_function_is_defined_through_the_boundary_macros() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut all = Vec::new();
+    let mut exports = Vec::new();
+    let mut callbacks = Vec::new();
     for entry in std::fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        for (name, guarded) in functions(&text) {
-            assert!(
-                guarded,
-                "{name} in {}: its body is not one status_boundary/value_boundary call",
-                path.display()
-            );
-            all.push(name);
+        let code = strip_comments(&std::fs::read_to_string(&path).unwrap());
+        let by_hand = hand_written_externs(&code);
+        assert!(
+            by_hand.is_empty(),
+            "{}: {by_hand:?} defined as extern fn by hand, not through export! or callback! \
+             (src/boundary.rs), so nothing puts their bodies inside the panic boundary",
+            path.display()
+        );
+        if path.file_name().is_some_and(|n| n != "boundary.rs") {
+            for attr in ["no_mangle", "export_name"] {
+                assert!(
+                    !code.contains(attr),
+                    "{}: `{attr}` outside the boundary macros",
+                    path.display()
+                );
+            }
         }
+        exports.extend(defined_through(&code, "export"));
+        callbacks.extend(defined_through(&code, "callback"));
     }
-    // Every call the headers export is among the functions checked.
+    assert!(callbacks.len() >= 4, "callbacks: {callbacks:?}");
+    // Every call the headers export is defined by an export!.
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
     let mut exported = 0;
     for h in ["pmix.h", "pmix_common.h", "pmix_tool.h"] {
@@ -149,8 +149,8 @@ fn every_extern_c_function_runs_inside_a_panic_boundary() {
             if name.starts_with("PMIx_") {
                 exported += 1;
                 assert!(
-                    all.iter().any(|n| n == name),
-                    "{name} is exported by include/{h} but no extern \"C\" fn defines it"
+                    exports.iter().any(|n| n == name),
+                    "{name} is exported by include/{h} but no export! defines it"
                 );
             }
         }
@@ -167,8 +167,8 @@ fn every_extern_c_function_runs_inside_a_panic_boundary() {
     assert!(declared.len() >= 15, "{declared:?}");
     for name in declared {
         assert!(
-            all.iter().any(|n| n == name),
-            "{name} is declared by include/pmix_ft.h but no extern \"C\" fn defines it"
+            exports.iter().any(|n| n == name),
+            "{name} is declared by include/pmix_ft.h but no export! defines it"
         );
     }
 }

@@ -77,6 +77,8 @@ int main(void)
     value("undef", &v);
 
     pmix_info_t in;
+    /* PMIx_Info_load leaves flags alone: clear them first. */
+    PMIX_INFO_CONSTRUCT(&in);
     PMIX_INFO_LOAD(&in, PMIX_JOB_SIZE, &u32, PMIX_UINT32);
     char *s = PMIx_Info_string(&in);
     printf("info [%s]\n", s);
