@@ -80,23 +80,23 @@
 //! - Cost: a collective over n members delivers n·(n−1) messages between the
 //!   replicas (about 2.4 s for a construct over 2,048 ranks, release build).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
-use pmix_core::group::{CollectiveOp, GroupId, Groups, Message, Nspace, ProcId};
-use pmix_wire::{Proc, Rank, Request, Status};
+use pmix_core::group::GroupId;
+use pmix_wire::{Command, Proc, Rank, Request, Status};
 
 use super::namespace::RankState;
 use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 mod commands;
 mod invite;
-mod replicas;
+mod record;
 
-use commands::{construct, construct_reply, destruct, leave, open, pending_command};
+use commands::{construct, destruct, leave, open};
 use invite::Invitation;
 pub(crate) use invite::notified;
-use replicas::{collect, depart, pump};
+use record::{Phase, Record, Standing, depart};
 
 /// `PMIX_GROUP_ID`: names the group in the events raised here.
 pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";
@@ -121,16 +121,11 @@ const EVRANGE_KEY: &str = "pmix.evrange";
 /// The groups' state, a field of [`Core`].
 #[derive(Debug, Default)]
 pub(crate) struct GroupState {
-    /// Each local process's replicas.
-    tables: BTreeMap<ProcKey, Groups>,
-    /// The server-wide record of each group id.
+    /// The record of each group id: the one authority for its members.
     records: BTreeMap<String, Record>,
-    /// Requests waiting for their replica's completion, by process and group.
-    pending: HashMap<(ProcKey, GroupId), Pending>,
-    /// Messages between replicas not yet delivered: (recipient, message).
-    mail: VecDeque<(ProcKey, Message)>,
-    /// Tables that may hold outputs.
-    dirty: Vec<ProcKey>,
+    /// The groups each local process holds (the records where it is a
+    /// [`Standing::Holder`]): a departure touches those alone.
+    by_proc: HashMap<ProcKey, BTreeSet<String>>,
     /// The last context id handed out.
     last_ctxid: u64,
     /// Invitations (NOTIFY `PMIX_GROUP_INVITED`) whose
@@ -138,46 +133,12 @@ pub(crate) struct GroupState {
     invitations: Vec<Invitation>,
 }
 
-/// What the server knows of one group id.
-#[derive(Debug)]
-struct Record {
-    /// The initial membership, sorted.
-    roster: Vec<ProcKey>,
-    /// The members whose replica exists (current members that have not finished
-    /// with the group).
-    holders: BTreeSet<ProcKey>,
-    /// The membership when the construct completed; `None` before (or after an
-    /// abort).
-    constructed: Option<Vec<ProcKey>>,
-    /// Members that left.
-    left: BTreeSet<ProcKey>,
-    /// Members lost (or finalized) while they held the group.
-    lost: BTreeSet<ProcKey>,
-    /// A member asked for a context id.
-    assign_ctxid: bool,
-    /// The context id assigned at completion.
-    ctxid: Option<u64>,
-    /// When the construct times out.
-    deadline: Option<Instant>,
-}
-
-/// A request waiting for its replica.
+/// A request waiting for its group's collective.
 #[derive(Debug)]
 struct Pending {
     conn: ConnId,
     tag: u32,
-    op: CollectiveOp,
-}
-
-fn proc_id(p: &ProcKey) -> Option<ProcId> {
-    ProcId::new(Nspace::new(&p.0).ok()?, p.1).ok()
-}
-
-fn proc_key(p: &ProcId) -> ProcKey {
-    (
-        String::from_utf8_lossy(p.nspace.as_bytes()).into_owned(),
-        p.rank,
-    )
+    cmd: Command,
 }
 
 fn group_name(id: &GroupId) -> String {
@@ -261,37 +222,33 @@ pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> 
         let Some(rec) = core.groups.records.get(g) else {
             continue;
         };
-        if rec.left.contains(proc) {
-            return Some(pmix_core::Status::ERR_NOT_A_MEMBER);
+        match rec.standing_of(proc) {
+            Some(Standing::Left) => return Some(Status::ERR_NOT_A_MEMBER),
+            Some(Standing::Lost) => return Some(Status::ERR_PROC_TERM_WO_SYNC),
+            _ => {}
         }
         let member = rec
             .constructed
             .as_ref()
             .is_some_and(|m| m.binary_search(proc).is_ok());
-        if rec.lost.contains(proc) || (member && gone(core, proc)) {
-            return Some(pmix_core::Status::ERR_PROC_TERM_WO_SYNC);
+        if member && gone(core, proc) {
+            return Some(Status::ERR_PROC_TERM_WO_SYNC);
         }
     }
     None
 }
 
-/// `conn` closed: every process holding groups that is now gone (lost, finalized,
-/// or of a namespace being removed) departs them as lost.
-pub(crate) fn conn_closed(core: &mut Core, conn: ConnId, now: Instant) {
-    let _ = (conn, now);
-    let gone_procs: Vec<ProcKey> = core
-        .groups
-        .tables
-        .keys()
-        .filter(|p| gone(core, p))
-        .cloned()
-        .collect();
-    for p in gone_procs {
-        depart(core, &p);
+/// The connection of `proc` closed: if `proc` is now gone (lost, finalized, or
+/// of a namespace being removed), it departs the groups it holds, as lost.
+pub(crate) fn conn_closed(core: &mut Core, proc: &ProcKey, now: Instant) {
+    let _ = now;
+    if gone(core, proc) {
+        depart(core, proc);
     }
 }
 
-/// A rank was lost: it departs every group it holds.
+/// A rank was lost (or finalized): it departs the groups it holds, and only
+/// those.
 pub(crate) fn proc_lost(core: &mut Core, proc: &ProcKey, now: Instant) {
     let _ = now;
     depart(core, proc);
@@ -304,24 +261,17 @@ pub(crate) fn tick(core: &mut Core, now: Instant) {
         .groups
         .records
         .iter()
-        .filter(|(_, r)| r.constructed.is_none() && r.deadline.is_some_and(|d| d <= now))
+        .filter(|(_, r)| r.phase == Phase::Constructing && r.deadline.is_some_and(|d| d <= now))
         .map(|(n, _)| n.clone())
         .collect();
     for name in due {
-        let Some(rec) = core.groups.records.remove(&name) else {
+        let Some(mut rec) = core.groups.records.remove(&name) else {
             continue;
         };
-        let Ok(gid) = GroupId::new(&name) else {
-            continue;
-        };
-        for h in &rec.holders {
-            if let Some(t) = core.groups.tables.get_mut(h) {
-                // Dropped without telling anyone: every holder is told here.
-                let _ = t.leave(&gid);
-            }
-            if let Some(pd) = core.groups.pending.remove(&(h.clone(), gid)) {
-                let c = pending_command(pd.op);
-                core.reply_status(pd.conn, pd.tag, c, pmix_core::Status::ERR_TIMEOUT);
+        for (p, call) in rec.drop_holders() {
+            record::unindex(core, &p, &name);
+            if let Some(pd) = call {
+                core.reply_status(pd.conn, pd.tag, pd.cmd, Status::ERR_TIMEOUT);
             }
         }
     }
@@ -332,7 +282,7 @@ pub(crate) fn next_deadline(core: &Core) -> Option<Instant> {
     core.groups
         .records
         .values()
-        .filter(|r| r.constructed.is_none())
+        .filter(|r| r.phase == Phase::Constructing)
         .filter_map(|r| r.deadline)
         .min()
 }
