@@ -1,12 +1,11 @@
 //! GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE: each checked against the
-//! group's record (created by the first construct) and counted in it, and the
-//! construct's reply in the client's layout.
+//! group's record (created by the first construct) and counted in it.
 
 use std::time::Instant;
 
 use pmix_core::group::GroupId;
-use pmix_wire::msg::{GroupConstruct, GroupConstructReply, GroupDestruct, GroupLeave};
-use pmix_wire::{Command, GroupLayout, Proc, Reply, Size, Status};
+use pmix_wire::msg::{GroupConstruct, GroupDestruct, GroupLeave};
+use pmix_wire::{Command, Proc, Status};
 
 use super::record::{Phase, Record, Standing, announce_left, index, settle, unindex};
 use super::*;
@@ -180,31 +179,4 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
     settle(core, &name);
     super::record::collect(core, &name);
     core.fences_changed();
-}
-
-/// The successful construct reply, in the layout of the client's version.
-pub(super) fn construct_reply(
-    core: &mut Core,
-    pd: Pending,
-    members: &[ProcKey],
-    ctxid: Option<u64>,
-) {
-    let Some(peer) = core.conns.get(&pd.conn) else {
-        return;
-    };
-    let members = match peer.codec.version.group_layout() {
-        GroupLayout::V420 => None,
-        _ => Some(
-            members
-                .iter()
-                .map(|m| Proc::new(m.0.as_str(), m.1))
-                .collect(),
-        ),
-    };
-    let reply = Reply::GroupConstruct(GroupConstructReply {
-        status: Status::SUCCESS,
-        members,
-        ctxid: Some(ctxid.map_or(GroupConstructReply::NO_CTXID, Size)),
-    });
-    core.reply(pd.conn, pd.tag, &reply);
 }

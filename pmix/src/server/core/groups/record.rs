@@ -1,13 +1,13 @@
 //! One record per group: its membership, where each member stands, the tally of
 //! the collective in flight (construct or destruct), the directives and the
-//! requests waiting; the collective's completion (replies and events), departures,
-//! and the index of the groups each process holds.
+//! requests waiting; the collective's completion (replies, in the client's layout,
+//! and events), departures, and the index of the groups each process holds.
 
 use std::time::Instant;
 
-use pmix_wire::{DataRange, Info, Proc, Status};
+use pmix_wire::msg::GroupConstructReply;
+use pmix_wire::{DataRange, GroupLayout, Info, Proc, Reply, Size, Status};
 
-use super::commands::construct_reply;
 use super::*;
 
 /// Where one member of a group stands.
@@ -112,7 +112,11 @@ impl Record {
                     holders += 1;
                 }
                 Member {
-                    standing: if lost { Standing::Lost } else { Standing::Holder },
+                    standing: if lost {
+                        Standing::Lost
+                    } else {
+                        Standing::Holder
+                    },
                     expected: true,
                     contributed: false,
                     ft: false,
@@ -242,7 +246,14 @@ pub(super) fn unindex(core: &mut Core, p: &ProcKey, name: &str) {
 
 /// Raises `code` about member `about` of group `name` to `to` (range CUSTOM),
 /// from `source`.
-fn raise_to(core: &mut Core, code: Status, source: &ProcKey, to: &ProcKey, name: &str, about: &ProcKey) {
+fn raise_to(
+    core: &mut Core,
+    code: Status,
+    source: &ProcKey,
+    to: &ProcKey,
+    name: &str,
+    about: &ProcKey,
+) {
     let info = vec![
         Info::new(GROUP_ID_KEY, name),
         Info::new(EVPROC_KEY, Proc::new(about.0.as_str(), about.1)),
@@ -285,7 +296,12 @@ pub(super) fn settle(core: &mut Core, name: &str) {
 
 /// Forgets the record of `name` once no member holds the group.
 pub(super) fn collect(core: &mut Core, name: &str) {
-    if core.groups.records.get(name).is_some_and(|r| r.holders == 0) {
+    if core
+        .groups
+        .records
+        .get(name)
+        .is_some_and(|r| r.holders == 0)
+    {
         core.groups.records.remove(name);
     }
 }
@@ -363,7 +379,14 @@ fn finish_construct(core: &mut Core, name: &str) {
         } else {
             unindex(core, &o.proc, name);
             if let Some(fl) = &first_lost {
-                raise_to(core, Status::GROUP_CONSTRUCT_ABORT, &source, &o.proc, name, fl);
+                raise_to(
+                    core,
+                    Status::GROUP_CONSTRUCT_ABORT,
+                    &source,
+                    &o.proc,
+                    name,
+                    fl,
+                );
             }
             if let Some(pd) = o.call {
                 core.reply_status(pd.conn, pd.tag, pd.cmd, Status::GROUP_CONSTRUCT_ABORT);
@@ -433,4 +456,26 @@ pub(super) fn depart(core: &mut Core, p: &ProcKey) {
         settle(core, name);
     }
     core.fences_changed();
+}
+
+/// The successful construct reply, in the layout of the client's version.
+fn construct_reply(core: &mut Core, pd: Pending, members: &[ProcKey], ctxid: Option<u64>) {
+    let Some(peer) = core.conns.get(&pd.conn) else {
+        return;
+    };
+    let members = match peer.codec.version.group_layout() {
+        GroupLayout::V420 => None,
+        _ => Some(
+            members
+                .iter()
+                .map(|m| Proc::new(m.0.as_str(), m.1))
+                .collect(),
+        ),
+    };
+    let reply = Reply::GroupConstruct(GroupConstructReply {
+        status: Status::SUCCESS,
+        members,
+        ctxid: Some(ctxid.map_or(GroupConstructReply::NO_CTXID, Size)),
+    });
+    core.reply(pd.conn, pd.tag, &reply);
 }
