@@ -669,3 +669,23 @@ fn a_fence_over_an_id_that_never_becomes_a_group_answers_bad_param_at_its_deadli
     let outs = drain(&mut core);
     assert_eq!(status(&outs, &f[0], t, Command::FenceNb), -27);
 }
+
+#[test]
+fn a_ranks_exit_settles_its_own_groups_and_leaves_the_others_as_they_were() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(4);
+    let t1 = f[1].send(&mut core, &construct_req("mine", &[0, 1], Vec::new()), now);
+    let t2 = f[2].send(&mut core, &construct_req("other", &[2, 3], Vec::new()), now);
+    drain(&mut core);
+    core.proc_exited("job", 0, 9, now);
+    let outs = drain(&mut core);
+    // Its own group aborts for the member waiting on it...
+    assert_eq!(construct_reply(&outs, &f[1], t1).0, ABORT);
+    // ...and the other group hears nothing of it and completes as before.
+    assert!(no_reply(&outs, &f[2], t2));
+    assert!(events_of(&outs, &f[2], ABORT).is_empty() && events_of(&outs, &f[3], ABORT).is_empty());
+    let t3 = f[3].send(&mut core, &construct_req("other", &[2, 3], Vec::new()), now);
+    let outs = drain(&mut core);
+    assert_eq!(construct_reply(&outs, &f[2], t2).0, 0);
+    assert_eq!(construct_reply(&outs, &f[3], t3).0, 0);
+}

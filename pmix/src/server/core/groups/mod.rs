@@ -103,6 +103,8 @@ use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 mod commands;
 mod invite;
 mod record;
+#[cfg(test)]
+mod tests;
 
 use commands::{construct, destruct, leave, open};
 use invite::Invitation;
@@ -254,7 +256,7 @@ pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> 
 pub(crate) fn conn_closed(core: &mut Core, proc: &ProcKey, now: Instant) {
     let _ = now;
     if gone(core, proc) {
-        depart(core, proc);
+        let _ = depart(core, proc);
     }
 }
 
@@ -262,7 +264,7 @@ pub(crate) fn conn_closed(core: &mut Core, proc: &ProcKey, now: Instant) {
 /// those.
 pub(crate) fn proc_lost(core: &mut Core, proc: &ProcKey, now: Instant) {
     let _ = now;
-    depart(core, proc);
+    let _ = depart(core, proc);
 }
 
 /// Constructs that passed their `pmix.timeout` fail with `PMIX_ERR_TIMEOUT` for

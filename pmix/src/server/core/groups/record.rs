@@ -421,17 +421,19 @@ fn finish_destruct(core: &mut Core, name: &str) {
 /// lost, the groups it holds, and only those (the index names them). Its waiting
 /// requests are dropped; members that asked `PMIX_GROUP_NOTIFY_TERMINATION` of a
 /// constructed group get `PMIX_GROUP_MEMBER_FAILED`; collectives in flight
-/// complete or abort.
-pub(super) fn depart(core: &mut Core, p: &ProcKey) {
+/// complete or abort. Returns how many records it looked at.
+pub(super) fn depart(core: &mut Core, p: &ProcKey) -> usize {
     core.groups.invitations.retain(|i| i.leader != *p);
     let Some(names) = core.groups.by_proc.remove(p) else {
-        return;
+        return 0;
     };
+    let mut visited = 0;
     let source = server(core);
     for name in &names {
         let Some(rec) = core.groups.records.get_mut(name) else {
             continue;
         };
+        visited += 1;
         let Some(i) = rec.index_of(p) else {
             continue;
         };
@@ -456,6 +458,7 @@ pub(super) fn depart(core: &mut Core, p: &ProcKey) {
         settle(core, name);
     }
     core.fences_changed();
+    visited
 }
 
 /// The successful construct reply, in the layout of the client's version.
