@@ -177,6 +177,5 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
     }
     announce_left(core, &name, &me);
     settle(core, &name);
-    super::record::collect(core, &name);
     core.fences_changed();
 }

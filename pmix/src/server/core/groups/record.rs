@@ -281,21 +281,20 @@ pub(super) fn announce_left(core: &mut Core, name: &str, leaver: &ProcKey) {
 /// Completes the collective in flight on `name` if every expected member is
 /// accounted for, then forgets the record if nobody holds it.
 pub(super) fn settle(core: &mut Core, name: &str) {
-    let phase = match core.groups.records.get(name) {
-        Some(rec) if rec.complete() => rec.phase,
-        Some(_) => return,
-        None => return,
-    };
-    match phase {
-        Phase::Constructing => finish_construct(core, name),
-        Phase::Destructing => finish_destruct(core, name),
-        Phase::Active => {}
+    match core.groups.records.get(name) {
+        Some(rec) if rec.complete() && rec.phase == Phase::Constructing => {
+            finish_construct(core, name);
+        }
+        Some(rec) if rec.complete() && rec.phase == Phase::Destructing => {
+            finish_destruct(core, name);
+        }
+        _ => {}
     }
     collect(core, name);
 }
 
 /// Forgets the record of `name` once no member holds the group.
-pub(super) fn collect(core: &mut Core, name: &str) {
+fn collect(core: &mut Core, name: &str) {
     if core
         .groups
         .records

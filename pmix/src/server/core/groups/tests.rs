@@ -55,3 +55,17 @@ fn a_group_nobody_holds_any_more_is_forgotten_with_its_index_entries() {
     assert!(core.groups.records.contains_key("g2"));
     assert_eq!(core.groups.by_proc.len(), 2);
 }
+
+#[test]
+fn a_constructed_group_whose_members_are_all_lost_is_forgotten() {
+    let mut core = pairs(4);
+    let rec = core.groups.records.get_mut("g0").unwrap();
+    rec.contribute(0, None);
+    rec.contribute(1, None);
+    record::settle(&mut core, "g0");
+    assert_eq!(core.groups.records["g0"].phase, Phase::Active);
+    assert_eq!(depart(&mut core, &key(0)), 1);
+    assert!(core.groups.records.contains_key("g0"));
+    assert_eq!(depart(&mut core, &key(1)), 1);
+    assert!(!core.groups.records.contains_key("g0"));
+}
