@@ -25,6 +25,9 @@ fn same_spec(core: &Core, rec: &Record, procs: &[Proc]) -> bool {
         })
 }
 
+/// GROUP_CONSTRUCT by `me` on `conn`, request `tag`: checked, the record
+/// created on the first call, the contribution counted; the reply waits for the
+/// construct to complete.
 pub(super) fn construct(
     core: &mut Core,
     conn: ConnId,
@@ -120,6 +123,8 @@ pub(super) fn open(core: &mut Core, name: &str, spec: Vec<Proc>, members: Vec<Pr
     core.groups.records.insert(name.to_string(), rec);
 }
 
+/// GROUP_DESTRUCT by `me`: the first call opens the destruct over the current
+/// holders, each call contributes; the reply waits for it to complete.
 pub(super) fn destruct(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, d: GroupDestruct) {
     let cmd = Command::GroupDestruct;
     let Some(gid) = parse_id(&d.grp) else {
@@ -153,6 +158,9 @@ pub(super) fn destruct(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, d: 
     settle(core, &name);
 }
 
+/// GROUP_LEAVE by `me`: answered at once, then its waiting call (if any) gets
+/// `PMIX_ERR_NOT_A_MEMBER` and the other holders `PMIX_GROUP_LEFT`; the
+/// collective in flight counts it departed.
 pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: GroupLeave) {
     let cmd = Command::GroupLeave;
     let Some(gid) = parse_id(&l.grp) else {

@@ -14,8 +14,10 @@
 //! completes when the members that contributed and those that departed before
 //! contributing make up the expected ones; then each waiting request is answered
 //! by its caller's own directive, every caller at once. A contribution or a
-//! departure is O(1) (plus a lookup in the sorted membership); the completion is
-//! one pass over the members, so a construct over n members costs O(n) in all.
+//! departure is O(1) plus a lookup in the sorted membership (and a pass over the
+//! members when some are to be told of it); the completion is one pass over the
+//! members, so a construct over n members costs O(n) in all, not n·(n−1)
+//! messages.
 //!
 //! Beside the records, an **index** names the groups each local process holds: a
 //! rank that exits (or finalizes) departs those groups alone, and nothing else is
