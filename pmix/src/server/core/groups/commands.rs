@@ -114,6 +114,7 @@ pub(super) fn construct(
 /// lost before contributing.
 pub(super) fn open(core: &mut Core, name: &str, spec: Vec<Proc>, members: Vec<ProcKey>) {
     let dead: Vec<bool> = members.iter().map(|m| gone(core, m)).collect();
+    core.groups.by_proc.reserve(members.len());
     for (m, d) in members.iter().zip(&dead) {
         if !d {
             index(core, m, name);
