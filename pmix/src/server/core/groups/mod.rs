@@ -52,8 +52,9 @@
 //!   unless the caller asked FT, which completes on the survivors with one
 //!   `PMIX_GROUP_MEMBER_FAILED` per departed member.
 //! - **GROUP_DESTRUCT** (both layouts; the 4.2.4 member list is not checked):
-//!   a collective among the caller's current members, completing on the survivors
-//!   whatever departs. Reply: a lone `STATUS`. The record goes once no member
+//!   a collective among the members holding the group when it opens (not those
+//!   whose construct aborted while others' FT construct completed), completing on
+//!   the survivors whatever departs. Reply: a lone `STATUS`. The record goes once no member
 //!   holds the group any more; the id can then be constructed again.
 //! - **GROUP_LEAVE**: the caller stops holding the group at once and its reply (`STATUS 0`)
 //!   is queued **before** the `PMIX_GROUP_LEFT` events go to the other members
