@@ -178,7 +178,7 @@ impl Record {
             return None;
         }
         m.standing = if lost { Standing::Lost } else { Standing::Left };
-        self.holders -= 1;
+        self.holders = self.holders.saturating_sub(1);
         if in_flight && m.expected && !m.contributed {
             if lost {
                 self.tally.lost += 1;
@@ -353,7 +353,9 @@ fn finish_construct(core: &mut Core, name: &str) {
         });
     }
     let aborted = outcomes.iter().filter(|o| !o.ok).count();
-    rec.holders -= u32::try_from(aborted).unwrap_or(rec.holders);
+    rec.holders = rec
+        .holders
+        .saturating_sub(u32::try_from(aborted).unwrap_or(u32::MAX));
     if outcomes.iter().any(|o| o.ok) {
         rec.phase = Phase::Active;
         rec.constructed = Some(survivors.clone());
