@@ -669,3 +669,82 @@ fn a_fence_over_an_id_that_never_becomes_a_group_answers_bad_param_at_its_deadli
     let outs = drain(&mut core);
     assert_eq!(status(&outs, &f[0], t, Command::FenceNb), -27);
 }
+
+#[test]
+fn a_ranks_exit_settles_its_own_groups_and_leaves_the_others_as_they_were() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(4);
+    let t1 = f[1].send(&mut core, &construct_req("mine", &[0, 1], Vec::new()), now);
+    let t2 = f[2].send(&mut core, &construct_req("other", &[2, 3], Vec::new()), now);
+    drain(&mut core);
+    core.proc_exited("job", 0, 9, now);
+    let outs = drain(&mut core);
+    // Its own group aborts for the member waiting on it...
+    assert_eq!(construct_reply(&outs, &f[1], t1).0, ABORT);
+    // ...and the other group hears nothing of it and completes as before.
+    assert!(no_reply(&outs, &f[2], t2));
+    assert!(events_of(&outs, &f[2], ABORT).is_empty() && events_of(&outs, &f[3], ABORT).is_empty());
+    let t3 = f[3].send(&mut core, &construct_req("other", &[2, 3], Vec::new()), now);
+    let outs = drain(&mut core);
+    assert_eq!(construct_reply(&outs, &f[2], t2).0, 0);
+    assert_eq!(construct_reply(&outs, &f[3], t3).0, 0);
+}
+
+#[test]
+fn each_member_applies_its_own_ft_directive_to_a_loss_during_construct() {
+    let now = Instant::now();
+    let (mut core, mut f) = job_v(3, "4.2.4");
+    let t0 = f[0].send(&mut core, &construct_req("g", &[0, 1, 2], vec![ft()]), now);
+    let t1 = f[1].send(&mut core, &construct_req("g", &[0, 1, 2], Vec::new()), now);
+    drain(&mut core);
+    core.closed(f[2].conn, now);
+    let outs = drain(&mut core);
+    // The FT caller completes on the survivors, told of the lost member...
+    let failed = events_of(&outs, &f[0], MEMBER_FAILED);
+    assert_eq!(failed.len(), 1);
+    assert_eq!(ev_group_and_proc(&failed[0]), ("g".to_string(), 2));
+    assert!(events_of(&outs, &f[0], ABORT).is_empty());
+    assert_eq!(
+        construct_reply(&outs, &f[0], t0),
+        (0, Some(vec![0, 1]), Some(NO_CTXID))
+    );
+    // ...the other one aborts, and holds nothing afterwards.
+    let ab = events_of(&outs, &f[1], ABORT);
+    assert_eq!(ab.len(), 1);
+    assert_eq!(ev_group_and_proc(&ab[0]), ("g".to_string(), 2));
+    assert_eq!(construct_reply(&outs, &f[1], t1).0, ABORT);
+    let t = send_destruct(&mut core, &mut f[1], "g", &[0, 1], now);
+    assert_eq!(
+        status(&drain(&mut core), &f[1], t, Command::GroupDestruct),
+        Status::ERR_NOT_FOUND.0
+    );
+    // The destruct waits for no one who does not hold the group.
+    let t = send_destruct(&mut core, &mut f[0], "g", &[0, 1], now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::GroupDestruct),
+        0
+    );
+}
+
+#[test]
+fn notify_termination_reports_a_loss_during_destruct_which_completes_on_the_survivors() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let nt = Info::new("pmix.grp.notterm", true);
+    construct_all(&mut core, &mut f, "g", &[0, 1, 2], &[nt], now);
+    let t0 = send_destruct(&mut core, &mut f[0], "g", &[], now);
+    let t1 = send_destruct(&mut core, &mut f[1], "g", &[], now);
+    assert!(no_reply(&drain(&mut core), &f[0], t0));
+    core.proc_exited("job", 2, 9, now);
+    let outs = drain(&mut core);
+    for (r, t) in [(0, t0), (1, t1)] {
+        let failed = events_of(&outs, &f[r], MEMBER_FAILED);
+        assert_eq!(failed.len(), 1, "rank {r}");
+        assert_eq!(ev_group_and_proc(&failed[0]), ("g".to_string(), 2));
+        assert!(position_of(&outs, &f[r], 0) < position_of(&outs, &f[r], t));
+        assert_eq!(status(&outs, &f[r], t, Command::GroupDestruct), 0);
+    }
+    // The id is free again.
+    let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
+    assert_eq!(construct_reply(&outs, &f[0], tags[0]).0, 0);
+}

@@ -176,10 +176,10 @@ impl Core {
         for c in conns {
             self.out.push_back(Output::Close { conn: c });
             // Quietly (no loss, no event): the launcher ended this job.
-            if self.conns.remove(&c).is_some() {
+            if let Some(peer) = self.conns.remove(&c) {
                 self.store.forget_conn(c);
                 self.pubsub.forget_conn(c);
-                groups::conn_closed(self, c, now);
+                groups::conn_closed(self, &peer.proc, now);
             }
         }
         for r in ranks {
@@ -352,7 +352,7 @@ impl Core {
         }
         self.store.forget_conn(conn);
         self.pubsub.forget_conn(conn);
-        groups::conn_closed(self, conn, now);
+        groups::conn_closed(self, &peer.proc, now);
     }
 
     /// A rank is lost (socket closed or exited without FINALIZE): tell the

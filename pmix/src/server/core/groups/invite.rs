@@ -4,9 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use pmix_core::group::{ConstructOptions, GroupId};
+use pmix_core::group::GroupId;
 use pmix_wire::{Info, Proc, Status};
 
+use super::record::settle;
 use super::*;
 
 /// A 4.2 invite in flight, as the server sees it in the NOTIFYs that make it.
@@ -53,9 +54,8 @@ fn procs_of(v: Option<&pmix_wire::Value>) -> Option<Vec<Proc>> {
 /// - `PMIX_GROUP_CONSTRUCT_COMPLETE` (`pmix.grp.id`, `pmix.evrange`): the group
 ///   becomes known here: the leader and the invitees that accepted (a 4.2 leader
 ///   ranges this event to every invitee, decliners included); without a
-///   remembered invitation, the listed procs and the source. A replica per member
-///   is built and constructed, so later fences, leaves and destructs over the id
-///   work. Ignored when the id is already known or a member is not a live local
+///   remembered invitation, the listed procs and the source. A constructed
+///   record is made, so later fences, leaves and destructs over the id work. Ignored when the id is already known or a member is not a live local
 ///   rank.
 pub(crate) fn notified(core: &mut Core, source: &ProcKey, code: Status, info: &[Info]) {
     let gid = || {
@@ -125,27 +125,25 @@ pub(crate) fn notified(core: &mut Core, source: &ProcKey, code: Status, info: &[
             },
         };
         procs.push(Proc::new(source.0.as_str(), source.1));
-        record_constructed(core, &gid, &name, &procs);
+        record_constructed(core, &name, &procs);
     }
 }
 
-/// Makes group `gid` over `procs` known as constructed (an invite/join that
-/// completed): a replica per member, each constructed.
-fn record_constructed(core: &mut Core, gid: &GroupId, name: &str, procs: &[Proc]) {
+/// Makes group `name` over `procs` known as constructed (an invite/join that
+/// completed): a record whose members all contributed, without waiting requests.
+fn record_constructed(core: &mut Core, name: &str, procs: &[Proc]) {
     let Ok(members) = expand(core, procs) else {
         return;
     };
     if core.groups.records.contains_key(name) || members.iter().any(|m| gone(core, m)) {
         return;
     }
-    let Ok(roster) = open(core, gid, name, &members) else {
-        return;
-    };
-    for m in &members {
-        if let Some(t) = core.groups.tables.get_mut(m) {
-            let _ = t.construct(*gid, roster.clone(), ConstructOptions::default());
-            core.groups.dirty.push(m.clone());
+    let n = members.len();
+    open(core, name, procs.to_vec(), members);
+    if let Some(rec) = core.groups.records.get_mut(name) {
+        for i in 0..n {
+            rec.contribute(i, None);
         }
-        pump(core);
     }
+    settle(core, name);
 }

@@ -1,32 +1,45 @@
-//! The group commands (docs/wire.md §6.9, docs/design.md §4), driven by pmix-core's
-//! [`Groups`] state machine.
+//! The group commands (docs/wire.md §6.9, docs/design.md §4): one record per group
+//! in the server core.
 //!
 //! # Model
-//! A 4.2 client keeps no group state machine of its own, so the server keeps one
-//! **replica per member**: every local process that is in a group has a
-//! [`Groups`] table here (`GroupState::tables`), and the messages the replicas
-//! exchange (contributions, `PMIX_GROUP_LEFT`) are delivered in memory, in the
-//! order they were sent, every table drained before the next delivery. A loss is
-//! reported to the replicas after every message of the lost process was
-//! delivered (the machine's ordering condition). What the replicas output
-//! becomes wire traffic: a completed local call is the reply to the request that
-//! made it; a `PMIX_GROUP_LEFT`, `PMIX_GROUP_MEMBER_FAILED` or
-//! `PMIX_GROUP_CONSTRUCT_ABORT` notification is a tag-0 event raised through the
-//! core's event path (`super::events::raise`, range CUSTOM to the replica's
-//! process), so handlers registered for the code and default handlers get it, and
-//! a late registrant gets it from the cache.
+//! The server is the single authority for its local members (a 4.2 client keeps
+//! no group state machine of its own, and every member is local), so each group
+//! id has **one record** here (`record.rs`), not a copy per member: the initial
+//! membership (sorted; members are indexes into it), where each member stands
+//! (holding the group, left, lost, or done with it), the collective in flight
+//! (the construct, later the destruct) with who it expects and who contributed,
+//! each member's directives (`pmix.grp.ftcoll`, `pmix.grp.notterm`) and the group's
+//! (`pmix.grp.actxid`, `pmix.timeout`), the request each member has waiting, the
+//! membership when the construct completed, and the context id. A collective
+//! completes when the members that contributed and those that departed before
+//! contributing make up the expected ones; then each waiting request is answered
+//! by its caller's own directive, every caller at once. A contribution or a
+//! departure is O(1) plus a lookup in the sorted membership (and a pass over the
+//! members when some are to be told of it); the completion is one pass over the
+//! members, so a construct over n members costs O(n) in all, not n·(n−1)
+//! messages.
 //!
-//! Beside the replicas a server-wide **record** per group id keeps what fences and
-//! replies need: the initial membership, the membership when the construct
-//! completed, who left and who was lost since, and the context id.
+//! Beside the records, an **index** names the groups each local process holds: a
+//! rank that exits (or finalizes) departs those groups alone, and nothing else is
+//! looked at. Notifications (`PMIX_GROUP_LEFT`, `PMIX_GROUP_MEMBER_FAILED`,
+//! `PMIX_GROUP_CONSTRUCT_ABORT`) are tag-0 events raised through the core's event
+//! path (`super::events::raise`, range CUSTOM to each member told), so handlers
+//! registered for the code and default handlers get them, and a late registrant
+//! gets them from the cache. pmix-core's [`Groups`](pmix_core::group::Groups)
+//! machine (a replica per member exchanging messages) is for runtimes without such
+//! an authority; the server does not use it, and keeps its outcomes: a member that
+//! leaves or is lost before contributing counts as departed, one that contributed
+//! keeps its contribution, each member applies the directive it passed itself.
 //!
 //! # Commands
 //! - **GROUP_CONSTRUCT**: the listed procs (a WILDCARD rank: every rank of the
 //!   namespace) must be local ranks of registered namespaces and include the
 //!   caller (else `PMIX_ERR_BAD_PARAM`; a rank of a known job that is not on this
 //!   node: `PMIX_ERR_NOT_SUPPORTED`, as nothing leaves the node yet). The first
-//!   call creates the record and an invited replica for every live member (members
-//!   already lost or finalized are reported lost to them); each call contributes.
+//!   call creates the record, every live member holding it as invited (members
+//!   already lost or finalized count as lost before contributing); each call
+//!   contributes. A later call listing the same procs as the first (a WILDCARD
+//!   one, say) is not expanded again: one lookup per call.
 //!   Directives: `pmix.grp.ftcoll` (and `pmix.grp.opt`, optional participation,
 //!   taken as the same), `pmix.grp.notterm`, `pmix.grp.actxid` (any member asking
 //!   is enough: one id from a server-wide counter, the same for every member,
@@ -39,10 +52,11 @@
 //!   unless the caller asked FT, which completes on the survivors with one
 //!   `PMIX_GROUP_MEMBER_FAILED` per departed member.
 //! - **GROUP_DESTRUCT** (both layouts; the 4.2.4 member list is not checked):
-//!   a collective among the caller's current members, completing on the survivors
-//!   whatever departs. Reply: a lone `STATUS`. The record goes once no member
+//!   a collective among the members holding the group when it opens (not those
+//!   whose construct aborted while others' FT construct completed), completing on
+//!   the survivors whatever departs. Reply: a lone `STATUS`. The record goes once no member
 //!   holds the group any more; the id can then be constructed again.
-//! - **GROUP_LEAVE**: the caller's replica goes at once and its reply (`STATUS 0`)
+//! - **GROUP_LEAVE**: the caller stops holding the group at once and its reply (`STATUS 0`)
 //!   is queued **before** the `PMIX_GROUP_LEFT` events go to the other members
 //!   (`pmix.grp.id` = the group, `pmix.evproc` = the leaver, source the leaver).
 //!   A call of the leaver still in flight on the group is answered
@@ -51,8 +65,8 @@
 //! - Invite/join (a 4.2 client builds them from NOTIFYs, [`notified`]): the server
 //!   follows `PMIX_GROUP_INVITED`, `PMIX_GROUP_INVITE_ACCEPTED` / `_DECLINED`, and
 //!   on the leader's `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166) makes the group (the
-//!   leader and the invitees that accepted) known here: replicas are built for the
-//!   members, so later fences, leaves and destructs over the id work.
+//!   leader and the invitees that accepted) known here: a constructed record, so
+//!   later fences, leaves and destructs over the id work.
 //!
 //! # Fences over a group
 //! [`fence_members`] names the members at the construct's completion (a member that
@@ -64,7 +78,10 @@
 //!
 //! # Departures
 //! A rank lost (socket closed without FINALIZE, or the launcher's `proc_exited`)
-//! or finalized and closed departs every group it holds, as *lost*.
+//! or finalized departs every group it holds, as *lost*, and only those (the
+//! index): its waiting request is dropped, members that asked
+//! `PMIX_GROUP_NOTIFY_TERMINATION` of a constructed group get
+//! `PMIX_GROUP_MEMBER_FAILED`, and a collective in flight completes or aborts.
 //!
 //! # Not done
 //! - Nothing crosses nodes (no `Host` up-calls): every member must be local.
@@ -72,31 +89,30 @@
 //! - `pmix.timeout` is honoured for constructs only, not destructs.
 //! - An invitee lost before it answers is not tracked (the 4.2 leader waits for
 //!   `PMIX_PROC_TERMINATED` itself).
-//! - A rank that sends FINALIZE but keeps its socket open departs only when its
-//!   socket closes (the core calls no groups hook on FINALIZE); `remove_namespace`
-//!   reaches the groups only through the connections it closes, so such a rank
-//!   (and ranks that never connected) of a removed namespace stay members of
-//!   other jobs' groups.
-//! - Cost: a collective over n members delivers n·(n−1) messages between the
-//!   replicas (about 2.4 s for a construct over 2,048 ranks, release build).
+//! - Cost of the notifications: each member told of a leave, a loss (with
+//!   `pmix.grp.notterm`) or a departure (FT construct) is one raise through the
+//!   core's event path, which looks at every connection; telling the n members
+//!   of a group costs O(n) raises of O(connections) each.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
-use pmix_core::group::{CollectiveOp, GroupId, Groups, Message, Nspace, ProcId};
-use pmix_wire::{Proc, Rank, Request, Status};
+use pmix_core::group::GroupId;
+use pmix_wire::{Command, Proc, Rank, Request, Status};
 
 use super::namespace::RankState;
 use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 mod commands;
 mod invite;
-mod replicas;
+mod record;
+#[cfg(test)]
+mod tests;
 
-use commands::{construct, construct_reply, destruct, leave, open, pending_command};
+use commands::{construct, destruct, leave, open};
 use invite::Invitation;
 pub(crate) use invite::notified;
-use replicas::{collect, depart, pump};
+use record::{Phase, Record, Standing, depart};
 
 /// `PMIX_GROUP_ID`: names the group in the events raised here.
 pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";
@@ -121,16 +137,11 @@ const EVRANGE_KEY: &str = "pmix.evrange";
 /// The groups' state, a field of [`Core`].
 #[derive(Debug, Default)]
 pub(crate) struct GroupState {
-    /// Each local process's replicas.
-    tables: BTreeMap<ProcKey, Groups>,
-    /// The server-wide record of each group id.
+    /// The record of each group id: the one authority for its members.
     records: BTreeMap<String, Record>,
-    /// Requests waiting for their replica's completion, by process and group.
-    pending: HashMap<(ProcKey, GroupId), Pending>,
-    /// Messages between replicas not yet delivered: (recipient, message).
-    mail: VecDeque<(ProcKey, Message)>,
-    /// Tables that may hold outputs.
-    dirty: Vec<ProcKey>,
+    /// The groups each local process holds (the records where it is a
+    /// [`Standing::Holder`]): a departure touches those alone.
+    by_proc: HashMap<ProcKey, BTreeSet<String>>,
     /// The last context id handed out.
     last_ctxid: u64,
     /// Invitations (NOTIFY `PMIX_GROUP_INVITED`) whose
@@ -138,46 +149,12 @@ pub(crate) struct GroupState {
     invitations: Vec<Invitation>,
 }
 
-/// What the server knows of one group id.
-#[derive(Debug)]
-struct Record {
-    /// The initial membership, sorted.
-    roster: Vec<ProcKey>,
-    /// The members whose replica exists (current members that have not finished
-    /// with the group).
-    holders: BTreeSet<ProcKey>,
-    /// The membership when the construct completed; `None` before (or after an
-    /// abort).
-    constructed: Option<Vec<ProcKey>>,
-    /// Members that left.
-    left: BTreeSet<ProcKey>,
-    /// Members lost (or finalized) while they held the group.
-    lost: BTreeSet<ProcKey>,
-    /// A member asked for a context id.
-    assign_ctxid: bool,
-    /// The context id assigned at completion.
-    ctxid: Option<u64>,
-    /// When the construct times out.
-    deadline: Option<Instant>,
-}
-
-/// A request waiting for its replica.
+/// A request waiting for its group's collective.
 #[derive(Debug)]
 struct Pending {
     conn: ConnId,
     tag: u32,
-    op: CollectiveOp,
-}
-
-fn proc_id(p: &ProcKey) -> Option<ProcId> {
-    ProcId::new(Nspace::new(&p.0).ok()?, p.1).ok()
-}
-
-fn proc_key(p: &ProcId) -> ProcKey {
-    (
-        String::from_utf8_lossy(p.nspace.as_bytes()).into_owned(),
-        p.rank,
-    )
+    cmd: Command,
 }
 
 fn group_name(id: &GroupId) -> String {
@@ -261,40 +238,36 @@ pub(crate) fn fence_departed(core: &Core, groups: &[String], proc: &ProcKey) -> 
         let Some(rec) = core.groups.records.get(g) else {
             continue;
         };
-        if rec.left.contains(proc) {
-            return Some(pmix_core::Status::ERR_NOT_A_MEMBER);
+        match rec.standing_of(proc) {
+            Some(Standing::Left) => return Some(Status::ERR_NOT_A_MEMBER),
+            Some(Standing::Lost) => return Some(Status::ERR_PROC_TERM_WO_SYNC),
+            _ => {}
         }
         let member = rec
             .constructed
             .as_ref()
             .is_some_and(|m| m.binary_search(proc).is_ok());
-        if rec.lost.contains(proc) || (member && gone(core, proc)) {
-            return Some(pmix_core::Status::ERR_PROC_TERM_WO_SYNC);
+        if member && gone(core, proc) {
+            return Some(Status::ERR_PROC_TERM_WO_SYNC);
         }
     }
     None
 }
 
-/// `conn` closed: every process holding groups that is now gone (lost, finalized,
-/// or of a namespace being removed) departs them as lost.
-pub(crate) fn conn_closed(core: &mut Core, conn: ConnId, now: Instant) {
-    let _ = (conn, now);
-    let gone_procs: Vec<ProcKey> = core
-        .groups
-        .tables
-        .keys()
-        .filter(|p| gone(core, p))
-        .cloned()
-        .collect();
-    for p in gone_procs {
-        depart(core, &p);
+/// The connection of `proc` closed: if `proc` is now gone (lost, finalized, or
+/// of a namespace being removed), it departs the groups it holds, as lost.
+pub(crate) fn conn_closed(core: &mut Core, proc: &ProcKey, now: Instant) {
+    let _ = now;
+    if gone(core, proc) {
+        let _ = depart(core, proc);
     }
 }
 
-/// A rank was lost: it departs every group it holds.
+/// A rank was lost (or finalized): it departs the groups it holds, and only
+/// those.
 pub(crate) fn proc_lost(core: &mut Core, proc: &ProcKey, now: Instant) {
     let _ = now;
-    depart(core, proc);
+    let _ = depart(core, proc);
 }
 
 /// Constructs that passed their `pmix.timeout` fail with `PMIX_ERR_TIMEOUT` for
@@ -304,24 +277,17 @@ pub(crate) fn tick(core: &mut Core, now: Instant) {
         .groups
         .records
         .iter()
-        .filter(|(_, r)| r.constructed.is_none() && r.deadline.is_some_and(|d| d <= now))
+        .filter(|(_, r)| r.phase == Phase::Constructing && r.deadline.is_some_and(|d| d <= now))
         .map(|(n, _)| n.clone())
         .collect();
     for name in due {
-        let Some(rec) = core.groups.records.remove(&name) else {
+        let Some(mut rec) = core.groups.records.remove(&name) else {
             continue;
         };
-        let Ok(gid) = GroupId::new(&name) else {
-            continue;
-        };
-        for h in &rec.holders {
-            if let Some(t) = core.groups.tables.get_mut(h) {
-                // Dropped without telling anyone: every holder is told here.
-                let _ = t.leave(&gid);
-            }
-            if let Some(pd) = core.groups.pending.remove(&(h.clone(), gid)) {
-                let c = pending_command(pd.op);
-                core.reply_status(pd.conn, pd.tag, c, pmix_core::Status::ERR_TIMEOUT);
+        for (p, call) in rec.drop_holders() {
+            record::unindex(core, &p, &name);
+            if let Some(pd) = call {
+                core.reply_status(pd.conn, pd.tag, pd.cmd, Status::ERR_TIMEOUT);
             }
         }
     }
@@ -332,7 +298,7 @@ pub(crate) fn next_deadline(core: &Core) -> Option<Instant> {
     core.groups
         .records
         .values()
-        .filter(|r| r.constructed.is_none())
+        .filter(|r| r.phase == Phase::Constructing)
         .filter_map(|r| r.deadline)
         .min()
 }
