@@ -1,13 +1,13 @@
 //! A client's TCP link to its server: the handshake's bytes over the socket
-//! ([`Handshake`], docs/wire.md §3), each request's frame written by the caller, and
+//! (`Handshake`, docs/wire.md §3), each request's frame written by the caller, and
 //! one reader thread that hands what it reads to the client's protocol core
-//! ([`ClientCore`], `core.rs`), which matches replies to requests by tag (§4) and
+//! (`ClientCore`, `core.rs`), which matches replies to requests by tag (§4) and
 //! decodes them. Every byte is made and read by `pmix-wire`.
 //!
 //! **Threads.** The caller starts its request in the core (under the core's lock,
 //! which registers the completion and gives the frame's bytes) and writes the bytes
 //! (under the socket's lock, so frames never interleave); the reader thread reads,
-//! passes the bytes to the core, and runs the [`Delivery`]s it gets back after
+//! passes the bytes to the core, and runs the `Delivery`s it gets back after
 //! releasing the lock: each reply to its request's completion, each event (tag 0)
 //! to the event sink. A completion must be quick: a blocking caller's is a channel
 //! send. When the server's socket closes (or sends bytes that are not frames), every
@@ -16,7 +16,7 @@
 //! gets `PMIX_ERR_LOST_CONNECTION` from the server (unless this process closed the
 //! connection itself).
 //!
-//! The same [`Conn`] also runs over an in-memory [`Link`] ([`crate::sim`]).
+//! The same `Conn` also runs over an in-memory `Link` ([`crate::sim`]).
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
