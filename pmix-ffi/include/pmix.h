@@ -73,6 +73,10 @@ PMIX_EXPORT int PMIx_Initialized(void);
  * key or value, unknown scope), PMIX_ERR_NOT_SUPPORTED (a value type the library does
  * not carry: the scalars, strings and byte objects are carried). */
 PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val);
+/* Files val under key for proc (NULL: this process) in this process only: later gets
+ * of it here answer it; never sent to the server. */
+PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
+                                              pmix_value_t *val);
 PMIX_EXPORT pmix_status_t PMIx_Commit(void);
 
 /* Returns when every process of procs (NULL: this job) has entered the fence. info:
@@ -218,6 +222,15 @@ PMIX_EXPORT pmix_status_t PMIx_Publish(const pmix_info_t info[], size_t ninfo);
 PMIX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const pmix_info_t info[],
                                       size_t ninfo);
 PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[], size_t ninfo);
+
+/* The non-blocking forms: cbfunc (required) runs on the progress thread. PMIx_Lookup_nb
+ * hands cbfunc what was found; data is the library's, released when cbfunc returns. */
+PMIX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], size_t ninfo,
+                                         pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[], size_t ninfo,
+                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* Asks the server to abort procs (NULL: this job) with status and msg; returns once it
  * answered (the launcher then ends the processes). */
@@ -393,6 +406,25 @@ PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value);
 PMIX_EXPORT char *PMIx_Info_string(const pmix_info_t *info);
 PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src,
                                           pmix_data_type_t type);
+
+/* State and flag names, with libpmix2 4.2.2's texts. Static, except
+ * PMIx_Info_directives_string (malloc'ed: free it). PMIx_Get_attribute_string maps an
+ * attribute's name to its key ("PMIX_JOB_SIZE" -> "pmix.job.size"), _name the other way;
+ * both return an unknown argument as given. */
+PMIX_EXPORT const char *PMIx_Proc_state_string(pmix_proc_state_t state);
+PMIX_EXPORT const char *PMIx_Job_state_string(pmix_job_state_t state);
+PMIX_EXPORT const char *PMIx_Link_state_string(pmix_link_state_t state);
+PMIX_EXPORT const char *PMIx_Persistence_string(pmix_persistence_t persist);
+PMIX_EXPORT const char *PMIx_Alloc_directive_string(pmix_alloc_directive_t directive);
+PMIX_EXPORT const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel);
+PMIX_EXPORT const char *PMIx_Device_type_string(pmix_device_type_t type);
+PMIX_EXPORT const char *PMIx_Value_comparison_string(pmix_value_cmp_t cmp);
+PMIX_EXPORT char *PMIx_Info_directives_string(pmix_info_directives_t directives);
+PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
+PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
+
+/* Lets the library progress: ours has a progress thread of its own, so it returns. */
+PMIX_EXPORT void PMIx_Progress(void);
 
 /* The text of a status ("NOT-FOUND"), as OpenPMIx 4.2.2's; "ERROR STRING NOT FOUND" for
  * codes it does not know. Static: never free it. */

@@ -77,6 +77,13 @@ typedef uint8_t pmix_scope_t;
 
 /* Directives carried in pmix_info_t.flags. */
 typedef uint32_t pmix_info_directives_t;
+/* Process, job and link states, persistence, allocation directives, I/O channels. */
+typedef uint8_t pmix_proc_state_t;
+typedef uint8_t pmix_job_state_t;
+typedef uint8_t pmix_link_state_t;
+typedef uint8_t pmix_persistence_t;
+typedef uint8_t pmix_alloc_directive_t;
+typedef uint16_t pmix_iof_channel_t;
 #define PMIX_INFO_REQD           0x00000001 /* unknown key: PMIX_ERR_NOT_SUPPORTED */
 #define PMIX_INFO_ARRAY_END      0x00000002 /* set by PMIX_INFO_CREATE on the last element */
 #define PMIX_INFO_REQD_PROCESSED 0x00000004
@@ -113,6 +120,7 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_ERR_NOT_FOUND           -46
 #define PMIX_ERR_NOT_SUPPORTED       -47
 #define PMIX_ERR_PARTIAL_SUCCESS     -52
+#define PMIX_ERR_EMPTY               -60
 #define PMIX_ERR_LOST_CONNECTION     -61
 #define PMIX_ERR_NOT_AVAILABLE       -64 /* OpenPMIx 4.2.2: in pmix_deprecated.h */
 #define PMIX_ERR_NOT_A_MEMBER        -66 /* newer OpenPMIx only */
@@ -614,6 +622,13 @@ typedef enum {
  * PMIX_VALUE_COMPARISON_NOT_AVAIL for another type or a NaN. */
 PMIX_EXPORT pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *v2);
 
+/* Deep copies (strings, byte objects, processes and data arrays duplicated): dest is
+ * overwritten. Errors: PMIX_ERR_BAD_PARAM (NULL), PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_NOMEM. */
+PMIX_EXPORT pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t *src);
+/* Frees what a data array holds and leaves it empty (the struct is the caller's). */
+PMIX_EXPORT void PMIx_Data_array_destruct(pmix_data_array_t *d);
+
+
 #define PMIX_VALUE_FREE(m, n)                           \
     do {                                                \
         size_t _vv;                                     \
@@ -639,6 +654,21 @@ typedef struct pmix_info {
  * are left alone. */
 PMIX_EXPORT pmix_status_t PMIx_Info_load(pmix_info_t *info, const char *key,
                                          const void *data, pmix_data_type_t type);
+
+/* A deep copy of src (key, flags, value) into dest, as PMIx_Value_xfer. */
+PMIX_EXPORT pmix_status_t PMIx_Info_xfer(pmix_info_t *dest, const pmix_info_t *src);
+
+/* Info lists: start one, add (a copy of key and data, as PMIx_Info_load), insert (the
+ * info's data is taken over: do not destruct it), xfer (a deep copy), convert (a
+ * PMIX_INFO data array, deep copies, in order; PMIX_ERR_EMPTY for an empty list),
+ * release (every info, then the list). */
+PMIX_EXPORT void *PMIx_Info_list_start(void);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add(void *ptr, const char *key, const void *value,
+                                             pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_insert(void *ptr, pmix_info_t *info);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer(void *ptr, const pmix_info_t *info);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_convert(void *ptr, pmix_data_array_t *par);
+PMIX_EXPORT void PMIx_Info_list_release(void *ptr);
 
 #define PMIX_INFO_CONSTRUCT(m)                  \
     do {                                        \
@@ -1220,6 +1250,9 @@ typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
 /* kv belongs to the library and is released when the callback returns: copy what you
  * keep. */
 typedef void (*pmix_value_cbfunc_t)(pmix_status_t status, pmix_value_t *kv, void *cbdata);
+/* What PMIx_Lookup_nb found: data is the library's for the call. */
+typedef void (*pmix_lookup_cbfunc_t)(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
+                                     void *cbdata);
 typedef void (*pmix_hdlr_reg_cbfunc_t)(pmix_status_t status, size_t refid, void *cbdata);
 /* info is the library's until release_fn(release_cbdata) (NULL release_fn: nothing to
  * release). */

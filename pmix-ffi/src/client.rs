@@ -62,6 +62,35 @@ export! {
 }
 
 export! {
+    /// `PMIx_Store_internal`: files `val` under `key` for `proc_` (NULL: this process)
+    /// in this process only; later gets of it here answer it. Never sent, never waits.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL or bad key or value, a namespace that
+    /// is not UTF-8); `PMIX_ERR_NOT_SUPPORTED` (a value type the library does not carry).
+    ///
+    /// # Safety
+    /// `proc_` is NULL or readable; `key` and `val` as for [`PMIx_Put`].
+    unsafe fn PMIx_Store_internal(
+        proc_: *const pmix_proc_t,
+        key: *const c_char,
+        val: *mut pmix_value_t,
+    ) -> pmix_status_t {
+        let inst = crate::boundary::admitted("PMIx_Store_internal", Mode::NonBlocking)?;
+        // SAFETY: forwarded from the caller.
+        let key = unsafe { key_arg(key) }?;
+        // SAFETY: a non-NULL `val` is readable (caller's contract).
+        let v = unsafe { c_ref(val) }?;
+        // SAFETY: forwarded from the caller.
+        let value = unsafe { to_wire(v) }?;
+        // SAFETY: forwarded from the caller.
+        let (nspace, rank) = unsafe { target(&inst, proc_) }?;
+        inst.store_internal(&nspace, rank, key, value)
+            .map_err(|e| e.status())
+    }
+}
+
+export! {
     /// `PMIx_Commit`: sends every value put so far to the server.
     ///
     /// # Errors

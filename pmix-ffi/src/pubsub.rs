@@ -1,12 +1,12 @@
-//! `PMIx_Publish`, `PMIx_Lookup` and `PMIx_Unpublish` (blocking forms) over the
+//! `PMIx_Publish`, `PMIx_Lookup` and `PMIx_Unpublish`, blocking and `_nb`, over the
 //! runtime's publish / lookup / unpublish.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 
 use pmix::{Mode, Pmix, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, c_slice, export};
+use crate::boundary::{BAD_PARAM, CbData, c_slice, export, op_done};
 use crate::convert::{from_wire, infos_to_wire, key_arg};
 use crate::types::*;
 
@@ -113,24 +113,164 @@ export! {
         ninfo: usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Unpublish")?;
-        let mut list: Vec<&str> = Vec::new();
-        if !keys.is_null() {
-            for k in 0..=MAX_KEYS {
-                // SAFETY: the array is NULL-terminated (caller's contract) and the loop
-                // stops at its NULL, reading no further.
-                let p = unsafe { *keys.add(k) };
-                if p.is_null() {
-                    break;
-                }
-                if k == MAX_KEYS {
-                    return Err(BAD_PARAM);
-                }
-                // SAFETY: forwarded from the caller.
-                list.push(unsafe { key_arg(p) }?);
-            }
-        }
+        // SAFETY: forwarded from the caller.
+        let list = unsafe { key_list(keys) }?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         inst.unpublish(&list, &info).map_err(|e| e.status())
+    }
+}
+
+/// The keys of a NULL-terminated list (NULL: none).
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a bad key or a list of more than [`MAX_KEYS`] keys.
+///
+/// # Safety
+/// `keys` is NULL or a NULL-terminated array of NUL-terminated strings that stay
+/// unchanged while the result lives.
+unsafe fn key_list<'a>(keys: *mut *mut c_char) -> Result<Vec<&'a str>, Status> {
+    let mut list: Vec<&str> = Vec::new();
+    if keys.is_null() {
+        return Ok(list);
+    }
+    for k in 0..=MAX_KEYS {
+        // SAFETY: the array is NULL-terminated (caller's contract) and the loop stops
+        // at its NULL, reading no further.
+        let p = unsafe { *keys.add(k) };
+        if p.is_null() {
+            break;
+        }
+        if k == MAX_KEYS {
+            return Err(BAD_PARAM);
+        }
+        // SAFETY: forwarded from the caller.
+        list.push(unsafe { key_arg(p) }?);
+    }
+    Ok(list)
+}
+
+export! {
+    /// `PMIx_Publish_nb`: as [`PMIx_Publish`], with the server's answer passed to
+    /// `cbfunc(status, cbdata)` on the progress thread.
+    ///
+    /// # Errors
+    /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+    /// `PMIX_ERR_BAD_PARAM` (a NULL `cbfunc`, a count with a NULL array, a bad info),
+    /// `PMIX_ERR_UNREACH`. The server's status goes to `cbfunc`.
+    ///
+    /// # Safety
+    /// As [`PMIx_Publish`] (the array only during the call); `cbfunc` must be safe to
+    /// call from another thread with `cbdata`.
+    unsafe fn PMIx_Publish_nb(
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let inst = crate::boundary::admitted("PMIx_Publish_nb", Mode::NonBlocking)?;
+        let cb = cbfunc.ok_or(BAD_PARAM)?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        inst.publish_nb(&info, op_done(cb, CbData(cbdata)))
+            .map_err(|e| e.status())
+    }
+}
+
+export! {
+    /// `PMIx_Lookup_nb`: looks `keys` (a NULL-terminated list) up; `cbfunc(status,
+    /// data, ndata, cbdata)` gets, on the progress thread, what was found: `data` is
+    /// the library's, released when `cbfunc` returns (NULL with `ndata` 0 on error).
+    ///
+    /// # Errors
+    /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+    /// `PMIX_ERR_BAD_PARAM` (NULL `keys` or `cbfunc`, a bad key or info, no key),
+    /// `PMIX_ERR_UNREACH`. To `cbfunc`: `PMIX_ERR_NOT_FOUND` when nothing was found,
+    /// the server's status, `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `keys` as for [`PMIx_Unpublish`] and `info` as for [`PMIx_Publish`], only during
+    /// the call; `cbfunc` must be safe to call from another thread with `cbdata`.
+    unsafe fn PMIx_Lookup_nb(
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_lookup_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let inst = crate::boundary::admitted("PMIx_Lookup_nb", Mode::NonBlocking)?;
+        let cb = cbfunc.ok_or(BAD_PARAM)?;
+        crate::boundary::not_null(keys)?;
+        // SAFETY: forwarded from the caller.
+        let list = unsafe { key_list(keys) }?;
+        if list.is_empty() {
+            return Err(BAD_PARAM);
+        }
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let cbdata = CbData(cbdata);
+        inst.lookup_nb(&list, &info, move |r| {
+            let mut data: Vec<pmix_pdata_t> = Vec::new();
+            let status = match r.map_err(|e| e.status()).and_then(|found| {
+                for p in &found {
+                    // SAFETY: all-zero bytes are a valid empty pdata (what
+                    // PMIX_PDATA_CONSTRUCT makes).
+                    let mut d: pmix_pdata_t = unsafe { std::mem::zeroed() };
+                    crate::boundary::copy_c_str(&mut d.proc_.nspace, p.proc.nspace.as_bytes());
+                    d.proc_.rank = p.proc.rank.0;
+                    crate::boundary::copy_c_str(&mut d.key, p.key.as_bytes());
+                    from_wire(&p.value, &mut d.value)?;
+                    data.push(d);
+                }
+                Ok(())
+            }) {
+                Ok(()) => Status::SUCCESS,
+                Err(s) => s,
+            };
+            let (ptr, n) = if status == Status::SUCCESS {
+                (data.as_mut_ptr(), data.len())
+            } else {
+                (std::ptr::null_mut(), 0)
+            };
+            // SAFETY: the caller's callback with the caller's `cbdata`, once; `ptr`
+            // points to `n` valid elements for the call.
+            unsafe { cb(status.0, ptr, n, cbdata.ptr()) };
+            for d in &mut data {
+                // SAFETY: each value owns what `from_wire` allocated: released here,
+                // after the callback, as the PMIx contract says.
+                unsafe { crate::value::PMIx_Value_destruct(&mut d.value) };
+            }
+        })
+        .map_err(|e| e.status())
+    }
+}
+
+export! {
+    /// `PMIx_Unpublish_nb`: as [`PMIx_Unpublish`], with the server's answer passed to
+    /// `cbfunc(status, cbdata)` on the progress thread.
+    ///
+    /// # Errors
+    /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
+    /// `PMIX_ERR_BAD_PARAM` (a NULL `cbfunc`, a bad key or info), `PMIX_ERR_UNREACH`.
+    /// The server's status goes to `cbfunc`.
+    ///
+    /// # Safety
+    /// As [`PMIx_Unpublish`] (the arrays only during the call); `cbfunc` must be safe
+    /// to call from another thread with `cbdata`.
+    unsafe fn PMIx_Unpublish_nb(
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let inst = crate::boundary::admitted("PMIx_Unpublish_nb", Mode::NonBlocking)?;
+        let cb = cbfunc.ok_or(BAD_PARAM)?;
+        // SAFETY: forwarded from the caller.
+        let list = unsafe { key_list(keys) }?;
+        // SAFETY: forwarded from the caller.
+        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        inst.unpublish_nb(&list, &info, op_done(cb, CbData(cbdata)))
+            .map_err(|e| e.status())
     }
 }

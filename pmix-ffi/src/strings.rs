@@ -219,7 +219,7 @@ unsafe fn value_body(v: &pmix_value_t) -> String {
 
 /// The names our header gives keys: `"pmix.job.size"` → `"PMIX_JOB_SIZE"` (read once
 /// from the `#define NAME "key"` lines of `pmix_common.h`).
-fn key_names() -> &'static HashMap<&'static str, &'static str> {
+pub(crate) fn key_names() -> &'static HashMap<&'static str, &'static str> {
     static NAMES: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     NAMES.get_or_init(|| {
         include_str!("../include/pmix_common.h")

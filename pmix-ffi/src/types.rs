@@ -245,6 +245,16 @@ pub type pmix_op_cbfunc_t =
 pub type pmix_value_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
 
+/// `pmix_lookup_cbfunc_t`: `data` is the library's for the call.
+pub type pmix_lookup_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        data: *mut pmix_pdata_t,
+        ndata: usize,
+        cbdata: *mut c_void,
+    ),
+>;
+
 /// `pmix_info_cbfunc_t`: `info` is the library's until `release_fn(release_cbdata)`.
 pub type pmix_info_cbfunc_t = Option<
     unsafe extern "C" fn(

@@ -21,7 +21,11 @@ unsafe fn read<T: Copy>(data: *const c_void) -> T {
 ///
 /// # Safety
 /// As [`PMIx_Value_load`].
-unsafe fn load(val: &mut pmix_value_t, data: *const c_void, ty: pmix_data_type_t) -> Res {
+pub(crate) unsafe fn load(
+    val: &mut pmix_value_t,
+    data: *const c_void,
+    ty: pmix_data_type_t,
+) -> Res {
     // SAFETY: forwarded from the caller.
     unsafe { load_at(val, data, ty, 0) }
 }
@@ -283,12 +287,25 @@ pub(crate) fn alloc_array(
 /// `a` came from [`copy_array`] (or the C helpers of `pmix_common.h`, which allocate
 /// alike) and is freed once.
 pub(crate) unsafe fn free_array(a: *mut pmix_data_array_t) {
+    // SAFETY: forwarded from the caller; the struct itself was malloc'ed.
+    unsafe {
+        if let Some(arr) = a.as_mut() {
+            destruct_array(arr);
+            libc::free(a.cast());
+        }
+    }
+}
+
+/// Frees what the array `arr` holds (its elements' data, the element block) and
+/// leaves it empty; the struct itself stays (`PMIx_Data_array_destruct`).
+///
+/// # Safety
+/// The elements up to `size` hold what their type says, allocated with malloc, and
+/// are freed once.
+pub(crate) unsafe fn destruct_array(arr: &mut pmix_data_array_t) {
     // SAFETY: caller's contract: the elements up to `size` hold what their type says,
     // allocated with malloc.
     unsafe {
-        let Some(arr) = a.as_ref() else {
-            return;
-        };
         if !arr.array.is_null() {
             match arr.type_ {
                 PMIX_STRING => {
@@ -298,7 +315,11 @@ pub(crate) unsafe fn free_array(a: *mut pmix_data_array_t) {
                 }
                 PMIX_INFO => {
                     for k in 0..arr.size {
-                        PMIx_Value_destruct(&mut (*arr.array.cast::<pmix_info_t>().add(k)).value);
+                        let info = &mut *arr.array.cast::<pmix_info_t>().add(k);
+                        // A persistent info (PMIX_INFO_PERSISTENT) owns nothing.
+                        if info.flags & 0x10 == 0 {
+                            PMIx_Value_destruct(&mut info.value);
+                        }
                     }
                 }
                 PMIX_VALUE => {
@@ -310,7 +331,8 @@ pub(crate) unsafe fn free_array(a: *mut pmix_data_array_t) {
             }
         }
         libc::free(arr.array);
-        libc::free(a.cast());
+        arr.array = std::ptr::null_mut();
+        arr.size = 0;
     }
 }
 
@@ -399,7 +421,8 @@ export! {
 
 export! {
     /// `PMIx_Info_load`: copies `key` (at most 511 bytes, NUL-padded) and loads the value
-    /// as [`PMIx_Value_load`]; `flags` are left alone.
+    /// as [`PMIx_Value_load`]; `flags` become none, as libpmix2's (`tests/c/lists.c`
+    /// compares).
     ///
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (NULL `info` or `key`), then as [`PMIx_Value_load`].
@@ -416,6 +439,7 @@ export! {
         // SAFETY: a non-NULL `info` is writable (caller's contract).
         let i = unsafe { c_mut(info) }?;
         not_null(key)?;
+        i.flags = 0;
         i.key = [0; PMIX_MAX_KEYLEN + 1];
         for (k, slot) in i.key.iter_mut().take(PMIX_MAX_KEYLEN).enumerate() {
             // SAFETY: `key` is NUL-terminated (caller's contract) and the loop stops at

@@ -273,27 +273,46 @@ fn valgrind_and_openpmix_runs_fail_loudly_under_ci_when_absent() {
     assert!(ok && text.matches("NOTICE: ").count() == 1, "{text}");
 }
 
-#[test]
-fn printing_helpers_print_what_libpmix2_prints() {
-    // tests/c/strings.c prints types, scopes, ranges, values of each common type and
-    // infos through both libraries; the lines must match.
-    let exe = build("strings");
+/// Runs `tests/c/<name>.c` linked with libpmix_ffi and with libpmix2 and compares
+/// their lines, one by one (at least `min_lines` of them).
+fn prints_what_libpmix2_prints(name: &str, min_lines: usize) {
+    let exe = build(name);
     let ours = output(&mut run_cmd(&exe, None));
-    assert_ok("strings (ours)", &ours);
-    let Some(openpmix) = openpmix_for("strings.c built against OpenPMIx") else {
+    assert_ok(&format!("{name} (ours)"), &ours);
+    let Some(openpmix) = openpmix_for(&format!("{name}.c built against OpenPMIx")) else {
         return;
     };
-    let exe_openpmix = scratch("strings-openpmix").join("strings-openpmix");
-    build_openpmix(&openpmix, &c_dir().join("strings.c"), &exe_openpmix);
+    let exe_openpmix = scratch(&format!("{name}-openpmix")).join(format!("{name}-openpmix"));
+    build_openpmix(&openpmix, &c_dir().join(format!("{name}.c")), &exe_openpmix);
     let theirs = output(&mut run_cmd(&exe_openpmix, None));
-    assert_ok("strings (OpenPMIx)", &theirs);
+    assert_ok(&format!("{name} (OpenPMIx)"), &theirs);
     let (a, b) = (
         String::from_utf8_lossy(&ours.stdout),
         String::from_utf8_lossy(&theirs.stdout),
     );
-    assert!(a.lines().count() > 100, "{a}");
+    assert!(a.lines().count() > min_lines, "{a}");
     for (x, y) in a.lines().zip(b.lines()) {
         assert_eq!(x, y);
     }
     assert_eq!(a.lines().count(), b.lines().count());
+}
+
+#[test]
+fn printing_helpers_print_what_libpmix2_prints() {
+    // tests/c/strings.c prints types, scopes, ranges, values of each common type,
+    // infos, states, channels, device types, directives and attribute names through
+    // both libraries; the lines must match.
+    prints_what_libpmix2_prints("strings", 100);
+}
+
+#[test]
+fn value_and_info_copies_and_info_lists_do_what_libpmix2_does() {
+    // tests/c/lists.c: PMIx_Value_xfer / Info_xfer of each kind of value, an info list
+    // built by add, xfer and insert, converted, released, and the array destructed.
+    prints_what_libpmix2_prints("lists", 20);
+}
+
+#[test]
+fn value_and_info_copies_and_info_lists_are_clean_under_valgrind() {
+    under_valgrind("lists", None);
 }

@@ -388,6 +388,26 @@ fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_pmix_run() {
 }
 
 #[test]
+fn nonblocking_publish_lookup_unpublish_and_store_internal_under_pmix_run_and_mpirun() {
+    // tests/c/pubsub_nb.c: PMIx_Publish_nb / Lookup_nb / Unpublish_nb across ranks, and
+    // PMIx_Store_internal for a peer and for oneself answered by PMIx_Get here. Ours
+    // under pmix-run and under mpirun; libpmix2's under mpirun shows the program
+    // asks what OpenPMIx answers.
+    let dir = TempDir::new("ffi-pubsub-nb");
+    let exe = build_ours("pubsub_nb", &dir);
+    let ok = |r: u32| format!("pubsub_nb rank {r}: ok");
+    check("pubsub_nb under pmix-run", &pmix_run(&exe, &[]), &ok);
+    if let Some(out) = mpirun(&exe, &[]) {
+        check_mpirun("pubsub_nb under mpirun", &out, &ok);
+    }
+    if let Some(theirs) = build_openpmix("pubsub_nb", &dir)
+        && let Some(out) = mpirun(&theirs, &[])
+    {
+        check_mpirun("pubsub_nb (libpmix2) under mpirun", &out, &ok);
+    }
+}
+
+#[test]
 fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_mpirun() {
     let dir = TempDir::new("ffi-pubsub-mpirun");
     let exe = build_ours("pubsub", &dir);

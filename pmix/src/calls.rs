@@ -384,6 +384,38 @@ impl Pmix {
         self.connected()?.put(scope, key, value)
     }
 
+    /// `PMIx_Store_internal`: files `value` under `key` for `nspace`:`rank` in this
+    /// process only ([`Client::store_internal`]); a process with no server keeps it
+    /// for its own gets. Never waits.
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a non-blocking call; `PMIX_ERR_BAD_PARAM` for an empty
+    /// key, one over 511 bytes or holding a NUL.
+    #[doc(alias = "PMIx_Store_internal")]
+    pub fn store_internal(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        value: pmix_wire::Value,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Store_internal", Mode::NonBlocking)?;
+        if let Some(c) = self.client() {
+            return c.store_internal(nspace, rank, key, value);
+        }
+        if key.is_empty() || key.len() > 511 || key.contains('\0') {
+            return Err(Error::BadParam(
+                "a key is 1 to 511 bytes without NUL".into(),
+            ));
+        }
+        self.inner
+            .internal
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert((nspace.to_owned(), rank, key.to_owned()), value);
+        Ok(())
+    }
+
     /// `PMIx_Commit`: sends every value put so far to the server.
     ///
     /// # Errors
@@ -425,6 +457,16 @@ impl Pmix {
         self.admit("PMIx_Get", Mode::Blocking)?;
         if let Some(c) = self.client() {
             return c.get(nspace, rank, key, info);
+        }
+        let stored = self
+            .inner
+            .internal
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(nspace.to_owned(), rank, key.to_owned()))
+            .cloned();
+        if let Some(v) = stored {
+            return Ok(v);
         }
         let me = self.proc_id();
         if nspace == me.nspace && rank == me.rank {
@@ -471,6 +513,70 @@ impl Pmix {
         self.admit("PMIx_Lookup", Mode::Blocking)?;
         let client = self.connected()?;
         wait(|cb| client.lookup_then(keys, info, cb))
+    }
+
+    /// `PMIx_Publish_nb`: [`Pmix::publish`], with the server's answer passed to
+    /// `callback`, once, on the progress thread, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::fence_nb`].
+    #[doc(alias = "PMIx_Publish_nb")]
+    pub fn publish_nb(
+        &self,
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Publish_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.publish_then(
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Lookup_nb`: [`Pmix::lookup`], with what was found passed to `callback`,
+    /// once, on the progress thread, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::fence_nb`].
+    #[doc(alias = "PMIx_Lookup_nb")]
+    pub fn lookup_nb(
+        &self,
+        keys: &[&str],
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<Vec<pmix_wire::value::Pdata>, Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Lookup_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.lookup_then(
+            keys,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
+    }
+
+    /// `PMIx_Unpublish_nb`: [`Pmix::unpublish`], with the server's answer passed to
+    /// `callback`, once, on the progress thread, if and only if this returns `Ok(())`.
+    ///
+    /// # Errors
+    /// As [`Pmix::fence_nb`].
+    #[doc(alias = "PMIx_Unpublish_nb")]
+    pub fn unpublish_nb(
+        &self,
+        keys: &[&str],
+        info: &[pmix_wire::Info],
+        callback: impl FnOnce(Result<(), Error>) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.admit("PMIx_Unpublish_nb", Mode::NonBlocking)?;
+        let client = self.connected()?;
+        let ticket = self.ticket()?;
+        client.unpublish_then(
+            keys,
+            info,
+            Box::new(move |r| ticket.post(Job::request(move || r, callback))),
+        )
     }
 
     /// `PMIx_Unpublish`: withdraws what this process published under `keys` (none:

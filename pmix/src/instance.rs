@@ -92,6 +92,8 @@ pub(crate) struct Inner {
     /// the rank-state trackers (the failures seen, a tracker per group asked about):
     /// one owner, one lock.
     pub(crate) groups: Arc<Mutex<crate::membership::Membership>>,
+    /// What `PMIx_Store_internal` filed in a process with no server (a leaf lock).
+    pub(crate) internal: Mutex<std::collections::HashMap<(String, u32, String), pmix_wire::Value>>,
     finalized: AtomicBool,
     local: Arc<Local>,
     pub(crate) progress: Progress,
@@ -393,6 +395,7 @@ impl Pmix {
                 client,
                 events,
                 groups,
+                internal: Mutex::default(),
                 finalized: AtomicBool::new(false),
                 local: Arc::new(Local { service, relay }),
                 progress,

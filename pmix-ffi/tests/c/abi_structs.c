@@ -30,6 +30,12 @@ SAME_TYPE((pmix_data_type_t) 0, uint16_t);
 SAME_TYPE((pmix_scope_t) 0, uint8_t);
 SAME_TYPE((pmix_data_range_t) 0, uint8_t);
 SAME_TYPE((pmix_info_directives_t) 0, uint32_t);
+SAME_TYPE((pmix_proc_state_t) 0, uint8_t);
+SAME_TYPE((pmix_job_state_t) 0, uint8_t);
+SAME_TYPE((pmix_link_state_t) 0, uint8_t);
+SAME_TYPE((pmix_persistence_t) 0, uint8_t);
+SAME_TYPE((pmix_alloc_directive_t) 0, uint8_t);
+SAME_TYPE((pmix_iof_channel_t) 0, uint16_t);
 SAME_TYPE((pmix_device_type_t) 0, uint64_t);
 SAME_TYPE((pmix_bind_envelope_t) 0, uint8_t);
 
@@ -204,6 +210,7 @@ SA(PMIX_VALUE_COMPARISON_NOT_AVAIL == 5);
 SAME_TYPE((pmix_release_cbfunc_t) 0, void (*)(void *));
 SAME_TYPE((pmix_op_cbfunc_t) 0, void (*)(pmix_status_t, void *));
 SAME_TYPE((pmix_value_cbfunc_t) 0, void (*)(pmix_status_t, pmix_value_t *, void *));
+SAME_TYPE((pmix_lookup_cbfunc_t) 0, void (*)(pmix_status_t, pmix_pdata_t *, size_t, void *));
 SAME_TYPE((pmix_hdlr_reg_cbfunc_t) 0, void (*)(pmix_status_t, size_t, void *));
 SAME_TYPE((pmix_info_cbfunc_t) 0, void (*)(pmix_status_t, pmix_info_t *, size_t, void *,
                                            pmix_release_cbfunc_t, void *));
@@ -261,6 +268,33 @@ SIG(PMIx_Group_leave_nb,
 SIG(PMIx_Publish, pmix_status_t (*)(const pmix_info_t *, size_t));
 SIG(PMIx_Lookup, pmix_status_t (*)(pmix_pdata_t *, size_t, const pmix_info_t *, size_t));
 SIG(PMIx_Unpublish, pmix_status_t (*)(char **, const pmix_info_t *, size_t));
+SIG(PMIx_Publish_nb, pmix_status_t (*)(const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Lookup_nb,
+    pmix_status_t (*)(char **, const pmix_info_t *, size_t, pmix_lookup_cbfunc_t, void *));
+SIG(PMIx_Unpublish_nb,
+    pmix_status_t (*)(char **, const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Store_internal, pmix_status_t (*)(const pmix_proc_t *, const char *, pmix_value_t *));
+SIG(PMIx_Progress, void (*)(void));
+SIG(PMIx_Proc_state_string, const char *(*)(pmix_proc_state_t));
+SIG(PMIx_Job_state_string, const char *(*)(pmix_job_state_t));
+SIG(PMIx_Link_state_string, const char *(*)(pmix_link_state_t));
+SIG(PMIx_Persistence_string, const char *(*)(pmix_persistence_t));
+SIG(PMIx_Alloc_directive_string, const char *(*)(pmix_alloc_directive_t));
+SIG(PMIx_IOF_channel_string, const char *(*)(pmix_iof_channel_t));
+SIG(PMIx_Device_type_string, const char *(*)(pmix_device_type_t));
+SIG(PMIx_Value_comparison_string, const char *(*)(pmix_value_cmp_t));
+SIG(PMIx_Info_directives_string, char *(*)(pmix_info_directives_t));
+SIG(PMIx_Get_attribute_string, const char *(*)(const char *));
+SIG(PMIx_Get_attribute_name, const char *(*)(const char *));
+SIG(PMIx_Value_xfer, pmix_status_t (*)(pmix_value_t *, const pmix_value_t *));
+SIG(PMIx_Info_xfer, pmix_status_t (*)(pmix_info_t *, const pmix_info_t *));
+SIG(PMIx_Data_array_destruct, void (*)(pmix_data_array_t *));
+SIG(PMIx_Info_list_start, void *(*)(void));
+SIG(PMIx_Info_list_add, pmix_status_t (*)(void *, const char *, const void *, pmix_data_type_t));
+SIG(PMIx_Info_list_insert, pmix_status_t (*)(void *, pmix_info_t *));
+SIG(PMIx_Info_list_xfer, pmix_status_t (*)(void *, const pmix_info_t *));
+SIG(PMIx_Info_list_convert, pmix_status_t (*)(void *, pmix_data_array_t *));
+SIG(PMIx_Info_list_release, void (*)(void *));
 SA(sizeof(pmix_group_opt_t) == 4 && PMIX_GROUP_DECLINE == 0 && PMIX_GROUP_ACCEPT == 1);
 SIG(PMIx_Group_invite,
     pmix_status_t (*)(const char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t,

@@ -77,7 +77,7 @@ int main(void)
     value("undef", &v);
 
     pmix_info_t in;
-    /* PMIx_Info_load leaves flags alone: clear them first. */
+    /* Constructed first: an info is constructed before use. */
     PMIX_INFO_CONSTRUCT(&in);
     PMIX_INFO_LOAD(&in, PMIX_JOB_SIZE, &u32, PMIX_UINT32);
     char *s = PMIx_Info_string(&in);
@@ -130,6 +130,35 @@ int main(void)
     rc = PMIx_Data_print(&out, NULL, "x", PMIX_STRING);
     printf("print no prefix %d [%s]\n", rc, out);
     free(out);
+    for (int i = 0; i < 256; i++) {
+        printf("states %d [%s] [%s] [%s] [%s] [%s]\n", i, PMIx_Proc_state_string(i),
+               PMIx_Job_state_string(i), PMIx_Link_state_string(i),
+               PMIx_Persistence_string(i), PMIx_Alloc_directive_string(i));
+    }
+    for (int i = 0; i < 40; i++) {
+        printf("iof %d [%s]\n", i, PMIx_IOF_channel_string(i));
+    }
+    printf("iof all [%s]\n", PMIx_IOF_channel_string(0xffff));
+    for (int b = 0; b < 64; b++) {
+        printf("device bit %d [%s]\n", b, PMIx_Device_type_string(1ULL << b));
+    }
+    printf("device none [%s] two [%s]\n", PMIx_Device_type_string(0),
+           PMIx_Device_type_string(3));
+    for (int i = 0; i < 8; i++) {
+        printf("cmp %d [%s]\n", i, PMIx_Value_comparison_string(i));
+    }
+    unsigned dirs[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 0x10000001u, 0xffffffffu};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char *d = PMIx_Info_directives_string(dirs[i]);
+        printf("directives %#x [%s]\n", dirs[i], d);
+        free(d);
+    }
+    const char *names[] = {"PMIX_JOB_SIZE", "PMIX_NSPACE", "PMIX_RANK", "PMIX_GROUP_ID",
+                           "pmix.job.size", "pmix.nspace", "not.a.key", ""};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        printf("attribute [%s] string [%s] name [%s]\n", names[i],
+               PMIx_Get_attribute_string(names[i]), PMIx_Get_attribute_name(names[i]));
+    }
     PMIx_tool_finalize();
     return 0;
 }

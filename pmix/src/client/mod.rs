@@ -406,6 +406,32 @@ impl Client {
         Ok(())
     }
 
+    /// `PMIx_Store_internal`: files `value` under `key` for `nspace`:`rank` in this
+    /// process only (never sent): later gets of it here answer it. For this process
+    /// itself it is a put of scope INTERNAL.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` as for [`Client::put`].
+    pub fn store_internal(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        value: Value,
+    ) -> Result<(), Error> {
+        if nspace == self.me.nspace && rank == self.me.rank {
+            return self.put(Scope::INTERNAL, key, value);
+        }
+        if key.is_empty() || key.len() > 511 || key.contains('\0') {
+            return Err(Error::BadParam(
+                "a key is 1 to 511 bytes without NUL".into(),
+            ));
+        }
+        self.store
+            .add_peer_values(nspace, rank, &[Kval::new(key, value)]);
+        Ok(())
+    }
+
     /// Sends every value put so far (LOCAL and GLOBAL in one bucket, REMOTE and
     /// GLOBAL in the other) and waits for the server's answer.
     ///

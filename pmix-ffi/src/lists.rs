@@ -1,0 +1,287 @@
+//! Copying values and infos (`PMIx_Value_xfer`, `PMIx_Info_xfer`), releasing a data
+//! array's contents (`PMIx_Data_array_destruct`), and the info lists OpenPMIx 4.2
+//! programs build directive arrays with (`PMIx_Info_list_start`, `_add`, `_insert`,
+//! `_xfer`, `_convert`, `_release`).
+//!
+//! An info list is an opaque pointer to a Rust `Vec` of C infos. `_add` and `_xfer`
+//! copy into it; `_insert` keeps the given info's data without owning it, marked
+//! `PMIX_INFO_PERSISTENT` (the caller still owns and destructs it); `_convert` makes a
+//! `PMIX_INFO` data array of deep copies (a persistent info is copied as it is, still
+//! persistent); `_release` destructs every info the list owns, then the list. All as
+//! libpmix2 does (`tests/c/lists.c` compares).
+
+use std::ffi::{c_char, c_void};
+
+use pmix_core::Status;
+
+use crate::boundary::{BAD_PARAM, Res, c_mut, c_ref, export, not_null};
+use crate::types::*;
+use crate::value::{PMIx_Info_load, PMIx_Value_destruct, alloc_array, destruct_array, load};
+
+/// A deep copy of `src` into `dst` (which is overwritten, not destructed).
+///
+/// # Errors
+/// As `PMIx_Value_load` for `src`'s type.
+///
+/// # Safety
+/// `src`'s union holds what its type says.
+unsafe fn value_xfer(dst: &mut pmix_value_t, src: &pmix_value_t) -> Res {
+    // SAFETY: the tag says what the union holds; `load` takes a string, a pointer,
+    // a process, an array as the pointer itself and everything else by address.
+    unsafe {
+        let data: *const c_void = match src.type_ {
+            PMIX_STRING => src.data.string.cast(),
+            PMIX_POINTER => src.data.ptr,
+            PMIX_PROC => src.data.proc_.cast(),
+            PMIX_DATA_ARRAY => src.data.darray.cast(),
+            PMIX_UNDEF => std::ptr::null(),
+            _ => std::ptr::from_ref(&src.data).cast(),
+        };
+        if src.type_ == PMIX_BOOL {
+            dst.type_ = PMIX_BOOL;
+            dst.data = pmix_value_data { raw: [0; 3] };
+            dst.data.flag = src.data.flag;
+            return Ok(());
+        }
+        load(dst, data, src.type_)
+    }
+}
+
+/// `PMIX_INFO_PERSISTENT`: the info does not own its value's data.
+const PERSISTENT: pmix_info_directives_t = 0x10;
+
+/// A copy of `src` into `dst`: key, flags and the value, deeply (a persistent info's
+/// value is copied as it is: it owns nothing).
+///
+/// # Errors
+/// As [`value_xfer`].
+///
+/// # Safety
+/// As [`value_xfer`] for `src.value`.
+unsafe fn info_xfer(dst: &mut pmix_info_t, src: &pmix_info_t) -> Res {
+    dst.key = src.key;
+    dst.flags = src.flags;
+    if src.flags & PERSISTENT != 0 {
+        // SAFETY: a bitwise copy of a value that owns nothing.
+        dst.value = unsafe { std::ptr::read(&src.value) };
+        return Ok(());
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { value_xfer(&mut dst.value, &src.value) }
+}
+
+/// An all-zero info (what `PMIX_INFO_CONSTRUCT` makes).
+fn empty_info() -> pmix_info_t {
+    // SAFETY: all-zero bytes are a valid info: empty key, no flags, `PMIX_UNDEF`.
+    unsafe { std::mem::zeroed() }
+}
+
+export! {
+    /// `PMIx_Value_xfer`: copies `src` into `dest`, deeply (strings, byte objects,
+    /// processes and data arrays are duplicated); `dest` is overwritten.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `dest` or `src`); as `PMIx_Value_load` for `src`'s
+    /// type (`PMIX_ERR_NOT_SUPPORTED`, `PMIX_ERR_NOMEM`).
+    ///
+    /// # Safety
+    /// `dest` is NULL or writable; `src` is NULL or a readable value whose union holds
+    /// what its type says.
+    unsafe fn PMIx_Value_xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
+        // SAFETY: non-NULL pointers are valid (caller's contract).
+        let (d, s) = unsafe { (c_mut(dest)?, c_ref(src)?) };
+        // SAFETY: forwarded from the caller.
+        unsafe { value_xfer(d, s) }
+    }
+}
+
+export! {
+    /// `PMIx_Info_xfer`: copies `src` (key, flags and value, deeply) into `dest`.
+    ///
+    /// # Errors
+    /// As [`PMIx_Value_xfer`].
+    ///
+    /// # Safety
+    /// As [`PMIx_Value_xfer`], for infos.
+    unsafe fn PMIx_Info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) -> pmix_status_t {
+        // SAFETY: non-NULL pointers are valid (caller's contract).
+        let (d, s) = unsafe { (c_mut(dest)?, c_ref(src)?) };
+        // SAFETY: forwarded from the caller.
+        unsafe { info_xfer(d, s) }
+    }
+}
+
+export! {
+    /// `PMIx_Data_array_destruct`: frees what the array holds (its elements' data and
+    /// the element block) and leaves it empty; the struct itself is the caller's.
+    ///
+    /// # Safety
+    /// `d` is NULL or a writable array whose elements (up to `size`) hold what its type
+    /// says, allocated with malloc (as the library and `pmix_common.h`'s helpers make
+    /// them).
+    unsafe fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
+        // SAFETY: a non-NULL `d` is writable and its contents the library's kind
+        // (caller's contract).
+        if let Some(d) = unsafe { d.as_mut() } {
+            // SAFETY: its elements are the library's kind, freed once (caller's
+            // contract).
+            unsafe { destruct_array(d) };
+        }
+    }
+}
+
+/// The list behind an info-list pointer.
+type InfoList = Vec<pmix_info_t>;
+
+/// The list `ptr` names.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL.
+///
+/// # Safety
+/// `ptr` is NULL or came from `PMIx_Info_list_start` and was not released.
+unsafe fn list<'a>(ptr: *mut c_void) -> Result<&'a mut InfoList, Status> {
+    // SAFETY: caller's contract: a live list made by `PMIx_Info_list_start`.
+    unsafe { ptr.cast::<InfoList>().as_mut() }.ok_or(BAD_PARAM)
+}
+
+export! {
+    /// `PMIx_Info_list_start`: a new, empty info list (release it with
+    /// `PMIx_Info_list_release`).
+    fn PMIx_Info_list_start() -> *mut c_void [on_panic: std::ptr::null_mut()] {
+        Box::into_raw(Box::new(InfoList::new())).cast()
+    }
+}
+
+export! {
+    /// `PMIx_Info_list_add`: appends an info with `key` and the data at `value` of
+    /// type `type_` (as `PMIx_Info_load`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL list or key); as `PMIx_Info_load`.
+    ///
+    /// # Safety
+    /// `ptr` as [`list`] says; `key` and `value` as for `PMIx_Info_load`.
+    unsafe fn PMIx_Info_list_add(
+        ptr: *mut c_void,
+        key: *const c_char,
+        value: *const c_void,
+        type_: pmix_data_type_t,
+    ) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        let l = unsafe { list(ptr) }?;
+        not_null(key)?;
+        let mut info = empty_info();
+        // SAFETY: forwarded from the caller; `info` is ours and writable.
+        let rc = unsafe { PMIx_Info_load(&mut info, key, value, type_) };
+        if rc != Status::SUCCESS.0 {
+            return Err(Status(rc));
+        }
+        l.push(info);
+        Ok(())
+    }
+}
+
+export! {
+    /// `PMIx_Info_list_insert`: appends `info` without copying its data, marked
+    /// `PMIX_INFO_PERSISTENT`: the caller keeps owning it (and destructs it once the
+    /// list and what was converted from it are done with it).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL list or info).
+    ///
+    /// # Safety
+    /// `ptr` as [`list`] says; `info` is NULL or a readable info whose data outlives
+    /// the list's use of it.
+    unsafe fn PMIx_Info_list_insert(ptr: *mut c_void, info: *mut pmix_info_t) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        let l = unsafe { list(ptr) }?;
+        // SAFETY: a non-NULL `info` is readable (caller's contract).
+        let i = unsafe { c_ref(info) }?;
+        // SAFETY: a bitwise copy, marked as owning nothing.
+        let mut kept = unsafe { std::ptr::read(i) };
+        kept.flags |= PERSISTENT;
+        l.push(kept);
+        Ok(())
+    }
+}
+
+export! {
+    /// `PMIx_Info_list_xfer`: appends a deep copy of `info`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL list or info); as `PMIx_Info_xfer`.
+    ///
+    /// # Safety
+    /// `ptr` as [`list`] says; `info` as for `PMIx_Info_xfer`'s `src`.
+    unsafe fn PMIx_Info_list_xfer(ptr: *mut c_void, info: *const pmix_info_t) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        let l = unsafe { list(ptr) }?;
+        // SAFETY: a non-NULL `info` is readable (caller's contract).
+        let src = unsafe { c_ref(info) }?;
+        let mut copy = empty_info();
+        // SAFETY: forwarded from the caller.
+        unsafe { info_xfer(&mut copy, src) }?;
+        l.push(copy);
+        Ok(())
+    }
+}
+
+export! {
+    /// `PMIx_Info_list_convert`: fills `par` with a `PMIX_INFO` data array holding a
+    /// deep copy of the list's infos, in order (the array's memory is the caller's:
+    /// `PMIx_Data_array_destruct`).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL list or `par`); `PMIX_ERR_EMPTY` for an empty list;
+    /// as `PMIx_Info_xfer` (nothing is left allocated).
+    ///
+    /// # Safety
+    /// `ptr` as [`list`] says; `par` is NULL or writable.
+    unsafe fn PMIx_Info_list_convert(ptr: *mut c_void, par: *mut pmix_data_array_t) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        let l = unsafe { list(ptr) }?;
+        // SAFETY: a non-NULL `par` is writable (caller's contract).
+        let out = unsafe { c_mut(par) }?;
+        if l.is_empty() {
+            return Err(Status::ERR_EMPTY);
+        }
+        let arr = alloc_array(PMIX_INFO, l.len(), size_of::<pmix_info_t>())?;
+        // SAFETY: `arr` owns `l.len()` zeroed infos; on error the ones filled so far
+        // are released with it (`size` counts them).
+        unsafe {
+            let dst = (*arr).array.cast::<pmix_info_t>();
+            (*arr).size = 0;
+            for (k, src) in l.iter().enumerate() {
+                if let Err(e) = info_xfer(&mut *dst.add(k), src) {
+                    crate::value::free_array(arr);
+                    return Err(e);
+                }
+                (*arr).size = k + 1;
+            }
+            *out = std::ptr::read(arr);
+            libc::free(arr.cast());
+        }
+        Ok(())
+    }
+}
+
+export! {
+    /// `PMIx_Info_list_release`: destructs every info of the list, then the list.
+    ///
+    /// # Safety
+    /// `ptr` is NULL or came from `PMIx_Info_list_start` and is released once.
+    unsafe fn PMIx_Info_list_release(ptr: *mut c_void) {
+        if ptr.is_null() {
+            return;
+        }
+        // SAFETY: the list came from `Box::into_raw` in `PMIx_Info_list_start` and is
+        // released once (caller's contract).
+        let mut l = unsafe { Box::from_raw(ptr.cast::<InfoList>()) };
+        for i in l.iter_mut().filter(|i| i.flags & PERSISTENT == 0) {
+            // SAFETY: each info not persistent owns its value, loaded or copied by the
+            // library.
+            unsafe { PMIx_Value_destruct(&mut i.value) };
+        }
+    }
+}
