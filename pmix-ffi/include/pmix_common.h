@@ -402,6 +402,18 @@ typedef struct pmix_byte_object {
     char *bytes;
     size_t size;
 } pmix_byte_object_t;
+#define PMIX_BYTE_OBJECT_STATIC_INIT {.bytes = NULL, .size = 0}
+#define PMIX_BYTE_OBJECT_CONSTRUCT(m) \
+    do {                              \
+        (m)->bytes = NULL;            \
+        (m)->size = 0;                \
+    } while (0)
+#define PMIX_BYTE_OBJECT_DESTRUCT(m) \
+    do {                             \
+        free((m)->bytes);            \
+        (m)->bytes = NULL;           \
+        (m)->size = 0;               \
+    } while (0)
 
 typedef struct pmix_data_array {
     pmix_data_type_t type;
@@ -1250,6 +1262,31 @@ typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
 /* kv belongs to the library and is released when the callback returns: copy what you
  * keep. */
 typedef void (*pmix_value_cbfunc_t)(pmix_status_t status, pmix_value_t *kv, void *cbdata);
+/* What PMIx_Get_credential_nb and PMIx_Validate_credential_nb answer. */
+typedef void (*pmix_credential_cbfunc_t)(pmix_status_t status, pmix_byte_object_t *credential,
+                                         pmix_info_t info[], size_t ninfo, void *cbdata);
+typedef void (*pmix_validation_cbfunc_t)(pmix_status_t status, pmix_info_t info[], size_t ninfo,
+                                         void *cbdata);
+
+/* A fabric registration (PMIx_Fabric_register): the caller's name, the library's
+ * index, infos and object. */
+typedef struct pmix_fabric_s {
+    char *name;
+    size_t index;
+    pmix_info_t *info;
+    size_t ninfo;
+    void *module;
+} pmix_fabric_t;
+#define PMIX_FABRIC_STATIC_INIT {.name = NULL, .index = 0, .info = NULL, .ninfo = 0, .module = NULL}
+#define PMIX_FABRIC_CONSTRUCT(x) memset(x, 0, sizeof(pmix_fabric_t))
+
+/* Allocation directives (pmix_alloc_directive_t). */
+#define PMIX_ALLOC_NEW          1
+#define PMIX_ALLOC_EXTEND       2
+#define PMIX_ALLOC_RELEASE      3
+#define PMIX_ALLOC_REAQUIRE     4
+#define PMIX_ALLOC_EXTERNAL     128
+
 /* What PMIx_Lookup_nb found: data is the library's for the call. */
 typedef void (*pmix_lookup_cbfunc_t)(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
                                      void *cbdata);

@@ -51,4 +51,5 @@ pub mod states;
 pub mod status;
 pub mod strings;
 pub mod types;
+pub mod unserved;
 pub mod value;

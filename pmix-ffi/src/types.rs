@@ -255,6 +255,43 @@ pub type pmix_lookup_cbfunc_t = Option<
     ),
 >;
 
+/// `pmix_credential_cbfunc_t`: a credential (the library's for the call) and infos.
+pub type pmix_credential_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        credential: *mut pmix_byte_object_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbdata: *mut c_void,
+    ),
+>;
+
+/// `pmix_validation_cbfunc_t`: whether a credential is valid, and infos.
+pub type pmix_validation_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbdata: *mut c_void,
+    ),
+>;
+
+/// `pmix_fabric_t`: a fabric registration.
+#[repr(C)]
+#[derive(Debug)]
+pub struct pmix_fabric_t {
+    /// The caller's name for the fabric.
+    pub name: *mut c_char,
+    /// The library's index of the registration.
+    pub index: usize,
+    /// What the library knows of the fabric.
+    pub info: *mut pmix_info_t,
+    /// How many infos.
+    pub ninfo: usize,
+    /// The library's object.
+    pub module: *mut c_void,
+}
+
 /// `pmix_info_cbfunc_t`: `info` is the library's until `release_fn(release_cbdata)`.
 pub type pmix_info_cbfunc_t = Option<
     unsafe extern "C" fn(

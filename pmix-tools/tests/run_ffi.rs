@@ -408,6 +408,47 @@ fn nonblocking_publish_lookup_unpublish_and_store_internal_under_pmix_run_and_mp
 }
 
 #[test]
+fn allocation_credential_and_fabric_calls_answer_as_libpmix2_under_pmix_run_and_mpirun() {
+    // tests/c/unserved.c prints what each call answers (and what each callback got);
+    // libpmix_ffi and libpmix2 print the same lines under each server.
+    let dir = TempDir::new("ffi-unserved");
+    let ours = build_ours("unserved", &dir);
+    let ok = |r: u32| format!("unserved rank {r}: ok");
+    let out_ours = pmix_run(&ours, &[]);
+    check("unserved under pmix-run", &out_ours, &ok);
+    let Some(theirs) = build_openpmix("unserved", &dir) else {
+        return;
+    };
+    let out_theirs = pmix_run(&theirs, &[]);
+    check("unserved (libpmix2) under pmix-run", &out_theirs, &ok);
+    assert_eq!(
+        sorted_lines(&out_ours),
+        sorted_lines(&out_theirs),
+        "under pmix-run"
+    );
+    if let (Some(a), Some(b)) = (mpirun(&ours, &[]), mpirun(&theirs, &[])) {
+        check_mpirun("unserved under mpirun", &a, &ok);
+        check_mpirun("unserved (libpmix2) under mpirun", &b, &ok);
+        assert_eq!(sorted_lines(&a), sorted_lines(&b), "under mpirun");
+    }
+}
+
+/// The stdout lines of a job, without `mpirun --tag-output`'s prefix, sorted (the
+/// ranks' lines interleave).
+fn sorted_lines(out: &Output) -> Vec<String> {
+    let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            l.split_once("<stdout>:")
+                .map_or(l, |(_, rest)| rest)
+                .to_owned()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
 fn libpmix_ffi_publish_lookup_and_unpublish_across_ranks_under_mpirun() {
     let dir = TempDir::new("ffi-pubsub-mpirun");
     let exe = build_ours("pubsub", &dir);

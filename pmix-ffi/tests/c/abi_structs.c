@@ -295,6 +295,35 @@ SIG(PMIx_Info_list_insert, pmix_status_t (*)(void *, pmix_info_t *));
 SIG(PMIx_Info_list_xfer, pmix_status_t (*)(void *, const pmix_info_t *));
 SIG(PMIx_Info_list_convert, pmix_status_t (*)(void *, pmix_data_array_t *));
 SIG(PMIx_Info_list_release, void (*)(void *));
+SA(sizeof(pmix_fabric_t) == 40);
+LAYOUT(pmix_fabric_t, name, 0);
+LAYOUT(pmix_fabric_t, index, 8);
+LAYOUT(pmix_fabric_t, info, 16);
+LAYOUT(pmix_fabric_t, ninfo, 24);
+LAYOUT(pmix_fabric_t, module, 32);
+SAME_TYPE((pmix_credential_cbfunc_t) 0,
+          void (*)(pmix_status_t, pmix_byte_object_t *, pmix_info_t *, size_t, void *));
+SAME_TYPE((pmix_validation_cbfunc_t) 0, void (*)(pmix_status_t, pmix_info_t *, size_t, void *));
+SA(PMIX_ALLOC_NEW == 1 && PMIX_ALLOC_EXTEND == 2 && PMIX_ALLOC_RELEASE == 3 &&
+   PMIX_ALLOC_REAQUIRE == 4 && PMIX_ALLOC_EXTERNAL == 128);
+SIG(PMIx_Allocation_request, pmix_status_t (*)(pmix_alloc_directive_t, pmix_info_t *, size_t,
+                                               pmix_info_t **, size_t *));
+SIG(PMIx_Allocation_request_nb, pmix_status_t (*)(pmix_alloc_directive_t, pmix_info_t *, size_t,
+                                                  pmix_info_cbfunc_t, void *));
+SIG(PMIx_Get_credential, pmix_status_t (*)(const pmix_info_t *, size_t, pmix_byte_object_t *));
+SIG(PMIx_Get_credential_nb,
+    pmix_status_t (*)(const pmix_info_t *, size_t, pmix_credential_cbfunc_t, void *));
+SIG(PMIx_Validate_credential, pmix_status_t (*)(const pmix_byte_object_t *, const pmix_info_t *,
+                                                size_t, pmix_info_t **, size_t *));
+SIG(PMIx_Validate_credential_nb, pmix_status_t (*)(const pmix_byte_object_t *, const pmix_info_t *,
+                                                   size_t, pmix_validation_cbfunc_t, void *));
+SIG(PMIx_Fabric_register, pmix_status_t (*)(pmix_fabric_t *, const pmix_info_t *, size_t));
+SIG(PMIx_Fabric_register_nb, pmix_status_t (*)(pmix_fabric_t *, const pmix_info_t *, size_t,
+                                               pmix_op_cbfunc_t, void *));
+SIG(PMIx_Fabric_update, pmix_status_t (*)(pmix_fabric_t *));
+SIG(PMIx_Fabric_update_nb, pmix_status_t (*)(pmix_fabric_t *, pmix_op_cbfunc_t, void *));
+SIG(PMIx_Fabric_deregister, pmix_status_t (*)(pmix_fabric_t *));
+SIG(PMIx_Fabric_deregister_nb, pmix_status_t (*)(pmix_fabric_t *, pmix_op_cbfunc_t, void *));
 SA(sizeof(pmix_group_opt_t) == 4 && PMIX_GROUP_DECLINE == 0 && PMIX_GROUP_ACCEPT == 1);
 SIG(PMIx_Group_invite,
     pmix_status_t (*)(const char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
