@@ -232,6 +232,52 @@ PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], 
 PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[], size_t ninfo,
                                             pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* Packing data as OpenPMIx 4.2 packs it (the same bytes: buffers pass between the two
+ * libraries). Element types: the scalars, PMIX_STRING, PMIX_PROC, PMIX_BYTE_OBJECT,
+ * PMIX_VALUE, PMIX_INFO (another: PMIX_ERR_NOT_SUPPORTED). target and source are not
+ * needed. Unpack reads the next pack, at most *max_num_values elements
+ * (PMIX_ERR_UNPACK_INADEQUATE_SPACE for more, PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER
+ * when nothing is left). Load takes the payload's bytes over, embed copies them,
+ * unload hands the unread bytes out and empties the buffer. Copy makes a malloc'ed
+ * deep copy of one datum. There is no compression: compress and decompress are false. */
+PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target, pmix_data_buffer_t *buffer,
+                                         void *src, int32_t num_vals, pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source, pmix_data_buffer_t *buffer,
+                                           void *dest, int32_t *max_num_values,
+                                           pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest,
+                                                 pmix_data_buffer_t *src);
+PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
+                                           pmix_byte_object_t *payload);
+PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload);
+PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
+                                          const pmix_byte_object_t *payload);
+PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
+                                    size_t *nbytes);
+PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
+                                      size_t *nbytes);
+#define PMIX_DATA_BUFFER_LOAD(b, d, s) \
+    do {                               \
+        pmix_byte_object_t _bo;        \
+        _bo.bytes = (char *) (d);      \
+        _bo.size = (s);                \
+        PMIx_Data_load((b), &_bo);     \
+    } while (0)
+#define PMIX_DATA_BUFFER_UNLOAD(b, d, s)  \
+    do {                                  \
+        pmix_byte_object_t _bo;           \
+        pmix_status_t _r;                 \
+        _r = PMIx_Data_unload((b), &_bo); \
+        if (PMIX_SUCCESS == _r) {         \
+            (d) = _bo.bytes;              \
+            (s) = _bo.size;               \
+        } else {                          \
+            (d) = NULL;                   \
+            (s) = 0;                      \
+        }                                 \
+    } while (0)
+
 /* What no server of ours (nor Open MPI 4.1's mpirun) serves, answered as libpmix2
  * answers against them: allocation requests and credentials PMIX_ERR_NOT_SUPPORTED (the
  * _nb forms give it to cbfunc); a fabric registration and deregistration succeed with no

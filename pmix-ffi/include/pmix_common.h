@@ -110,7 +110,11 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_ERROR                   -1
 #define PMIX_ERR_PROC_ABORTED        -7
 #define PMIX_ERR_WOULD_BLOCK         -15
+#define PMIX_ERR_UNKNOWN_DATA_TYPE   -16
 #define PMIX_ERR_TYPE_MISMATCH       -18
+#define PMIX_ERR_UNPACK_INADEQUATE_SPACE -19
+#define PMIX_ERR_UNPACK_FAILURE      -20
+#define PMIX_ERR_PACK_FAILURE        -21
 #define PMIX_ERR_TIMEOUT             -24
 #define PMIX_ERR_UNREACH             -25
 #define PMIX_ERR_BAD_PARAM           -27
@@ -119,6 +123,7 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_ERR_NOMEM               -32
 #define PMIX_ERR_NOT_FOUND           -46
 #define PMIX_ERR_NOT_SUPPORTED       -47
+#define PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER -50
 #define PMIX_ERR_PARTIAL_SUCCESS     -52
 #define PMIX_ERR_EMPTY               -60
 #define PMIX_ERR_LOST_CONNECTION     -61
@@ -402,6 +407,34 @@ typedef struct pmix_byte_object {
     char *bytes;
     size_t size;
 } pmix_byte_object_t;
+/* A buffer of packed data (PMIx_Data_pack / _unpack): the memory, where the next pack
+ * and the next unpack go, how much is allocated and used. */
+typedef struct pmix_data_buffer {
+    char *base_ptr;
+    char *pack_ptr;
+    char *unpack_ptr;
+    size_t bytes_allocated;
+    size_t bytes_used;
+} pmix_data_buffer_t;
+#define PMIX_DATA_BUFFER_STATIC_INIT                                                      \
+    {.base_ptr = NULL, .pack_ptr = NULL, .unpack_ptr = NULL, .bytes_allocated = 0,       \
+     .bytes_used = 0}
+#define PMIX_DATA_BUFFER_CREATE(m)                                                        \
+    do {                                                                                  \
+        (m) = (pmix_data_buffer_t *) calloc(1, sizeof(pmix_data_buffer_t));               \
+    } while (0)
+#define PMIX_DATA_BUFFER_RELEASE(m) \
+    do {                            \
+        free((m)->base_ptr);        \
+        free((m));                  \
+        (m) = NULL;                 \
+    } while (0)
+#define PMIX_DATA_BUFFER_CONSTRUCT(m) memset((m), 0, sizeof(pmix_data_buffer_t))
+#define PMIX_DATA_BUFFER_DESTRUCT(m) \
+    do {                             \
+        free((m)->base_ptr);         \
+        memset((m), 0, sizeof(pmix_data_buffer_t)); \
+    } while (0)
 #define PMIX_BYTE_OBJECT_STATIC_INIT {.bytes = NULL, .size = 0}
 #define PMIX_BYTE_OBJECT_CONSTRUCT(m) \
     do {                              \

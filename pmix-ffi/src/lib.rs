@@ -35,6 +35,7 @@ mod boundary;
 pub mod client;
 pub mod control;
 mod convert;
+pub mod data;
 pub mod distances;
 pub mod events;
 pub mod ft;

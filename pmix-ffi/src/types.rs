@@ -145,6 +145,22 @@ pub struct pmix_byte_object_t {
     pub size: usize,
 }
 
+/// `pmix_data_buffer_t`: packed bytes (`PMIx_Data_pack` / `_unpack`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct pmix_data_buffer_t {
+    /// The memory (`malloc`ed), or NULL.
+    pub base_ptr: *mut c_char,
+    /// Where the next pack goes.
+    pub pack_ptr: *mut c_char,
+    /// Where the next unpack reads (NULL: from the start).
+    pub unpack_ptr: *mut c_char,
+    /// How many bytes are allocated at `base_ptr`.
+    pub bytes_allocated: usize,
+    /// How many of them hold packed data.
+    pub bytes_used: usize,
+}
+
 /// `pmix_data_array_t`: `size` elements of `type_` at `array`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

@@ -138,7 +138,7 @@ pub(crate) fn element_size(ty: pmix_data_type_t) -> Option<usize> {
 
 /// The pointer [`load`] takes for the value `v` holds (the datum for a scalar, the
 /// string, process, array or byte object itself for the others).
-fn data_of(v: &pmix_value_t) -> *const c_void {
+pub(crate) fn data_of(v: &pmix_value_t) -> *const c_void {
     // SAFETY: reading a pointer-sized union member as a pointer is what the type tag
     // says is there for these types; nothing is dereferenced here.
     unsafe {

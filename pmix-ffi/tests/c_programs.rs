@@ -313,6 +313,18 @@ fn value_and_info_copies_and_info_lists_do_what_libpmix2_does() {
 }
 
 #[test]
+fn packed_data_has_libpmix2s_bytes_and_unpacks_as_libpmix2s_does() {
+    // tests/c/data.c: every supported element type packed (the bytes printed),
+    // unpacked from a loaded copy, embed / unload / copy_payload / copy / compress.
+    prints_what_libpmix2_prints("data", 20);
+}
+
+#[test]
+fn packing_and_unpacking_data_is_clean_under_valgrind() {
+    under_valgrind("data", None);
+}
+
+#[test]
 fn value_and_info_copies_and_info_lists_are_clean_under_valgrind() {
     under_valgrind("lists", None);
 }

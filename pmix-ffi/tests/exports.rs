@@ -14,15 +14,6 @@ use pmix_testkit::cprog::{lib_dir, openpmix_for};
 
 /// libpmix2's client functions we do not export yet.
 const NOT_YET: &[&str] = &[
-    "PMIx_Data_compress",
-    "PMIx_Data_copy",
-    "PMIx_Data_copy_payload",
-    "PMIx_Data_decompress",
-    "PMIx_Data_embed",
-    "PMIx_Data_load",
-    "PMIx_Data_pack",
-    "PMIx_Data_unload",
-    "PMIx_Data_unpack",
     "PMIx_Get_relative_locality",
     "PMIx_IOF_deregister",
     "PMIx_IOF_pull",

@@ -231,6 +231,22 @@ fn mixed_job_with(name: &str, ours_even: bool) -> Option<Output> {
 }
 
 #[test]
+fn data_packed_by_one_library_unpacks_in_the_other_in_a_mixed_job() {
+    // tests/c/packed.c: each rank packs, puts the bytes, and unpacks its neighbour's;
+    // with libpmix_ffi on the even ranks and then on the odd ones, every buffer goes
+    // from one library to the other, both ways; ours alone too.
+    let dir = TempDir::new("ffi-packed");
+    let exe = build_ours("packed", &dir);
+    let ok = |r: u32| format!("packed rank {r}: ok");
+    check("packed under pmix-run", &pmix_run(&exe, &[]), &ok);
+    for ours_even in [true, false] {
+        if let Some(out) = mixed_job_with("packed", ours_even) {
+            check(&format!("mixed packed (ours even: {ours_even})"), &out, &ok);
+        }
+    }
+}
+
+#[test]
 fn libpmix2_and_libpmix_ffi_ranks_exchange_keys_in_one_job_under_pmix_run() {
     // Even ranks run the program linked with libpmix_ffi, odd ones the same program
     // linked with libpmix2: each checks every peer's keys by scope.

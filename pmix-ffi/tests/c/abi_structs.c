@@ -295,6 +295,23 @@ SIG(PMIx_Info_list_insert, pmix_status_t (*)(void *, pmix_info_t *));
 SIG(PMIx_Info_list_xfer, pmix_status_t (*)(void *, const pmix_info_t *));
 SIG(PMIx_Info_list_convert, pmix_status_t (*)(void *, pmix_data_array_t *));
 SIG(PMIx_Info_list_release, void (*)(void *));
+SA(sizeof(pmix_data_buffer_t) == 40);
+LAYOUT(pmix_data_buffer_t, base_ptr, 0);
+LAYOUT(pmix_data_buffer_t, pack_ptr, 8);
+LAYOUT(pmix_data_buffer_t, unpack_ptr, 16);
+LAYOUT(pmix_data_buffer_t, bytes_allocated, 24);
+LAYOUT(pmix_data_buffer_t, bytes_used, 32);
+SIG(PMIx_Data_pack, pmix_status_t (*)(const pmix_proc_t *, pmix_data_buffer_t *, void *, int32_t,
+                                      pmix_data_type_t));
+SIG(PMIx_Data_unpack, pmix_status_t (*)(const pmix_proc_t *, pmix_data_buffer_t *, void *,
+                                        int32_t *, pmix_data_type_t));
+SIG(PMIx_Data_copy, pmix_status_t (*)(void **, void *, pmix_data_type_t));
+SIG(PMIx_Data_copy_payload, pmix_status_t (*)(pmix_data_buffer_t *, pmix_data_buffer_t *));
+SIG(PMIx_Data_unload, pmix_status_t (*)(pmix_data_buffer_t *, pmix_byte_object_t *));
+SIG(PMIx_Data_load, pmix_status_t (*)(pmix_data_buffer_t *, pmix_byte_object_t *));
+SIG(PMIx_Data_embed, pmix_status_t (*)(pmix_data_buffer_t *, const pmix_byte_object_t *));
+SIG(PMIx_Data_compress, bool (*)(const uint8_t *, size_t, uint8_t **, size_t *));
+SIG(PMIx_Data_decompress, bool (*)(const uint8_t *, size_t, uint8_t **, size_t *));
 SA(sizeof(pmix_fabric_t) == 40);
 LAYOUT(pmix_fabric_t, name, 0);
 LAYOUT(pmix_fabric_t, index, 8);

@@ -284,6 +284,12 @@ impl Client {
         self.request_then(req, done, move |reply| expect_ok(reply, &what))
     }
 
+    /// The buffer type the server uses (how packed data is laid out:
+    /// `PMIX_BFROP_BUFFER_TYPE`).
+    pub fn buffer_type(&self) -> pmix_wire::BufferType {
+        self.conn.codec().buffer_type
+    }
+
     /// This process's identity.
     pub fn proc_id(&self) -> &ProcId {
         &self.me
