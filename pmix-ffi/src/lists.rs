@@ -161,7 +161,7 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL list or key); as `PMIx_Info_load`.
     ///
     /// # Safety
-    /// `ptr` as [`list`] says; `key` and `value` as for `PMIx_Info_load`.
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `key` and `value` as for `PMIx_Info_load`.
     unsafe fn PMIx_Info_list_add(
         ptr: *mut c_void,
         key: *const c_char,
@@ -191,7 +191,7 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL list or info).
     ///
     /// # Safety
-    /// `ptr` as [`list`] says; `info` is NULL or a readable info whose data outlives
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `info` is NULL or a readable info whose data outlives
     /// the list's use of it.
     unsafe fn PMIx_Info_list_insert(ptr: *mut c_void, info: *mut pmix_info_t) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
@@ -213,7 +213,7 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL list or info); as `PMIx_Info_xfer`.
     ///
     /// # Safety
-    /// `ptr` as [`list`] says; `info` as for `PMIx_Info_xfer`'s `src`.
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `info` as for `PMIx_Info_xfer`'s `src`.
     unsafe fn PMIx_Info_list_xfer(ptr: *mut c_void, info: *const pmix_info_t) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let l = unsafe { list(ptr) }?;
@@ -237,7 +237,7 @@ export! {
     /// as `PMIx_Info_xfer` (nothing is left allocated).
     ///
     /// # Safety
-    /// `ptr` as [`list`] says; `par` is NULL or writable.
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `par` is NULL or writable.
     unsafe fn PMIx_Info_list_convert(ptr: *mut c_void, par: *mut pmix_data_array_t) -> pmix_status_t {
         // SAFETY: forwarded from the caller.
         let l = unsafe { list(ptr) }?;
