@@ -670,6 +670,11 @@ PMIX_EXPORT pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *
 /* Deep copies (strings, byte objects, processes and data arrays duplicated): dest is
  * overwritten. Errors: PMIX_ERR_BAD_PARAM (NULL), PMIX_ERR_NOT_SUPPORTED, PMIX_ERR_NOMEM. */
 PMIX_EXPORT pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t *src);
+/* A value's datum: a string copied (malloc'ed; a NULL string leaves *data and *sz
+ * alone), a byte object's bytes handed out as they are, a scalar or process copied
+ * into the memory *data points to; *sz its size. PMIX_ERR_BAD_PARAM for NULL, or a
+ * scalar or UNDEF value with NULL *data; PMIX_ERR_UNKNOWN_DATA_TYPE for UNDEF otherwise. */
+PMIX_EXPORT pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size_t *sz);
 /* Frees what a data array holds and leaves it empty (the struct is the caller's). */
 PMIX_EXPORT void PMIx_Data_array_destruct(pmix_data_array_t *d);
 

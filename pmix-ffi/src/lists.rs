@@ -1,4 +1,5 @@
-//! Copying values and infos (`PMIx_Value_xfer`, `PMIx_Info_xfer`), releasing a data
+//! Copying values and infos (`PMIx_Value_xfer`, `PMIx_Info_xfer`), reading a value's
+//! datum out (`PMIx_Value_unload`), releasing a data
 //! array's contents (`PMIx_Data_array_destruct`), and the info lists OpenPMIx 4.2
 //! programs build directive arrays with (`PMIx_Info_list_start`, `_add`, `_insert`,
 //! `_xfer`, `_convert`, `_release`).
@@ -16,7 +17,9 @@ use pmix_core::Status;
 
 use crate::boundary::{BAD_PARAM, Res, c_mut, c_ref, export, not_null};
 use crate::types::*;
-use crate::value::{PMIx_Info_load, PMIx_Value_destruct, alloc_array, destruct_array, load};
+use crate::value::{
+    PMIx_Info_load, PMIx_Value_destruct, alloc_array, data_of, destruct_array, element_size, load,
+};
 
 /// A deep copy of `src` into `dst` (which is overwritten, not destructed).
 ///
@@ -92,6 +95,73 @@ export! {
         let (d, s) = unsafe { (c_mut(dest)?, c_ref(src)?) };
         // SAFETY: forwarded from the caller.
         unsafe { value_xfer(d, s) }
+    }
+}
+
+export! {
+    /// `PMIx_Value_unload`: the value's datum, as libpmix2 gives it: a string is
+    /// copied into a `malloc`ed `*data` (`*sz` its length; a NULL string leaves both
+    /// alone); a byte object's bytes are handed out as they are (`*data` points into
+    /// the value, `*sz` their count); a scalar or a process is copied into the memory
+    /// `*data` points to (`*sz` its size).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `val`, `data` or `sz`; a scalar, process or
+    /// `PMIX_UNDEF` value with a NULL `*data`); `PMIX_ERR_UNKNOWN_DATA_TYPE` for
+    /// `PMIX_UNDEF` otherwise (as libpmix2); `PMIX_ERR_NOT_SUPPORTED` for another type;
+    /// `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `val` is NULL or a readable value whose union holds what its type says; `data`
+    /// and `sz` are NULL or writable; a non-NULL `*data` has room for the datum.
+    unsafe fn PMIx_Value_unload(
+        val: *mut pmix_value_t,
+        data: *mut *mut c_void,
+        sz: *mut usize,
+    ) -> pmix_status_t {
+        // SAFETY: non-NULL pointers are valid (caller's contract).
+        let (v, d, n) = unsafe { (c_ref(val)?, c_mut(data)?, c_mut(sz)?) };
+        // SAFETY: the tag says what the union holds.
+        unsafe {
+            match v.type_ {
+                PMIX_UNDEF if d.is_null() => Err(BAD_PARAM),
+                PMIX_UNDEF => Err(Status::ERR_UNKNOWN_DATA_TYPE),
+                PMIX_STRING => {
+                    if !v.data.string.is_null() {
+                        let s = libc::strdup(v.data.string);
+                        if s.is_null() {
+                            return Err(Status::ERR_NOMEM);
+                        }
+                        *d = s.cast();
+                        *n = libc::strlen(s);
+                    }
+                    Ok(())
+                }
+                PMIX_BYTE_OBJECT => {
+                    *d = v.data.bo.bytes.cast();
+                    *n = v.data.bo.size;
+                    Ok(())
+                }
+                PMIX_INFO | PMIX_VALUE => Err(Status::ERR_NOT_SUPPORTED),
+                ty => {
+                    let size = element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)?;
+                    if d.is_null() {
+                        return Err(BAD_PARAM);
+                    }
+                    let src: *const u8 = if ty == PMIX_PROC {
+                        if v.data.proc_.is_null() {
+                            return Err(BAD_PARAM);
+                        }
+                        v.data.proc_.cast()
+                    } else {
+                        data_of(v).cast()
+                    };
+                    std::ptr::copy_nonoverlapping(src, (*d).cast::<u8>(), size);
+                    *n = size;
+                    Ok(())
+                }
+            }
+        }
     }
 }
 

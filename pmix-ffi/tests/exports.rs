@@ -19,7 +19,6 @@ const NOT_YET: &[&str] = &[
     "PMIx_IOF_pull",
     "PMIx_IOF_push",
     "PMIx_Register_attributes",
-    "PMIx_Value_unload",
     "PMIx_tool_attach_to_server",
     "PMIx_tool_connect_to_server",
     "PMIx_tool_disconnect",

@@ -287,6 +287,7 @@ SIG(PMIx_Info_directives_string, char *(*)(pmix_info_directives_t));
 SIG(PMIx_Get_attribute_string, const char *(*)(const char *));
 SIG(PMIx_Get_attribute_name, const char *(*)(const char *));
 SIG(PMIx_Value_xfer, pmix_status_t (*)(pmix_value_t *, const pmix_value_t *));
+SIG(PMIx_Value_unload, pmix_status_t (*)(pmix_value_t *, void **, size_t *));
 SIG(PMIx_Info_xfer, pmix_status_t (*)(pmix_info_t *, const pmix_info_t *));
 SIG(PMIx_Data_array_destruct, void (*)(pmix_data_array_t *));
 SIG(PMIx_Info_list_start, void *(*)(void));

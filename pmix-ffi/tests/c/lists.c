@@ -80,6 +80,46 @@ int main(void)
     CHECK(5 == dst.data.bo.size && 0 == memcmp(dst.data.bo.bytes, "bytes", 5));
     PMIX_VALUE_DESTRUCT(&dst);
 
+    /* Unload: a string copied out, a byte object's bytes handed out, scalars and
+     * processes copied into the caller's memory. */
+    void *d = NULL;
+    size_t sz = 0;
+    PMIX_VALUE_LOAD(&src, "unloaded", PMIX_STRING);
+    pmix_status_t rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload string %d sz %zu [%s] copied %d\n", rc, sz, (char *) d, d != src.data.string);
+    free(d);
+    PMIX_VALUE_DESTRUCT(&src);
+    char *none = NULL;
+    PMIX_VALUE_LOAD(&src, none, PMIX_STRING);
+    d = NULL;
+    sz = 9;
+    rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload null string %d sz %zu data %s\n", rc, sz, NULL == d ? "NULL" : "set");
+    PMIX_VALUE_LOAD(&src, &u32, PMIX_UINT32);
+    d = NULL;
+    sz = 0;
+    rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload u32 without memory %d sz %zu\n", rc, sz);
+    uint32_t into = 0;
+    d = &into;
+    rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload u32 %d sz %zu [%u]\n", rc, sz, into);
+    CHECK(42 == into);
+    pmix_proc_t pin;
+    PMIX_VALUE_LOAD(&src, &p, PMIX_PROC);
+    d = &pin;
+    rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload proc %d sz %zu [%s:%u]\n", rc, sz, pin.nspace, pin.rank);
+    PMIX_VALUE_DESTRUCT(&src);
+    PMIX_VALUE_LOAD(&src, &bo, PMIX_BYTE_OBJECT);
+    d = NULL;
+    rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload bytes %d sz %zu shared %d\n", rc, sz, d == (void *) src.data.bo.bytes);
+    PMIX_VALUE_DESTRUCT(&src);
+    src.type = PMIX_UNDEF;
+    rc = PMIx_Value_unload(&src, &d, &sz);
+    printf("unload undef %d\n", rc);
+
     /* Info copies: key, flags and value. */
     pmix_info_t a, b;
     PMIX_INFO_CONSTRUCT(&a);
