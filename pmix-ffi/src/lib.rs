@@ -47,6 +47,7 @@ pub mod location;
 pub mod objects;
 pub mod pubsub;
 pub mod query;
+pub mod servers;
 pub mod spawn;
 pub mod states;
 pub mod status;

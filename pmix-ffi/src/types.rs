@@ -292,6 +292,19 @@ pub type pmix_validation_cbfunc_t = Option<
     ),
 >;
 
+/// `pmix_iof_cbfunc_t`: forwarded output (never called here: no server of ours
+/// forwards I/O).
+pub type pmix_iof_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        iofhdlr: usize,
+        channel: u16,
+        source: *mut pmix_proc_t,
+        payload: *mut pmix_byte_object_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+    ),
+>;
+
 /// `pmix_fabric_t`: a fabric registration.
 #[repr(C)]
 #[derive(Debug)]

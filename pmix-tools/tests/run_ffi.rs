@@ -449,6 +449,46 @@ fn allocation_credential_and_fabric_calls_answer_as_libpmix2_under_pmix_run_and_
     }
 }
 
+#[test]
+fn server_connections_and_io_forwarding_answer_as_libpmix2_under_pmix_run_and_mpirun() {
+    // tests/c/servers.c: get_servers names the server of the URI; switching,
+    // attaching, disconnecting another server and I/O forwarding answer alike.
+    let dir = TempDir::new("ffi-servers");
+    let ours = build_ours("servers", &dir);
+    let ok = |r: u32| format!("servers rank {r}: ok");
+    let out_ours = pmix_run(&ours, &[]);
+    check("servers under pmix-run", &out_ours, &ok);
+    assert!(
+        String::from_utf8_lossy(&out_ours.stdout).contains("server named by the URI: yes"),
+        "{out_ours:?}"
+    );
+    let pushed = pmix_run(&ours, &["push"]);
+    check("servers push under pmix-run", &pushed, &ok);
+    let text = String::from_utf8_lossy(&pushed.stdout);
+    for line in [
+        "iof push nothing OPERATION-SUCCEEDED",
+        "iof push bytes NOT-SUPPORTED",
+        "iof deregister NOT-SUPPORTED",
+    ] {
+        assert_eq!(text.matches(line).count(), N as usize, "{line}: {text}");
+    }
+    let Some(theirs) = build_openpmix("servers", &dir) else {
+        return;
+    };
+    let out_theirs = pmix_run(&theirs, &[]);
+    check("servers (libpmix2) under pmix-run", &out_theirs, &ok);
+    assert_eq!(
+        sorted_lines(&out_ours),
+        sorted_lines(&out_theirs),
+        "under pmix-run"
+    );
+    if let (Some(a), Some(b)) = (mpirun(&ours, &[]), mpirun(&theirs, &[])) {
+        check_mpirun("servers under mpirun", &a, &ok);
+        check_mpirun("servers (libpmix2) under mpirun", &b, &ok);
+        assert_eq!(sorted_lines(&a), sorted_lines(&b), "under mpirun");
+    }
+}
+
 /// The stdout lines of a job, without `mpirun --tag-output`'s prefix, sorted (the
 /// ranks' lines interleave).
 fn sorted_lines(out: &Output) -> Vec<String> {

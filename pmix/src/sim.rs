@@ -279,7 +279,7 @@ impl Job {
         let env = self.env("", 0);
         let (conn, assigned) = self.connect(&env, true, Box::new(events))?;
         let id = crate::client::conn::tool_identity(&env, assigned)?;
-        Client::tool_over(conn, id, HOST)
+        Client::tool_over(conn, id, &env, HOST)
     }
 
     fn env(&self, nspace: &str, rank: u32) -> ServerEnv {

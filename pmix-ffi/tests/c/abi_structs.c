@@ -296,6 +296,22 @@ SIG(PMIx_Info_list_insert, pmix_status_t (*)(void *, pmix_info_t *));
 SIG(PMIx_Info_list_xfer, pmix_status_t (*)(void *, const pmix_info_t *));
 SIG(PMIx_Info_list_convert, pmix_status_t (*)(void *, pmix_data_array_t *));
 SIG(PMIx_Info_list_release, void (*)(void *));
+SIG(PMIx_tool_get_servers, pmix_status_t (*)(pmix_proc_t **, size_t *));
+SIG(PMIx_tool_set_server, pmix_status_t (*)(const pmix_proc_t *, pmix_info_t *, size_t));
+SIG(PMIx_tool_disconnect, pmix_status_t (*)(const pmix_proc_t *));
+SIG(PMIx_tool_attach_to_server,
+    pmix_status_t (*)(pmix_proc_t *, pmix_proc_t *, pmix_info_t *, size_t));
+SA(PMIX_FWD_STDIN_CHANNEL == 1 && PMIX_FWD_STDOUT_CHANNEL == 2 && PMIX_FWD_STDERR_CHANNEL == 4 &&
+   PMIX_FWD_STDDIAG_CHANNEL == 8 && PMIX_FWD_ALL_CHANNELS == 0xff && PMIX_FWD_NO_CHANNELS == 0);
+SAME_TYPE((pmix_iof_cbfunc_t) 0, void (*)(size_t, pmix_iof_channel_t, pmix_proc_t *,
+                                          pmix_byte_object_t *, pmix_info_t *, size_t));
+SIG(PMIx_IOF_pull, pmix_status_t (*)(const pmix_proc_t *, size_t, const pmix_info_t *, size_t,
+                                     pmix_iof_channel_t, pmix_iof_cbfunc_t,
+                                     pmix_hdlr_reg_cbfunc_t, void *));
+SIG(PMIx_IOF_deregister,
+    pmix_status_t (*)(size_t, const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
+SIG(PMIx_IOF_push, pmix_status_t (*)(const pmix_proc_t *, size_t, pmix_byte_object_t *,
+                                     const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
 SA(sizeof(pmix_data_buffer_t) == 40);
 LAYOUT(pmix_data_buffer_t, base_ptr, 0);
 LAYOUT(pmix_data_buffer_t, pack_ptr, 8);

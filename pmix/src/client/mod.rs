@@ -74,6 +74,8 @@ pub const FINALIZE_WAIT: Duration = Duration::from_secs(2);
 pub struct Client {
     conn: Conn,
     me: ProcId,
+    /// The server's own identity (the URI's `nspace.rank` before `;`).
+    server: Proc,
     store: Arc<Store>,
 }
 
@@ -220,6 +222,7 @@ impl Client {
         Ok(Client {
             conn,
             me: proc_id(&env.nspace, env.rank)?,
+            server: server_id(&env.server),
             store: Arc::new(Store::new(job, hostname)),
         })
     }
@@ -237,7 +240,7 @@ impl Client {
         events: impl Fn(pmix_wire::Event) + Send + Sync + 'static,
     ) -> Result<Client, Error> {
         let (conn, id) = Conn::connect_tool(env, CONNECT_WAIT, Box::new(events))?;
-        Client::tool_over(conn, id, hostname)
+        Client::tool_over(conn, id, env, hostname)
     }
 
     /// The tool `nspace`:`rank` over `conn`, whose handshake is done.
@@ -247,6 +250,7 @@ impl Client {
     pub(crate) fn tool_over(
         conn: Conn,
         (nspace, rank): (String, u32),
+        env: &ServerEnv,
         hostname: &str,
     ) -> Result<Client, Error> {
         let job = pmix_wire::msg::JobInfo {
@@ -256,6 +260,7 @@ impl Client {
         Ok(Client {
             conn,
             me: proc_id(&nspace, rank)?,
+            server: server_id(&env.server),
             store: Arc::new(Store::new(job, hostname)),
         })
     }
@@ -288,6 +293,11 @@ impl Client {
     /// `PMIX_BFROP_BUFFER_TYPE`).
     pub fn buffer_type(&self) -> pmix_wire::BufferType {
         self.conn.codec().buffer_type
+    }
+
+    /// The server's identity (`PMIx_tool_get_servers`).
+    pub fn server(&self) -> &Proc {
+        &self.server
     }
 
     /// This process's identity.
@@ -1160,6 +1170,14 @@ impl Client {
             .and_then(|reply| expect_ok(reply, "FINALIZE"));
         self.conn.close();
         r
+    }
+}
+
+/// The server's identity from its name in the URI (`nspace.rank`; no rank: 0).
+fn server_id(name: &str) -> Proc {
+    match name.rsplit_once('.') {
+        Some((ns, r)) => Proc::new(ns, r.parse().unwrap_or(0)),
+        None => Proc::new(name, 0),
     }
 }
 
