@@ -50,6 +50,7 @@ pub mod device;
 pub mod distance;
 pub mod ftstate;
 pub mod group;
+pub mod locality;
 pub mod pci;
 pub mod source;
 pub mod status;

@@ -504,6 +504,14 @@ PMIX_EXPORT char *PMIx_Info_directives_string(pmix_info_directives_t directives)
 PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
 PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
 
+/* What the processes of two locality strings (PMIX_LOCALITY_STRING, "hwloc:SK0:...")
+ * share, as PMIX_LOCALITY_SHARE_* bits. PMIX_SUCCESS (libpmix2 4.2.2 computes the same
+ * bits and returns PMIX_ERR_TAKE_NEXT_OPTION); PMIX_ERR_BAD_PARAM for NULL or a string
+ * that is not a locality string (*locality PMIX_LOCALITY_UNKNOWN). */
+PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1,
+                                                     const char *locality2,
+                                                     pmix_locality_t *locality);
+
 /* Lets the library progress: ours has a progress thread of its own, so it returns. */
 PMIX_EXPORT void PMIx_Progress(void);
 

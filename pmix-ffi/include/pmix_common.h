@@ -77,6 +77,18 @@ typedef uint8_t pmix_scope_t;
 
 /* Directives carried in pmix_info_t.flags. */
 typedef uint32_t pmix_info_directives_t;
+/* What two processes share (PMIx_Get_relative_locality). */
+typedef uint16_t pmix_locality_t;
+#define PMIX_LOCALITY_UNKNOWN        0x0000
+#define PMIX_LOCALITY_NONLOCAL       0x8000
+#define PMIX_LOCALITY_SHARE_HWTHREAD 0x0001
+#define PMIX_LOCALITY_SHARE_CORE     0x0002
+#define PMIX_LOCALITY_SHARE_L1CACHE  0x0004
+#define PMIX_LOCALITY_SHARE_L2CACHE  0x0008
+#define PMIX_LOCALITY_SHARE_L3CACHE  0x0010
+#define PMIX_LOCALITY_SHARE_PACKAGE  0x0020
+#define PMIX_LOCALITY_SHARE_NUMA     0x0040
+#define PMIX_LOCALITY_SHARE_NODE     0x4000
 /* Process, job and link states, persistence, allocation directives, I/O channels. */
 typedef uint8_t pmix_proc_state_t;
 typedef uint8_t pmix_job_state_t;

@@ -114,3 +114,66 @@ export! {
         }
     }
 }
+
+export! {
+    /// `PMIx_Get_relative_locality`: what the processes of locality strings
+    /// `locality1` and `locality2` (`PMIX_LOCALITY_STRING`, OpenPMIx 4.2's `hwloc:`
+    /// format) share, as `PMIX_LOCALITY_SHARE_*` bits in `*locality`
+    /// (`pmix_core::locality`). libpmix2 4.2.2 computes the same bits but returns
+    /// `PMIX_ERR_TAKE_NEXT_OPTION`; this returns `PMIX_SUCCESS`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (a NULL argument, a string that is not UTF-8 or not a
+    /// locality string: `*locality` is then `PMIX_LOCALITY_UNKNOWN`).
+    ///
+    /// # Safety
+    /// `locality1` and `locality2` are NULL or NUL-terminated strings; `locality` is
+    /// NULL or writable.
+    unsafe fn PMIx_Get_relative_locality(
+        locality1: *const c_char,
+        locality2: *const c_char,
+        locality: *mut u16,
+    ) -> pmix_status_t {
+        // SAFETY: a non-NULL `locality` is writable (caller's contract).
+        let out = unsafe { c_mut(locality) }?;
+        *out = 0;
+        // SAFETY: forwarded from the caller.
+        let (a, b) = unsafe {
+            (
+                bounded_str(locality1, MAX_CPUSET_STRING)?,
+                bounded_str(locality2, MAX_CPUSET_STRING)?,
+            )
+        };
+        *out = pmix_core::locality::relative_locality(a, b)
+            .map_err(|e| e.status())?
+            .0;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn relative(a: &std::ffi::CStr, b: &std::ffi::CStr) -> (crate::types::pmix_status_t, u16) {
+        let mut loc = 0xffff;
+        // SAFETY: two C strings and a local.
+        let rc = unsafe { PMIx_Get_relative_locality(a.as_ptr(), b.as_ptr(), &mut loc) };
+        (rc, loc)
+    }
+
+    #[test]
+    fn relative_locality_succeeds_with_the_shared_bits_and_refuses_other_strings() {
+        let a = c"hwloc:SK0:L30:L20:L10:CR0:HT0:NM0";
+        assert_eq!(
+            relative(a, c"hwloc:SK0:L30:L20:L10:CR1:HT2:NM0"),
+            (0, 0x407c)
+        );
+        assert_eq!(relative(a, c"SK0"), (pmix_core::Status::ERR_BAD_PARAM.0, 0));
+        // SAFETY: NULL arguments are refused before anything is read.
+        let rc = unsafe {
+            PMIx_Get_relative_locality(a.as_ptr(), std::ptr::null(), std::ptr::null_mut())
+        };
+        assert_eq!(rc, pmix_core::Status::ERR_BAD_PARAM.0);
+    }
+}

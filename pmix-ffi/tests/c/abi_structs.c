@@ -275,6 +275,9 @@ SIG(PMIx_Unpublish_nb,
     pmix_status_t (*)(char **, const pmix_info_t *, size_t, pmix_op_cbfunc_t, void *));
 SIG(PMIx_Store_internal, pmix_status_t (*)(const pmix_proc_t *, const char *, pmix_value_t *));
 SIG(PMIx_Progress, void (*)(void));
+SAME_TYPE((pmix_locality_t) 0, uint16_t);
+SIG(PMIx_Get_relative_locality,
+    pmix_status_t (*)(const char *, const char *, pmix_locality_t *));
 SIG(PMIx_Proc_state_string, const char *(*)(pmix_proc_state_t));
 SIG(PMIx_Job_state_string, const char *(*)(pmix_job_state_t));
 SIG(PMIx_Link_state_string, const char *(*)(pmix_link_state_t));

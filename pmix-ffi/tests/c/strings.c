@@ -159,6 +159,19 @@ int main(void)
         printf("attribute [%s] string [%s] name [%s]\n", names[i],
                PMIx_Get_attribute_string(names[i]), PMIx_Get_attribute_name(names[i]));
     }
+    /* The bits only: libpmix2 4.2.2 returns PMIX_ERR_TAKE_NEXT_OPTION with them. */
+    const char *loc[][2] = {
+        {"hwloc:SK0:L30:L20:L10:CR0:HT0:NM0", "hwloc:SK0:L30:L20:L10:CR0:HT0:NM0"},
+        {"hwloc:SK0:L30:L20:L10:CR0:HT0:NM0", "hwloc:SK0:L30:L20:L10:CR1:HT2:NM0"},
+        {"hwloc:SK0:L30:L20:L10:CR0:HT0:NM0", "hwloc:SK1:L31:L21:L11:CR5:HT10:NM1"},
+        {"hwloc:SK0:L30:L20:L10:CR0-1:HT0-3:NM0", "hwloc:SK0:L30:L20:L10:CR1-2:HT2-5:NM0"},
+        {"hwloc:SK0:NM0", "hwloc:SK0:NM1"},
+    };
+    for (size_t i = 0; i < sizeof loc / sizeof *loc; i++) {
+        pmix_locality_t l = 0;
+        (void) PMIx_Get_relative_locality(loc[i][0], loc[i][1], &l);
+        printf("relative locality [%s] [%s] %#x\n", loc[i][0], loc[i][1], (unsigned) l);
+    }
     PMIx_tool_finalize();
     return 0;
 }
