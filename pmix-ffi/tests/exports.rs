@@ -81,3 +81,49 @@ fn every_client_function_of_libpmix2_is_exported_but_the_listed_ones() {
         missing.len()
     );
 }
+
+/// The `#define PMIX_NAME "string"` lines of `text`: name → string.
+fn string_defines(text: &str) -> std::collections::BTreeMap<String, String> {
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.strip_prefix("#define ")?.split_whitespace();
+            let name = it.next().filter(|n| n.starts_with("PMIX_"))?;
+            let value = it
+                .next()
+                .filter(|v| v.starts_with('"') && v.ends_with('"'))?;
+            Some((name.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_attribute_key_of_openpmix_is_in_our_headers_with_the_same_string() {
+    let Some(openpmix) = openpmix_for("the attribute keys of OpenPMIx's pmix_common.h") else {
+        return;
+    };
+    let theirs = string_defines(
+        &std::fs::read_to_string(openpmix.include_dir.join("pmix_common.h")).unwrap(),
+    );
+    let include = pmix_testkit::cprog::our_include();
+    let ours = string_defines(
+        &["pmix_common.h", "pmix.h", "pmix_tool.h"]
+            .iter()
+            .map(|h| std::fs::read_to_string(include.join(h)).unwrap())
+            .collect::<String>(),
+    );
+    assert!(theirs.len() > 400, "{}", theirs.len());
+    let wrong: Vec<_> = theirs
+        .iter()
+        .filter(|(n, v)| ours.get(*n) != Some(v))
+        .map(|(n, v)| format!("{n} {v} (ours: {:?})", ours.get(n)))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} keys differ or are missing: {wrong:?}",
+        wrong.len()
+    );
+    println!(
+        "all {} attribute keys of OpenPMIx 4.2.2 defined alike",
+        theirs.len()
+    );
+}
