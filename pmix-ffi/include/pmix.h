@@ -191,7 +191,8 @@ PMIX_EXPORT pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char **
  * terminated; the group is then the leader and the acceptors, announced with
  * PMIX_GROUP_CONSTRUCT_COMPLETE. PMIx_Group_join: an invitee answers the leader (NULL
  * leader: the whole session) with PMIX_GROUP_ACCEPT or PMIX_GROUP_DECLINE and returns
- * once the answer is sent; from an event handler use the _nb form. Both leave
+ * once the answer is sent; from an event handler use the _nb form (a NULL cbfunc there:
+ * the answer is sent and nothing is called back, as OpenPMIx's). Both leave
  * *results NULL (as libpmix2). PMIX_TIMEOUT is not honoured (libpmix2 4.2.2 ignores it
  * too). Errors: PMIX_ERR_BAD_PARAM (a NULL, empty or over-length grp, nobody to
  * invite, an opt that is neither, NULL results/nresults), PMIX_ERR_INIT,

@@ -560,8 +560,9 @@ fn accept_arg(opt: pmix_group_opt_t) -> Result<bool, Status> {
 export! {
     /// `PMIx_Group_join_nb`: as [`PMIx_Group_join`], with the status passed to
     /// `cbfunc(status, NULL, 0, cbdata, NULL, NULL)` once, on the progress thread (safe
-    /// from an event handler, unlike the blocking form); a NULL `cbfunc` makes it
-    /// blocking.
+    /// from an event handler, unlike the blocking form); with a NULL `cbfunc` the
+    /// answer is sent and nothing is called back (fire and forget, as OpenPMIx's:
+    /// its `asyncgroup` example joins that way from its invitation handler).
     ///
     /// # Errors
     /// As [`PMIx_Group_join`], returned only for what is found before acceptance.
@@ -578,7 +579,7 @@ export! {
         cbfunc: pmix_info_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let inst = admitted("PMIx_Group_join_nb", mode(cbfunc.is_none()))?;
+        let inst = admitted("PMIx_Group_join_nb", Mode::NonBlocking)?;
         // SAFETY: forwarded from the caller.
         let grp = unsafe { grp_arg(grp) }?;
         // SAFETY: forwarded from the caller.
@@ -588,7 +589,7 @@ export! {
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
         let Some(cb) = cbfunc else {
             return inst
-                .group_join(grp, leader.as_ref(), accept, &info)
+                .group_join_nb(grp, leader.as_ref(), accept, &info, |_| {})
                 .map_err(|e| e.status());
         };
         let done = info_done(cb, CbData(cbdata));

@@ -945,12 +945,20 @@ fn an_invitee_joining_from_its_invitation_handler_completes_and_fences_over_the_
         &pmix_run(&ours, &[]),
         &|r| format!("group_join_nb rank {r}: ok"),
     );
+    // Without a callback (asyncgroup's exact call): fire and forget, not blocking.
+    check(
+        "group_join_nb without a callback under pmix-run",
+        &pmix_run(&ours, &["nocb"]),
+        &|r| format!("group_join_nb rank {r}: ok"),
+    );
     if let Some(theirs) = build_openpmix("group_join_nb", &dir) {
-        check(
-            "group_join_nb (libpmix2) under pmix-run",
-            &pmix_run(&theirs, &[]),
-            &|r| format!("group_join_nb rank {r}: ok"),
-        );
+        for args in [&[][..], &["nocb"][..]] {
+            check(
+                &format!("group_join_nb {args:?} (libpmix2) under pmix-run"),
+                &pmix_run(&theirs, args),
+                &|r| format!("group_join_nb rank {r}: ok"),
+            );
+        }
     }
     for ours_even in [true, false] {
         if let Some(out) = mixed_job_with("group_join_nb", ours_even) {
