@@ -479,6 +479,22 @@ export! {
     }
 }
 
+/// Sets the outputs of a (de)compression to nothing: NULL, 0.
+///
+/// # Safety
+/// `outbytes` and `nbytes` are NULL or writable.
+unsafe fn nothing_out(outbytes: *mut *mut u8, nbytes: *mut usize) {
+    // SAFETY: non-NULL outputs are writable (caller's contract).
+    unsafe {
+        if let Some(o) = outbytes.as_mut() {
+            *o = std::ptr::null_mut();
+        }
+        if let Some(n) = nbytes.as_mut() {
+            *n = 0;
+        }
+    }
+}
+
 export! {
     /// `PMIx_Data_compress`: compression is not offered: `false`, `*outbytes` NULL and
     /// `*nbytes` 0 (as libpmix2 without its compression plugin).
@@ -492,15 +508,8 @@ export! {
         nbytes: *mut usize,
     ) -> bool [on_panic: false] {
         let _ = (inbytes, size);
-        // SAFETY: non-NULL outputs are writable (caller's contract).
-        unsafe {
-            if let Some(o) = outbytes.as_mut() {
-                *o = std::ptr::null_mut();
-            }
-            if let Some(n) = nbytes.as_mut() {
-                *n = 0;
-            }
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { nothing_out(outbytes, nbytes) };
         false
     }
 }
@@ -518,15 +527,8 @@ export! {
         nbytes: *mut usize,
     ) -> bool [on_panic: false] {
         let _ = (inbytes, size);
-        // SAFETY: non-NULL outputs are writable (caller's contract).
-        unsafe {
-            if let Some(o) = outbytes.as_mut() {
-                *o = std::ptr::null_mut();
-            }
-            if let Some(n) = nbytes.as_mut() {
-                *n = 0;
-            }
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { nothing_out(outbytes, nbytes) };
         false
     }
 }

@@ -9,15 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks, failures;
-#define CHECK(c)                                                   \
-    do {                                                           \
-        checks++;                                                  \
-        if (!(c)) {                                                \
-            failures++;                                            \
-            printf("FAIL line %d: %s\n", __LINE__, #c);            \
-        }                                                          \
-    } while (0)
+#include "check.h"
 
 static void hex(const char *what, pmix_data_buffer_t *b)
 {
@@ -228,7 +220,6 @@ int main(void)
     CHECK(PMIX_ERR_UNPACK_INADEQUATE_SPACE == rc);
     PMIX_DATA_BUFFER_RELEASE(sr);
     PMIX_DATA_BUFFER_DESTRUCT(&small);
-    printf("checks=%d failures=%d\n", checks, failures);
     PMIx_tool_finalize();
-    return 0;
+    return finish();
 }

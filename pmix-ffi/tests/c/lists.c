@@ -9,15 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks, failures;
-#define CHECK(c)                                                   \
-    do {                                                           \
-        checks++;                                                  \
-        if (!(c)) {                                                \
-            failures++;                                            \
-            printf("FAIL line %d: %s\n", __LINE__, #c);            \
-        }                                                          \
-    } while (0)
+#include "check.h"
 
 static void show(const char *what, const pmix_value_t *v)
 {
@@ -169,7 +161,6 @@ int main(void)
     printf("given flags [%u] [%s]\n", (unsigned) given.flags, given.value.data.string);
     CHECK(0 == strcmp(given.value.data.string, "taken over"));
     PMIX_INFO_DESTRUCT(&given);
-    printf("checks=%d failures=%d\n", checks, failures);
     PMIx_tool_finalize();
-    return 0;
+    return finish();
 }
