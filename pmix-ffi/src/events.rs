@@ -53,8 +53,43 @@ callback! {
 }
 
 /// A C handler as a runtime handler.
-fn c_handler(f: CHandler) -> EventHandler {
-    Arc::new(move |id, ev| call_handler(f, id, ev))
+fn c_handler(f: CHandler, object: Option<ReturnObject>) -> EventHandler {
+    Arc::new(move |id, ev| call_handler(f, id, ev, object))
+}
+
+/// `PMIX_EVENT_RETURN_OBJECT`: the key of the caller's pointer a handler gets back.
+const RETURN_OBJECT_KEY: &[u8] = b"pmix.evobject";
+
+/// The caller's `PMIX_EVENT_RETURN_OBJECT` pointer, handed back to its handler as it
+/// was given (never dereferenced here).
+#[derive(Clone, Copy)]
+struct ReturnObject(*mut c_void);
+
+// SAFETY: the pointer is only handed back, unchanged, to the caller's own handler; the
+// library never dereferences it.
+unsafe impl Send for ReturnObject {}
+// SAFETY: as for Send: shared copies are only handed back, never dereferenced.
+unsafe impl Sync for ReturnObject {}
+
+/// The infos of a registration without its `PMIX_EVENT_RETURN_OBJECT` (a local
+/// pointer, which nothing beyond this process could use), and that pointer.
+fn split_return_object(infos: &[pmix_info_t]) -> (Vec<pmix_info_t>, Option<ReturnObject>) {
+    let mut object = None;
+    let rest = infos
+        .iter()
+        .filter(|i| {
+            let is_object = crate::info::key(i).is_ok_and(|k| k == RETURN_OBJECT_KEY)
+                && i.value.type_ == PMIX_POINTER;
+            if is_object {
+                // SAFETY: the tag says the union holds a pointer.
+                object = Some(ReturnObject(unsafe { i.value.data.ptr }));
+            }
+            !is_object
+        })
+        // SAFETY: a bitwise copy, only read (converted) while `infos` lives.
+        .map(|i| unsafe { std::ptr::read(i) })
+        .collect();
+    (rest, object)
 }
 
 /// A C event handler (`pmix_notification_fn_t`, not NULL).
@@ -70,7 +105,12 @@ type CHandler = unsafe extern "C" fn(
     *mut c_void,
 );
 
-fn call_handler(f: CHandler, id: usize, ev: &EventInfo) -> EventAction {
+fn call_handler(
+    f: CHandler,
+    id: usize,
+    ev: &EventInfo,
+    object: Option<ReturnObject>,
+) -> EventAction {
     let mut source = pmix_proc_t {
         nspace: [0; PMIX_MAX_NSLEN + 1],
         rank: ev.source.rank.0,
@@ -94,6 +134,18 @@ fn call_handler(f: CHandler, id: usize, ev: &EventInfo) -> EventAction {
             c
         })
         .collect();
+    if let Some(ReturnObject(ptr)) = object {
+        let mut c = pmix_info_t {
+            key: [0; PMIX_MAX_KEYLEN + 1],
+            flags: 0,
+            value: pmix_value_t {
+                type_: PMIX_POINTER,
+                data: pmix_value_data { ptr },
+            },
+        };
+        copy_c_str(&mut c.key, RETURN_OBJECT_KEY);
+        infos.push(c);
+    }
     let reply = Arc::new(AtomicI32::new(NOT_CALLED));
     let record = Box::into_raw(Box::new(Reply(Arc::clone(&reply))));
     let ptr = if infos.is_empty() {
@@ -187,8 +239,10 @@ unsafe fn register(
     // SAFETY: forwarded from the caller.
     let codes = unsafe { c_slice(codes, ncodes) }?.to_vec();
     // SAFETY: forwarded from the caller.
-    let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-    let handler = c_handler(f);
+    let (rest, object) = split_return_object(unsafe { c_slice(info, ninfo) }?);
+    // SAFETY: the copies of the caller's infos, read during the call.
+    let info = unsafe { infos_to_wire(&rest) }?;
+    let handler = c_handler(f, object);
     let Some(cb) = cbfunc else {
         return inst
             .register_event_handler(&codes, &info, handler)

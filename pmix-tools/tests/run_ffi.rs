@@ -231,6 +231,28 @@ fn mixed_job_with(name: &str, ours_even: bool) -> Option<Output> {
 }
 
 #[test]
+fn a_handler_gets_its_return_object_back_when_a_rank_aborts_under_pmix_run() {
+    // tests/c/return_object.c (the shape of OpenPMIx's fault example): the handler's
+    // PMIX_EVENT_RETURN_OBJECT comes back in the infos of the PMIX_ERR_PROC_ABORTED
+    // event when rank 0 exits 1; every survivor hears it and finalizes, and the job
+    // ends with rank 0's failure.
+    let dir = TempDir::new("ffi-return-object");
+    let ours = build_ours("return_object", &dir);
+    let mut runs = vec![("ours", pmix_run(&ours, &[]))];
+    if let Some(theirs) = build_openpmix("return_object", &dir) {
+        runs.push(("libpmix2", pmix_run(&theirs, &[])));
+    }
+    for (who, out) in runs {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_ne!(out.status.code(), Some(0), "{who}: rank 0 failed: {stdout}");
+        for r in 1..N {
+            let line = format!("[{r}] return_object rank {r}: ok");
+            assert!(stdout.contains(&line), "{who}: no {line:?} in {stdout}");
+        }
+    }
+}
+
+#[test]
 fn data_packed_by_one_library_unpacks_in_the_other_in_a_mixed_job() {
     // tests/c/packed.c: each rank packs, puts the bytes, and unpacks its neighbour's;
     // with libpmix_ffi on the even ranks and then on the odd ones, every buffer goes
