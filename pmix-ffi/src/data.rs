@@ -159,6 +159,22 @@ unsafe fn unread(b: &pmix_data_buffer_t) -> (&[u8], usize) {
     (&all[at..], at)
 }
 
+/// Frees what `b` holds and leaves it empty.
+///
+/// # Safety
+/// `base_ptr` is NULL or `malloc`ed, and freed once.
+unsafe fn release(b: &mut pmix_data_buffer_t) {
+    // SAFETY: caller's contract.
+    unsafe { libc::free(b.base_ptr.cast()) };
+    *b = pmix_data_buffer_t {
+        base_ptr: std::ptr::null_mut(),
+        pack_ptr: std::ptr::null_mut(),
+        unpack_ptr: std::ptr::null_mut(),
+        bytes_allocated: 0,
+        bytes_used: 0,
+    };
+}
+
 /// Appends `bytes` to `b` (grown with `realloc`), keeping where unpacking is.
 ///
 /// # Errors
@@ -348,14 +364,7 @@ export! {
         // SAFETY: the payload's bytes are readable (caller's contract).
         let bytes = unsafe { crate::boundary::c_slice(p.bytes.cast::<u8>(), p.size) }?;
         // SAFETY: what the buffer held was malloc'ed (caller's contract).
-        unsafe { libc::free(b.base_ptr.cast()) };
-        *b = pmix_data_buffer_t {
-            base_ptr: std::ptr::null_mut(),
-            pack_ptr: std::ptr::null_mut(),
-            unpack_ptr: std::ptr::null_mut(),
-            bytes_allocated: 0,
-            bytes_used: 0,
-        };
+        unsafe { release(b) };
         // SAFETY: `b` is now empty.
         unsafe { append(b, bytes) }
     }
@@ -393,14 +402,7 @@ export! {
         p.bytes = copy;
         p.size = rest.len();
         // SAFETY: the buffer's memory was malloc'ed (caller's contract).
-        unsafe { libc::free(b.base_ptr.cast()) };
-        *b = pmix_data_buffer_t {
-            base_ptr: std::ptr::null_mut(),
-            pack_ptr: std::ptr::null_mut(),
-            unpack_ptr: std::ptr::null_mut(),
-            bytes_allocated: 0,
-            bytes_used: 0,
-        };
+        unsafe { release(b) };
         Ok(())
     }
 }
