@@ -332,7 +332,7 @@ export! {
         // SAFETY: non-NULL pointers are valid (caller's contract).
         let (b, p) = unsafe { (c_mut(buffer)?, c_mut(payload)?) };
         // SAFETY: what the buffer held was malloc'ed (caller's contract).
-        unsafe { libc::free(b.base_ptr.cast()) };
+        unsafe { release(b) };
         b.base_ptr = p.bytes;
         b.bytes_used = if p.bytes.is_null() { 0 } else { p.size };
         b.bytes_allocated = b.bytes_used;

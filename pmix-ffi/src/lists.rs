@@ -40,12 +40,6 @@ unsafe fn value_xfer(dst: &mut pmix_value_t, src: &pmix_value_t) -> Res {
             PMIX_UNDEF => std::ptr::null(),
             _ => std::ptr::from_ref(&src.data).cast(),
         };
-        if src.type_ == PMIX_BOOL {
-            dst.type_ = PMIX_BOOL;
-            dst.data = pmix_value_data { raw: [0; 3] };
-            dst.data.flag = src.data.flag;
-            return Ok(());
-        }
         load(dst, data, src.type_)
     }
 }

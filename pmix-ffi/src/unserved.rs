@@ -17,7 +17,7 @@ use std::ffi::c_void;
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, c_mut, c_slice, export, not_null};
+use crate::boundary::{BAD_PARAM, CbData, Res, c_mut, c_slice, export, not_null};
 use crate::convert::infos_to_wire;
 use crate::types::*;
 
@@ -33,8 +33,6 @@ fn admitted(call: &'static str, mode: Mode) -> Result<pmix::Pmix, Status> {
 fn later(inst: &pmix::Pmix, status: Status, deliver: impl FnOnce(Status) + Send + 'static) -> Res {
     inst.post(move || deliver(status)).map_err(|e| e.status())
 }
-
-use crate::boundary::Res;
 
 export! {
     /// `PMIx_Allocation_request`: no server of ours allocates resources.
