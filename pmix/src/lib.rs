@@ -83,6 +83,10 @@
 //!
 //! A tool connects too ([`Role::Tool`] with a server named: [`Connect`]), and relays
 //! the same way.
+//!
+//! **Node and process maps** ([`regex`]): what libpmix2's `PMIx_generate_regex` and
+//! `PMIx_generate_ppn` give a host, and the parsing of the `PMIX_NODE_MAP` /
+//! `PMIX_PROC_MAP` values a host registers a namespace with.
 
 mod calls;
 pub mod client;
@@ -96,6 +100,7 @@ mod invite;
 mod membership;
 pub mod os;
 mod progress;
+pub mod regex;
 mod relay;
 pub mod server;
 pub mod service;
