@@ -7,7 +7,17 @@
 # Debian 12's slurm-wlm 22.05 and munge, no systemd needed (the daemons are started
 # directly). Plugins that need neither cgroups nor accounting: proctrack/linuxproc,
 # task/none, no accounting storage. `SlurmdParameters=config_overrides` lets the node
-# declare 8 CPUs on a smaller machine. `srun --mpi=pmix` is the `mpi/pmix_v4` plugin
+# declare 8 CPUs on a smaller machine.
+#
+# Two more nodes, ours1 and ours2 (partition `ours`), are this same host again
+# (Debian's Slurm is built with multiple-slurmd: one slurmd per node name, each with
+# its own port, spool, pid, log and TmpFS). Their slurmds run in one private mount
+# namespace in which /usr/lib/x86_64-linux-gnu/pmix2/lib is a copy of itself whose
+# `libpmix.so` — the file the plugin dlopens — is whatever library was installed at
+# $overlay/libpmix.so (tests copy pmix-rs's libpmix_ffi there before each srun); the
+# rest of the copy is OpenPMIx's, so tasks linked with libpmix2 still load OpenPMIx.
+# `srun -p ours -N 1` / `-N 2` thus run pmix-rs's server inside Slurm's plugin on one
+# and on two nodes, and the default partition runs OpenPMIx's, on the same machine. `srun --mpi=pmix` is the `mpi/pmix_v4` plugin
 # (package slurm-wlm-basic-plugins), an OpenPMIx 4.2.2 server: it dlopens
 # `libpmix.so` from /usr/lib/x86_64-linux-gnu/pmix2/lib, which only libpmix-dev
 # ships (the unversioned link), so that package is installed too.
@@ -15,7 +25,7 @@ set -euo pipefail
 
 die() {
   echo "slurm-up: $*" >&2
-  for f in "$logdir"/slurmctld.log "$logdir"/slurmd.log; do
+  for f in "$logdir"/slurmctld.log "$logdir"/slurmd.*.log; do
     [ -f "$f" ] && { echo "--- last lines of $f" >&2; tail -n 20 "$f" >&2; }
   done
   exit 1
@@ -30,7 +40,9 @@ logdir=/var/log/slurm-ci
 spool=/var/spool/slurm-ci
 conf=/etc/slurm/slurm.conf
 ctld_pid=/run/slurmctld.pid
-slurmd_pid=/run/slurmd.pid
+slurmd_pid=/run/slurmd.${node}.pid
+overlay=/run/pmix-rs-slurm
+libdir=/usr/lib/x86_64-linux-gnu/pmix2/lib
 t0=$(date +%s)
 
 # --- packages
@@ -45,7 +57,8 @@ fi
 plugdir=/usr/lib/x86_64-linux-gnu/slurm-wlm
 ls "$plugdir"/mpi_pmix*.so >/dev/null 2>&1 || die "no mpi_pmix plugin in $plugdir"
 
-mkdir -p "$logdir" "$spool/ctld" "$spool/d" /etc/slurm
+mkdir -p "$logdir" "$spool/ctld" "$spool/d.$node" "$spool/d.ours1" "$spool/d.ours2" /etc/slurm \
+  "/tmp/slurm-ci.$node" /tmp/slurm-ci.ours1 /tmp/slurm-ci.ours2
 
 # --- munge
 install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
@@ -80,11 +93,11 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 StateSaveLocation=${spool}/ctld
-SlurmdSpoolDir=${spool}/d
+SlurmdSpoolDir=${spool}/d.%n
 SlurmctldPidFile=${ctld_pid}
-SlurmdPidFile=${slurmd_pid}
+SlurmdPidFile=/run/slurmd.%n.pid
 SlurmctldLogFile=${logdir}/slurmctld.log
-SlurmdLogFile=${logdir}/slurmd.log
+SlurmdLogFile=${logdir}/slurmd.%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 SlurmctldPort=6817
@@ -105,8 +118,12 @@ KillWait=5
 MinJobAge=30
 InactiveLimit=0
 Waittime=0
+TmpFS=/tmp/slurm-ci.%n
 NodeName=${node} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem} State=UNKNOWN
+NodeName=ours1 NodeHostname=${node} NodeAddr=127.0.0.1 Port=7821 CPUs=${cpus} RealMemory=${mem} State=UNKNOWN
+NodeName=ours2 NodeHostname=${node} NodeAddr=127.0.0.1 Port=7822 CPUs=${cpus} RealMemory=${mem} State=UNKNOWN
 PartitionName=debug Nodes=${node} Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+PartitionName=ours Nodes=ours1,ours2 MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
 changed=0
 if ! cmp -s "$new" "$conf"; then
@@ -130,7 +147,7 @@ stop() { # pidfile name
   fi
 }
 if [ "$changed" = 1 ]; then
-  stop "$slurmd_pid" slurmd
+  for n in "$node" ours1 ours2; do stop "/run/slurmd.$n.pid" slurmd; done
   stop "$ctld_pid" slurmctld
 fi
 if ! running "$ctld_pid" slurmctld; then
@@ -138,7 +155,7 @@ if ! running "$ctld_pid" slurmctld; then
   # The pmix plugin's per-step directories of an earlier cluster would collide with
   # this one's job ids (a new state directory counts from 1 again): the step then
   # fails to launch ("Cannot create client cli tmpdir ... File exists").
-  rm -rf /tmp/spmix_appdir_*
+  rm -rf /tmp/spmix_appdir_* /tmp/slurm-ci.*/spmix_appdir_*
   # -i: ignore state files that no longer match the configuration.
   /usr/sbin/slurmctld -i || die "slurmctld failed to start"
 fi
@@ -149,10 +166,34 @@ if ! running "$slurmd_pid" slurmd; then
   /usr/sbin/slurmd -N "$node" || die "slurmd failed to start"
 fi
 
+# --- the overlay for ours1 and ours2 (see the top): OpenPMIx's lib directory copied,
+# its libpmix.so replaced by $overlay/libpmix.so (OpenPMIx's own until a test
+# installs another).
+mkdir -p "$overlay/lib"
+if [ ! -e "$overlay/lib/pmix" ]; then
+  cp -a "$libdir"/. "$overlay/lib/"
+fi
+[ -e "$overlay/libpmix.so" ] || cp "$libdir/libpmix.so.2.6.2" "$overlay/libpmix.so"
+rm -f "$overlay/lib/libpmix.so"
+ln -s "$overlay/libpmix.so" "$overlay/lib/libpmix.so"
+for n in ours1 ours2; do
+  if ! running "/run/slurmd.$n.pid" slurmd; then
+    say "starting slurmd $n (private mount namespace, plugin library $overlay/libpmix.so)"
+    unshare -m --propagation private sh -c \
+      "mount --bind '$overlay/lib' '$libdir' && exec /usr/sbin/slurmd -N $n" ||
+      die "slurmd $n failed to start"
+  fi
+done
+
 # --- wait for the node, then a job (bounded: 60 s)
 deadline=$((SECONDS + 60))
 state=""
 while [ $SECONDS -lt $deadline ]; do
+  for n in ours1 ours2; do
+    case "$(sinfo -h -n "$n" -o '%t' 2>/dev/null | head -n1)" in
+      down* | drain* | drng* | fail*) scontrol update NodeName="$n" State=RESUME 2>/dev/null || true ;;
+    esac
+  done
   state=$(sinfo -h -n "$node" -o '%t' 2>/dev/null | head -n1)
   case "$state" in
     idle | mix | alloc) break ;;

@@ -1268,6 +1268,18 @@ typedef enum {
     PMIX_GROUP_ACCEPT
 } pmix_group_opt_t;
 
+/* What a group upcall of pmix_server.h asks the host to do. */
+typedef enum {
+    PMIX_GROUP_CONSTRUCT,
+    PMIX_GROUP_DESTRUCT
+} pmix_group_operation_t;
+
+/* What a fabric upcall of pmix_server.h asks the host to do. */
+typedef enum {
+    PMIX_FABRIC_REQUEST_INFO,
+    PMIX_FABRIC_UPDATE_INFO
+} pmix_fabric_operation_t;
+
 /****    QUERIES    ****/
 /* One query of PMIx_Query_info: keys is NULL-terminated (PMIX_ARGV_APPEND builds it),
  * qualifiers an array of nqual infos (PMIX_NSPACE, PMIX_QUERY_REFRESH_CACHE, ...). */
@@ -1315,6 +1327,12 @@ typedef struct pmix_query {
 /****    CALLBACKS    ****/
 typedef void (*pmix_release_cbfunc_t)(void *cbdata);
 typedef void (*pmix_op_cbfunc_t)(pmix_status_t status, void *cbdata);
+/* The host's answer to a fence or a direct-modex upcall (pmix_server.h): `data` stays
+ * the host's until the library calls release_fn(release_cbdata), which it does once it
+ * has copied the bytes. */
+typedef void (*pmix_modex_cbfunc_t)(pmix_status_t status, const char *data, size_t ndata,
+                                    void *cbdata, pmix_release_cbfunc_t release_fn,
+                                    void *release_cbdata);
 /* kv belongs to the library and is released when the callback returns: copy what you
  * keep. */
 typedef void (*pmix_value_cbfunc_t)(pmix_status_t status, pmix_value_t *kv, void *cbdata);

@@ -40,6 +40,7 @@ pub mod distances;
 pub mod events;
 pub mod ft;
 pub mod groups;
+pub mod host;
 mod info;
 pub mod init;
 pub mod lists;

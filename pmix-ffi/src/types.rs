@@ -257,6 +257,141 @@ pub struct pmix_info_t {
 pub type pmix_op_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, cbdata: *mut c_void)>;
 
+/// `pmix_modex_cbfunc_t`: a host's answer to a fence or direct-modex upcall; `data`
+/// stays the host's until `release_fn(release_cbdata)`.
+pub type pmix_modex_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        data: *const c_char,
+        ndata: usize,
+        cbdata: *mut c_void,
+        release_fn: pmix_release_cbfunc_t,
+        release_cbdata: *mut c_void,
+    ),
+>;
+
+/// An upcall of [`pmix_server_module_t`] the library never makes: only its place in
+/// the struct matters.
+pub type pmix_server_unused_fn_t = Option<unsafe extern "C" fn()>;
+
+/// `pmix_server_client_connected_fn_t`.
+pub type pmix_server_client_connected_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        server_object: *mut c_void,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_client_connected2_fn_t`.
+pub type pmix_server_client_connected2_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        server_object: *mut c_void,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_abort_fn_t`.
+pub type pmix_server_abort_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        server_object: *mut c_void,
+        status: c_int,
+        msg: *const c_char,
+        procs: *mut pmix_proc_t,
+        nprocs: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_module_t` (OpenPMIx 4.2.2's `pmix_server_module_4_0_0_t`): the host's
+/// upcalls, in their order. The library calls `client_connected2` (else
+/// `client_connected`), `client_finalized` and `abort`; the others are kept for their
+/// places.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct pmix_server_module_t {
+    /// A client completed its handshake.
+    pub client_connected: pmix_server_client_connected_fn_t,
+    /// A client called `PMIx_Finalize` (same signature as `client_connected`).
+    pub client_finalized: pmix_server_client_connected_fn_t,
+    /// A client called `PMIx_Abort`.
+    pub abort: pmix_server_abort_fn_t,
+    /// `fence_nb`.
+    pub fence_nb: pmix_server_unused_fn_t,
+    /// `direct_modex`.
+    pub direct_modex: pmix_server_unused_fn_t,
+    /// `publish`.
+    pub publish: pmix_server_unused_fn_t,
+    /// `lookup`.
+    pub lookup: pmix_server_unused_fn_t,
+    /// `unpublish`.
+    pub unpublish: pmix_server_unused_fn_t,
+    /// `spawn`.
+    pub spawn: pmix_server_unused_fn_t,
+    /// `connect`.
+    pub connect: pmix_server_unused_fn_t,
+    /// `disconnect`.
+    pub disconnect: pmix_server_unused_fn_t,
+    /// `register_events`.
+    pub register_events: pmix_server_unused_fn_t,
+    /// `deregister_events`.
+    pub deregister_events: pmix_server_unused_fn_t,
+    /// `listener`.
+    pub listener: pmix_server_unused_fn_t,
+    /// `notify_event`.
+    pub notify_event: pmix_server_unused_fn_t,
+    /// `query`.
+    pub query: pmix_server_unused_fn_t,
+    /// `tool_connected`.
+    pub tool_connected: pmix_server_unused_fn_t,
+    /// `log`.
+    pub log: pmix_server_unused_fn_t,
+    /// `allocate`.
+    pub allocate: pmix_server_unused_fn_t,
+    /// `job_control`.
+    pub job_control: pmix_server_unused_fn_t,
+    /// `monitor`.
+    pub monitor: pmix_server_unused_fn_t,
+    /// `get_credential`.
+    pub get_credential: pmix_server_unused_fn_t,
+    /// `validate_credential`.
+    pub validate_credential: pmix_server_unused_fn_t,
+    /// `iof_pull`.
+    pub iof_pull: pmix_server_unused_fn_t,
+    /// `push_stdin`.
+    pub push_stdin: pmix_server_unused_fn_t,
+    /// `group`.
+    pub group: pmix_server_unused_fn_t,
+    /// `fabric`.
+    pub fabric: pmix_server_unused_fn_t,
+    /// A client completed its handshake (with infos; preferred when set).
+    pub client_connected2: pmix_server_client_connected2_fn_t,
+}
+
+/// `pmix_dmodex_response_fn_t`.
+pub type pmix_dmodex_response_fn_t = Option<
+    unsafe extern "C" fn(status: pmix_status_t, data: *mut c_char, sz: usize, cbdata: *mut c_void),
+>;
+
+/// `pmix_setup_application_cbfunc_t`.
+pub type pmix_setup_application_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        provided_cbdata: *mut c_void,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ),
+>;
+
 /// `pmix_value_cbfunc_t`: `kv` belongs to the library, released when it returns.
 pub type pmix_value_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
@@ -458,5 +593,7 @@ mod tests {
         assert_eq!(size_of::<pmix_info_t>(), 552);
         assert_eq!(offset_of!(pmix_info_t, flags), 512);
         assert_eq!(offset_of!(pmix_info_t, value), 520);
+        assert_eq!(size_of::<pmix_server_module_t>(), 28 * 8);
+        assert_eq!(offset_of!(pmix_server_module_t, client_connected2), 27 * 8);
     }
 }

@@ -26,7 +26,7 @@ use common::*;
 const NEWER_THAN_4_2_2: &[&str] = &["PMIX_ERR_NOT_A_MEMBER", "PMIX_DEVICE_DIST_ORIGIN"];
 
 fn our_headers() -> Vec<std::path::PathBuf> {
-    ["pmix_common.h", "pmix_version.h", "pmix.h", "pmix_tool.h"]
+    ["pmix_common.h", "pmix_version.h", "pmix.h", "pmix_tool.h", "pmix_server.h"]
         .iter()
         .map(|h| include_dir().join(h))
         .collect()

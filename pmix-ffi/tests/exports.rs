@@ -1,10 +1,8 @@
-//! Which client-side functions of OpenPMIx 4.2.2's `libpmix.so.2` our library
-//! exports, read with `nm -D` from both shared objects (the server API,
-//! `PMIx_server_*` and `PMIx_generate_*`, is not the client's).
-//!
-//! [`NOT_YET`] names the ones still missing. The test fails when one of libpmix2's is
-//! missing from ours without being listed, and when a listed one is exported after
-//! all, so the list only ever shrinks and always says exactly what is left.
+//! Which functions of OpenPMIx 4.2.2's `libpmix.so.2` our library exports, read with
+//! `nm -D` from both shared objects: all of them, client and server API, so that the
+//! drop-in (`pmix-dropin`, `libpmix.so.2`) satisfies every program and plugin linked
+//! with OpenPMIx; and the `PMIx_*` symbols the engines that host a server import
+//! (Open MPI 4.1's `mca_pmix_ext3x.so`, Slurm 22.05's `mpi_pmix_v4.so`) among them.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,16 +10,12 @@ use std::process::Command;
 
 use pmix_testkit::cprog::{lib_dir, openpmix_for};
 
-/// libpmix2's client functions we do not export yet. `PMIx_Register_attributes` is
-/// how a host (a server) registers the attributes it supports, for queries of
-/// `PMIX_QUERY_ATTRIBUTE_SUPPORT`, which nothing here answers yet: libpmix2 answers
-/// it `PMIX_SUCCESS`, which ours would only do once the registration is served.
-const NOT_YET: &[&str] = &["PMIx_Register_attributes"];
-
-/// The `PMIx_*` functions `lib` defines (`nm -D --defined-only`), client side only.
-fn client_functions(lib: &Path) -> BTreeSet<String> {
+/// The `PMIx_*` symbols `lib` defines (`nm -D --defined-only`), or, with
+/// `undefined`, the ones it imports.
+fn functions(lib: &Path, undefined: bool) -> BTreeSet<String> {
+    let which = if undefined { "--undefined-only" } else { "--defined-only" };
     let out = Command::new("nm")
-        .args(["-D", "--defined-only"])
+        .args(["-D", which])
         .arg(lib)
         .output()
         .unwrap_or_else(|e| panic!("nm {}: {e}", lib.display()));
@@ -29,12 +23,14 @@ fn client_functions(lib: &Path) -> BTreeSet<String> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| {
-            let mut f = l.split_whitespace();
-            let (kind, name) = (f.nth(1)?, f.next()?);
-            (kind == "T").then_some(name)
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match f.as_slice() {
+                [_, "T", name] if !undefined => Some(*name),
+                ["U", name] if undefined => Some(*name),
+                _ => None,
+            }
         })
         .filter(|n| n.starts_with("PMIx_"))
-        .filter(|n| !n.starts_with("PMIx_server_") && !n.starts_with("PMIx_generate_"))
         .map(str::to_owned)
         .collect()
 }
@@ -52,34 +48,50 @@ fn libpmix2() -> Option<std::path::PathBuf> {
     Some(lib)
 }
 
+fn ours() -> BTreeSet<String> {
+    functions(&lib_dir("pmix_ffi").join("libpmix_ffi.so"), false)
+}
+
 #[test]
-fn every_client_function_of_libpmix2_is_exported_but_the_listed_ones() {
+fn every_function_of_libpmix2_is_exported_client_and_server() {
     let Some(theirs) = libpmix2() else { return };
-    let theirs = client_functions(&theirs);
-    let ours = client_functions(&lib_dir("pmix_ffi").join("libpmix_ffi.so"));
-    assert!(theirs.len() > 100, "{theirs:?}");
-    let missing: BTreeSet<&str> = theirs
+    let theirs = functions(&theirs, false);
+    let ours = ours();
+    assert!(theirs.len() > 140, "{theirs:?}");
+    let missing: Vec<&String> = theirs.iter().filter(|n| !ours.contains(*n)).collect();
+    assert!(missing.is_empty(), "not exported: {missing:?}");
+    let server = theirs
         .iter()
-        .map(String::as_str)
-        .filter(|n| !ours.contains(*n))
-        .collect();
-    let listed: BTreeSet<&str> = NOT_YET.iter().copied().collect();
-    let unlisted: Vec<&&str> = missing.difference(&listed).collect();
-    assert!(
-        unlisted.is_empty(),
-        "not exported and not listed: {unlisted:?}"
-    );
-    let done: Vec<&&str> = listed.difference(&missing).collect();
-    assert!(
-        done.is_empty(),
-        "exported now: take them off NOT_YET: {done:?}"
-    );
+        .filter(|n| n.starts_with("PMIx_server_") || n.starts_with("PMIx_generate_"))
+        .count();
     println!(
-        "{} of libpmix2's {} client functions exported; {} not yet",
-        theirs.len() - missing.len(),
-        theirs.len(),
-        missing.len()
+        "all {} of libpmix2's functions exported ({server} of them the server API)",
+        theirs.len()
     );
+}
+
+#[test]
+fn every_pmix_symbol_open_mpi_and_slurm_import_is_exported() {
+    let plugins = [
+        "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pmix_ext3x.so",
+        "/usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix_v4.so",
+    ];
+    let ours = ours();
+    for p in plugins {
+        let path = Path::new(p);
+        if !path.exists() {
+            pmix_testkit::peer_absent(
+                &format!("the PMIx imports of {p}"),
+                "apt-get install libopenmpi-dev slurm-wlm-basic-plugins",
+            );
+            continue;
+        }
+        let wanted = functions(path, true);
+        assert!(wanted.len() > 10, "{p}: {wanted:?}");
+        let missing: Vec<&String> = wanted.iter().filter(|n| !ours.contains(*n)).collect();
+        assert!(missing.is_empty(), "{p} imports what we do not export: {missing:?}");
+        println!("{p}: all {} PMIx imports exported", wanted.len());
+    }
 }
 
 /// The `#define PMIX_NAME "string"` lines of `text`: name → string.

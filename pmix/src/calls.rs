@@ -202,6 +202,15 @@ impl Pmix {
                 info,
                 Box::new(move |r| ticket.post(Job::request(move || r, callback))),
             )?;
+        } else if let Some(server) = self.inner.server.get().filter(|_| !proc_local) {
+            // A host's notification: to the clients of the server it embeds.
+            let src = source
+                .as_ref()
+                .map(|p| (p.nspace.as_str().unwrap_or_default(), p.rank.0));
+            let r = server
+                .raise_event(status, src, info.to_vec(), range)
+                .map_err(|_| Error::Unreach("the embedded server has stopped".into()));
+            ticket.post(Job::request(move || r, callback));
         } else {
             ticket.post(Job::request(|| Ok(()), callback));
         }

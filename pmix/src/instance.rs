@@ -94,6 +94,9 @@ pub(crate) struct Inner {
     pub(crate) groups: Arc<Mutex<crate::membership::Membership>>,
     /// What `PMIx_Store_internal` filed in a process with no server (a leaf lock).
     pub(crate) internal: Mutex<std::collections::HashMap<(String, u32, String), pmix_wire::Value>>,
+    /// The server a [`Role::Server`] instance embeds ([`Pmix::attach_server`]): its
+    /// notifications go to that server's clients.
+    pub(crate) server: std::sync::OnceLock<Arc<crate::server::Server>>,
     finalized: AtomicBool,
     local: Arc<Local>,
     pub(crate) progress: Progress,
@@ -396,11 +399,35 @@ impl Pmix {
                 events,
                 groups,
                 internal: Mutex::default(),
+                server: std::sync::OnceLock::new(),
                 finalized: AtomicBool::new(false),
                 local: Arc::new(Local { service, relay }),
                 progress,
             }),
         })
+    }
+
+    /// Makes `server` the one this [`Role::Server`] instance embeds: from now on a
+    /// [`Pmix::notify_event`] whose range reaches beyond this process is raised among
+    /// that server's clients.
+    ///
+    /// # Errors
+    /// [`Error::BadParam`] when the instance is not a server or has a server already.
+    pub fn attach_server(&self, server: Arc<crate::server::Server>) -> Result<(), Error> {
+        if self.inner.role != Role::Server {
+            return Err(Error::BadParam(
+                "only a server instance embeds a server".into(),
+            ));
+        }
+        self.inner
+            .server
+            .set(server)
+            .map_err(|_| Error::BadParam("a server is attached already".into()))
+    }
+
+    /// The server [`Pmix::attach_server`] attached, if any.
+    pub fn server(&self) -> Option<&Arc<crate::server::Server>> {
+        self.inner.server.get()
     }
 
     /// The server connection of a launched client (`None` for a singleton, a tool or

@@ -4,6 +4,7 @@
  * declares is named here. */
 #include <pmix.h>
 #include <pmix_tool.h>
+#include <pmix_server.h>
 
 #include <stddef.h>
 
@@ -421,6 +422,124 @@ SIG(PMIx_Value_load, pmix_status_t (*)(pmix_value_t *, const void *, pmix_data_t
 SIG(PMIx_Value_destruct, void (*)(pmix_value_t *));
 SIG(PMIx_Info_load, pmix_status_t (*)(pmix_info_t *, const char *, const void *,
                                       pmix_data_type_t));
+/* pmix_server.h: every upcall type, the module layout, every call */
+SAME_TYPE((pmix_server_client_connected_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, void* server_object, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_client_connected2_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, void* server_object, pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_client_finalized_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, void* server_object, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_abort_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, void *server_object, int status, const char msg[], pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_fencenb_fn_t) 0, pmix_status_t (*)(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_dmodex_req_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_publish_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_lookup_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, char **keys, const pmix_info_t info[], size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_unpublish_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, char **keys, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_spawn_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_connect_fn_t) 0, pmix_status_t (*)(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_disconnect_fn_t) 0, pmix_status_t (*)(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_register_events_fn_t) 0, pmix_status_t (*)(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_deregister_events_fn_t) 0, pmix_status_t (*)(pmix_status_t *codes, size_t ncodes, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_notify_event_fn_t) 0, pmix_status_t (*)(pmix_status_t code, const pmix_proc_t *source, pmix_data_range_t range, pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_connection_cbfunc_t) 0, void (*)(int incoming_sd, void *cbdata));
+SAME_TYPE((pmix_server_listener_fn_t) 0, pmix_status_t (*)(int listening_sd, pmix_connection_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_query_fn_t) 0, pmix_status_t (*)(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_tool_connection_cbfunc_t) 0, void (*)(pmix_status_t status, pmix_proc_t *proc, void *cbdata));
+SAME_TYPE((pmix_server_tool_connection_fn_t) 0, void (*)(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_log_fn_t) 0, void (*)(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_alloc_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *client, pmix_alloc_directive_t directive, const pmix_info_t data[], size_t ndata, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_job_control_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *requestor, const pmix_proc_t targets[], size_t ntargets, const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_monitor_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *requestor, const pmix_info_t *monitor, pmix_status_t error, const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_get_cred_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, const pmix_info_t directives[], size_t ndirs, pmix_credential_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_validate_cred_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *proc, const pmix_byte_object_t *cred, const pmix_info_t directives[], size_t ndirs, pmix_validation_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_iof_fn_t) 0, pmix_status_t (*)(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs, pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_stdin_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *source, const pmix_proc_t targets[], size_t ntargets, const pmix_info_t directives[], size_t ndirs, const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_grp_fn_t) 0, pmix_status_t (*)(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_server_fabric_fn_t) 0, pmix_status_t (*)(const pmix_proc_t *requestor, pmix_fabric_operation_t op, const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_dmodex_response_fn_t) 0, void (*)(pmix_status_t status, char *data, size_t sz, void *cbdata));
+SAME_TYPE((pmix_setup_application_cbfunc_t) 0, void (*)(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SA(sizeof(pmix_server_module_t) == 224);
+LAYOUT(pmix_server_module_t, client_connected, 0);
+FIELD_TYPE(pmix_server_module_t, client_connected, pmix_server_client_connected_fn_t);
+LAYOUT(pmix_server_module_t, client_finalized, 8);
+FIELD_TYPE(pmix_server_module_t, client_finalized, pmix_server_client_finalized_fn_t);
+LAYOUT(pmix_server_module_t, abort, 16);
+FIELD_TYPE(pmix_server_module_t, abort, pmix_server_abort_fn_t);
+LAYOUT(pmix_server_module_t, fence_nb, 24);
+FIELD_TYPE(pmix_server_module_t, fence_nb, pmix_server_fencenb_fn_t);
+LAYOUT(pmix_server_module_t, direct_modex, 32);
+FIELD_TYPE(pmix_server_module_t, direct_modex, pmix_server_dmodex_req_fn_t);
+LAYOUT(pmix_server_module_t, publish, 40);
+FIELD_TYPE(pmix_server_module_t, publish, pmix_server_publish_fn_t);
+LAYOUT(pmix_server_module_t, lookup, 48);
+FIELD_TYPE(pmix_server_module_t, lookup, pmix_server_lookup_fn_t);
+LAYOUT(pmix_server_module_t, unpublish, 56);
+FIELD_TYPE(pmix_server_module_t, unpublish, pmix_server_unpublish_fn_t);
+LAYOUT(pmix_server_module_t, spawn, 64);
+FIELD_TYPE(pmix_server_module_t, spawn, pmix_server_spawn_fn_t);
+LAYOUT(pmix_server_module_t, connect, 72);
+FIELD_TYPE(pmix_server_module_t, connect, pmix_server_connect_fn_t);
+LAYOUT(pmix_server_module_t, disconnect, 80);
+FIELD_TYPE(pmix_server_module_t, disconnect, pmix_server_disconnect_fn_t);
+LAYOUT(pmix_server_module_t, register_events, 88);
+FIELD_TYPE(pmix_server_module_t, register_events, pmix_server_register_events_fn_t);
+LAYOUT(pmix_server_module_t, deregister_events, 96);
+FIELD_TYPE(pmix_server_module_t, deregister_events, pmix_server_deregister_events_fn_t);
+LAYOUT(pmix_server_module_t, listener, 104);
+FIELD_TYPE(pmix_server_module_t, listener, pmix_server_listener_fn_t);
+LAYOUT(pmix_server_module_t, notify_event, 112);
+FIELD_TYPE(pmix_server_module_t, notify_event, pmix_server_notify_event_fn_t);
+LAYOUT(pmix_server_module_t, query, 120);
+FIELD_TYPE(pmix_server_module_t, query, pmix_server_query_fn_t);
+LAYOUT(pmix_server_module_t, tool_connected, 128);
+FIELD_TYPE(pmix_server_module_t, tool_connected, pmix_server_tool_connection_fn_t);
+LAYOUT(pmix_server_module_t, log, 136);
+FIELD_TYPE(pmix_server_module_t, log, pmix_server_log_fn_t);
+LAYOUT(pmix_server_module_t, allocate, 144);
+FIELD_TYPE(pmix_server_module_t, allocate, pmix_server_alloc_fn_t);
+LAYOUT(pmix_server_module_t, job_control, 152);
+FIELD_TYPE(pmix_server_module_t, job_control, pmix_server_job_control_fn_t);
+LAYOUT(pmix_server_module_t, monitor, 160);
+FIELD_TYPE(pmix_server_module_t, monitor, pmix_server_monitor_fn_t);
+LAYOUT(pmix_server_module_t, get_credential, 168);
+FIELD_TYPE(pmix_server_module_t, get_credential, pmix_server_get_cred_fn_t);
+LAYOUT(pmix_server_module_t, validate_credential, 176);
+FIELD_TYPE(pmix_server_module_t, validate_credential, pmix_server_validate_cred_fn_t);
+LAYOUT(pmix_server_module_t, iof_pull, 184);
+FIELD_TYPE(pmix_server_module_t, iof_pull, pmix_server_iof_fn_t);
+LAYOUT(pmix_server_module_t, push_stdin, 192);
+FIELD_TYPE(pmix_server_module_t, push_stdin, pmix_server_stdin_fn_t);
+LAYOUT(pmix_server_module_t, group, 200);
+FIELD_TYPE(pmix_server_module_t, group, pmix_server_grp_fn_t);
+LAYOUT(pmix_server_module_t, fabric, 208);
+FIELD_TYPE(pmix_server_module_t, fabric, pmix_server_fabric_fn_t);
+LAYOUT(pmix_server_module_t, client_connected2, 216);
+FIELD_TYPE(pmix_server_module_t, client_connected2, pmix_server_client_connected2_fn_t);
+SIG(PMIx_server_init, pmix_status_t (*)(pmix_server_module_t *module, pmix_info_t info[], size_t ninfo));
+SIG(PMIx_server_finalize, pmix_status_t (*)(void));
+SIG(PMIx_generate_regex, pmix_status_t (*)(const char *input, char **regex));
+SIG(PMIx_generate_ppn, pmix_status_t (*)(const char *input, char **ppn));
+SIG(PMIx_server_register_nspace, pmix_status_t (*)(const pmix_nspace_t nspace, int nlocalprocs, pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_deregister_nspace, void (*)(const pmix_nspace_t nspace, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_register_client, pmix_status_t (*)(const pmix_proc_t *proc, uid_t uid, gid_t gid, void *server_object, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_deregister_client, void (*)(const pmix_proc_t *proc, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_setup_fork, pmix_status_t (*)(const pmix_proc_t *proc, char ***env));
+SIG(PMIx_server_dmodex_request, pmix_status_t (*)(const pmix_proc_t *proc, pmix_dmodex_response_fn_t cbfunc, void *cbdata));
+SIG(PMIx_server_setup_application, pmix_status_t (*)(const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo, pmix_setup_application_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_setup_local_support, pmix_status_t (*)(const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_IOF_deliver, pmix_status_t (*)(const pmix_proc_t *source, pmix_iof_channel_t channel, const pmix_byte_object_t *bo, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_collect_inventory, pmix_status_t (*)(pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_deliver_inventory, pmix_status_t (*)(pmix_info_t info[], size_t ninfo, pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_Register_attributes, pmix_status_t (*)(char *function, char *attrs[]));
+SIG(PMIx_server_generate_locality_string, pmix_status_t (*)(const pmix_cpuset_t *cpuset, char **locality));
+SIG(PMIx_server_generate_cpuset_string, pmix_status_t (*)(const pmix_cpuset_t *cpuset, char **cpuset_string));
+SIG(PMIx_server_define_process_set, pmix_status_t (*)(const pmix_proc_t *members, size_t nmembers, const char *pset_name));
+SIG(PMIx_server_delete_process_set, pmix_status_t (*)(char *pset_name));
+SIG(PMIx_server_register_resources, pmix_status_t (*)(pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SIG(PMIx_server_deregister_resources, pmix_status_t (*)(pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata));
+SAME_TYPE((pmix_modex_cbfunc_t) 0, void (*)(pmix_status_t, const char *, size_t, void *, pmix_release_cbfunc_t, void *));
+SA(sizeof(pmix_group_operation_t) == 4);
+SA(PMIX_GROUP_CONSTRUCT == 0 && PMIX_GROUP_DESTRUCT == 1);
+SA(sizeof(pmix_fabric_operation_t) == 4);
+SA(PMIX_FABRIC_REQUEST_INFO == 0 && PMIX_FABRIC_UPDATE_INFO == 1);
+
 #ifdef PMIX_RS_VERSION
 /* newer than OpenPMIx 4.2.2: checked against our header only */
 SIG(PMIx_Device_distance_create, pmix_device_distance_t *(*)(size_t));

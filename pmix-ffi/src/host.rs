@@ -1,0 +1,908 @@
+//! The server API (`include/pmix_server.h`): what a host — Slurm's PMIx plugin,
+//! Open MPI's `mpirun` and `orted` — calls to run our server inside it, and the
+//! upcalls our server makes into the host's module (docs/abi.md, "The server API").
+//!
+//! `PMIx_server_init` starts a [`pmix::Server`] (a listener on 127.0.0.1 and one
+//! progress thread) and a server-role library instance whose progress thread runs
+//! every completion callback and every upcall, as OpenPMIx runs them on its own
+//! progress thread. A watcher thread turns the server's job events into upcalls:
+//! a connected client → `client_connected2` (else `client_connected`), a finalize →
+//! `client_finalized`, an abort → `abort`, a client lost without finalizing → a
+//! `PMIX_ERR_LOST_CONNECTION` event (range PROC_LOCAL, source the client) to the
+//! handlers the host registered in this process (OpenPMIx reports it so; Slurm's
+//! default handler then ends the step).
+//!
+//! **One node.** Every rank a host registers as local is served here; a fence, get
+//! or event that names ranks on other nodes reaches no other node yet (the
+//! `fence_nb` and `direct_modex` upcalls are not made, `PMIx_server_dmodex_request`
+//! is `PMIX_ERR_NOT_SUPPORTED`).
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use pmix::server::{JobEvent, Server, ServerConfig};
+use pmix::{Pmix, PmixError, Role};
+use pmix_core::Status;
+
+use crate::boundary::{BAD_PARAM, CbData, Res, c_mut, c_ref, callback, export};
+use crate::convert::{infos_to_wire, proc_nspace};
+use crate::info::info_slice;
+use crate::types::{
+    pmix_byte_object_t, pmix_cpuset_t, pmix_dmodex_response_fn_t, pmix_info_cbfunc_t, pmix_info_t,
+    pmix_op_cbfunc_t, pmix_proc_t, pmix_server_module_t, pmix_setup_application_cbfunc_t,
+    pmix_status_t,
+};
+
+/// `PMIX_OPERATION_SUCCEEDED`: a call given no callback completed before returning.
+const OPERATION_SUCCEEDED: Status = Status::OPERATION_SUCCEEDED;
+
+/// `PMIX_ERR_LOST_CONNECTION`.
+const LOST_CONNECTION: i32 = Status::ERR_LOST_CONNECTION.0;
+
+/// How often the watcher looks whether the server is being finalized.
+const WATCH_TICK: Duration = Duration::from_millis(100);
+
+/// The server this process hosts.
+struct Hosted {
+    server: Arc<Server>,
+    inst: Pmix,
+    module: pmix_server_module_t,
+    refs: usize,
+    /// Each registered client's `server_object`, handed back in its upcalls.
+    objects: Arc<Mutex<HashMap<(String, u32), Object>>>,
+    stop: Arc<AtomicBool>,
+    watcher: Option<JoinHandle<()>>,
+}
+
+/// A host's `server_object`: never dereferenced, only handed back.
+#[derive(Clone, Copy)]
+struct Object(*mut c_void);
+
+// SAFETY: the pointer is the host's, only ever passed back to the host's own upcalls.
+unsafe impl Send for Object {}
+
+/// The hosted server, when `PMIx_server_init` ran.
+static HOSTED: Mutex<Option<Hosted>> = Mutex::new(None);
+
+fn hosted() -> std::sync::MutexGuard<'static, Option<Hosted>> {
+    HOSTED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The running server and the instance whose progress thread runs the callbacks.
+///
+/// # Errors
+/// `PMIX_ERR_INIT` before `PMIx_server_init` or after the last finalize.
+fn running() -> Result<(Arc<Server>, Pmix), Status> {
+    let g = hosted();
+    let h = g.as_ref().ok_or(Status::ERR_INIT)?;
+    Ok((Arc::clone(&h.server), h.inst.clone()))
+}
+
+/// A C string argument, checked.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string.
+unsafe fn c_text<'a>(p: *const c_char) -> Result<&'a str, Status> {
+    crate::boundary::not_null(p)?;
+    // SAFETY: non-NULL and NUL-terminated (caller's contract).
+    unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| BAD_PARAM)
+}
+
+/// A `pmix_nspace_t` argument (a 256-byte array, NUL-terminated within it).
+///
+/// # Safety
+/// `p` is NULL or points to 256 readable bytes.
+unsafe fn nspace_arg<'a>(p: *const c_char) -> Result<&'a str, Status> {
+    crate::boundary::not_null(p)?;
+    // SAFETY: 256 readable bytes (caller's contract).
+    let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), pmix_core::MAX_NSLEN + 1) };
+    let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
+    std::str::from_utf8(&bytes[..nul]).map_err(|_| BAD_PARAM)
+}
+
+/// Completes an operation: `cbfunc(status, cbdata)` on the progress thread and
+/// `PMIX_SUCCESS`, or, with no callback, `PMIX_OPERATION_SUCCEEDED` for a success
+/// and the error itself.
+fn complete(inst: &Pmix, r: Res, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> Res {
+    let Some(cb) = cbfunc else {
+        r?;
+        return Err(OPERATION_SUCCEEDED);
+    };
+    let status = match r {
+        Ok(()) => Status::SUCCESS,
+        Err(s) => return Err(s),
+    };
+    let data = CbData(cbdata);
+    inst.post(move || {
+        // SAFETY: the host's callback with its own data, once.
+        unsafe { cb(status.0, data.ptr()) };
+    })
+    .map_err(|e| e.status())
+}
+
+/// The same as [`complete`] for the `void` registration calls: the status goes to
+/// the callback (if any) whatever it is.
+fn complete_void(inst: Option<&Pmix>, r: Res, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
+    let Some(cb) = cbfunc else {
+        return;
+    };
+    let status = r.err().unwrap_or(Status::SUCCESS);
+    let data = CbData(cbdata);
+    let run = move || {
+        // SAFETY: the host's callback with its own data, once.
+        unsafe { cb(status.0, data.ptr()) };
+    };
+    match inst {
+        Some(i) => {
+            if let Err(e) = i.post(run) {
+                // No progress thread left: call it here rather than never.
+                let _ = e;
+                // SAFETY: as above.
+                unsafe { cb(status.0, cbdata) };
+            }
+        }
+        // SAFETY: as above (no instance: the call was refused before any thread).
+        None => unsafe { cb(status.0, cbdata) },
+    }
+}
+
+callback! {
+    /// The `cbfunc` handed to the host's upcalls: their completion changes nothing
+    /// here (the server answered its client already).
+    pub(crate) fn upcall_done(_status: pmix_status_t, _cbdata: *mut c_void) {}
+}
+
+/// A `pmix_proc_t` of `nspace` and `rank`.
+fn c_proc(nspace: &str, rank: u32) -> pmix_proc_t {
+    let mut p = pmix_proc_t {
+        nspace: [0; pmix_core::MAX_NSLEN + 1],
+        rank,
+    };
+    crate::boundary::copy_c_str(&mut p.nspace, nspace.as_bytes());
+    p
+}
+
+/// Makes the upcall a job event asks for (on the progress thread).
+fn upcall(
+    module: &pmix_server_module_t,
+    inst: &Pmix,
+    objects: &Mutex<HashMap<(String, u32), Object>>,
+    ev: JobEvent,
+) {
+    let object = |ns: &str, r: u32| {
+        objects
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(ns.to_string(), r))
+            .copied()
+            .unwrap_or(Object(std::ptr::null_mut()))
+    };
+    let done: pmix_op_cbfunc_t = Some(upcall_done);
+    match ev {
+        JobEvent::Connected { nspace, rank, .. } => {
+            let p = c_proc(&nspace, rank);
+            let obj = object(&nspace, rank).0;
+            if let Some(f) = module.client_connected2 {
+                // SAFETY: the host's upcall with a valid proc, its own object, no infos.
+                unsafe { f(&p, obj, std::ptr::null_mut(), 0, done, std::ptr::null_mut()) };
+            } else if let Some(f) = module.client_connected {
+                // SAFETY: as above.
+                unsafe { f(&p, obj, done, std::ptr::null_mut()) };
+            }
+        }
+        JobEvent::Finalized { nspace, rank } => {
+            if let Some(f) = module.client_finalized {
+                let p = c_proc(&nspace, rank);
+                // SAFETY: as above.
+                unsafe { f(&p, object(&nspace, rank).0, done, std::ptr::null_mut()) };
+            }
+        }
+        JobEvent::Aborted {
+            nspace,
+            rank,
+            status,
+            message,
+        } => {
+            if let Some(f) = module.abort {
+                let p = c_proc(&nspace, rank);
+                let msg = CString::new(message.unwrap_or_default().replace('\0', " "))
+                    .unwrap_or_default();
+                // SAFETY: the host's upcall: a valid proc and message, no procs (the
+                // whole job, as OpenPMIx passes an abort of everyone).
+                unsafe {
+                    f(
+                        &p,
+                        object(&nspace, rank).0,
+                        status,
+                        msg.as_ptr(),
+                        std::ptr::null_mut(),
+                        0,
+                        done,
+                        std::ptr::null_mut(),
+                    )
+                };
+            }
+        }
+        JobEvent::Lost { nspace, rank } => {
+            let source = pmix::wire::Proc::new(nspace.as_str(), rank);
+            let _ = inst.notify_event(
+                LOST_CONNECTION,
+                Some(source),
+                pmix::wire::DataRange::PROC_LOCAL,
+                &[],
+                |_| {},
+            );
+        }
+    }
+}
+
+/// The watcher: each job event of `server` becomes an upcall on `inst`'s progress
+/// thread, until `stop`.
+fn watch(
+    server: Arc<Server>,
+    inst: Pmix,
+    module: pmix_server_module_t,
+    objects: Arc<Mutex<HashMap<(String, u32), Object>>>,
+    stop: Arc<AtomicBool>,
+) {
+    while !stop.load(Ordering::Acquire) {
+        let Some(ev) = server.next_event(WATCH_TICK) else {
+            continue;
+        };
+        let (i, o) = (inst.clone(), Arc::clone(&objects));
+        if inst.post(move || upcall(&module, &i, &o, ev)).is_err() {
+            return;
+        }
+    }
+}
+
+/// What `PMIx_server_init`'s infos configure.
+fn server_config(infos: &[pmix::wire::Info]) -> Result<ServerConfig, Status> {
+    let mut cfg = ServerConfig {
+        log: true,
+        ..ServerConfig::default()
+    };
+    let mut system = None;
+    for i in infos {
+        let text = || i.value.as_str().map(str::to_string).ok_or(BAD_PARAM);
+        match i.key.as_str().unwrap_or_default() {
+            "pmix.srvr.tmpdir" => cfg.tmpdir_base = Some(text()?.into()),
+            "pmix.sys.tmpdir" => system = Some(text()?),
+            "pmix.srv.nspace" => cfg.nspace = Some(text()?),
+            "pmix.srv.rank" => {
+                cfg.rank = i
+                    .value
+                    .as_u64()
+                    .and_then(|r| u32::try_from(r).ok())
+                    .ok_or(BAD_PARAM)?
+            }
+            "pmix.hname" => cfg.hostname = Some(text()?),
+            _ => {}
+        }
+    }
+    if cfg.tmpdir_base.is_none() {
+        cfg.tmpdir_base = system.map(Into::into);
+    }
+    Ok(cfg)
+}
+
+export! {
+    /// `PMIx_server_init`: starts the server this process hosts (module docs), or adds
+    /// a reference to the running one. `module` is copied (NULL: no upcalls).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT` when this process is a client or tool already;
+    /// `PMIX_ERR_BAD_PARAM` for a malformed info (`PMIX_SERVER_TMPDIR`,
+    /// `PMIX_SYSTEM_TMPDIR`, `PMIX_SERVER_NSPACE`, `PMIX_HOSTNAME` not strings,
+    /// `PMIX_SERVER_RANK` not a rank); `PMIX_ERROR` when the listener, the directory
+    /// or a thread cannot be made (the reason on stderr).
+    ///
+    /// # Safety
+    /// `module` is NULL or points to a readable `pmix_server_module_t`; `info` points
+    /// to `ninfo` readable infos (or is NULL with a zero count).
+    unsafe fn PMIx_server_init(
+        module: *mut pmix_server_module_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+    ) -> pmix_status_t {
+        let mut g = hosted();
+        if let Some(h) = g.as_mut() {
+            h.refs += 1;
+            return Ok(());
+        }
+        if pmix::global::is_initialized() {
+            return Err(Status::ERR_INIT);
+        }
+        // SAFETY: forwarded from the caller.
+        let module = unsafe { module.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: forwarded from the caller.
+        let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        let cfg = server_config(&infos)?;
+        let server = Arc::new(Server::start(cfg).map_err(|e| {
+            eprintln!("PMIx_server_init: cannot start the server: {e}");
+            Status::ERROR
+        })?);
+        let inst = pmix::global::init(Role::Server, pmix::InitOptions::default(), "PMIx_server_init")
+            .map_err(|e| e.status())?;
+        inst.attach_server(Arc::clone(&server)).map_err(|e| e.status())?;
+        let objects = Arc::new(Mutex::new(HashMap::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let (s, i, o, st) = (Arc::clone(&server), inst.clone(), Arc::clone(&objects), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("pmix-host".into())
+                .spawn(move || watch(s, i, module, o, st))
+        };
+        let watcher = match watcher {
+            Ok(w) => w,
+            Err(e) => {
+                eprintln!("PMIx_server_init: cannot start a thread: {e}");
+                let _ = pmix::global::finalize("PMIx_server_init");
+                return Err(Status::ERROR);
+            }
+        };
+        *g = Some(Hosted {
+            server,
+            inst,
+            module,
+            refs: 1,
+            objects,
+            stop,
+            watcher: Some(watcher),
+        });
+        Ok(())
+    }
+}
+
+export! {
+    /// `PMIx_server_finalize`: drops a reference; the last stops the server (its
+    /// clients' connections close), the watcher and the progress thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT` when no server runs; `PMIX_ERR_WOULD_BLOCK` on the progress
+    /// thread (an upcall cannot finalize its own server).
+    fn PMIx_server_finalize() -> pmix_status_t {
+        let mut taken = {
+            let mut g = hosted();
+            let h = g.as_mut().ok_or(Status::ERR_INIT)?;
+            if h.inst.on_progress_thread() {
+                return Err(Status::ERR_WOULD_BLOCK);
+            }
+            h.refs -= 1;
+            if h.refs > 0 {
+                return Ok(());
+            }
+            g.take().ok_or(Status::ERR_INIT)?
+        };
+        taken.stop.store(true, Ordering::Release);
+        if let Some(w) = taken.watcher.take() {
+            let _ = w.join();
+        }
+        let stopped = taken.server.shutdown();
+        let _ = taken.module;
+        let fin = pmix::global::finalize("PMIx_server_finalize").map_err(|e| e.status());
+        stopped.map_err(|e| {
+            eprintln!("PMIx_server_finalize: {e}");
+            Status::ERROR
+        })?;
+        fin
+    }
+}
+
+export! {
+    /// `PMIx_server_register_nspace`: registers a job whose `nlocalprocs` local ranks
+    /// may then connect (docs/serving.md §4 for the keys read).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a NULL or unterminated `nspace`, a
+    /// malformed info, a registration the job keys contradict, a namespace registered
+    /// already: the reason on stderr); `PMIX_ERR_UNREACH` when the server stopped.
+    ///
+    /// # Safety
+    /// `nspace` points to a `pmix_nspace_t`; `info` to `ninfo` readable infos.
+    unsafe fn PMIx_server_register_nspace(
+        nspace: *const c_char,
+        nlocalprocs: c_int,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let (server, inst) = running()?;
+        // SAFETY: forwarded from the caller.
+        let nspace = unsafe { nspace_arg(nspace) }?;
+        // SAFETY: forwarded from the caller.
+        let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        // SAFETY: plain libc calls without arguments.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let r = pmix::server::hosted::namespace_from_host(nspace, nlocalprocs, &infos, uid, gid)
+            .map_err(|e| {
+                eprintln!("PMIx_server_register_nspace({nspace}): {e}");
+                BAD_PARAM
+            })
+            .and_then(|spec| {
+                server.add_namespace(spec).map_err(|e| {
+                    eprintln!("PMIx_server_register_nspace({nspace}): {e}");
+                    match e {
+                        pmix::server::ApiError::Core(_) => BAD_PARAM,
+                        _ => Status::ERR_UNREACH,
+                    }
+                })
+            });
+        complete(&inst, r, cbfunc, cbdata)
+    }
+}
+
+export! {
+    /// `PMIx_server_deregister_nspace`: forgets a job (its clients' connections
+    /// close); `cbfunc` gets the outcome (`PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM` for a
+    /// bad or unknown `nspace`).
+    ///
+    /// # Safety
+    /// `nspace` points to a `pmix_nspace_t`.
+    unsafe fn PMIx_server_deregister_nspace(
+        nspace: *const c_char,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) {
+        let Ok((server, inst)) = running() else {
+            return complete_void(None, Err(Status::ERR_INIT), cbfunc, cbdata);
+        };
+        // SAFETY: forwarded from the caller.
+        let r = unsafe { nspace_arg(nspace) }.and_then(|ns| {
+            hosted_objects(|o| o.retain(|k, _| k.0 != ns));
+            server.remove_namespace(ns).map_err(|_| BAD_PARAM)
+        });
+        complete_void(Some(&inst), r, cbfunc, cbdata)
+    }
+}
+
+/// Runs `f` on the registered clients' objects.
+fn hosted_objects(f: impl FnOnce(&mut HashMap<(String, u32), Object>)) {
+    let objects = hosted().as_ref().map(|h| Arc::clone(&h.objects));
+    if let Some(o) = objects {
+        f(&mut o.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+}
+
+export! {
+    /// `PMIx_server_register_client`: records `server_object` for the client's
+    /// upcalls. The client's identity is checked at its handshake against its job's
+    /// registration and this process's user (`uid`, `gid` are not used otherwise).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `proc_`, a bad namespace).
+    ///
+    /// # Safety
+    /// `proc_` is NULL or points to a readable `pmix_proc_t`.
+    unsafe fn PMIx_server_register_client(
+        proc_: *const pmix_proc_t,
+        uid: libc::uid_t,
+        gid: libc::gid_t,
+        server_object: *mut c_void,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = (uid, gid);
+        let (_, inst) = running()?;
+        // SAFETY: forwarded from the caller.
+        let p = unsafe { c_ref(proc_) }?;
+        let key = (proc_nspace(p)?.to_string(), p.rank);
+        hosted_objects(|o| {
+            o.insert(key, Object(server_object));
+        });
+        complete(&inst, Ok(()), cbfunc, cbdata)
+    }
+}
+
+export! {
+    /// `PMIx_server_deregister_client`: forgets the client's `server_object`;
+    /// `cbfunc` gets the outcome (`PMIX_ERR_INIT`, `PMIX_ERR_BAD_PARAM`).
+    ///
+    /// # Safety
+    /// `proc_` is NULL or points to a readable `pmix_proc_t`.
+    unsafe fn PMIx_server_deregister_client(
+        proc_: *const pmix_proc_t,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) {
+        let Ok((_, inst)) = running() else {
+            return complete_void(None, Err(Status::ERR_INIT), cbfunc, cbdata);
+        };
+        // SAFETY: forwarded from the caller.
+        let r = unsafe { c_ref(proc_) }.and_then(|p| {
+            let key = (proc_nspace(p)?.to_string(), p.rank);
+            hosted_objects(|o| {
+                o.remove(&key);
+            });
+            Ok(())
+        });
+        complete_void(Some(&inst), r, cbfunc, cbdata)
+    }
+}
+
+/// A malloc'ed copy of `s`.
+///
+/// # Errors
+/// `PMIX_ERR_NOMEM`.
+fn strdup(s: &CStr) -> Result<*mut c_char, Status> {
+    let p = crate::boundary::c_strdup(s.to_str().map_err(|_| BAD_PARAM)?);
+    if p.is_null() {
+        Err(Status::ERR_NOMEM)
+    } else {
+        Ok(p)
+    }
+}
+
+/// Sets `name=value` in the malloc'ed, NULL-terminated `env`, replacing an entry of
+/// the same name.
+///
+/// # Safety
+/// `*env` is NULL or a malloc'ed array of malloc'ed strings ending with NULL.
+unsafe fn set_env(env: &mut *mut *mut c_char, name: &str, value: &str) -> Res {
+    let entry = CString::new(format!("{name}={value}")).map_err(|_| BAD_PARAM)?;
+    let prefix = format!("{name}=");
+    let mut n = 0usize;
+    if !env.is_null() {
+        // SAFETY: a NULL-terminated array (caller's contract).
+        while !unsafe { *env.add(n) }.is_null() {
+            // SAFETY: each entry is a NUL-terminated string.
+            let e = unsafe { CStr::from_ptr(*env.add(n)) };
+            if e.to_bytes().starts_with(prefix.as_bytes()) {
+                let new = strdup(&entry)?;
+                // SAFETY: the entry was malloc'ed (contract); replaced once.
+                unsafe {
+                    libc::free((*env.add(n)).cast());
+                    *env.add(n) = new;
+                }
+                return Ok(());
+            }
+            n += 1;
+        }
+    }
+    let new = strdup(&entry)?;
+    // SAFETY: `*env` is NULL or malloc'ed (contract); grown to n + 2 pointers.
+    let grown = unsafe { libc::realloc(env.cast(), (n + 2) * std::mem::size_of::<*mut c_char>()) }
+        .cast::<*mut c_char>();
+    if grown.is_null() {
+        // SAFETY: `new` came from malloc and was not handed out.
+        unsafe { libc::free(new.cast()) };
+        return Err(Status::ERR_NOMEM);
+    }
+    // SAFETY: `grown` holds n + 2 pointers.
+    unsafe {
+        *grown.add(n) = new;
+        *grown.add(n + 1) = std::ptr::null_mut();
+    }
+    *env = grown;
+    Ok(())
+}
+
+export! {
+    /// `PMIx_server_setup_fork`: adds to `*env` what a client of either library needs
+    /// to reach this server (`PMIX_NAMESPACE`, `PMIX_RANK`, the URI under every
+    /// name, the security, store and buffer modes, the directories, the host name,
+    /// `PMIX_VERSION`), replacing entries of the same name.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `proc_` or `env`, a bad
+    /// namespace); `PMIX_ERR_NOMEM`.
+    ///
+    /// # Safety
+    /// `proc_` points to a readable `pmix_proc_t`; `env` to a pointer that is NULL or
+    /// a malloc'ed, NULL-terminated array of malloc'ed strings.
+    unsafe fn PMIx_server_setup_fork(proc_: *const pmix_proc_t, env: *mut *mut *mut c_char) -> pmix_status_t {
+        let (server, _) = running()?;
+        // SAFETY: forwarded from the caller.
+        let (p, env) = unsafe { (c_ref(proc_)?, c_mut(env)?) };
+        let nspace = proc_nspace(p)?;
+        for (k, v) in server.client_env(nspace, p.rank) {
+            // SAFETY: forwarded from the caller.
+            unsafe { set_env(env, &k, &v) }?;
+        }
+        Ok(())
+    }
+}
+
+export! {
+    /// `PMIx_server_dmodex_request`: another node's request for a local client's
+    /// data. Not served: the server reaches no other node yet (module docs).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `proc_` or `cbfunc`); otherwise
+    /// `PMIX_ERR_NOT_SUPPORTED` (`cbfunc` is not called).
+    ///
+    /// # Safety
+    /// `proc_` is NULL or points to a readable `pmix_proc_t`.
+    unsafe fn PMIx_server_dmodex_request(
+        proc_: *const pmix_proc_t,
+        cbfunc: pmix_dmodex_response_fn_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = cbdata;
+        running()?;
+        // SAFETY: forwarded from the caller.
+        let p = unsafe { c_ref(proc_) }?;
+        proc_nspace(p)?;
+        cbfunc.ok_or(BAD_PARAM)?;
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+}
+
+export! {
+    /// `PMIx_server_setup_application`: our clients need nothing set up per
+    /// application: `cbfunc` gets `PMIX_SUCCESS` and no infos, on the progress
+    /// thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a bad `nspace` or info, NULL `cbfunc`).
+    ///
+    /// # Safety
+    /// `nspace` points to a `pmix_nspace_t`; `info` to `ninfo` readable infos.
+    unsafe fn PMIx_server_setup_application(
+        nspace: *const c_char,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_setup_application_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let (_, inst) = running()?;
+        // SAFETY: forwarded from the caller.
+        unsafe { nspace_arg(nspace) }?;
+        // SAFETY: forwarded from the caller.
+        unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        let cb = cbfunc.ok_or(BAD_PARAM)?;
+        let data = CbData(cbdata);
+        inst.post(move || {
+            // SAFETY: the host's callback, once, with no infos and no release.
+            unsafe { cb(Status::SUCCESS.0, std::ptr::null_mut(), 0, data.ptr(), None, std::ptr::null_mut()) };
+        })
+        .map_err(|e| e.status())
+    }
+}
+
+export! {
+    /// `PMIx_server_setup_local_support`: nothing to set up on this node for our
+    /// clients: completes (`cbfunc` with `PMIX_SUCCESS`, or
+    /// `PMIX_OPERATION_SUCCEEDED` without one).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a bad `nspace` or info).
+    ///
+    /// # Safety
+    /// `nspace` points to a `pmix_nspace_t`; `info` to `ninfo` readable infos.
+    unsafe fn PMIx_server_setup_local_support(
+        nspace: *const c_char,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let (_, inst) = running()?;
+        // SAFETY: forwarded from the caller.
+        unsafe { nspace_arg(nspace) }?;
+        // SAFETY: forwarded from the caller.
+        unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        complete(&inst, Ok(()), cbfunc, cbdata)
+    }
+}
+
+export! {
+    /// `PMIx_server_IOF_deliver`: output of a process for the tools that pulled it.
+    /// No tool can pull from our server (it refuses IOF pull requests), so the
+    /// delivery reaches nobody and completes, as OpenPMIx's does with no subscriber.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `source` or `bo`, a bad info).
+    ///
+    /// # Safety
+    /// `source` and `bo` are NULL or readable; `info` points to `ninfo` readable
+    /// infos.
+    unsafe fn PMIx_server_IOF_deliver(
+        source: *const pmix_proc_t,
+        channel: u16,
+        bo: *const pmix_byte_object_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = channel;
+        let (_, inst) = running()?;
+        // SAFETY: forwarded from the caller.
+        unsafe { c_ref(source)?; c_ref(bo)? };
+        // SAFETY: forwarded from the caller.
+        unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        complete(&inst, Ok(()), cbfunc, cbdata)
+    }
+}
+
+/// Hands `*out` the malloc'ed copy of `text`.
+fn give_string(out: *mut *mut c_char, text: &str) -> Res {
+    // SAFETY: the caller checked `out` is writable.
+    let out = unsafe { c_mut(out) }?;
+    *out = strdup(&CString::new(text).map_err(|_| BAD_PARAM)?)?;
+    Ok(())
+}
+
+export! {
+    /// `PMIx_generate_regex`: OpenPMIx's native `pmix[...]` form of a comma-separated
+    /// node list, malloc'ed into `*regex`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `input` or `regex`, a list the form cannot hold).
+    ///
+    /// # Safety
+    /// `input` is NULL or a NUL-terminated string; `regex` NULL or writable.
+    unsafe fn PMIx_generate_regex(input: *const c_char, regex: *mut *mut c_char) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        let input = unsafe { c_text(input) }?;
+        let r = pmix::regex::generate_node_regex(input).map_err(|_| BAD_PARAM)?;
+        give_string(regex, &r)
+    }
+}
+
+export! {
+    /// `PMIx_generate_ppn`: OpenPMIx's native form of a `;`-separated list (one entry
+    /// per node) of comma-separated ranks, malloc'ed into `*ppn`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `input` or `ppn`, a malformed list).
+    ///
+    /// # Safety
+    /// `input` is NULL or a NUL-terminated string; `ppn` NULL or writable.
+    unsafe fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut c_char) -> pmix_status_t {
+        // SAFETY: forwarded from the caller.
+        let input = unsafe { c_text(input) }?;
+        let r = pmix::regex::generate_ppn(input).map_err(|_| BAD_PARAM)?;
+        give_string(ppn, &r)
+    }
+}
+
+/// The answer of the server calls we do not serve: `PMIX_ERR_INIT` without a server,
+/// else `PMIX_ERR_NOT_SUPPORTED` (no callback is called).
+fn unserved() -> Res {
+    running()?;
+    Err(Status::ERR_NOT_SUPPORTED)
+}
+
+export! {
+    /// `PMIx_server_collect_inventory`: not served (no inventory is collected).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_server_collect_inventory(
+        directives: *mut pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_info_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = (directives, ndirs, cbfunc, cbdata);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_deliver_inventory`: not served.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_server_deliver_inventory(
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        directives: *mut pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = (info, ninfo, directives, ndirs, cbfunc, cbdata);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_generate_locality_string`: not served.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED` (`*locality` untouched).
+    fn PMIx_server_generate_locality_string(
+        cpuset: *const pmix_cpuset_t,
+        locality: *mut *mut c_char,
+    ) -> pmix_status_t {
+        let _ = (cpuset, locality);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_generate_cpuset_string`: not served.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED` (`*cpuset_string` untouched).
+    fn PMIx_server_generate_cpuset_string(
+        cpuset: *const pmix_cpuset_t,
+        cpuset_string: *mut *mut c_char,
+    ) -> pmix_status_t {
+        let _ = (cpuset, cpuset_string);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_define_process_set`: not served (no process sets are kept).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_server_define_process_set(
+        members: *const pmix_proc_t,
+        nmembers: usize,
+        pset_name: *const c_char,
+    ) -> pmix_status_t {
+        let _ = (members, nmembers, pset_name);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_delete_process_set`: not served.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_server_delete_process_set(pset_name: *mut c_char) -> pmix_status_t {
+        let _ = pset_name;
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_register_resources`: not served.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_server_register_resources(
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = (info, ninfo, cbfunc, cbdata);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_server_deregister_resources`: not served.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT`, else `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_server_deregister_resources(
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        let _ = (info, ninfo, cbfunc, cbdata);
+        unserved()
+    }
+}
+
+export! {
+    /// `PMIx_Register_attributes`: a host's table of the attributes it supports is
+    /// not kept (queries of supported attributes are not served).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` (NULL `function` or `attrs`), else
+    /// `PMIX_ERR_NOT_SUPPORTED`.
+    ///
+    /// # Safety
+    /// Nothing is read: any pointers are accepted.
+    fn PMIx_Register_attributes(function: *mut c_char, attrs: *mut *mut c_char) -> pmix_status_t {
+        crate::boundary::not_null(function)?;
+        crate::boundary::not_null(attrs)?;
+        Err(Status::ERR_NOT_SUPPORTED)
+    }
+}

@@ -1,0 +1,374 @@
+//! What a host's `PMIx_server_register_nspace` says, as a [`NamespaceSpec`]
+//! (docs/serving.md §4).
+//!
+//! Hosts (Slurm's PMIx plugin, Open MPI's `mpirun` and `orted`) describe a job with
+//! OpenPMIx's job-level keys and one `pmix.pdata` array per rank. What the job-info
+//! blob computes itself (sizes, the node array, the per-rank blobs) is taken from
+//! them; every other job-level key is passed to the clients as it came.
+//!
+//! - **Size**: `pmix.job.size`, else the number of `pmix.pdata` arrays, else the
+//!   local count. `pmix.max.size` and `pmix.univ.size` when given.
+//! - **Local ranks**: `pmix.lpeers` (a comma-separated list of ranks, `a-b` ranges
+//!   allowed), else the ranks whose `pmix.pdata` carries a `pmix.lrank`, else, when
+//!   the local count is the job size, every rank. Their number must be the local
+//!   count the host gave (when it gave one, ≥ 0).
+//! - **Per rank**: `pmix.lrank`, `pmix.nrank`, `pmix.appnum`, `pmix.cpuset`,
+//!   `pmix.locstr` from its `pmix.pdata` (`pmix.rank` first, as every host sends
+//!   it); a local rank without a local rank is numbered by its place in the local
+//!   list.
+//! - **Dropped**: the node and process maps (`pmix.nmap`, `pmix.pmap`, `pmix.anlmap`:
+//!   regular expressions the blob replaces with explicit arrays) and the keys the
+//!   blob writes itself.
+
+use pmix_wire::{Info, Kval, Value};
+
+use super::core::{NamespaceSpec, RankSpec, ServerError};
+
+/// The most ranks a registration may describe (a bound on what a host's bytes make
+/// the server allocate).
+pub const MAX_RANKS: u32 = 1 << 22;
+
+/// Job-level keys the blob writes itself, or that only a host reads.
+const GENERATED: [&str; 17] = [
+    "pmix.job.size",
+    "pmix.univ.size",
+    "pmix.max.size",
+    "pmix.lpeers",
+    "pmix.pdata",
+    "pmix.local.size",
+    "pmix.node.size",
+    "pmix.num.nodes",
+    "pmix.nlist",
+    "pmix.jobid",
+    "pmix.nmap",
+    "pmix.pmap",
+    "pmix.anlmap",
+    "pmix.lldr",
+    "pmix.nodeid",
+    "pmix.job.napps",
+    "pmix.hname",
+];
+
+fn bad(what: impl Into<String>) -> ServerError {
+    ServerError::BadSpec(what.into())
+}
+
+fn uint(v: &Value, key: &str) -> Result<u64, ServerError> {
+    v.as_u64()
+        .or_else(|| v.as_i64().and_then(|i| u64::try_from(i).ok()))
+        .ok_or_else(|| bad(format!("{key}: not an unsigned integer")))
+}
+
+fn u32_of(v: &Value, key: &str) -> Result<u32, ServerError> {
+    u32::try_from(uint(v, key)?).map_err(|_| bad(format!("{key}: out of range")))
+}
+
+/// The ranks of a `pmix.lpeers` list (`0,1,4-7`).
+fn rank_list(s: &str, size: u32) -> Result<Vec<u32>, ServerError> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| bad(format!("pmix.lpeers: {t:?} is not a rank")))
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => {
+                let r = num(part)?;
+                (r, r)
+            }
+        };
+        if a > b || b >= size {
+            return Err(bad(format!(
+                "pmix.lpeers: {part:?} outside a job of size {size}"
+            )));
+        }
+        out.extend(a..=b);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// One rank's `pmix.pdata` array.
+#[derive(Default)]
+struct ProcData {
+    rank: u32,
+    local_rank: Option<u16>,
+    node_rank: Option<u16>,
+    appnum: u32,
+    cpuset: Option<String>,
+    locstr: Option<String>,
+}
+
+fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
+    let Value::DataArray(a) = v else {
+        return Err(bad("pmix.pdata: not a data array"));
+    };
+    let mut infos = a.items.iter().map(|i| match i {
+        Value::Info(i) => Ok(i.as_ref()),
+        _ => Err(bad("pmix.pdata: an element is not an info")),
+    });
+    let first = infos.next().ok_or_else(|| bad("pmix.pdata: empty"))??;
+    if first.key.as_str() != Some("pmix.rank") {
+        return Err(bad("pmix.pdata: the first element is not pmix.rank"));
+    }
+    let mut d = ProcData {
+        rank: u32_of(&first.value, "pmix.rank")?,
+        ..Default::default()
+    };
+    let u16_of = |v: &Value, k: &str| {
+        u16::try_from(uint(v, k)?).map_err(|_| bad(format!("{k}: out of range")))
+    };
+    for i in infos {
+        let i = i?;
+        let key = i.key.as_str().unwrap_or_default();
+        match key {
+            "pmix.lrank" => d.local_rank = Some(u16_of(&i.value, key)?),
+            "pmix.nrank" => d.node_rank = Some(u16_of(&i.value, key)?),
+            "pmix.appnum" => d.appnum = u32_of(&i.value, key)?,
+            "pmix.cpuset" => d.cpuset = i.value.as_str().map(str::to_string),
+            "pmix.locstr" => d.locstr = i.value.as_str().map(str::to_string),
+            _ => {}
+        }
+    }
+    Ok(d)
+}
+
+/// The namespace `nspace` a host registers with `info`, `nlocal` of whose ranks run
+/// on this node (negative: the host does not say), its clients running as
+/// `uid`/`gid` (module docs).
+///
+/// # Errors
+/// [`ServerError::BadSpec`] naming the key: a size that is not an unsigned 32-bit
+/// integer, more than [`MAX_RANKS`] ranks, a `pmix.pdata` that is not a data array of
+/// infos led by `pmix.rank`, a rank outside the job, a malformed `pmix.lpeers`, or a
+/// local list whose length is not `nlocal`.
+pub fn namespace_from_host(
+    nspace: &str,
+    nlocal: i32,
+    info: &[Info],
+    uid: u32,
+    gid: u32,
+) -> Result<NamespaceSpec, ServerError> {
+    let mut size = None;
+    let (mut max, mut univ) = (0, 0);
+    let mut lpeers = None;
+    let mut pdata = Vec::new();
+    let mut job_info = Vec::new();
+    for i in info {
+        let key = i.key.as_str().unwrap_or_default();
+        match key {
+            "pmix.job.size" => size = Some(u32_of(&i.value, key)?),
+            "pmix.max.size" => max = u32_of(&i.value, key)?,
+            "pmix.univ.size" => univ = u32_of(&i.value, key)?,
+            "pmix.lpeers" => {
+                lpeers = Some(
+                    i.value
+                        .as_str()
+                        .ok_or_else(|| bad("pmix.lpeers: not a string"))?
+                        .to_string(),
+                )
+            }
+            "pmix.pdata" => {
+                if pdata.len() as u32 >= MAX_RANKS {
+                    return Err(bad(format!("more than {MAX_RANKS} pmix.pdata arrays")));
+                }
+                pdata.push(proc_data(&i.value)?);
+            }
+            k if GENERATED.contains(&k) => {}
+            _ => job_info.push(Kval {
+                key: i.key.clone(),
+                value: i.value.clone(),
+            }),
+        }
+    }
+    let size = match size {
+        Some(s) => s,
+        None if !pdata.is_empty() => pdata.len() as u32,
+        None => u32::try_from(nlocal).map_err(|_| bad("no pmix.job.size and no local count"))?,
+    };
+    if size > MAX_RANKS {
+        return Err(bad(format!("pmix.job.size {size} is over {MAX_RANKS}")));
+    }
+    if let Some(d) = pdata.iter().find(|d| d.rank >= size) {
+        return Err(bad(format!(
+            "pmix.pdata of rank {} in a job of size {size}",
+            d.rank
+        )));
+    }
+    let local = match &lpeers {
+        Some(s) => rank_list(s, size)?,
+        None if pdata.iter().any(|d| d.local_rank.is_some()) => {
+            let mut v: Vec<u32> = pdata
+                .iter()
+                .filter(|d| d.local_rank.is_some())
+                .map(|d| d.rank)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        None if nlocal < 0 || nlocal as u32 == size => (0..size).collect(),
+        None => return Err(bad("no pmix.lpeers: which ranks are local is not said")),
+    };
+    if nlocal >= 0 && local.len() != nlocal as usize {
+        return Err(bad(format!(
+            "{} local ranks listed, {nlocal} registered",
+            local.len()
+        )));
+    }
+    let ranks = local
+        .iter()
+        .enumerate()
+        .map(|(idx, &rank)| {
+            let d = pdata.iter().find(|d| d.rank == rank);
+            let place = u16::try_from(idx).unwrap_or(u16::MAX);
+            RankSpec {
+                rank,
+                local_rank: d.and_then(|d| d.local_rank).unwrap_or(place),
+                node_rank: d
+                    .and_then(|d| d.node_rank.or(d.local_rank))
+                    .unwrap_or(place),
+                appnum: d.map_or(0, |d| d.appnum),
+                cpuset: d.and_then(|d| d.cpuset.clone()),
+                locstr: d.and_then(|d| d.locstr.clone()),
+            }
+        })
+        .collect();
+    Ok(NamespaceSpec {
+        nspace: nspace.to_string(),
+        uid,
+        gid,
+        job_size: size,
+        ranks,
+        max_size: max,
+        univ_size: univ,
+        job_info,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_wire::DataArray;
+
+    fn pdata(rank: u32, extra: Vec<Info>) -> Info {
+        let mut items = vec![Info::new("pmix.rank", Value::ProcRank(rank))];
+        items.extend(extra);
+        Info::new("pmix.pdata", Value::DataArray(DataArray::infos(items)))
+    }
+
+    /// What Slurm 22.05's plugin registers for a step of 4 tasks, 2 on this node.
+    fn slurm_like() -> Vec<Info> {
+        let mut v = vec![
+            Info::new("pmix.jobid", "12.0"),
+            Info::new("pmix.nodeid", 1u32),
+            Info::new("pmix.tmpdir", "/tmp/x"),
+        ];
+        for r in 0..4u32 {
+            let mut e = vec![Info::new("pmix.appnum", Value::Int(0))];
+            if r >= 2 {
+                e.push(Info::new("pmix.lrank", (r - 2) as u16));
+                e.push(Info::new("pmix.nrank", (r - 2) as u16));
+            }
+            e.push(Info::new("pmix.hname", if r < 2 { "n1" } else { "n2" }));
+            v.push(pdata(r, e));
+        }
+        v.extend([
+            Info::new("pmix.univ.size", 4u32),
+            Info::new("pmix.job.size", 4u32),
+            Info::new("pmix.local.size", 2u32),
+            Info::new("pmix.max.size", 4u32),
+            Info::new("pmix.nmap", "pmix[n[1-2]]"),
+            Info::new("pmix.lpeers", "2,3"),
+        ]);
+        v
+    }
+
+    #[test]
+    fn slurm_registration_gives_the_local_ranks_and_passes_other_keys_on() {
+        let ns = namespace_from_host("slurm.pmix.12.0", 2, &slurm_like(), 0, 0).unwrap();
+        assert_eq!(ns.job_size, 4);
+        assert_eq!(ns.max_size, 4);
+        assert_eq!(ns.univ_size, 4);
+        let ranks: Vec<(u32, u16, u16)> = ns
+            .ranks
+            .iter()
+            .map(|r| (r.rank, r.local_rank, r.node_rank))
+            .collect();
+        assert_eq!(ranks, [(2, 0, 0), (3, 1, 1)]);
+        let keys: Vec<&str> = ns.job_info.iter().filter_map(|k| k.key.as_str()).collect();
+        assert_eq!(keys, ["pmix.tmpdir"]);
+    }
+
+    #[test]
+    fn local_ranks_come_from_local_rank_entries_without_lpeers() {
+        let info: Vec<Info> = slurm_like()
+            .into_iter()
+            .filter(|i| i.key.as_str() != Some("pmix.lpeers"))
+            .collect();
+        let ns = namespace_from_host("n", 2, &info, 0, 0).unwrap();
+        let ranks: Vec<u32> = ns.ranks.iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, [2, 3]);
+    }
+
+    #[test]
+    fn a_bare_registration_is_every_rank_local() {
+        let ns = namespace_from_host("n", 3, &[], 0, 0).unwrap();
+        assert_eq!(ns.job_size, 3);
+        assert_eq!(ns.ranks.len(), 3);
+        assert_eq!(ns.ranks[2].local_rank, 2);
+    }
+
+    #[test]
+    fn a_local_count_that_disagrees_with_the_local_list_is_refused() {
+        let e = namespace_from_host("n", 3, &slurm_like(), 0, 0).unwrap_err();
+        assert!(
+            e.to_string().contains("2 local ranks listed, 3 registered"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn malformed_registrations_are_refused_with_the_key_named() {
+        let cases: Vec<(Vec<Info>, &str)> = vec![
+            (vec![Info::new("pmix.job.size", "four")], "pmix.job.size"),
+            (
+                vec![
+                    Info::new("pmix.job.size", 2u32),
+                    Info::new("pmix.lpeers", "0,5"),
+                ],
+                "pmix.lpeers",
+            ),
+            (
+                vec![
+                    Info::new("pmix.job.size", 2u32),
+                    Info::new("pmix.lpeers", "1-0"),
+                ],
+                "pmix.lpeers",
+            ),
+            (vec![Info::new("pmix.pdata", 3u32)], "pmix.pdata"),
+            (
+                vec![Info::new(
+                    "pmix.pdata",
+                    Value::DataArray(DataArray::infos(vec![Info::new("pmix.lrank", 0u16)])),
+                )],
+                "pmix.rank",
+            ),
+            (
+                vec![Info::new("pmix.job.size", MAX_RANKS + 1)],
+                "pmix.job.size",
+            ),
+            (
+                vec![Info::new("pmix.job.size", 1u32), pdata(1, vec![])],
+                "pmix.pdata of rank 1",
+            ),
+        ];
+        for (info, needle) in cases {
+            let e = namespace_from_host("n", -1, &info, 0, 0).unwrap_err();
+            assert!(e.to_string().contains(needle), "{needle}: {e}");
+        }
+    }
+}
