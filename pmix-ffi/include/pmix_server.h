@@ -182,7 +182,8 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
 typedef void (*pmix_dmodex_response_fn_t)(pmix_status_t status,
                                           char *data, size_t sz,
                                           void *cbdata);
-/* Another node asks for a local client's data: not served yet (PMIX_ERR_NOT_SUPPORTED). */
+/* Another node asks, through the host, for a local client's data: cbfunc gets it once
+ * the client committed (NOT_FOUND for no such local rank, TIMEOUT after 2 s). */
 PMIX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
                                                      pmix_dmodex_response_fn_t cbfunc,
                                                      void *cbdata);

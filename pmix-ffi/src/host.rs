@@ -12,10 +12,15 @@
 //! handlers the host registered in this process (OpenPMIx reports it so; Slurm's
 //! default handler then ends the step).
 //!
-//! **One node.** Every rank a host registers as local is served here; a fence, get
-//! or event that names ranks on other nodes reaches no other node yet (the
-//! `fence_nb` and `direct_modex` upcalls are not made, `PMIx_server_dmodex_request`
-//! is `PMIX_ERR_NOT_SUPPORTED`).
+//! **Other nodes** (docs/serving.md §4). The server runs hosted
+//! ([`ServerConfig::hosted`]): a fence whose participants include ranks of other
+//! nodes goes, once this node's participants joined, to `fence_nb` with this node's
+//! blob (`pmix_wire::modex`; `PMIX_COLLECT_DATA` when asked), and the concatenation
+//! the host hands back completes it; a get of another node's rank goes to
+//! `direct_modex`; `PMIx_server_dmodex_request` answers the host's request for a
+//! local rank's data. Without `fence_nb` such a fence fails with
+//! `PMIX_ERR_NOT_SUPPORTED` (as OpenPMIx's does), without `direct_modex` remote data
+//! is NOT_FOUND. Events stay on the node.
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
@@ -24,7 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use pmix::server::{JobEvent, Server, ServerConfig};
+use pmix::server::{HostCall, JobEvent, Server, ServerConfig};
 use pmix::{Pmix, PmixError, Role};
 use pmix_core::Status;
 
@@ -67,6 +72,210 @@ unsafe impl Send for Object {}
 
 /// The hosted server, when `PMIx_server_init` ran.
 static HOSTED: Mutex<Option<Hosted>> = Mutex::new(None);
+
+/// What an upcall's `cbdata` stands for: a token into [`PENDING`], never a pointer,
+/// so a host that calls back twice, late, or after returning an error cannot make
+/// the library touch freed memory.
+enum Pending {
+    /// A `fence_nb` upcall: the server to answer, and what the host may read until
+    /// it calls back (the procs, the info, this node's data).
+    Fence {
+        id: u64,
+        server: Arc<Server>,
+        _keep: Box<FenceArgs>,
+    },
+    /// A `direct_modex` upcall.
+    Modex { id: u64, server: Arc<Server> },
+    /// The host's `PMIx_server_dmodex_request`, waiting for the server's answer.
+    Request {
+        cbfunc: unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void),
+        cbdata: CbData,
+    },
+}
+
+/// The arguments a `fence_nb` upcall is given, alive until its callback.
+struct FenceArgs {
+    procs: Vec<pmix_proc_t>,
+    info: (*mut pmix_info_t, usize),
+    data: Vec<u8>,
+}
+
+// SAFETY: the info array is the library's own (made by `infos_to_c`), only freed.
+unsafe impl Send for FenceArgs {}
+
+impl Drop for FenceArgs {
+    fn drop(&mut self) {
+        // SAFETY: the array `infos_to_c` made, freed once.
+        unsafe { crate::convert::free_c_infos(self.info.0, self.info.1) };
+    }
+}
+
+/// The upcalls waiting for their callback, and the host's requests waiting for
+/// their answer, by token.
+static PENDING: Mutex<Option<HashMap<usize, Pending>>> = Mutex::new(None);
+
+/// The next token (0 is never given: NULL stays NULL).
+static NEXT_TOKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+
+fn pend(p: Pending) -> usize {
+    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+    PENDING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(HashMap::new)
+        .insert(token, p);
+    token
+}
+
+fn take_pending(token: usize) -> Option<Pending> {
+    PENDING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_mut()?
+        .remove(&token)
+}
+
+callback! {
+    /// The `pmix_modex_cbfunc_t` of the `fence_nb` and `direct_modex` upcalls:
+    /// copies the host's bytes, releases them, and answers the server.
+    ///
+    /// # Safety
+    /// `data` points to `ndata` readable bytes (or is NULL); `release_fn` is the
+    /// host's, called once with its data.
+    pub(crate) unsafe fn modex_answer(
+        status: pmix_status_t,
+        data: *const c_char,
+        ndata: usize,
+        cbdata: *mut c_void,
+        release_fn: crate::types::pmix_release_cbfunc_t,
+        release_cbdata: *mut c_void,
+    ) {
+        let bytes = if data.is_null() || ndata == 0 || !crate::boundary::fits_in_a_slice(data, ndata) {
+            Vec::new()
+        } else {
+            // SAFETY: `ndata` readable bytes (the host's contract), checked to fit.
+            unsafe { std::slice::from_raw_parts(data.cast::<u8>(), ndata) }.to_vec()
+        };
+        if let Some(release) = release_fn {
+            // Later, on the progress thread: hosts call this with their own lock held
+            // and take it again in `release_fn` (Slurm does), as OpenPMIx's library
+            // releases after the callback returned.
+            let rel = CbData(release_cbdata);
+            let run = move || {
+                // SAFETY: the host's release, once, with its own data.
+                unsafe { release(rel.ptr()) };
+            };
+            if let Err(e) = pmix::global::get().and_then(|i| i.post(run)) {
+                let _ = e;
+            }
+        }
+        match take_pending(cbdata as usize) {
+            Some(Pending::Fence { id, server, .. }) => {
+                let _ = server.host_fence_done(id, status, bytes);
+            }
+            Some(Pending::Modex { id, server }) => {
+                let _ = server.host_modex_done(id, status, bytes);
+            }
+            // Not ours, or answered already: nothing to do.
+            Some(p @ Pending::Request { .. }) => {
+                PENDING
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert_with(HashMap::new)
+                    .insert(cbdata as usize, p);
+            }
+            None => {}
+        }
+    }
+}
+
+/// Makes the `fence_nb` upcall for the server's fence `id` (a host without one
+/// fails it with `PMIX_ERR_NOT_SUPPORTED`, as OpenPMIx does).
+fn fence_upcall(
+    module: &pmix_server_module_t,
+    server: &Arc<Server>,
+    id: u64,
+    procs: Vec<(String, u32)>,
+    collect: bool,
+    data: Vec<u8>,
+) {
+    let Some(f) = module.fence_nb else {
+        // As OpenPMIx: a fence beyond the node needs the host.
+        let _ = server.host_fence_done(id, Status::ERR_NOT_SUPPORTED.0, Vec::new());
+        return;
+    };
+    let info = if collect {
+        crate::convert::infos_to_c(&[pmix::wire::Info::new("pmix.collect", true)])
+            .unwrap_or((std::ptr::null_mut(), 0))
+    } else {
+        (std::ptr::null_mut(), 0)
+    };
+    let mut args = Box::new(FenceArgs {
+        procs: procs.iter().map(|(ns, r)| c_proc(ns, *r)).collect(),
+        info,
+        data,
+    });
+    let (pp, np) = (args.procs.as_ptr(), args.procs.len());
+    let (ip, ni) = args.info;
+    let (dp, nd) = if args.data.is_empty() {
+        (std::ptr::null_mut(), 0)
+    } else {
+        (args.data.as_mut_ptr().cast::<c_char>(), args.data.len())
+    };
+    let token = pend(Pending::Fence {
+        id,
+        server: Arc::clone(server),
+        _keep: args,
+    });
+    // SAFETY: the host's upcall; every pointer stays valid until its callback (the
+    // boxed arguments live in PENDING until then).
+    let rc = unsafe {
+        f(
+            pp,
+            np,
+            ip,
+            ni,
+            dp,
+            nd,
+            Some(modex_answer),
+            token as *mut c_void,
+        )
+    };
+    if rc != Status::SUCCESS.0
+        && rc != Status::OPERATION_SUCCEEDED.0
+        && let Some(Pending::Fence { id, server, .. }) = take_pending(token)
+    {
+        let _ = server.host_fence_done(id, rc, Vec::new());
+    }
+}
+
+/// Makes the `direct_modex` upcall for the server's request `id`.
+fn modex_upcall(module: &pmix_server_module_t, server: &Arc<Server>, id: u64, proc: (String, u32)) {
+    let Some(f) = module.direct_modex else {
+        let _ = server.host_modex_done(id, Status::ERR_NOT_FOUND.0, Vec::new());
+        return;
+    };
+    let p = c_proc(&proc.0, proc.1);
+    let token = pend(Pending::Modex {
+        id,
+        server: Arc::clone(server),
+    });
+    // SAFETY: the host's upcall with a valid proc (copied by the host if kept).
+    let rc = unsafe {
+        f(
+            &p,
+            std::ptr::null(),
+            0,
+            Some(modex_answer),
+            token as *mut c_void,
+        )
+    };
+    if rc != Status::SUCCESS.0
+        && let Some(Pending::Modex { id, server }) = take_pending(token)
+    {
+        let _ = server.host_modex_done(id, rc, Vec::new());
+    }
+}
 
 fn hosted() -> std::sync::MutexGuard<'static, Option<Hosted>> {
     HOSTED.lock().unwrap_or_else(PoisonError::into_inner)
@@ -170,6 +379,7 @@ fn c_proc(nspace: &str, rank: u32) -> pmix_proc_t {
 fn upcall(
     module: &pmix_server_module_t,
     inst: &Pmix,
+    server: &Arc<Server>,
     objects: &Mutex<HashMap<(String, u32), Object>>,
     ev: JobEvent,
 ) {
@@ -227,6 +437,30 @@ fn upcall(
                 };
             }
         }
+        JobEvent::Host(HostCall::Fence {
+            id,
+            procs,
+            collect,
+            data,
+        }) => fence_upcall(module, server, id, procs, collect, data),
+        JobEvent::Host(HostCall::DirectModex { id, proc }) => {
+            modex_upcall(module, server, id, proc)
+        }
+        JobEvent::Host(HostCall::ModexAnswer {
+            id,
+            status,
+            mut data,
+        }) => {
+            if let Some(Pending::Request { cbfunc, cbdata }) = take_pending(id as usize) {
+                let p = if data.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    data.as_mut_ptr().cast()
+                };
+                // SAFETY: the host's callback, once; the data stays valid while it runs.
+                unsafe { cbfunc(status, p, data.len(), cbdata.ptr()) };
+            }
+        }
         JobEvent::Lost { nspace, rank } => {
             let source = pmix::wire::Proc::new(nspace.as_str(), rank);
             let _ = inst.notify_event(
@@ -253,8 +487,8 @@ fn watch(
         let Some(ev) = server.next_event(WATCH_TICK) else {
             continue;
         };
-        let (i, o) = (inst.clone(), Arc::clone(&objects));
-        if inst.post(move || upcall(&module, &i, &o, ev)).is_err() {
+        let (i, o, sv) = (inst.clone(), Arc::clone(&objects), Arc::clone(&server));
+        if inst.post(move || upcall(&module, &i, &sv, &o, ev)).is_err() {
             return;
         }
     }
@@ -264,6 +498,7 @@ fn watch(
 fn server_config(infos: &[pmix::wire::Info]) -> Result<ServerConfig, Status> {
     let mut cfg = ServerConfig {
         log: true,
+        hosted: true,
         ..ServerConfig::default()
     };
     let mut system = None;
@@ -609,12 +844,16 @@ export! {
 }
 
 export! {
-    /// `PMIx_server_dmodex_request`: another node's request for a local client's
-    /// data. Not served: the server reaches no other node yet (module docs).
+    /// `PMIx_server_dmodex_request`: another node asks, through the host, for a
+    /// local client's data. `cbfunc` gets it (a blob the asking node's server reads;
+    /// the bytes are valid while `cbfunc` runs) once the client committed, or
+    /// `PMIX_ERR_NOT_FOUND` (not a local rank, or gone) or `PMIX_ERR_TIMEOUT`
+    /// (nothing committed within 2 s), on the progress thread.
     ///
     /// # Errors
-    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `proc_` or `cbfunc`); otherwise
-    /// `PMIX_ERR_NOT_SUPPORTED` (`cbfunc` is not called).
+    /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `proc_` or `cbfunc`, a bad
+    /// namespace); `PMIX_ERR_UNREACH` when the server stopped (`cbfunc` is then not
+    /// called).
     ///
     /// # Safety
     /// `proc_` is NULL or points to a readable `pmix_proc_t`.
@@ -623,13 +862,20 @@ export! {
         cbfunc: pmix_dmodex_response_fn_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let _ = cbdata;
-        running()?;
+        let (server, _) = running()?;
         // SAFETY: forwarded from the caller.
         let p = unsafe { c_ref(proc_) }?;
-        proc_nspace(p)?;
-        cbfunc.ok_or(BAD_PARAM)?;
-        Err(Status::ERR_NOT_SUPPORTED)
+        let nspace = proc_nspace(p)?;
+        let cbfunc = cbfunc.ok_or(BAD_PARAM)?;
+        let token = pend(Pending::Request {
+            cbfunc,
+            cbdata: CbData(cbdata),
+        });
+        if server.dmodex_request(token as u64, nspace, p.rank).is_err() {
+            take_pending(token);
+            return Err(Status::ERR_UNREACH);
+        }
+        Ok(())
     }
 }
 

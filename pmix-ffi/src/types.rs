@@ -310,10 +310,35 @@ pub type pmix_server_abort_fn_t = Option<
     ) -> pmix_status_t,
 >;
 
+/// `pmix_server_fencenb_fn_t`.
+pub type pmix_server_fencenb_fn_t = Option<
+    unsafe extern "C" fn(
+        procs: *const pmix_proc_t,
+        nprocs: usize,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        data: *mut c_char,
+        ndata: usize,
+        cbfunc: pmix_modex_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_dmodex_req_fn_t`.
+pub type pmix_server_dmodex_req_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_modex_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
 /// `pmix_server_module_t` (OpenPMIx 4.2.2's `pmix_server_module_4_0_0_t`): the host's
 /// upcalls, in their order. The library calls `client_connected2` (else
-/// `client_connected`), `client_finalized` and `abort`; the others are kept for their
-/// places.
+/// `client_connected`), `client_finalized`, `abort`, `fence_nb` and `direct_modex`;
+/// the others are kept for their places.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct pmix_server_module_t {
@@ -323,10 +348,10 @@ pub struct pmix_server_module_t {
     pub client_finalized: pmix_server_client_connected_fn_t,
     /// A client called `PMIx_Abort`.
     pub abort: pmix_server_abort_fn_t,
-    /// `fence_nb`.
-    pub fence_nb: pmix_server_unused_fn_t,
-    /// `direct_modex`.
-    pub direct_modex: pmix_server_unused_fn_t,
+    /// A fence across nodes: gather every node's data.
+    pub fence_nb: pmix_server_fencenb_fn_t,
+    /// A process's data from its node.
+    pub direct_modex: pmix_server_dmodex_req_fn_t,
     /// `publish`.
     pub publish: pmix_server_unused_fn_t,
     /// `lookup`.

@@ -53,6 +53,7 @@ pub mod frame;
 pub mod ft;
 pub mod handshake;
 pub mod limits;
+pub mod modex;
 pub mod msg;
 pub mod stream;
 pub mod types;

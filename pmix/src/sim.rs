@@ -183,6 +183,7 @@ fn drain(st: &mut State, out: &mut VecDeque<(Arc<Shared>, ToClient)>) {
                 }
             }
             Output::Job(ev) => st.job_events.push(ev),
+            Output::Host(call) => st.job_events.push(crate::server::JobEvent::Host(call)),
         }
     }
 }

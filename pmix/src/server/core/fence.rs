@@ -29,6 +29,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+use pmix_wire::modex::ModexEntry;
 use pmix_wire::msg::{FT_CONTRIBUTION_KEY, FenceNb, FenceNbReply};
 use pmix_wire::{ByteObject, Command, Proc, Rank, Reply, Status, Value};
 
@@ -84,6 +85,13 @@ struct Fence {
     gone_seen: bool,
     ft: bool,
     deadline: Option<Instant>,
+    /// How many participants are on this node (all of them unless the server is
+    /// hosted and the fence spans nodes).
+    local: usize,
+    /// A contributor asked `pmix.collect`.
+    collect: bool,
+    /// The host's fence this one waits for ([`HostCall::Fence`]).
+    host: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -208,6 +216,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
     {
         Some(i) => i,
         None => {
+            let local = parts.iter().filter(|p| core.is_local(p)).count();
             core.fences.list.push(Fence {
                 participants: parts,
                 groups,
@@ -216,12 +225,17 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
                 gone_seen: true,
                 ft: false,
                 deadline: None,
+                local,
+                collect: false,
+                host: None,
             });
             core.fences.list.len() - 1
         }
     };
+    let collect = info_flag(&f.info, "pmix.collect");
     let fence = &mut core.fences.list[idx];
     fence.ft |= ft;
+    fence.collect |= collect;
     fence.deadline = match (fence.deadline, deadline) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
@@ -252,13 +266,22 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
 /// quadratic).
 fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
     let fence = &core.fences.list[idx];
-    if !full && !fence.gone_seen && fence.contributed.len() < fence.participants.len() {
+    if fence.host.is_some() {
+        // This node's part is done; the host answers for the others.
+        return false;
+    }
+    if !full && !fence.gone_seen && fence.contributed.len() < fence.local {
         return false;
     }
     let mut missing_alive = false;
+    let mut remote = false;
     let mut gone: Option<Status> = None;
     for p in &fence.participants {
         if fence.contributed.contains(p) {
+            continue;
+        }
+        if !core.is_local(p) {
+            remote = true;
             continue;
         }
         let why = core
@@ -279,22 +302,130 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
         }
         _ => Status::SUCCESS,
     };
+    if status == Status::SUCCESS && remote {
+        if core.cfg.hosted {
+            to_host(core, idx);
+        }
+        return false;
+    }
     let fence = core.fences.take(idx);
-    let carried = fence.contributors.iter().any(|c| c.data.is_some());
+    finish(core, fence, status, Vec::new());
+    true
+}
+
+/// Hands fence `idx` to the host: this node's contributions (the contributors'
+/// remote data when `pmix.collect` was asked, their rank-state contributions) as
+/// one blob ([`HostCall::Fence`]).
+fn to_host(core: &mut Core, idx: usize) {
+    let id = core.next_host_id();
+    let fence = &core.fences.list[idx];
+    let entries: Vec<ModexEntry> = fence
+        .contributors
+        .iter()
+        .filter(|c| fence.collect || c.data.is_some())
+        .map(|c| ModexEntry {
+            proc: Proc::new(c.proc.0.as_str(), c.proc.1),
+            kvals: fence.collect.then(|| core.remote_data(&c.proc)),
+            contribution: c.data.clone(),
+        })
+        .collect();
+    let data = if entries.is_empty() {
+        Vec::new()
+    } else {
+        pmix_wire::modex::encode(&entries).unwrap_or_default()
+    };
+    let procs = host_procs(core, &fence.participants);
+    let collect = fence.collect;
+    core.fences.list[idx].host = Some(id);
+    core.out
+        .push_back(super::Output::Host(super::HostCall::Fence {
+            id,
+            procs,
+            collect,
+            data,
+        }));
+}
+
+/// The participants as a host reads them: a namespace all of whose ranks take
+/// part as one WILDCARD entry.
+fn host_procs(core: &Core, parts: &[ProcKey]) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < parts.len() {
+        let ns = &parts[i].0;
+        let n = parts[i..].iter().take_while(|p| &p.0 == ns).count();
+        let size = core
+            .namespaces
+            .get(ns)
+            .map_or(0, |n| n.spec.job_size as usize);
+        if n == size {
+            out.push((ns.clone(), Rank::WILDCARD.0));
+        } else {
+            out.extend(parts[i..i + n].iter().cloned());
+        }
+        i += n;
+    }
+    out
+}
+
+/// The host's answer to fence `id`: the other nodes' data is stored, and every
+/// local contributor gets the fence's status (with the contributions of every
+/// node, sorted by process, when the fence carried some). An id no fence waits for
+/// (it failed or timed out meanwhile) is ignored.
+pub(super) fn host_done(core: &mut Core, id: u64, status: Status, data: &[u8]) {
+    let Some(idx) = core.fences.list.iter().position(|f| f.host == Some(id)) else {
+        return;
+    };
+    let fence = core.fences.take(idx);
+    if status != Status::SUCCESS {
+        return finish(core, fence, status, Vec::new());
+    }
+    let entries = match pmix_wire::modex::decode_all(data, core.cfg.limits) {
+        Ok(e) => e,
+        Err(_) => return finish(core, fence, Status::ERROR, Vec::new()),
+    };
+    let mut extra = Vec::new();
+    for e in entries {
+        let Some(ns) = e.proc.nspace.as_str() else {
+            continue;
+        };
+        let proc = (ns.to_string(), e.proc.rank.0);
+        if core.is_local(&proc) {
+            continue;
+        }
+        if let Some(kv) = e.kvals {
+            core.ingest(&proc, kv);
+        }
+        if let Some(c) = e.contribution {
+            extra.push((proc, c));
+        }
+    }
+    finish(core, fence, Status::SUCCESS, extra);
+}
+
+/// Answers every contributor of `fence` with `status`: a lone STATUS, or, when the
+/// fence carried rank-state contributions (here or in `remote`), the contributions
+/// reply.
+fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, Vec<u8>)>) {
+    let hosted = fence.host.is_some();
+    let carried = fence.contributors.iter().any(|c| c.data.is_some()) || !remote.is_empty();
     if status == Status::SUCCESS && carried {
         // One reply, built once: the same bytes decide the round at every survivor.
+        let mut contributions: Vec<(ProcKey, Vec<u8>)> = fence
+            .contributors
+            .iter()
+            .filter_map(|c| Some((c.proc.clone(), c.data.clone()?)))
+            .chain(remote)
+            .collect();
+        if hosted {
+            // Every node must decide from the same bytes: one order for all.
+            contributions.sort_by(|a, b| a.0.cmp(&b.0));
+        }
         let reply = Reply::FenceNb(FenceNbReply {
             status,
-            contributions: fence
-                .contributors
-                .iter()
-                .filter_map(|c| {
-                    let d = c.data.as_ref()?;
-                    Some((
-                        Proc::new(c.proc.0.as_str(), c.proc.1),
-                        ByteObject(d.clone()),
-                    ))
-                })
+            contributions: contributions
+                .into_iter()
+                .map(|(p, d)| (Proc::new(p.0.as_str(), p.1), ByteObject(d)))
                 .collect(),
         });
         // Encoded once per codec (every peer of a job shares one), not once per
@@ -317,12 +448,11 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
                 },
             }
         }
-        return true;
+        return;
     }
     for c in fence.contributors {
         core.reply_status(c.conn, c.tag, Command::FenceNb, status);
     }
-    true
 }
 
 /// Re-evaluates every fence: a participant departed (the groups work calls this

@@ -66,7 +66,7 @@ pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
 pub use types::{
-    ConnId, CoreConfig, JobEvent, NamespaceSpec, Output, RankSpec, Refused, ServerError,
+    ConnId, CoreConfig, HostCall, JobEvent, NamespaceSpec, Output, RankSpec, Refused, ServerError,
 };
 
 use namespace::{Namespace, RankState};
@@ -90,6 +90,8 @@ pub struct Core {
     out: VecDeque<Output>,
     next_index: u32,
     next_tool: u32,
+    /// The last id given to a request of the host.
+    next_host: u64,
     store: store::Store,
     fences: fence::Fences,
     events: events::Events,
@@ -124,6 +126,7 @@ impl Core {
             out: VecDeque::new(),
             next_index: 0,
             next_tool: 0,
+            next_host: 0,
             store: Default::default(),
             fences: Default::default(),
             pubsub: Default::default(),
@@ -485,6 +488,28 @@ impl Core {
         {
             events::proc_aborted(self, &proc, Some(a.status.0));
         }
+    }
+
+    /// The host's answer to [`HostCall::Fence`] `id`: `status`, and on success the
+    /// concatenation of every node's blob (ours included), in any order. The local
+    /// contributors are answered; an id no fence waits for is ignored.
+    pub fn host_fence_done(&mut self, id: u64, status: i32, data: &[u8]) {
+        fence::host_done(self, id, Status(status), data);
+    }
+
+    /// The host's answer to [`HostCall::DirectModex`] `id`: on success the remote
+    /// process's blob, stored; the gets held for it are answered (a key it does not
+    /// hold: NOT_FOUND), as they are on failure.
+    pub fn host_modex_done(&mut self, id: u64, status: i32, data: &[u8]) {
+        store::host_modex_done(self, id, Status(status), data);
+    }
+
+    /// Another node asks, through the host, for local process `nspace`:`rank`'s
+    /// data: answered with [`HostCall::ModexAnswer`] `id` at once if it committed,
+    /// when it commits, or with NOT_FOUND (not a local rank, or gone) or
+    /// `PMIX_ERR_TIMEOUT` (nothing committed within the get timeout).
+    pub fn dmodex_request(&mut self, id: u64, nspace: &str, rank: u32, now: Instant) {
+        store::dmodex_request(self, id, (nspace.to_string(), rank), now);
     }
 
     /// Raises event `code` from the server itself (source: [`CoreConfig::nspace`]

@@ -22,11 +22,12 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use pmix_wire::modex::ModexEntry;
 use pmix_wire::msg::{Commit, GetNb, GetNbReply, ProcData};
 use pmix_wire::{Command, Kval, Proc, Rank, Reply, Scope, Status};
 
 use super::util::{HeldList, HeldRequest};
-use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
+use super::{ConnId, Core, HostCall, Output, ProcKey, info_deadline, info_flag, info_value};
 
 /// Keys a server answers only from a topology it shares, which we do not.
 const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo2"];
@@ -36,6 +37,17 @@ const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo
 pub(crate) struct Store {
     data: HashMap<ProcKey, Committed>,
     held: HeldList<HeldGet>,
+    /// Direct modex requests made of the host: id → the remote process.
+    asked: HashMap<u64, ProcKey>,
+    /// The host's requests for a local process's data, held until it commits.
+    host_waits: Vec<HostWait>,
+}
+
+#[derive(Debug)]
+struct HostWait {
+    id: u64,
+    proc: ProcKey,
+    deadline: Instant,
 }
 
 #[derive(Debug, Default)]
@@ -78,7 +90,11 @@ enum Answer {
 
 impl Store {
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        self.held.next_deadline()
+        let host = self.host_waits.iter().map(|w| w.deadline).min();
+        [self.held.next_deadline(), host]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
@@ -140,6 +156,111 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
     (entry.local, entry.remote) = (local, remote);
     core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
     release(core, &proc, false);
+    answer_host(core, &proc, Status::SUCCESS);
+}
+
+/// Answers the host's requests waiting for `proc`: its data after a commit
+/// (`status` success), or `status`.
+fn answer_host(core: &mut Core, proc: &ProcKey, status: Status) {
+    if core.store.host_waits.is_empty() {
+        return;
+    }
+    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.store.host_waits)
+        .into_iter()
+        .partition(|w| &w.proc == proc);
+    core.store.host_waits = keep;
+    for w in due {
+        modex_answer(core, w.id, proc, status);
+    }
+}
+
+/// [`HostCall::ModexAnswer`] `id`: `proc`'s remote data and job-info values when
+/// `status` is success.
+fn modex_answer(core: &mut Core, id: u64, proc: &ProcKey, status: Status) {
+    let data = if status == Status::SUCCESS {
+        let mut kvals = core.remote_data(proc);
+        if let Some(blob) = core
+            .namespaces
+            .get(&proc.0)
+            .and_then(|ns| ns.rank_kvals.get(&proc.1))
+        {
+            kvals.extend(blob.iter().cloned());
+        }
+        let entry = ModexEntry {
+            proc: Proc::new(proc.0.as_str(), proc.1),
+            kvals: Some(kvals),
+            contribution: None,
+        };
+        match pmix_wire::modex::encode(&[entry]) {
+            Ok(d) => d,
+            Err(_) => return modex_answer(core, id, proc, Status::ERROR),
+        }
+    } else {
+        Vec::new()
+    };
+    core.out.push_back(Output::Host(HostCall::ModexAnswer {
+        id,
+        status: status.0,
+        data,
+    }));
+}
+
+/// The host asks for local `proc`'s data on behalf of another node (module docs of
+/// `Core::dmodex_request`).
+pub(super) fn dmodex_request(core: &mut Core, id: u64, proc: ProcKey, now: Instant) {
+    if !core.is_local(&proc) {
+        return modex_answer(core, id, &proc, Status::ERR_NOT_FOUND);
+    }
+    if core.store.data.contains_key(&proc) {
+        return modex_answer(core, id, &proc, Status::SUCCESS);
+    }
+    if core.departed(&proc) {
+        return modex_answer(core, id, &proc, Status::ERR_NOT_FOUND);
+    }
+    let deadline = now + core.cfg.get_timeout;
+    core.store.host_waits.push(HostWait { id, proc, deadline });
+}
+
+/// The host's answer to direct modex `id`: the remote process's data is stored and
+/// the gets held for it answered (a key still missing: NOT_FOUND).
+pub(super) fn host_modex_done(core: &mut Core, id: u64, status: Status, data: &[u8]) {
+    let Some(target) = core.store.asked.remove(&id) else {
+        return;
+    };
+    if status == Status::SUCCESS
+        && let Ok(entries) = pmix_wire::modex::decode_all(data, core.cfg.limits)
+    {
+        for e in entries {
+            let Some(ns) = e.proc.nspace.as_str() else {
+                continue;
+            };
+            let proc = (ns.to_string(), e.proc.rank.0);
+            if let (Some(kv), false) = (e.kvals, core.is_local(&proc)) {
+                core.ingest(&proc, kv);
+            }
+        }
+    }
+    release(core, &target, true);
+}
+
+impl Core {
+    /// What `proc` committed for remote readers (REMOTE and GLOBAL puts).
+    pub(crate) fn remote_data(&self, proc: &ProcKey) -> Vec<Kval> {
+        self.store
+            .data
+            .get(proc)
+            .map(|c| c.remote.clone())
+            .unwrap_or_default()
+    }
+
+    /// Stores what another node's server sent for its `proc` (visible in every
+    /// scope here) and answers the gets it satisfies.
+    pub(crate) fn ingest(&mut self, proc: &ProcKey, kvals: Vec<Kval>) {
+        let entry = self.store.data.entry(proc.clone()).or_default();
+        upsert(&mut entry.local, &kvals);
+        upsert(&mut entry.remote, &kvals);
+        release(self, proc, false);
+    }
 }
 
 /// Re-evaluates the gets held for `target`; with `gone`, those still unanswered
@@ -163,12 +284,20 @@ fn release(core: &mut Core, target: &ProcKey, gone: bool) {
 /// A local rank is gone: the gets held for it will never be satisfied.
 pub(super) fn proc_departed(core: &mut Core, proc: &ProcKey) {
     release(core, proc, true);
+    answer_host(core, proc, Status::ERR_NOT_FOUND);
 }
 
 /// Held gets whose deadline passed: `PMIX_ERR_TIMEOUT`.
 pub(super) fn tick(core: &mut Core, now: Instant) {
     for h in core.store.held.take_due(now) {
         core.reply_status(h.conn, h.tag, Command::GetNb, Status::ERR_TIMEOUT);
+    }
+    let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.store.host_waits)
+        .into_iter()
+        .partition(|w| w.deadline <= now);
+    core.store.host_waits = keep;
+    for w in due {
+        modex_answer(core, w.id, &w.proc, Status::ERR_TIMEOUT);
     }
 }
 
@@ -267,7 +396,9 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
         });
         return core.reply(conn, tag, &reply);
     }
-    if !ns.states.contains_key(&g.rank.0) {
+    let local = ns.states.contains_key(&g.rank.0);
+    let remote_known = core.cfg.hosted && g.rank.0 < ns.spec.job_size;
+    if !(local || remote_known) {
         return not_found(core, conn, tag);
     }
     let target = (nspace, g.rank.0);
@@ -286,6 +417,15 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
                 return core.reply_status(conn, tag, Command::GetNb, super::ERR_OUT_OF_RESOURCE);
             }
             let deadline = info_deadline(&g.info, now, Some(core.cfg.get_timeout));
+            if !local && !core.store.asked.values().any(|p| p == &target) {
+                // Another node's rank: its server has the data (direct modex).
+                let id = core.next_host_id();
+                core.store.asked.insert(id, target.clone());
+                core.out.push_back(Output::Host(HostCall::DirectModex {
+                    id,
+                    proc: target.clone(),
+                }));
+            }
             core.store.held.push(HeldGet {
                 conn,
                 tag,

@@ -53,6 +53,11 @@ pub struct CoreConfig {
     /// is NOT_FOUND and the client discovers its own topology. Only a libhwloc
     /// export belongs here (the `native` feature), never our own XML emitter's.
     pub hwloc_xml: Option<Arc<str>>,
+    /// The server is hosted by an engine that spans nodes (the C server API): a
+    /// fence naming ranks that are not on this node, and a get of such a rank's
+    /// data, go to the host ([`Output::Host`]); otherwise they wait for ranks that
+    /// never come (a fence) or are NOT_FOUND (a get).
+    pub hosted: bool,
 }
 
 impl CoreConfig {
@@ -83,6 +88,7 @@ impl CoreConfig {
             max_published: 1 << 16,
             service: None,
             hwloc_xml: None,
+            hosted: false,
         }
     }
 }
@@ -225,11 +231,58 @@ pub enum Output {
     },
     /// Something the launcher must know about its job.
     Job(JobEvent),
+    /// Something only the host can do: reach the other nodes.
+    Host(HostCall),
+}
+
+/// What a hosted server ([`CoreConfig::hosted`]) asks of its host, or answers it.
+/// Every `data` is a `pmix_wire::modex` blob (docs/wire.md §8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostCall {
+    /// A fence whose participants span nodes: this node's participants have all
+    /// joined (or are gone). The host gathers every node's `data` and answers
+    /// [`Core::host_fence_done`](super::Core::host_fence_done) with their
+    /// concatenation, in any order.
+    Fence {
+        /// The fence, for the answer.
+        id: u64,
+        /// The participants: `(nspace, rank)`, a whole namespace as `(nspace,
+        /// 0xfffffffe)` (`PMIX_RANK_WILDCARD`).
+        procs: Vec<(String, u32)>,
+        /// Whether the participants asked for their data to be collected
+        /// (`pmix.collect`).
+        collect: bool,
+        /// This node's contribution (empty when it has none).
+        data: Vec<u8>,
+    },
+    /// A local client asks for data of `proc`, which is on another node: the host
+    /// asks that node's server ([`Core::dmodex_request`](super::Core::dmodex_request)
+    /// there) and answers [`Core::host_modex_done`](super::Core::host_modex_done).
+    DirectModex {
+        /// The request, for the answer.
+        id: u64,
+        /// The process whose data is wanted.
+        proc: (String, u32),
+    },
+    /// The answer to the host's [`Core::dmodex_request`](super::Core::dmodex_request)
+    /// `id`: a status and, on success, the process's data.
+    ModexAnswer {
+        /// The host's request id.
+        id: u64,
+        /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (no such local process, or it is
+        /// gone), `PMIX_ERR_TIMEOUT` (it committed nothing in time).
+        status: i32,
+        /// The data (empty unless `status` is success).
+        data: Vec<u8>,
+    },
 }
 
 /// A change in a job's processes the launcher must know about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JobEvent {
+    /// A hosted server's request of its host, or its answer to one
+    /// ([`Output::Host`]).
+    Host(HostCall),
     /// A rank completed its handshake on `conn`.
     Connected {
         /// The connection.

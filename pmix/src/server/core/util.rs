@@ -58,6 +58,20 @@ impl Core {
             < self.cfg.max_pending
     }
 
+    /// Whether `proc` is a rank of a namespace registered here that runs on this
+    /// node.
+    pub(crate) fn is_local(&self, proc: &ProcKey) -> bool {
+        self.namespaces
+            .get(&proc.0)
+            .is_some_and(|ns| ns.states.contains_key(&proc.1))
+    }
+
+    /// A fresh id for a request made of the host.
+    pub(crate) fn next_host_id(&mut self) -> u64 {
+        self.next_host += 1;
+        self.next_host
+    }
+
     /// Whether a local rank is gone (lost or finalized): it will never contribute.
     pub(crate) fn departed(&self, proc: &ProcKey) -> bool {
         self.namespaces

@@ -125,6 +125,11 @@ pub struct ServerConfig {
     /// one summary line per 10 s (`… N more refused or closed connections in the
     /// last Ns`, printed when the 10 s have passed or at shutdown).
     pub log: bool,
+    /// Hosted by an engine that spans nodes (the C server API): fences and gets that
+    /// name ranks on other nodes become [`JobEvent::Host`] requests, answered with
+    /// [`Server::host_fence_done`] and [`Server::host_modex_done`]; the host's own
+    /// requests come with [`Server::dmodex_request`].
+    pub hosted: bool,
 }
 
 impl Default for ServerConfig {
@@ -144,6 +149,7 @@ impl Default for ServerConfig {
             service: None,
             hwloc_xml: None,
             log: true,
+            hosted: false,
         }
     }
 }
@@ -212,7 +218,16 @@ pub(crate) enum Command {
         info: Vec<pmix_wire::Info>,
         range: pmix_wire::DataRange,
     },
+    Host(HostAnswer),
     Shutdown,
+}
+
+/// What the host tells a hosted server.
+#[derive(Debug)]
+pub(crate) enum HostAnswer {
+    Fence { id: u64, status: i32, data: Vec<u8> },
+    Modex { id: u64, status: i32, data: Vec<u8> },
+    Request { id: u64, nspace: String, rank: u32 },
 }
 
 /// The embeddable PMIx server: a listener on 127.0.0.1 and one progress thread
@@ -436,6 +451,38 @@ impl Server {
     pub fn next_event(&self, timeout: Duration) -> Option<JobEvent> {
         let rx = self.events.lock().unwrap_or_else(|p| p.into_inner());
         rx.recv_timeout(timeout).ok()
+    }
+
+    /// The host's answer to [`HostCall::Fence`](super::HostCall::Fence) `id`
+    /// (`Core::host_fence_done`).
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn host_fence_done(&self, id: u64, status: i32, data: Vec<u8>) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Fence { id, status, data }))
+    }
+
+    /// The host's answer to [`HostCall::DirectModex`](super::HostCall::DirectModex)
+    /// `id` (`Core::host_modex_done`).
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn host_modex_done(&self, id: u64, status: i32, data: Vec<u8>) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Modex { id, status, data }))
+    }
+
+    /// Another node asks, through the host, for local process `nspace`:`rank`'s data;
+    /// the answer comes as [`HostCall::ModexAnswer`](super::HostCall::ModexAnswer)
+    /// `id` (`Core::dmodex_request`).
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn dmodex_request(&self, id: u64, nspace: &str, rank: u32) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Request {
+            id,
+            nspace: nspace.into(),
+            rank,
+        }))
     }
 
     /// The launcher saw rank `nspace`:`rank` exit with `status` (its wait status as an

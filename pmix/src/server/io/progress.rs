@@ -15,7 +15,7 @@ use pmix_wire::{ConnectMsg, Decoded, FrameDecoder, Limits};
 
 use super::conn::{Conn, Phase, ReadOutcome};
 use super::ratelimit::{LOG_BURST, LOG_INTERVAL, LogLimiter};
-use super::{Command, Counters, LINGER, ServerConfig};
+use super::{Command, Counters, HostAnswer, LINGER, ServerConfig};
 use crate::server::core::{ConnId, Core, CoreConfig, JobEvent, Output, Refused};
 use crate::server::net;
 
@@ -74,6 +74,7 @@ impl Loop {
         core_cfg.max_cached_events = cfg.max_cached_events;
         core_cfg.service = cfg.service.clone();
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
+        core_cfg.hosted = cfg.hosted;
         let lp = Loop {
             poll,
             listener,
@@ -427,6 +428,9 @@ impl Loop {
                 Output::Job(ev) => {
                     let _ = ctx.events.send(ev);
                 }
+                Output::Host(call) => {
+                    let _ = ctx.events.send(JobEvent::Host(call));
+                }
             }
         }
     }
@@ -537,6 +541,24 @@ impl Loop {
                         self.warn(format_args!(
                             "internal error handling the exit of {nspace}:{rank}"
                         ));
+                    }
+                }
+                Command::Host(h) => {
+                    let now = Instant::now();
+                    let core = &mut self.core;
+                    let r = catch_unwind(AssertUnwindSafe(|| match h {
+                        HostAnswer::Fence { id, status, data } => {
+                            core.host_fence_done(id, status, &data)
+                        }
+                        HostAnswer::Modex { id, status, data } => {
+                            core.host_modex_done(id, status, &data)
+                        }
+                        HostAnswer::Request { id, nspace, rank } => {
+                            core.dmodex_request(id, &nspace, rank, now)
+                        }
+                    }));
+                    if r.is_err() {
+                        self.warn(format_args!("internal error handling the host's answer"));
                     }
                 }
                 Command::Shutdown => {

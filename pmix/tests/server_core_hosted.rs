@@ -1,0 +1,344 @@
+//! Two hosted server cores, "nodes" A (ranks 0, 1) and B (ranks 2, 3) of one job,
+//! joined by a fake host that does what Slurm's plugin and Open MPI's daemons do:
+//! gathers each node's fence blob and hands every node the concatenation (in a
+//! different order per node), and carries direct-modex requests to the node that
+//! holds the rank and its answer back.
+
+mod server_core_common;
+
+use std::time::{Duration, Instant};
+
+use pmix::server::core::{Core, CoreConfig, HostCall, NamespaceSpec, Output, RankSpec};
+use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb};
+use pmix_wire::{BufferType, Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Status, WStr};
+use server_core_common::*;
+
+const NS: &str = "job";
+
+fn node(name: &str, ranks: [u32; 2]) -> Core {
+    let mut cfg = CoreConfig::new("srv", 0, name, UID, GID);
+    cfg.hosted = true;
+    let mut core = Core::new(cfg);
+    let mut spec = NamespaceSpec::single_node(NS, 4, UID, GID);
+    spec.ranks = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, &rank)| RankSpec {
+            rank,
+            local_rank: i as u16,
+            node_rank: i as u16,
+            ..Default::default()
+        })
+        .collect();
+    core.add_namespace(spec).unwrap();
+    core
+}
+
+fn commit_global(key: &str, v: u32) -> Request {
+    Request::Commit(Commit {
+        buckets: vec![CommitBucket {
+            scope: Scope::GLOBAL,
+            buffer_type: BufferType::NonDescribed,
+            kvals: vec![Kval::new(key, v)],
+        }],
+    })
+}
+
+fn fence(collect: bool) -> Request {
+    let info = if collect {
+        vec![Info::new("pmix.collect", true)]
+    } else {
+        Vec::new()
+    };
+    Request::FenceNb(FenceNb {
+        procs: vec![Proc {
+            nspace: NS.into(),
+            rank: Rank::WILDCARD,
+        }],
+        info,
+    })
+}
+
+fn get(rank: u32, key: &str) -> Request {
+    Request::GetNb(GetNb {
+        nspace: NS.into(),
+        rank: Rank(rank),
+        info: Vec::new(),
+        key: Some(WStr::from(key)),
+    })
+}
+
+/// The host calls among `outs`, and the rest.
+fn split(outs: Vec<Output>) -> (Vec<HostCall>, Vec<Output>) {
+    let mut calls = Vec::new();
+    let mut rest = Vec::new();
+    for o in outs {
+        match o {
+            Output::Host(c) => calls.push(c),
+            o => rest.push(o),
+        }
+    }
+    (calls, rest)
+}
+
+/// The value of `key` in a GETNB reply.
+fn value_of(outs: &[Output], f: &Fake, tag: u32, key: &str) -> Option<u64> {
+    match reply(outs, f, tag, Command::GetNb) {
+        Reply::GetNb(r) if r.status == Status::SUCCESS => r.data[0]
+            .kvals
+            .iter()
+            .find(|k| k.key == key)
+            .and_then(|k| k.value.as_u64()),
+        _ => None,
+    }
+}
+
+struct Job {
+    a: Core,
+    b: Core,
+    fakes: Vec<Fake>,
+    now: Instant,
+}
+
+fn job() -> Job {
+    let now = Instant::now();
+    let mut a = node("nodeA", [0, 1]);
+    let mut b = node("nodeB", [2, 3]);
+    let mut fakes = Vec::new();
+    for r in 0..4u32 {
+        let core = if r < 2 { &mut a } else { &mut b };
+        fakes.push(connect(core, u64::from(r) + 1, NS, r, now));
+    }
+    drain(&mut a);
+    drain(&mut b);
+    Job { a, b, fakes, now }
+}
+
+impl Job {
+    fn send(&mut self, r: usize, req: &Request) -> u32 {
+        let now = self.now;
+        let (a, b, fakes) = (&mut self.a, &mut self.b, &mut self.fakes);
+        let core = if r < 2 { a } else { b };
+        fakes[r].send(core, req, now)
+    }
+}
+
+/// Every rank puts `k` = 10 × rank globally, then fences; the host's answer, the
+/// concatenation in each node's own order, completes the fence everywhere.
+fn fence_all(j: &mut Job, collect: bool) -> [u32; 4] {
+    for r in 0..4 {
+        j.send(r, &commit_global("k", 10 * r as u32));
+    }
+    drain(&mut j.a);
+    drain(&mut j.b);
+    let mut tags = [0; 4];
+    for (r, t) in tags.iter_mut().enumerate() {
+        *t = j.send(r, &fence(collect));
+    }
+    let (calls_a, rest_a) = split(drain(&mut j.a));
+    let (calls_b, rest_b) = split(drain(&mut j.b));
+    // Nobody is answered before the host is.
+    for (r, &tag) in tags.iter().enumerate() {
+        let rest = if r < 2 { &rest_a } else { &rest_b };
+        assert!(no_reply(rest, &j.fakes[r], tag), "rank {r} answered early");
+    }
+    let [
+        HostCall::Fence {
+            id: ia,
+            procs,
+            collect: ca,
+            data: da,
+        },
+    ] = &calls_a[..]
+    else {
+        panic!("node A: {calls_a:?}")
+    };
+    let [
+        HostCall::Fence {
+            id: ib,
+            collect: cb,
+            data: db,
+            ..
+        },
+    ] = &calls_b[..]
+    else {
+        panic!("node B: {calls_b:?}")
+    };
+    assert_eq!(procs, &vec![(NS.to_string(), Rank::WILDCARD.0)]);
+    assert_eq!((*ca, *cb), (collect, collect));
+    assert_eq!(collect, !da.is_empty() && !db.is_empty());
+    let ab = [da.clone(), db.clone()].concat();
+    let ba = [db.clone(), da.clone()].concat();
+    j.a.host_fence_done(*ia, 0, &ab);
+    j.b.host_fence_done(*ib, 0, &ba);
+    tags
+}
+
+#[test]
+fn a_fence_across_nodes_completes_when_the_host_answers_and_shares_the_collected_data() {
+    let mut j = job();
+    let tags = fence_all(&mut j, true);
+    let outs_a = drain(&mut j.a);
+    let outs_b = drain(&mut j.b);
+    for (r, &tag) in tags.iter().enumerate() {
+        let outs = if r < 2 { &outs_a } else { &outs_b };
+        assert_eq!(status(outs, &j.fakes[r], tag, Command::FenceNb), 0);
+    }
+    // Rank 0 reads rank 3's key from node A's store: no host call.
+    let t = j.send(0, &get(3, "k"));
+    let (calls, outs) = split(drain(&mut j.a));
+    assert!(calls.is_empty(), "{calls:?}");
+    assert_eq!(value_of(&outs, &j.fakes[0], t, "k"), Some(30));
+    let t = j.send(3, &get(1, "k"));
+    let outs = drain(&mut j.b);
+    assert_eq!(value_of(&outs, &j.fakes[3], t, "k"), Some(10));
+}
+
+#[test]
+fn a_get_of_another_nodes_rank_goes_by_direct_modex_without_waiting_for_a_fence() {
+    let mut j = job();
+    j.send(3, &commit_global("k", 30));
+    drain(&mut j.b);
+    let t = j.send(0, &get(3, "k"));
+    let (calls, outs) = split(drain(&mut j.a));
+    assert!(no_reply(&outs, &j.fakes[0], t));
+    let [HostCall::DirectModex { id, proc }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(proc, &(NS.to_string(), 3));
+    // A second get of the same rank waits on the same request.
+    let t2 = j.send(1, &get(3, "k"));
+    let (calls2, _) = split(drain(&mut j.a));
+    assert!(calls2.is_empty(), "{calls2:?}");
+    // The host asks node B, which answers at once (rank 3 committed).
+    let now = j.now;
+    j.b.dmodex_request(77, NS, 3, now);
+    let (answer, _) = split(drain(&mut j.b));
+    let [
+        HostCall::ModexAnswer {
+            id: 77,
+            status: 0,
+            data,
+        },
+    ] = &answer[..]
+    else {
+        panic!("{answer:?}")
+    };
+    j.a.host_modex_done(*id, 0, data);
+    let outs = drain(&mut j.a);
+    assert_eq!(value_of(&outs, &j.fakes[0], t, "k"), Some(30));
+    assert_eq!(value_of(&outs, &j.fakes[1], t2, "k"), Some(30));
+}
+
+#[test]
+fn the_hosts_request_for_a_rank_that_has_not_committed_is_answered_when_it_commits() {
+    let mut j = job();
+    let now = j.now;
+    j.b.dmodex_request(5, NS, 2, now);
+    let (answer, _) = split(drain(&mut j.b));
+    assert!(answer.is_empty(), "{answer:?}");
+    j.send(2, &commit_global("x", 7));
+    let (answer, _) = split(drain(&mut j.b));
+    let [
+        HostCall::ModexAnswer {
+            id: 5,
+            status: 0,
+            data,
+        },
+    ] = &answer[..]
+    else {
+        panic!("{answer:?}")
+    };
+    let entries = pmix_wire::modex::decode_all(data, Default::default()).unwrap();
+    assert_eq!(entries.len(), 1);
+    let kv = entries[0].kvals.as_ref().unwrap();
+    assert!(kv.iter().any(|k| k.key == "x"), "{kv:?}");
+    // Ranks that are not local, and times out.
+    j.b.dmodex_request(6, NS, 0, now);
+    j.b.dmodex_request(7, NS, 3, now);
+    j.b.tick(now + Duration::from_secs(3));
+    let (answer, _) = split(drain(&mut j.b));
+    let status_of = |id: u64| {
+        answer.iter().find_map(|c| match c {
+            HostCall::ModexAnswer { id: i, status, .. } if *i == id => Some(*status),
+            _ => None,
+        })
+    };
+    assert_eq!(status_of(6), Some(Status::ERR_NOT_FOUND.0));
+    assert_eq!(status_of(7), Some(Status::ERR_TIMEOUT.0));
+}
+
+#[test]
+fn a_failed_host_fence_fails_the_local_contributors_and_a_late_answer_is_ignored() {
+    let mut j = job();
+    let t0 = j.send(0, &fence(false));
+    let t1 = j.send(1, &fence(false));
+    let (calls, _) = split(drain(&mut j.a));
+    let [HostCall::Fence { id, data, .. }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    assert!(data.is_empty(), "no data asked, none sent");
+    j.a.host_fence_done(*id, Status::ERR_TIMEOUT.0, &[]);
+    let outs = drain(&mut j.a);
+    assert_eq!(
+        status(&outs, &j.fakes[0], t0, Command::FenceNb),
+        Status::ERR_TIMEOUT.0
+    );
+    assert_eq!(
+        status(&outs, &j.fakes[1], t1, Command::FenceNb),
+        Status::ERR_TIMEOUT.0
+    );
+    j.a.host_fence_done(*id, 0, &[]);
+    assert!(drain(&mut j.a).is_empty());
+    // Bytes that are no blob fail the fence, they do not panic.
+    let t0 = j.send(0, &fence(true));
+    j.send(1, &fence(true));
+    let (calls, _) = split(drain(&mut j.a));
+    let [HostCall::Fence { id, .. }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    j.a.host_fence_done(*id, 0, b"garbage");
+    let outs = drain(&mut j.a);
+    assert_eq!(
+        status(&outs, &j.fakes[0], t0, Command::FenceNb),
+        Status::ERROR.0
+    );
+}
+
+#[test]
+fn an_unhosted_core_keeps_other_nodes_ranks_not_found() {
+    let now = Instant::now();
+    let mut cfg = CoreConfig::new("srv", 0, "n", UID, GID);
+    cfg.hosted = false;
+    let mut core = Core::new(cfg);
+    let mut spec = NamespaceSpec::single_node(NS, 4, UID, GID);
+    spec.ranks.truncate(2);
+    core.add_namespace(spec).unwrap();
+    let mut f = connect(&mut core, 1, NS, 0, now);
+    drain(&mut core);
+    let t = f.send(&mut core, &get(3, "k"), now);
+    let (calls, outs) = split(drain(&mut core));
+    assert!(calls.is_empty());
+    assert_eq!(
+        status(&outs, &f, t, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
+}
+
+#[test]
+fn a_node_whose_participants_all_joined_calls_the_host_once() {
+    let mut j = job();
+    j.send(0, &fence(false));
+    let (calls, _) = split(drain(&mut j.a));
+    assert!(calls.is_empty(), "rank 1 has not joined: {calls:?}");
+    j.send(1, &fence(false));
+    let (calls, _) = split(drain(&mut j.a));
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    // Node B's ranks joining changes nothing at A.
+    j.send(2, &fence(false));
+    j.send(3, &fence(false));
+    let (calls_b, _) = split(drain(&mut j.b));
+    assert_eq!(calls_b.len(), 1);
+    let (calls, _) = split(drain(&mut j.a));
+    assert!(calls.is_empty());
+}
