@@ -26,10 +26,16 @@ use common::*;
 const NEWER_THAN_4_2_2: &[&str] = &["PMIX_ERR_NOT_A_MEMBER", "PMIX_DEVICE_DIST_ORIGIN"];
 
 fn our_headers() -> Vec<std::path::PathBuf> {
-    ["pmix_common.h", "pmix_version.h", "pmix.h", "pmix_tool.h", "pmix_server.h"]
-        .iter()
-        .map(|h| include_dir().join(h))
-        .collect()
+    [
+        "pmix_common.h",
+        "pmix_version.h",
+        "pmix.h",
+        "pmix_tool.h",
+        "pmix_server.h",
+    ]
+    .iter()
+    .map(|h| include_dir().join(h))
+    .collect()
 }
 
 /// Compiles `src` against the headers in `include` (syntax and static assertions only).

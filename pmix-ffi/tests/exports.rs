@@ -13,7 +13,11 @@ use pmix_testkit::cprog::{lib_dir, openpmix_for};
 /// The `PMIx_*` symbols `lib` defines (`nm -D --defined-only`), or, with
 /// `undefined`, the ones it imports.
 fn functions(lib: &Path, undefined: bool) -> BTreeSet<String> {
-    let which = if undefined { "--undefined-only" } else { "--defined-only" };
+    let which = if undefined {
+        "--undefined-only"
+    } else {
+        "--defined-only"
+    };
     let out = Command::new("nm")
         .args(["-D", which])
         .arg(lib)
@@ -89,7 +93,10 @@ fn every_pmix_symbol_open_mpi_and_slurm_import_is_exported() {
         let wanted = functions(path, true);
         assert!(wanted.len() > 10, "{p}: {wanted:?}");
         let missing: Vec<&String> = wanted.iter().filter(|n| !ours.contains(*n)).collect();
-        assert!(missing.is_empty(), "{p} imports what we do not export: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "{p} imports what we do not export: {missing:?}"
+        );
         println!("{p}: all {} PMIx imports exported", wanted.len());
     }
 }
