@@ -117,9 +117,20 @@ enum Lib {
 /// `mpirun -n 4` of `argv` with the ranks on `lib`; mpirun itself runs without our
 /// library unless `mpirun_on_ours`.
 fn mpirun(job: &Job, argv: &[&str], lib: Lib, mpirun_on_ours: bool) -> Output {
+    mpirun_with(
+        job,
+        &["--mca", "btl", "self,vader"],
+        argv,
+        lib,
+        mpirun_on_ours,
+    )
+}
+
+/// [`mpirun`] with the options `opts` (the transports, hosts) instead of shared memory.
+fn mpirun_with(job: &Job, opts: &[&str], argv: &[&str], lib: Lib, mpirun_on_ours: bool) -> Output {
     let mut cmd = clean("mpirun");
     cmd.args(["--allow-run-as-root", "--oversubscribe"])
-        .args(["--mca", "btl", "self,vader"]);
+        .args(opts);
     if mpirun_on_ours {
         // mpirun and every rank it starts inherit it.
         cmd.env("LD_LIBRARY_PATH", &job.dropin);
@@ -335,6 +346,61 @@ fn mpi_abort_on_our_libpmix_so_2_ends_the_mpirun_job_with_its_code() {
         let out = mpirun(&job, &[&exe, "abort"], lib, false);
         check_abort(&format!("mpirun, ranks on {lib:?}"), &out, false);
     }
+}
+
+/// An rsh agent that starts what mpirun asks on "another node" here: the options and
+/// the host name dropped, the command run by `sh`.
+const LOCAL_AGENT: &str = "#!/bin/sh
+while [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done
+shift
+exec sh -c \"$*\"
+";
+
+#[test]
+fn open_mpi_ranks_on_our_libpmix_so_2_span_mpirun_and_an_orted_under_openpmix_servers() {
+    // Two ranks under mpirun, two under an orted it starts for a second host name
+    // through LOCAL_AGENT (this machine again, loopback TCP between the ranks: the two
+    // "nodes" would share vader's segment names). The orted gets mpirun's clean
+    // environment, not the ranks' -x variables: both servers are OpenPMIx, the modex
+    // crosses them.
+    let Some(job) = job("mpirun-orted") else {
+        return;
+    };
+    let agent = job.exe.with_file_name("local-agent");
+    std::fs::write(&agent, LOCAL_AGENT).expect("write the agent");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod the agent");
+    let host =
+        String::from_utf8_lossy(&output_within(Command::new("hostname").arg("-s"), LIMIT).stdout)
+            .trim()
+            .to_owned();
+    let hosts = format!("{host}:2,pmix-rs-second-node:2");
+    let agent = agent.display().to_string();
+    let opts = [
+        "--mca",
+        "btl",
+        "self,tcp",
+        "--mca",
+        "btl_tcp_if_include",
+        "lo",
+        "--mca",
+        "oob_tcp_if_include",
+        "lo",
+        "--mca",
+        "plm",
+        "rsh",
+        "--mca",
+        "plm_rsh_agent",
+        &agent,
+        "-H",
+        &hosts,
+    ];
+    let exe = job.exe.display().to_string();
+    let out = mpirun_with(&job, &opts, &[&exe, "basic", "4"], Lib::Ours, false);
+    check_ok("mpirun + orted, ranks on ours", "mpi_dropin", &job, &out);
+    check_parent_openpmix("mpirun + orted", &out, true);
+    let out = mpirun_with(&job, &opts, &[&exe, "abort"], Lib::Ours, false);
+    check_abort("mpirun + orted, abort", &out, false);
 }
 
 #[test]
