@@ -1,8 +1,8 @@
 """mpi4py on the drop-in libpmix.so.2: a ring of sendrecv, bcast, allreduce, a split
 into even and odd ranks and a barrier, then the PMIx libraries this process maps
-("pmix-lib PATH" for each file named libpmix*) and "mpi4py_dropin rank R of N: ok".
-An optional argv[1] is the expected size. The lines go out in one write, so that a
-launcher forwarding output in chunks keeps them whole."""
+("pmix-lib PATH" for each file named libpmix* or under OpenPMIx's /pmix2/) and
+"mpi4py_dropin rank R of N: ok". An optional argv[1] is the expected size. The lines go
+out in one write, so that a launcher forwarding output in chunks keeps them whole."""
 
 import os
 import sys
@@ -38,7 +38,8 @@ seen, out = [], []
 with open("/proc/self/maps") as maps:
     for line in maps:
         path = line[line.find("/"):].strip() if "/" in line else ""
-        if os.path.basename(path).startswith("libpmix") and path not in seen:
+        pmix = os.path.basename(path).startswith("libpmix") or "/pmix2/" in path
+        if pmix and path not in seen:
             seen.append(path)
             out.append(f"mpi4py_dropin rank {rank}: pmix-lib {path}\n")
 out.append(f"mpi4py_dropin rank {rank} of {size}: ok\n")

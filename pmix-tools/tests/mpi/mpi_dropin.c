@@ -6,7 +6,8 @@
  *            of the ranks, MPI_Comm_split into even and odd ranks (each half checks its
  *            size and an MPI_Allreduce inside it), MPI_Barrier; then the PMIx libraries
  *            mapped in this process, from /proc/self/maps: "pmix-lib PATH" for each
- *            mapped file whose name starts with "libpmix" (once each), the same as
+ *            mapped file whose name starts with "libpmix" or whose path has "/pmix2/"
+ *            (OpenPMIx's plugins; once each), the same as
  *            "parent-pmix-lib PATH" for the parent process (the launcher: mpirun,
  *            slurmstepd, pmix-run), then "mpi_dropin rank R of N: ok".
  *   publish  rank 0 publishes the port name "mpi-dropin-port" as "mpi-dropin-svc"; after a
@@ -33,8 +34,8 @@
 
 static int rank = -1, size = 0;
 
-/* Prints "LABEL PATH" for every file named libpmix* that the process of `maps_path` maps,
- * once each. */
+/* Prints "LABEL PATH" for every file named libpmix*, or under OpenPMIx's directory (its
+ * plugins), that the process of `maps_path` maps, once each. */
 static void print_pmix_libs(const char *maps_path, const char *label)
 {
     FILE *maps = fopen(maps_path, "r");
@@ -51,7 +52,7 @@ static void print_pmix_libs(const char *maps_path, const char *label)
         }
         path[strcspn(path, "\n")] = '\0';
         const char *base = strrchr(path, '/') + 1;
-        if (strncmp(base, "libpmix", 7) != 0) {
+        if (strncmp(base, "libpmix", 7) != 0 && strstr(path, "/pmix2/") == NULL) {
             continue;
         }
         int dup = 0;
