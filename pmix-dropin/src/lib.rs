@@ -9,8 +9,14 @@
 //!
 //! ```text
 //! cargo build --release -p pmix-dropin
-//! LD_LIBRARY_PATH=target/release/dropin mpirun -x LD_LIBRARY_PATH -n 4 ./a.out
+//! mpirun -x LD_LIBRARY_PATH=$PWD/target/release/dropin -n 4 ./a.out
 //! ```
+//!
+//! There the ranks load this library and `mpirun` keeps OpenPMIx as its server (on
+//! one node it starts the ranks itself; an `orted` it starts elsewhere does not get
+//! the variable either). `LD_LIBRARY_PATH=target/release/dropin mpirun -x
+//! LD_LIBRARY_PATH ...` puts `mpirun` itself on this library too: one-node jobs run,
+//! but see `pmix-tools/tests/run_dropin.rs` for what it lacks as a host's server.
 //!
 //! `libpmix_ffi.so` itself keeps its own soname, so programs linked with
 //! `-lpmix_ffi` never pick up OpenPMIx by mistake.

@@ -134,11 +134,14 @@ export! {
 export! {
     /// `PMIx_Get`: the value of `key` for `proc` (NULL: this process; rank
     /// `PMIX_RANK_WILDCARD`: job-level information), in a new `pmix_value_t` the caller
-    /// releases with `PMIX_VALUE_RELEASE`. `*val` is set to NULL first.
+    /// releases with `PMIX_VALUE_RELEASE`. `*val` is set to NULL first. A NULL `key`
+    /// outside a connected client (a host's server) gets every value
+    /// `PMIx_Store_internal` kept for `proc`, a `PMIX_DATA_ARRAY` of `PMIX_INFO`.
     ///
     /// # Errors
     /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `val`, a bad
-    /// key, namespace or info); `PMIX_ERR_NOT_FOUND`; the server's status
+    /// key, namespace or info); `PMIX_ERR_NOT_SUPPORTED` for a NULL key in a
+    /// connected client; `PMIX_ERR_NOT_FOUND`; the server's status
     /// (`PMIX_ERR_TIMEOUT`, …); `PMIX_ERR_UNREACH` (no server for another process's
     /// value); `PMIX_ERR_NOT_SUPPORTED` (a value of a type the C side cannot hold yet);
     /// `PMIX_ERR_NOMEM`.
@@ -161,14 +164,17 @@ export! {
         // SAFETY: a non-NULL `val` is writable (caller's contract).
         let out = unsafe { c_mut(val) }?;
         // SAFETY: forwarded from the caller.
-        let key = unsafe { key_arg(key) }?;
-        // SAFETY: forwarded from the caller.
         let (nspace, rank) = unsafe { target(&inst, proc_) }?;
         // SAFETY: forwarded from the caller.
         let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-        let value = inst
-            .get(&nspace, rank, key, &info)
-            .map_err(|e| e.status())?;
+        let value = if key.is_null() {
+            inst.get_all_stored(&nspace, rank)
+        } else {
+            // SAFETY: forwarded from the caller.
+            let key = unsafe { key_arg(key) }?;
+            inst.get(&nspace, rank, key, &info)
+        }
+        .map_err(|e| e.status())?;
         let mut v = pmix_value_t {
             type_: PMIX_UNDEF,
             data: pmix_value_data { raw: [0; 3] },

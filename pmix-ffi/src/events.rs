@@ -148,11 +148,13 @@ fn call_handler(
     }
     let reply = Arc::new(AtomicI32::new(NOT_CALLED));
     let record = Box::into_raw(Box::new(Reply(Arc::clone(&reply))));
-    let ptr = if infos.is_empty() {
-        std::ptr::null_mut()
-    } else {
-        infos.as_mut_ptr()
-    };
+    // Never NULL, even with no infos: libpmix2 hands every handler an array (it keeps
+    // room for the handler's name and return object), and Open MPI 4.1's handler
+    // (ext3x) relies on it: given NULL it keeps no list, and releasing that list
+    // when no handler of its own matches the code dereferences NULL (mpirun
+    // crashed so when our server reported a rank's lost connection).
+    infos.reserve(1);
+    let ptr = infos.as_mut_ptr();
     // SAFETY: the user's handler with valid pointers for the call: `source` and
     // `infos` live until it returns; `record` is freed by `handler_done`.
     unsafe {

@@ -495,6 +495,45 @@ impl Pmix {
         }
     }
 
+    /// `PMIx_Get` with a NULL key in a process that is not a connected client (a
+    /// host's server library, a singleton): every value [`Pmix::store_internal`] kept
+    /// for `nspace`:`rank`, as a data array of infos in key order, as libpmix2 answers
+    /// a host (Open MPI's `mpirun` asks so for all it stored about an `orted` before
+    /// launching ranks there).
+    ///
+    /// # Errors
+    /// As [`Pmix::admit`] for a blocking call; `PMIX_ERR_NOT_SUPPORTED` in a connected
+    /// client (a NULL-key get from the server is not implemented);
+    /// `PMIX_ERR_NOT_FOUND` when nothing is stored for the process.
+    #[doc(alias = "PMIx_Get")]
+    pub fn get_all_stored(&self, nspace: &str, rank: u32) -> Result<pmix_wire::Value, Error> {
+        self.admit("PMIx_Get", Mode::Blocking)?;
+        if self.client().is_some() {
+            return Err(Error::NotSupported(
+                "PMIx_Get without a key from a client".into(),
+            ));
+        }
+        let mut found: Vec<pmix_wire::Info> = self
+            .inner
+            .internal
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|((ns, r, _), _)| ns == nspace && *r == rank)
+            .map(|((_, _, k), v)| pmix_wire::Info::new(k.as_str(), v.clone()))
+            .collect();
+        if found.is_empty() {
+            return Err(Error::Status {
+                status: pmix_core::Status::ERR_NOT_FOUND,
+                why: format!("nothing stored for {nspace}:{rank}").into(),
+            });
+        }
+        found.sort_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+        Ok(pmix_wire::Value::DataArray(pmix_wire::DataArray::infos(
+            found,
+        )))
+    }
+
     /// `PMIx_Publish`: publishes `info` (key and value each) for other processes'
     /// lookups, waiting for the server's answer.
     ///

@@ -743,3 +743,35 @@ fn log_monitor_spawn_and_connect_get_our_servers_answers_and_job_control_takes_c
     p.finalize().unwrap();
     s.shutdown().unwrap();
 }
+
+#[test]
+fn a_get_without_key_outside_a_client_returns_everything_stored_for_the_process() {
+    // What Open MPI's mpirun asks its server library before it launches on an orted:
+    // PMIx_Get(orted, NULL key) of all it stored with PMIx_Store_internal.
+    let p = Pmix::init(
+        Role::Server,
+        InitOptions {
+            connect: Connect::Never,
+            ..InitOptions::default()
+        },
+    )
+    .unwrap();
+    p.store_internal("hnp", 1, "pmix.puri", Value::string("tcp://127.0.0.1:1"))
+        .unwrap();
+    p.store_internal("hnp", 1, "opal.a", Value::Uint32(7))
+        .unwrap();
+    p.store_internal("hnp", 2, "pmix.puri", Value::string("other"))
+        .unwrap();
+    let Value::DataArray(all) = p.get_all_stored("hnp", 1).unwrap() else {
+        panic!("not a data array");
+    };
+    assert_eq!(
+        all.items,
+        vec![
+            Value::from(Info::new("opal.a", Value::Uint32(7))),
+            Value::from(Info::new("pmix.puri", Value::string("tcp://127.0.0.1:1"))),
+        ]
+    );
+    let e = p.get_all_stored("hnp", 3).unwrap_err();
+    assert_eq!(e.status(), Status::ERR_NOT_FOUND);
+}

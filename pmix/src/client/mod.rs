@@ -890,8 +890,13 @@ impl Client {
         )
     }
 
-    /// Logs `data` with `directives` (LOG, stamped with the current time in seconds);
-    /// `done` gets the server's answer.
+    /// Logs `data` with `directives` (LOG); `done` gets the server's answer. As
+    /// libpmix2 does, the request carries the current time in seconds only when a
+    /// directive `PMIX_LOG_GENERATE_TIMESTAMP` (`pmix.log.gtstmp`) is true, else 0
+    /// ("not taken"), so an OpenPMIx server hands its host the same directives for
+    /// either library (it adds `PMIX_LOG_TIMESTAMP` for a nonzero stamp): Open MPI's
+    /// `MPI_Abort` message, a `pmix.log.msg` blob, goes out byte for byte as
+    /// libpmix2 sends it.
     ///
     /// # Errors
     /// As [`Client::fence_then`]; the server's status (`PMIX_ERR_NOT_SUPPORTED` from a
@@ -902,9 +907,17 @@ impl Client {
         directives: &[Info],
         done: Done<()>,
     ) -> Result<(), Error> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        // PMIX_INFO_TRUE: a BOOL true, or no value at all.
+        let stamp = directives.iter().any(|i| {
+            i.key == "pmix.log.gtstmp" && matches!(i.value, Value::Bool(true) | Value::Undef)
+        });
+        let now = if stamp {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        } else {
+            0
+        };
         self.status_then(
             Request::Log(Log {
                 timestamp: pmix_wire::value::Time(now),
