@@ -5,6 +5,11 @@
 //! other in one run; it prints, per measure (fence, fence with data, get of a peer's
 //! key on the other node after it), both medians and their ratio.
 //!
+//! With two node names on one host Slurm's tree collective does not wait for the
+//! other node (each step daemon is the root of its own tree; see
+//! `pmix-tools/tests/run_slurm_hosted.rs`), so under `tree` the get of a key the peer
+//! has not put yet fails with either server: the bench prints both failures.
+//!
 //! The plugin loads the file at `/run/pmix-rs-slurm/libpmix.so` (`.ci/slurm-up.sh`):
 //! the bench installs each library there in turn, and leaves ours. A run that fails
 //! is printed as such, with its first error line, for either library. Needs the

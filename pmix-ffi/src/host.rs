@@ -7,7 +7,8 @@
 //! every completion callback. One watcher thread makes every upcall, in the order
 //! the server's job events come (OpenPMIx makes them from its progress thread):
 //! a connected client → `client_connected2` (else `client_connected`), a finalize →
-//! `client_finalized`, an abort → `abort`, a client lost without finalizing → a
+//! `client_finalized` (the client's FINALIZE is answered when its callback comes, as
+//! OpenPMIx does), an abort → `abort`, a client lost without finalizing → a
 //! `PMIX_ERR_LOST_CONNECTION` event (range PROC_LOCAL, source the client) to the
 //! handlers the host registered in this process (OpenPMIx reports it so; Slurm's
 //! default handler then ends the step).
@@ -86,6 +87,13 @@ enum Pending {
     },
     /// A `direct_modex` upcall.
     Modex { id: u64, server: Arc<Server> },
+    /// A `client_finalized` upcall: its completion lets the server answer the
+    /// client's FINALIZE.
+    Finalize {
+        server: Arc<Server>,
+        nspace: String,
+        rank: u32,
+    },
     /// The host's `PMIx_server_dmodex_request`, waiting for the server's answer.
     Request {
         cbfunc: unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void),
@@ -176,8 +184,8 @@ callback! {
             Some(Pending::Modex { id, server }) => {
                 let _ = server.host_modex_done(id, status, bytes);
             }
-            // Not ours, or answered already: nothing to do.
-            Some(p @ Pending::Request { .. }) => {
+            // Not an answer to a modex upcall: put it back.
+            Some(p @ (Pending::Request { .. } | Pending::Finalize { .. })) => {
                 PENDING
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -365,6 +373,26 @@ callback! {
     pub(crate) fn upcall_done(_status: pmix_status_t, _cbdata: *mut c_void) {}
 }
 
+callback! {
+    /// The `cbfunc` of a `client_finalized` upcall: the server answers the client's
+    /// FINALIZE now (whatever the host's status: the client is finalizing).
+    pub(crate) fn finalize_done(_status: pmix_status_t, cbdata: *mut c_void) {
+        ack_finalize(cbdata as usize);
+    }
+}
+
+/// Lets the server answer the FINALIZE that `token` stands for (once).
+fn ack_finalize(token: usize) {
+    if let Some(Pending::Finalize {
+        server,
+        nspace,
+        rank,
+    }) = take_pending(token)
+    {
+        let _ = server.finalize_acked(&nspace, rank);
+    }
+}
+
 /// A `pmix_proc_t` of `nspace` and `rank`.
 fn c_proc(nspace: &str, rank: u32) -> pmix_proc_t {
     let mut p = pmix_proc_t {
@@ -405,10 +433,22 @@ fn upcall(
             }
         }
         JobEvent::Finalized { nspace, rank } => {
+            let p = c_proc(&nspace, rank);
+            let obj = object(&nspace, rank).0;
+            let token = pend(Pending::Finalize {
+                server: Arc::clone(server),
+                nspace,
+                rank,
+            });
             if let Some(f) = module.client_finalized {
-                let p = c_proc(&nspace, rank);
-                // SAFETY: as above.
-                unsafe { f(&p, object(&nspace, rank).0, done, std::ptr::null_mut()) };
+                // SAFETY: as above; the callback may come before this returns.
+                let rc = unsafe { f(&p, obj, Some(finalize_done), token as *mut c_void) };
+                if rc != Status::SUCCESS.0 {
+                    // Done already (OPERATION_SUCCEEDED), or refused: no callback.
+                    ack_finalize(token);
+                }
+            } else {
+                ack_finalize(token);
             }
         }
         JobEvent::Aborted {
@@ -658,7 +698,8 @@ export! {
         let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
         // SAFETY: plain libc calls without arguments.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        let r = pmix::server::hosted::namespace_from_host(nspace, nlocalprocs, &infos, uid, gid)
+        let host = server.hostname();
+        let r = pmix::server::hosted::namespace_from_host(nspace, nlocalprocs, &infos, host, uid, gid)
             .map_err(|e| {
                 eprintln!("PMIx_server_register_nspace({nspace}): {e}");
                 BAD_PARAM

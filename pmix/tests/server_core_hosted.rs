@@ -342,3 +342,28 @@ fn a_node_whose_participants_all_joined_calls_the_host_once() {
     let (calls, _) = split(drain(&mut j.a));
     assert!(calls.is_empty());
 }
+
+#[test]
+fn a_hosted_finalize_is_answered_once_the_host_acknowledged_it() {
+    let mut j = job();
+    let t = j.send(0, &Request::Finalize);
+    let outs = drain(&mut j.a);
+    assert!(
+        no_reply(&outs, &j.fakes[0], t),
+        "answered before the host knew"
+    );
+    assert!(
+        outs.iter().any(|o| matches!(
+            o,
+            Output::Job(pmix::server::JobEvent::Finalized { rank: 0, .. })
+        )),
+        "{outs:?}"
+    );
+    j.a.finalize_acked(NS, 0);
+    let outs = drain(&mut j.a);
+    assert_eq!(status(&outs, &j.fakes[0], t, Command::Finalize), 0);
+    // A second acknowledgement, or one for a process not finalizing, does nothing.
+    j.a.finalize_acked(NS, 0);
+    j.a.finalize_acked(NS, 1);
+    assert!(drain(&mut j.a).is_empty());
+}

@@ -9,9 +9,12 @@
 //! - **Size**: `pmix.job.size`, else the number of `pmix.pdata` arrays, else the
 //!   local count. `pmix.max.size` and `pmix.univ.size` when given.
 //! - **Local ranks**: `pmix.lpeers` (a comma-separated list of ranks, `a-b` ranges
-//!   allowed), else the ranks whose `pmix.pdata` carries a `pmix.lrank`, else, when
-//!   the local count is the job size, every rank. Their number must be the local
-//!   count the host gave (when it gave one, ≥ 0).
+//!   allowed); else none when the host gives a local count of 0 (Open MPI's `mpirun`
+//!   registers a job all of whose ranks are on other nodes so); else the ranks whose
+//!   `pmix.pdata` carries a `pmix.lrank` and names this node (`pmix.hname`, when
+//!   given; all those with a `pmix.lrank` when that count is not the local count:
+//!   the host's node names are not ours); else, when the local count is the job size, every rank. Their number
+//!   must be the local count the host gave (when it gave one, ≥ 0).
 //! - **Per rank**: `pmix.lrank`, `pmix.nrank`, `pmix.appnum`, `pmix.cpuset`,
 //!   `pmix.locstr` from its `pmix.pdata` (`pmix.rank` first, as every host sends
 //!   it); a local rank without a local rank is numbered by its place in the local
@@ -100,6 +103,7 @@ struct ProcData {
     appnum: u32,
     cpuset: Option<String>,
     locstr: Option<String>,
+    hostname: Option<String>,
 }
 
 fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
@@ -130,6 +134,7 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
             "pmix.appnum" => d.appnum = u32_of(&i.value, key)?,
             "pmix.cpuset" => d.cpuset = i.value.as_str().map(str::to_string),
             "pmix.locstr" => d.locstr = i.value.as_str().map(str::to_string),
+            "pmix.hname" => d.hostname = i.value.as_str().map(str::to_string),
             _ => {}
         }
     }
@@ -137,8 +142,8 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
 }
 
 /// The namespace `nspace` a host registers with `info`, `nlocal` of whose ranks run
-/// on this node (negative: the host does not say), its clients running as
-/// `uid`/`gid` (module docs).
+/// on this node, `hostname` (negative: the host does not say), its clients running
+/// as `uid`/`gid` (module docs).
 ///
 /// # Errors
 /// [`ServerError::BadSpec`] naming the key: a size that is not an unsigned 32-bit
@@ -149,6 +154,7 @@ pub fn namespace_from_host(
     nspace: &str,
     nlocal: i32,
     info: &[Info],
+    hostname: &str,
     uid: u32,
     gid: u32,
 ) -> Result<NamespaceSpec, ServerError> {
@@ -200,12 +206,16 @@ pub fn namespace_from_host(
     }
     let local = match &lpeers {
         Some(s) => rank_list(s, size)?,
+        None if nlocal == 0 => Vec::new(),
         None if pdata.iter().any(|d| d.local_rank.is_some()) => {
-            let mut v: Vec<u32> = pdata
-                .iter()
-                .filter(|d| d.local_rank.is_some())
-                .map(|d| d.rank)
-                .collect();
+            let with_lrank = || pdata.iter().filter(|d| d.local_rank.is_some());
+            let here = |d: &&ProcData| d.hostname.as_deref().is_none_or(|h| h == hostname);
+            let mut v: Vec<u32> = with_lrank().filter(here).map(|d| d.rank).collect();
+            if nlocal >= 0 && v.len() != nlocal as usize {
+                // The host names its nodes otherwise than this server does (a node
+                // name that is not the host name): its local ranks are all it lists.
+                v = with_lrank().map(|d| d.rank).collect();
+            }
             v.sort_unstable();
             v.dedup();
             v
@@ -289,7 +299,7 @@ mod tests {
 
     #[test]
     fn slurm_registration_gives_the_local_ranks_and_passes_other_keys_on() {
-        let ns = namespace_from_host("slurm.pmix.12.0", 2, &slurm_like(), 0, 0).unwrap();
+        let ns = namespace_from_host("slurm.pmix.12.0", 2, &slurm_like(), "n2", 0, 0).unwrap();
         assert_eq!(ns.job_size, 4);
         assert_eq!(ns.max_size, 4);
         assert_eq!(ns.univ_size, 4);
@@ -309,14 +319,35 @@ mod tests {
             .into_iter()
             .filter(|i| i.key.as_str() != Some("pmix.lpeers"))
             .collect();
-        let ns = namespace_from_host("n", 2, &info, 0, 0).unwrap();
+        let ns = namespace_from_host("n", 2, &info, "n2", 0, 0).unwrap();
         let ranks: Vec<u32> = ns.ranks.iter().map(|r| r.rank).collect();
         assert_eq!(ranks, [2, 3]);
     }
 
     #[test]
+    fn local_rank_entries_of_other_nodes_are_not_local_and_a_zero_count_means_none() {
+        // Open MPI's mpirun: every pdata has a local rank, and names its own node.
+        let mut info = vec![Info::new("pmix.job.size", 4u32)];
+        for r in 0..4u32 {
+            info.push(pdata(
+                r,
+                vec![
+                    Info::new("pmix.lrank", (r % 2) as u16),
+                    Info::new("pmix.hname", if r < 2 { "a" } else { "b" }),
+                ],
+            ));
+        }
+        let ns = namespace_from_host("n", 2, &info, "b", 0, 0).unwrap();
+        let ranks: Vec<u32> = ns.ranks.iter().map(|r| r.rank).collect();
+        assert_eq!(ranks, [2, 3]);
+        let ns = namespace_from_host("n", 0, &info, "hnp", 0, 0).unwrap();
+        assert!(ns.ranks.is_empty());
+        assert_eq!(ns.job_size, 4);
+    }
+
+    #[test]
     fn a_bare_registration_is_every_rank_local() {
-        let ns = namespace_from_host("n", 3, &[], 0, 0).unwrap();
+        let ns = namespace_from_host("n", 3, &[], "n1", 0, 0).unwrap();
         assert_eq!(ns.job_size, 3);
         assert_eq!(ns.ranks.len(), 3);
         assert_eq!(ns.ranks[2].local_rank, 2);
@@ -324,7 +355,7 @@ mod tests {
 
     #[test]
     fn a_local_count_that_disagrees_with_the_local_list_is_refused() {
-        let e = namespace_from_host("n", 3, &slurm_like(), 0, 0).unwrap_err();
+        let e = namespace_from_host("n", 3, &slurm_like(), "n2", 0, 0).unwrap_err();
         assert!(
             e.to_string().contains("2 local ranks listed, 3 registered"),
             "{e}"
@@ -367,7 +398,7 @@ mod tests {
             ),
         ];
         for (info, needle) in cases {
-            let e = namespace_from_host("n", -1, &info, 0, 0).unwrap_err();
+            let e = namespace_from_host("n", -1, &info, "n1", 0, 0).unwrap_err();
             assert!(e.to_string().contains(needle), "{needle}: {e}");
         }
     }

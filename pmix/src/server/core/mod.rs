@@ -92,6 +92,9 @@ pub struct Core {
     next_tool: u32,
     /// The last id given to a request of the host.
     next_host: u64,
+    /// Hosted: FINALIZEs answered once the host acknowledged the client's finalize
+    /// ([`Core::finalize_acked`]), by process.
+    finalizing: HashMap<ProcKey, (ConnId, u32)>,
     store: store::Store,
     fences: fence::Fences,
     events: events::Events,
@@ -127,6 +130,7 @@ impl Core {
             next_index: 0,
             next_tool: 0,
             next_host: 0,
+            finalizing: HashMap::new(),
             store: Default::default(),
             fences: Default::default(),
             pubsub: Default::default(),
@@ -355,6 +359,7 @@ impl Core {
         }
         self.store.forget_conn(conn);
         self.pubsub.forget_conn(conn);
+        self.finalizing.retain(|_, held| held.0 != conn);
         groups::conn_closed(self, &peer.proc, now);
     }
 
@@ -448,7 +453,13 @@ impl Core {
         peer.regs.clear();
         let proc = peer.proc.clone();
         let tool = peer.tool;
-        self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
+        if self.cfg.hosted && !tool {
+            // As OpenPMIx: the client hears back once the host knows (a host that
+            // reaps a process which finalized without telling it reports an error).
+            self.finalizing.insert(proc.clone(), (conn, tag));
+        } else {
+            self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
+        }
         self.events.purge_source(&proc);
         if !tool {
             if let Some(ns) = self.namespaces.get_mut(&proc.0)
@@ -487,6 +498,16 @@ impl Core {
             && ns.aborted_reported.insert(proc.1)
         {
             events::proc_aborted(self, &proc, Some(a.status.0));
+        }
+    }
+
+    /// The host acknowledged `nspace`:`rank`'s finalize ([`JobEvent::Finalized`]): a
+    /// hosted core answers its FINALIZE now. Harmless for a process not finalizing.
+    pub fn finalize_acked(&mut self, nspace: &str, rank: u32) {
+        if let Some((conn, tag)) = self.finalizing.remove(&(nspace.to_string(), rank))
+            && self.conns.contains_key(&conn)
+        {
+            self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
         }
     }
 

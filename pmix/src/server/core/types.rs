@@ -56,7 +56,9 @@ pub struct CoreConfig {
     /// The server is hosted by an engine that spans nodes (the C server API): a
     /// fence naming ranks that are not on this node, and a get of such a rank's
     /// data, go to the host ([`Output::Host`]); otherwise they wait for ranks that
-    /// never come (a fence) or are NOT_FOUND (a get).
+    /// never come (a fence) or are NOT_FOUND (a get). A client's FINALIZE is answered
+    /// when the host acknowledges [`JobEvent::Finalized`]
+    /// ([`Core::finalize_acked`](super::Core::finalize_acked)).
     pub hosted: bool,
 }
 

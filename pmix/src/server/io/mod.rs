@@ -128,7 +128,8 @@ pub struct ServerConfig {
     /// Hosted by an engine that spans nodes (the C server API): fences and gets that
     /// name ranks on other nodes become [`JobEvent::Host`] requests, answered with
     /// [`Server::host_fence_done`] and [`Server::host_modex_done`]; the host's own
-    /// requests come with [`Server::dmodex_request`].
+    /// requests come with [`Server::dmodex_request`]; a client's FINALIZE is answered
+    /// once the host acknowledged it ([`Server::finalize_acked`]).
     pub hosted: bool,
 }
 
@@ -228,6 +229,7 @@ pub(crate) enum HostAnswer {
     Fence { id: u64, status: i32, data: Vec<u8> },
     Modex { id: u64, status: i32, data: Vec<u8> },
     Request { id: u64, nspace: String, rank: u32 },
+    Finalized { nspace: String, rank: u32 },
 }
 
 /// The embeddable PMIx server: a listener on 127.0.0.1 and one progress thread
@@ -460,6 +462,18 @@ impl Server {
     /// [`ApiError::Stopped`] when the progress thread is gone.
     pub fn host_fence_done(&self, id: u64, status: i32, data: Vec<u8>) -> Result<(), ApiError> {
         self.send(Command::Host(HostAnswer::Fence { id, status, data }))
+    }
+
+    /// The host acknowledged a client's finalize ([`JobEvent::Finalized`]): a hosted
+    /// server answers the client's FINALIZE now (`Core::finalize_acked`).
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn finalize_acked(&self, nspace: &str, rank: u32) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Finalized {
+            nspace: nspace.into(),
+            rank,
+        }))
     }
 
     /// The host's answer to [`HostCall::DirectModex`](super::HostCall::DirectModex)

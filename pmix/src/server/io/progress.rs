@@ -556,6 +556,9 @@ impl Loop {
                         HostAnswer::Request { id, nspace, rank } => {
                             core.dmodex_request(id, &nspace, rank, now)
                         }
+                        HostAnswer::Finalized { nspace, rank } => {
+                            core.finalize_acked(&nspace, rank)
+                        }
                     }));
                     if r.is_err() {
                         self.warn(format_args!("internal error handling the host's answer"));
