@@ -32,9 +32,16 @@
 //!   `Groups` (`groups/`);
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
 //!
-//! **Not done.** docs/design.md §8's `Host` (fences, gets, events and groups across
-//! nodes) does not exist: nothing leaves the node, a namespace or rank this server
-//! does not hold is NOT_FOUND. Published data has no persistence rules (it stays
+//! **Hosted** ([`CoreConfig::hosted`], the C server API, docs/serving.md §4): a fence
+//! naming ranks of other nodes goes to the host once the local participants joined
+//! ([`HostCall::Fence`], answered by [`Core::host_fence_done`]), a get of another
+//! node's rank by direct modex ([`HostCall::DirectModex`], [`Core::host_modex_done`]),
+//! the host asks for a local rank's data with [`Core::dmodex_request`], and a FINALIZE
+//! is answered once the host acknowledged it ([`Core::finalize_acked`]).
+//!
+//! **Not done.** Events, published data and groups never leave the node; unhosted, a
+//! namespace or rank this server does not hold is NOT_FOUND. Published data has no
+//! persistence rules (it stays
 //! until unpublished or its namespace is removed). A fence whose contributors mix
 //! `pmix.collect` true and false is not refused (OpenPMIx answers
 //! `PMIX_ERR_INVALID_ARG`). `pmix.node.size` counts the namespace's own local

@@ -16,8 +16,9 @@
 //! [`super::CoreConfig::hwloc_xml`]; `pmix.hwlocxml1` and `pmix.topo2` never, so
 //! a client discovers its own topology) →
 //! `STATUS 0` and one byte object under `PROC(nspace, WILDCARD)`, else
-//! NOT_FOUND. A namespace or rank this server does not hold: NOT_FOUND (no host
-//! to ask yet).
+//! NOT_FOUND. A namespace this server does not hold: NOT_FOUND; a rank of another
+//! node: hosted, from what a fence brought, else by direct modex
+//! ([`super::HostCall::DirectModex`]); unhosted, NOT_FOUND.
 
 use std::collections::HashMap;
 use std::time::Instant;
