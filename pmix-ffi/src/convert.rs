@@ -5,7 +5,8 @@
 //! `PMIX_STRING`, `PMIX_SIZE`, `PMIX_PID`, the signed and unsigned integers,
 //! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK`, `PMIX_BYTE_OBJECT`,
 //! `PMIX_PROC`, and `PMIX_DATA_ARRAY`s of the scalars, strings, processes, infos and
-//! values (nested up to [`crate::value::MAX_NESTING`] deep). Any other type is
+//! values (nested up to [`crate::value::MAX_NESTING`] deep); `PMIX_POINTER` goes out as
+//! its type alone (no address leaves the process) and comes back NULL. Any other type is
 //! `PMIX_ERR_NOT_SUPPORTED` (a value the server sends in one of them cannot be
 //! returned to C yet).
 
@@ -73,6 +74,9 @@ unsafe fn to_wire_at(v: &pmix_value_t, depth: usize) -> Result<Value, Status> {
             PMIX_DOUBLE => Value::double(d.dval),
             PMIX_STATUS => Value::Status(d.status),
             PMIX_PROC_RANK => Value::ProcRank(d.rank),
+            // A local address means nothing elsewhere: the wire carries the type alone
+            // (bfrops' sentinel byte), as OpenPMIx packs it (PMIX_MONITOR_HEARTBEAT).
+            PMIX_POINTER => Value::Pointer,
             PMIX_PROC => {
                 let p = d.proc_.as_ref().ok_or(BAD_PARAM)?;
                 Value::Proc(Proc::new(proc_nspace(p)?, p.rank))
@@ -105,6 +109,7 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
     let mut d = pmix_value_data { raw: [0; 3] };
     let ty = match v {
         Value::Undef => PMIX_UNDEF,
+        Value::Pointer => PMIX_POINTER,
         Value::Bool(b) => {
             d.flag = u8::from(*b);
             PMIX_BOOL

@@ -257,6 +257,56 @@ fn fence_upcall(
     }
 }
 
+/// Hands a client's `PMIx_Log` to the host's `log` upcall (Open MPI's `mpirun`
+/// prints it, an `MPI_Abort` message among them), or writes it to this process's
+/// stream without one.
+fn log_upcall(
+    module: &pmix_server_module_t,
+    nspace: &str,
+    rank: u32,
+    stream: pmix::server::LogStream,
+    text: &str,
+) {
+    use std::io::Write;
+    let key = match stream {
+        pmix::server::LogStream::Stderr => "pmix.log.stderr",
+        pmix::server::LogStream::Stdout => "pmix.log.stdout",
+    };
+    let infos = match (
+        module.log,
+        crate::convert::infos_to_c(&[pmix::wire::Info::new(key, text)]),
+    ) {
+        (Some(f), Ok((p, n))) => {
+            let who = c_proc(nspace, rank);
+            // SAFETY: the host's upcall: a valid proc and the library's own infos,
+            // valid while it runs (hosts copy what they keep).
+            unsafe {
+                f(
+                    &who,
+                    p,
+                    n,
+                    std::ptr::null(),
+                    0,
+                    Some(upcall_done),
+                    std::ptr::null_mut(),
+                )
+            };
+            Some((p, n))
+        }
+        (_, made) => {
+            let _ = match stream {
+                pmix::server::LogStream::Stderr => std::io::stderr().write_all(text.as_bytes()),
+                pmix::server::LogStream::Stdout => std::io::stdout().write_all(text.as_bytes()),
+            };
+            made.ok()
+        }
+    };
+    if let Some((p, n)) = infos {
+        // SAFETY: the array `infos_to_c` made, freed once.
+        unsafe { crate::convert::free_c_infos(p, n) };
+    }
+}
+
 /// Makes the `direct_modex` upcall for the server's request `id`.
 fn modex_upcall(module: &pmix_server_module_t, server: &Arc<Server>, id: u64, proc: (String, u32)) {
     let Some(f) = module.direct_modex else {
@@ -501,6 +551,12 @@ fn upcall(
                 unsafe { cbfunc(status, p, data.len(), cbdata.ptr()) };
             }
         }
+        JobEvent::Log {
+            nspace,
+            rank,
+            stream,
+            text,
+        } => log_upcall(module, &nspace, rank, stream, &text),
         JobEvent::Lost { nspace, rank } => {
             let source = pmix::wire::Proc::new(nspace.as_str(), rank);
             let _ = inst.notify_event(

@@ -324,6 +324,19 @@ pub type pmix_server_fencenb_fn_t = Option<
     ) -> pmix_status_t,
 >;
 
+/// `pmix_server_log_fn_t`.
+pub type pmix_server_log_fn_t = Option<
+    unsafe extern "C" fn(
+        client: *const pmix_proc_t,
+        data: *const pmix_info_t,
+        ndata: usize,
+        directives: *const pmix_info_t,
+        ndirs: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ),
+>;
+
 /// `pmix_server_dmodex_req_fn_t`.
 pub type pmix_server_dmodex_req_fn_t = Option<
     unsafe extern "C" fn(
@@ -337,8 +350,8 @@ pub type pmix_server_dmodex_req_fn_t = Option<
 
 /// `pmix_server_module_t` (OpenPMIx 4.2.2's `pmix_server_module_4_0_0_t`): the host's
 /// upcalls, in their order. The library calls `client_connected2` (else
-/// `client_connected`), `client_finalized`, `abort`, `fence_nb` and `direct_modex`;
-/// the others are kept for their places.
+/// `client_connected`), `client_finalized`, `abort`, `fence_nb`, `direct_modex` and
+/// `log`; the others are kept for their places.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct pmix_server_module_t {
@@ -376,8 +389,8 @@ pub struct pmix_server_module_t {
     pub query: pmix_server_unused_fn_t,
     /// `tool_connected`.
     pub tool_connected: pmix_server_unused_fn_t,
-    /// `log`.
-    pub log: pmix_server_unused_fn_t,
+    /// A client's `PMIx_Log`.
+    pub log: pmix_server_log_fn_t,
     /// `allocate`.
     pub allocate: pmix_server_unused_fn_t,
     /// `job_control`.

@@ -1047,3 +1047,26 @@ fn every_nb_call_of_the_c_abi_made_from_an_event_handler_returns_at_once_and_cal
         );
     }
 }
+
+#[test]
+fn pmix_run_serves_log_heartbeat_monitors_job_declarations_and_namespace_keys_to_both_libraries() {
+    // OpenPMIx's own client, log and jctrl examples do this; under pmix-run each
+    // call succeeds for either library and rank 0's log line reaches pmix-run's
+    // stderr once.
+    let dir = TempDir::new("ffi-logmon");
+    let ours = build_ours("logmon", &dir);
+    let theirs = build_openpmix("logmon", &dir);
+    for (lib, exe) in [("libpmix_ffi", Some(ours)), ("libpmix2", theirs)] {
+        let Some(exe) = exe else { continue };
+        let out = pmix_run(&exe, &["nosyslog"]);
+        check(&format!("logmon ({lib}) under pmix-run"), &out, &|r| {
+            format!("logmon rank {r}: ok")
+        });
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("logmon: a line for stderr\n").count(),
+            1,
+            "{lib}: {stderr}"
+        );
+    }
+}

@@ -372,7 +372,7 @@ fn query_answers_namespaces_and_job_size_and_nothing_else() {
 }
 
 #[test]
-fn job_control_accepts_cleanup_registrations_only() {
+fn job_control_accepts_cleanup_registrations_and_the_jobs_own_declarations_only() {
     let now = Instant::now();
     let (mut core, mut f) = job(1, &[None]);
     let jc = |key: &str| {
@@ -387,6 +387,8 @@ fn job_control_accepts_cleanup_registrations_only() {
     let t = f[0].send(&mut core, &jc("pmix.reg.cleanupdir"), now);
     assert_eq!(status(&drain(&mut core), &f[0], t, Command::JobControl), 0);
     let t = f[0].send(&mut core, &jc("pmix.reg.cleanup"), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::JobControl), 0);
+    let t = f[0].send(&mut core, &jc("pmix.jctrl.preempt"), now);
     assert_eq!(status(&drain(&mut core), &f[0], t, Command::JobControl), 0);
     let t = f[0].send(&mut core, &jc("pmix.jctrl.kill"), now);
     assert_eq!(

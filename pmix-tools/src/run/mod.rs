@@ -92,7 +92,10 @@ pub fn main(args: &[OsString]) -> i32 {
             return args::EXIT_USAGE;
         }
     };
-    let nspace = format!("pmix-run.{}", std::process::id());
+    // Not "pmix…": libpmix2's store takes a key that starts with "pmix" for one of its
+    // reserved attributes, and OpenPMIx's own examples build keys from the namespace
+    // (`<nspace>-<rank>-internal`): PMIx_Store_internal then fails with BAD-PARAM.
+    let nspace = format!("pmrun.{}", std::process::id());
     let server = match server::Embedded::start(&nspace, &cpusets, Some(Arc::clone(&service))) {
         Ok(s) => Arc::new(s),
         Err(e) => {

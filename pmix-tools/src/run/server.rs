@@ -98,6 +98,19 @@ impl JobServer for Embedded {
                     },
                 ),
                 JobEvent::Lost { nspace, rank } => (nspace, Event::Lost(rank)),
+                JobEvent::Log { stream, text, .. } => {
+                    // A rank's PMIx_Log: written as it came, where it asked.
+                    use std::io::Write;
+                    let _ = match stream {
+                        pmix::server::LogStream::Stderr => {
+                            std::io::stderr().write_all(text.as_bytes())
+                        }
+                        pmix::server::LogStream::Stdout => {
+                            std::io::stdout().write_all(text.as_bytes())
+                        }
+                    };
+                    continue;
+                }
                 #[allow(unreachable_patterns)]
                 _ => continue,
             };

@@ -9,5 +9,5 @@ pub mod hosted;
 pub mod io;
 pub mod net;
 
-pub use self::core::{HostCall, JobEvent, NamespaceSpec, RankSpec, ServerError};
+pub use self::core::{HostCall, JobEvent, LogStream, NamespaceSpec, RankSpec, ServerError};
 pub use io::{ApiError, Server, ServerConfig, ServerStats};

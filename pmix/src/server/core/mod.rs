@@ -24,7 +24,8 @@
 //! - REGEVENTS, DEREGEVENTS (no reply), NOTIFY with every range, caching for late
 //!   registrants, and `PMIX_ERR_PROC_ABORTED` for lost ranks;
 //! - PUBLISH, LOOKUP (`pmix.wait`), UNPUBLISH, JOB_CONTROL (cleanup
-//!   registrations), QUERY (`pmix.qry.ns` and the keys of [`QUERY_KEYS`]),
+//!   registrations, preemptible and checkpoint declarations), LOG (to stderr and
+//!   stdout, through the launcher), MONITOR (heartbeats), QUERY (`pmix.qry.ns` and the keys of [`QUERY_KEYS`]),
 //!   COMPUTE_DEVICE_DISTANCES (from [`CoreConfig::service`], with every
 //!   directive including `PMIX_DEVICE_DIST_ORIGIN`);
 //! - GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE in both 4.2 layouts, and
@@ -58,6 +59,8 @@ mod events;
 mod fence;
 mod groups;
 mod handshake;
+mod log;
+mod monitor;
 mod namespace;
 mod pubsub;
 mod query;
@@ -73,7 +76,8 @@ pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
 pub use types::{
-    ConnId, CoreConfig, HostCall, JobEvent, NamespaceSpec, Output, RankSpec, Refused, ServerError,
+    ConnId, CoreConfig, HostCall, JobEvent, LogStream, NamespaceSpec, Output, RankSpec, Refused,
+    ServerError,
 };
 
 use namespace::{Namespace, RankState};
@@ -106,6 +110,7 @@ pub struct Core {
     fences: fence::Fences,
     events: events::Events,
     pubsub: pubsub::PubSub,
+    monitors: monitor::Monitors,
     /// The state the groups commands need (owned by `groups.rs`).
     pub(crate) groups: groups::GroupState,
 }
@@ -141,6 +146,7 @@ impl Core {
             store: Default::default(),
             fences: Default::default(),
             pubsub: Default::default(),
+            monitors: Default::default(),
             groups: Default::default(),
         }
     }
@@ -193,6 +199,7 @@ impl Core {
             if let Some(peer) = self.conns.remove(&c) {
                 self.store.forget_conn(c);
                 self.pubsub.forget_conn(c);
+                self.monitors.forget_conn(c);
                 groups::conn_closed(self, &peer.proc, now);
             }
         }
@@ -240,8 +247,10 @@ impl Core {
             return;
         };
         if !pmix_wire::frame::is_request_tag(frame.header.tag) {
-            // Tag 1 is a heartbeat (PMIx_Process_monitor): nothing to answer.
-            if frame.header.tag != pmix_wire::frame::TAG_HEARTBEAT {
+            // Tag 1 is a heartbeat (PMIx_Heartbeat): it re-arms the monitors.
+            if frame.header.tag == pmix_wire::frame::TAG_HEARTBEAT {
+                self.monitors.beat(conn, now);
+            } else {
                 self.close(conn, now);
             }
             return;
@@ -279,6 +288,8 @@ impl Core {
             Request::Lookup(l) => pubsub::lookup(self, conn, tag, l, now),
             Request::Unpublish(u) => pubsub::unpublish(self, conn, tag, u),
             Request::JobControl(j) => query::job_control(self, conn, tag, j),
+            Request::Log(l) => log::log(self, conn, tag, l),
+            Request::Monitor(m) => monitor::monitor(self, conn, tag, m, now),
             Request::Query(q) => query::query(self, conn, tag, q),
             Request::ComputeDeviceDistances(d) => distances::compute(self, conn, tag, d),
             Request::GroupConstruct(_) | Request::GroupDestruct(_) | Request::GroupLeave(_) => {
@@ -366,6 +377,7 @@ impl Core {
         }
         self.store.forget_conn(conn);
         self.pubsub.forget_conn(conn);
+        self.monitors.forget_conn(conn);
         self.finalizing.retain(|_, held| held.0 != conn);
         groups::conn_closed(self, &peer.proc, now);
     }
@@ -405,6 +417,7 @@ impl Core {
         store::tick(self, now);
         fence::tick(self, now);
         pubsub::tick(self, now);
+        monitor::tick(self, now);
         groups::tick(self, now);
     }
 
@@ -414,6 +427,7 @@ impl Core {
             self.store.next_deadline(),
             self.fences.next_deadline(),
             self.pubsub.next_deadline(),
+            self.monitors.next_deadline(),
             groups::next_deadline(self),
         ]
         .into_iter()

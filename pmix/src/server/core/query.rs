@@ -12,7 +12,12 @@
 //! JOB_CONTROL with a cleanup registration (`pmix.reg.cleanup`,
 //! `pmix.reg.cleanupdir`, as Open MPI 4.1 sends in `MPI_Init`) is answered with a
 //! lone `STATUS 0` (the files are not removed by us: the launcher owns the job's
-//! directories); any other job control gets `PMIX_ERR_NOT_SUPPORTED`.
+//! directories), and so are the declarations a job makes about itself:
+//! `pmix.jctrl.preempt` (it may be preempted) and `pmix.jctrl.ckmethod` (how to
+//! ask it for a checkpoint) — as `mpirun` answers them; no launcher of ours
+//! preempts or checkpoints, so nothing ever acts on them. Any other job control
+//! (kill, signal, terminate, restart, checkpoint requests, …) gets
+//! `PMIX_ERR_NOT_SUPPORTED`.
 
 use pmix_wire::msg::{InfoReply, JobControl, QueryInfo};
 use pmix_wire::{Command, Info, Reply, Status, Value};
@@ -67,11 +72,18 @@ pub(super) fn query(core: &mut Core, conn: ConnId, tag: u32, q: QueryInfo) {
 
 /// JOB_CONTROL.
 pub(super) fn job_control(core: &mut Core, conn: ConnId, tag: u32, j: JobControl) {
-    let cleanup = j
-        .directives
+    let declared = |i: &Info| {
+        [
+            "pmix.reg.cleanup",
+            "pmix.reg.cleanupdir",
+            "pmix.jctrl.preempt",
+            "pmix.jctrl.ckmethod",
+        ]
         .iter()
-        .any(|i| i.key == "pmix.reg.cleanup" || i.key == "pmix.reg.cleanupdir");
-    let status = if cleanup {
+        .any(|k| i.key == *k)
+    };
+    let ok = j.directives.iter().any(declared);
+    let status = if ok {
         Status::SUCCESS
     } else {
         Status::ERR_NOT_SUPPORTED

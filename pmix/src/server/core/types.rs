@@ -237,6 +237,15 @@ pub enum Output {
     Host(HostCall),
 }
 
+/// The output channel of a [`JobEvent::Log`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogStream {
+    /// `PMIX_LOG_STDERR`.
+    Stderr,
+    /// `PMIX_LOG_STDOUT`.
+    Stdout,
+}
+
 /// What a hosted server ([`CoreConfig::hosted`]) asks of its host, or answers it.
 /// Every `data` is a `pmix_wire::modex` blob (docs/wire.md §8).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -311,6 +320,18 @@ pub enum JobEvent {
         status: i32,
         /// Its message, if any.
         message: Option<String>,
+    },
+    /// A rank called `PMIx_Log` with `text` for `stream`: the launcher (or the host)
+    /// writes it.
+    Log {
+        /// The rank's nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+        /// Where it goes.
+        stream: LogStream,
+        /// The message, as the rank gave it.
+        text: String,
     },
     /// A rank's connection closed without FINALIZE (or the launcher reported its
     /// exit with [`Core::proc_exited`](super::Core::proc_exited) before it finalized).
