@@ -21,7 +21,9 @@
 //! `direct_modex`; `PMIx_server_dmodex_request` answers the host's request for a
 //! local rank's data. Without `fence_nb` such a fence fails with
 //! `PMIX_ERR_NOT_SUPPORTED` (as OpenPMIx's does), without `direct_modex` remote data
-//! is NOT_FOUND. Events stay on the node.
+//! is NOT_FOUND. A client's event whose range reaches beyond the node goes to
+//! `notify_event` (none: it stays on the node); the host's own `PMIx_Notify_event`
+//! reaches this node's clients.
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
@@ -549,6 +551,32 @@ fn upcall(
                 };
                 // SAFETY: the host's callback, once; the data stays valid while it runs.
                 unsafe { cbfunc(status, p, data.len(), cbdata.ptr()) };
+            }
+        }
+        JobEvent::Host(HostCall::Notify {
+            code,
+            source,
+            range,
+            info,
+        }) => {
+            if let (Some(f), Ok((p, n))) = (module.notify_event, crate::convert::infos_to_c(&info))
+            {
+                let src = c_proc(&source.0, source.1);
+                // SAFETY: the host's upcall: a valid proc and the library's own infos,
+                // valid while it runs (hosts copy what they keep).
+                unsafe {
+                    f(
+                        code,
+                        &src,
+                        range,
+                        p,
+                        n,
+                        Some(upcall_done),
+                        std::ptr::null_mut(),
+                    )
+                };
+                // SAFETY: the array `infos_to_c` made, freed once.
+                unsafe { crate::convert::free_c_infos(p, n) };
             }
         }
         JobEvent::Log {

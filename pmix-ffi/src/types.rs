@@ -324,6 +324,19 @@ pub type pmix_server_fencenb_fn_t = Option<
     ) -> pmix_status_t,
 >;
 
+/// `pmix_server_notify_event_fn_t`.
+pub type pmix_server_notify_event_fn_t = Option<
+    unsafe extern "C" fn(
+        code: pmix_status_t,
+        source: *const pmix_proc_t,
+        range: pmix_data_range_t,
+        info: *mut pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
 /// `pmix_server_log_fn_t`.
 pub type pmix_server_log_fn_t = Option<
     unsafe extern "C" fn(
@@ -350,8 +363,8 @@ pub type pmix_server_dmodex_req_fn_t = Option<
 
 /// `pmix_server_module_t` (OpenPMIx 4.2.2's `pmix_server_module_4_0_0_t`): the host's
 /// upcalls, in their order. The library calls `client_connected2` (else
-/// `client_connected`), `client_finalized`, `abort`, `fence_nb`, `direct_modex` and
-/// `log`; the others are kept for their places.
+/// `client_connected`), `client_finalized`, `abort`, `fence_nb`, `direct_modex`,
+/// `notify_event` and `log`; the others are kept for their places.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct pmix_server_module_t {
@@ -383,8 +396,8 @@ pub struct pmix_server_module_t {
     pub deregister_events: pmix_server_unused_fn_t,
     /// `listener`.
     pub listener: pmix_server_unused_fn_t,
-    /// `notify_event`.
-    pub notify_event: pmix_server_unused_fn_t,
+    /// An event for the other nodes.
+    pub notify_event: pmix_server_notify_event_fn_t,
     /// `query`.
     pub query: pmix_server_unused_fn_t,
     /// `tool_connected`.

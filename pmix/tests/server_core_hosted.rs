@@ -367,3 +367,37 @@ fn a_hosted_finalize_is_answered_once_the_host_acknowledged_it() {
     j.a.finalize_acked(NS, 1);
     assert!(drain(&mut j.a).is_empty());
 }
+
+#[test]
+fn an_event_wider_than_the_node_goes_to_the_host_and_a_local_one_does_not() {
+    use pmix_wire::DataRange;
+    use pmix_wire::msg::Notify;
+    let mut j = job();
+    let notify = |range| {
+        Request::Notify(Notify {
+            status: Status(-3000),
+            range,
+            info: vec![Info::new("x", 1u32)],
+        })
+    };
+    j.send(0, &notify(DataRange::GLOBAL));
+    let (calls, _) = split(drain(&mut j.a));
+    let [
+        HostCall::Notify {
+            code,
+            source,
+            range,
+            info,
+        },
+    ] = &calls[..]
+    else {
+        panic!("{calls:?}")
+    };
+    assert_eq!((*code, source.1, *range), (-3000, 0, DataRange::GLOBAL.0));
+    assert_eq!(info, &vec![Info::new("x", 1u32)]);
+    for local in [DataRange::LOCAL, DataRange::PROC_LOCAL] {
+        j.send(1, &notify(local));
+        let (calls, _) = split(drain(&mut j.a));
+        assert!(calls.is_empty(), "{local:?}: {calls:?}");
+    }
+}

@@ -278,6 +278,23 @@ pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) -> Opti
     if info_value(&n.info, INTERNAL_KEY).is_some() {
         return None;
     }
+    let beyond = matches!(
+        n.range,
+        DataRange::NAMESPACE
+            | DataRange::SESSION
+            | DataRange::GLOBAL
+            | DataRange::RM
+            | DataRange::CUSTOM
+    );
+    if core.cfg.hosted && beyond {
+        core.out
+            .push_back(super::Output::Host(super::HostCall::Notify {
+                code: n.status.0,
+                source: source.clone(),
+                range: n.range.0,
+                info: n.info.clone(),
+            }));
+    }
     let mut info = n.info;
     info.push(Info::new(INTERNAL_KEY, true));
     raise(core, n.status, &source, info, n.range, Some(conn));

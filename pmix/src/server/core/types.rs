@@ -247,8 +247,8 @@ pub enum LogStream {
 }
 
 /// What a hosted server ([`CoreConfig::hosted`]) asks of its host, or answers it.
-/// Every `data` is a `pmix_wire::modex` blob (docs/wire.md §8).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Every `data` is a `pmix_wire::modex` blob (docs/wire.md §11).
+#[derive(Clone, Debug, PartialEq)]
 pub enum HostCall {
     /// A fence whose participants span nodes: this node's participants have all
     /// joined (or are gone). The host gathers every node's `data` and answers
@@ -275,6 +275,20 @@ pub enum HostCall {
         /// The process whose data is wanted.
         proc: (String, u32),
     },
+    /// A client notified an event whose range reaches beyond this node (NAMESPACE,
+    /// SESSION, GLOBAL, RM, CUSTOM): the host carries it to the other nodes, whose
+    /// servers raise it among their clients (the host's `PMIx_Notify_event`). Raised
+    /// here already.
+    Notify {
+        /// The event code.
+        code: i32,
+        /// Who raised it.
+        source: (String, u32),
+        /// Its range (`pmix_data_range_t`).
+        range: u8,
+        /// Its infos, as the client gave them.
+        info: Vec<pmix_wire::Info>,
+    },
     /// The answer to the host's [`Core::dmodex_request`](super::Core::dmodex_request)
     /// `id`: a status and, on success, the process's data.
     ModexAnswer {
@@ -289,7 +303,7 @@ pub enum HostCall {
 }
 
 /// A change in a job's processes the launcher must know about.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum JobEvent {
     /// A hosted server's request of its host, or its answer to one
     /// ([`Output::Host`]).
