@@ -511,12 +511,27 @@ fn partition_up(part: &str, what: &str) -> bool {
 
 /// `srun -p PART -N 1 --mpi=pmix -n 4` of `argv` with the ranks on `lib`.
 fn srun(job: &Job, part: &str, argv: &[&str], lib: Lib) -> Output {
+    srun_on(job, part, 1, argv, lib)
+}
+
+/// [`srun`] on `nodes` nodes. Two nodes of this one machine talk over TCP (two
+/// Open MPI "nodes" on one host would share shared-memory segment names) and fence
+/// with Slurm's ring (its tree does not span two node names on one host:
+/// `run_slurm_hosted.rs`).
+fn srun_on(job: &Job, part: &str, nodes: u32, argv: &[&str], lib: Lib) -> Output {
     let mut cmd = clean("srun");
-    cmd.env("OMPI_MCA_btl", "self,vader");
+    if nodes == 1 {
+        cmd.env("OMPI_MCA_btl", "self,vader");
+    } else {
+        cmd.env("OMPI_MCA_btl", "self,tcp")
+            .env("OMPI_MCA_btl_tcp_if_include", "lo")
+            .env("SLURM_PMIX_FENCE", "ring");
+    }
     if let Lib::Ours = lib {
         cmd.env("LD_LIBRARY_PATH", &job.dropin);
     }
-    cmd.args(["-p", part, "-N", "1", "--mpi=pmix", "-n", &N.to_string()])
+    cmd.args(["-p", part, "-N", &nodes.to_string(), "--mpi=pmix"])
+        .args(["-n", &N.to_string()])
         .args(argv);
     output_within(&mut cmd, LIMIT)
 }
@@ -600,4 +615,23 @@ fn open_mpi_ranks_on_either_library_run_under_srun_with_our_server() {
     );
     let out = srun(&job, "ours", &[&exe, "abort"], Lib::Ours);
     check_abort("srun -p ours, abort", &out, true);
+}
+
+#[test]
+fn open_mpi_programs_on_either_library_run_across_two_slurm_nodes_with_our_server() {
+    if !partition_up("ours", "Open MPI across two nodes on our server") {
+        return;
+    }
+    let Some(job) = job("srun-ours-two") else {
+        return;
+    };
+    let _installed = install_our_server(&job);
+    let exe = job.exe.display().to_string();
+    let out = srun_on(&job, "ours", 2, &[&exe, "basic", "4"], Lib::Ours);
+    check_ok("srun -p ours -N 2, ranks on ours", "mpi_dropin", &job, &out);
+    check_parent_openpmix("srun -p ours -N 2 (slurmstepd)", &out, false);
+    let out = srun_on(&job, "ours", 2, &[&exe, "basic", "4"], Lib::Libpmix2);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = srun_on(&job, "ours", 2, &[&exe, "abort"], Lib::Ours);
+    check_abort("srun -p ours -N 2, abort", &out, true);
 }
