@@ -14,9 +14,9 @@ extern "C" {
 #endif
 
 /* The host's module: the upcalls the server makes. Each is optional (NULL): what our
- * server does without it is in docs/abi.md ("The server API"). Upcalls come from one
- * library thread, in order; the cbfunc an upcall is given may be called from any
- * thread, once, also before the upcall returns. */
+ * server does without it is in docs/abi.md ("The server API"). Upcalls come from the
+ * library's own threads and must not block; the cbfunc an upcall is given may be
+ * called from any thread, once, also before the upcall returns. */
 typedef pmix_status_t (*pmix_server_client_connected_fn_t)(const pmix_proc_t *proc, void* server_object,
                                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
 typedef pmix_status_t (*pmix_server_client_connected2_fn_t)(const pmix_proc_t *proc, void* server_object,

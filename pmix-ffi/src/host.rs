@@ -4,8 +4,10 @@
 //!
 //! `PMIx_server_init` starts a [`pmix::Server`] (a listener on 127.0.0.1 and one
 //! progress thread) and a server-role library instance whose progress thread runs
-//! every completion callback. One watcher thread makes every upcall, in the order
-//! the server's job events come (OpenPMIx makes them from its progress thread):
+//! every completion callback. The upcalls for other nodes (`fence_nb`, `direct_modex`,
+//! `notify_event`) come from the server's progress thread itself, as the core asks
+//! (one thread hop fewer per fence); the others from one watcher thread, in the order
+//! the server's job events come (OpenPMIx makes all of them from its progress thread):
 //! a connected client → `client_connected2` (else `client_connected`), a finalize →
 //! `client_finalized` (the client's FINALIZE is answered when its callback comes, as
 //! OpenPMIx does), an abort → `abort`, a client lost without finalizing → a
@@ -529,20 +531,42 @@ fn upcall(
                 };
             }
         }
-        JobEvent::Host(HostCall::Fence {
+        JobEvent::Host(call) => host_call(module, server, call),
+        JobEvent::Log {
+            nspace,
+            rank,
+            stream,
+            text,
+        } => log_upcall(module, &nspace, rank, stream, &text),
+        JobEvent::Lost { nspace, rank } => {
+            let source = pmix::wire::Proc::new(nspace.as_str(), rank);
+            let _ = inst.notify_event(
+                LOST_CONNECTION,
+                Some(source),
+                pmix::wire::DataRange::PROC_LOCAL,
+                &[],
+                |_| {},
+            );
+        }
+    }
+}
+
+/// Serves one request of the hosted core (on the server's progress thread, through
+/// `ServerConfig::host_sink`).
+fn host_call(module: &pmix_server_module_t, server: &Arc<Server>, call: HostCall) {
+    match call {
+        HostCall::Fence {
             id,
             procs,
             collect,
             data,
-        }) => fence_upcall(module, server, id, procs, collect, data),
-        JobEvent::Host(HostCall::DirectModex { id, proc }) => {
-            modex_upcall(module, server, id, proc)
-        }
-        JobEvent::Host(HostCall::ModexAnswer {
+        } => fence_upcall(module, server, id, procs, collect, data),
+        HostCall::DirectModex { id, proc } => modex_upcall(module, server, id, proc),
+        HostCall::ModexAnswer {
             id,
             status,
             mut data,
-        }) => {
+        } => {
             if let Some(Pending::Request { cbfunc, cbdata }) = take_pending(id as usize) {
                 let p = if data.is_empty() {
                     std::ptr::null_mut()
@@ -553,12 +577,12 @@ fn upcall(
                 unsafe { cbfunc(status, p, data.len(), cbdata.ptr()) };
             }
         }
-        JobEvent::Host(HostCall::Notify {
+        HostCall::Notify {
             code,
             source,
             range,
             info,
-        }) => {
+        } => {
             if let (Some(f), Ok((p, n))) = (module.notify_event, crate::convert::infos_to_c(&info))
             {
                 let src = c_proc(&source.0, source.1);
@@ -578,22 +602,6 @@ fn upcall(
                 // SAFETY: the array `infos_to_c` made, freed once.
                 unsafe { crate::convert::free_c_infos(p, n) };
             }
-        }
-        JobEvent::Log {
-            nspace,
-            rank,
-            stream,
-            text,
-        } => log_upcall(module, &nspace, rank, stream, &text),
-        JobEvent::Lost { nspace, rank } => {
-            let source = pmix::wire::Proc::new(nspace.as_str(), rank);
-            let _ = inst.notify_event(
-                LOST_CONNECTION,
-                Some(source),
-                pmix::wire::DataRange::PROC_LOCAL,
-                &[],
-                |_| {},
-            );
         }
     }
 }
@@ -684,11 +692,19 @@ export! {
         let module = unsafe { module.as_ref() }.copied().unwrap_or_default();
         // SAFETY: forwarded from the caller.
         let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
-        let cfg = server_config(&infos)?;
+        let mut cfg = server_config(&infos)?;
+        let slot: Arc<std::sync::OnceLock<Arc<Server>>> = Arc::default();
+        let sink_slot = Arc::clone(&slot);
+        cfg.host_sink = Some(pmix::server::HostSink(Arc::new(move |call| {
+            if let Some(server) = sink_slot.get() {
+                host_call(&module, server, call);
+            }
+        })));
         let server = Arc::new(Server::start(cfg).map_err(|e| {
             eprintln!("PMIx_server_init: cannot start the server: {e}");
             Status::ERROR
         })?);
+        let _ = slot.set(Arc::clone(&server));
         let inst = pmix::global::init(Role::Server, pmix::InitOptions::default(), "PMIx_server_init")
             .map_err(|e| e.status())?;
         inst.attach_server(Arc::clone(&server)).map_err(|e| e.status())?;

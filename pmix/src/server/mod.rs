@@ -10,4 +10,4 @@ pub mod io;
 pub mod net;
 
 pub use self::core::{HostCall, JobEvent, LogStream, NamespaceSpec, RankSpec, ServerError};
-pub use io::{ApiError, Server, ServerConfig, ServerStats};
+pub use io::{ApiError, HostSink, Server, ServerConfig, ServerStats};

@@ -59,7 +59,7 @@ use std::time::Duration;
 
 use pmix_wire::Limits;
 
-use super::core::{JobEvent, NamespaceSpec, ServerError};
+use super::core::{HostCall, JobEvent, NamespaceSpec, ServerError};
 use super::net;
 
 /// The version this server announces to its clients (`PMIX_VERSION`): the OpenPMIx
@@ -131,6 +131,20 @@ pub struct ServerConfig {
     /// requests come with [`Server::dmodex_request`]; a client's FINALIZE is answered
     /// once the host acknowledged it ([`Server::finalize_acked`]).
     pub hosted: bool,
+    /// Where the host's requests go instead of [`Server::next_event`]: called on the
+    /// server's progress thread, at once (one thread hop fewer per fence), so it must
+    /// not block; it may call back into the [`Server`] (its answers queue as commands).
+    pub host_sink: Option<HostSink>,
+}
+
+/// A [`ServerConfig::host_sink`]: what takes the hosted core's [`HostCall`]s.
+#[derive(Clone)]
+pub struct HostSink(pub Arc<dyn Fn(HostCall) + Send + Sync>);
+
+impl std::fmt::Debug for HostSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostSink(..)")
+    }
 }
 
 impl Default for ServerConfig {
@@ -151,6 +165,7 @@ impl Default for ServerConfig {
             hwloc_xml: None,
             log: true,
             hosted: false,
+            host_sink: None,
         }
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct Loop {
     again: Vec<ConnId>,
     /// When accepting failed for want of descriptors: retry then.
     accept_retry: Option<Instant>,
+    /// Where the host's requests go ([`ServerConfig::host_sink`]).
+    host_sink: Option<super::HostSink>,
     shutdown: bool,
 }
 
@@ -92,6 +94,7 @@ impl Loop {
             in_frame: None,
             again: Vec::new(),
             accept_retry: None,
+            host_sink: cfg.host_sink.clone(),
             shutdown: false,
         };
         Ok((lp, waker, addr))
@@ -428,9 +431,17 @@ impl Loop {
                 Output::Job(ev) => {
                     let _ = ctx.events.send(ev);
                 }
-                Output::Host(call) => {
-                    let _ = ctx.events.send(JobEvent::Host(call));
-                }
+                Output::Host(call) => match &self.host_sink {
+                    Some(sink) => {
+                        let sink = &sink.0;
+                        if catch_unwind(AssertUnwindSafe(|| sink(call))).is_err() {
+                            self.warn(format_args!("the host's handler of a request panicked"));
+                        }
+                    }
+                    None => {
+                        let _ = ctx.events.send(JobEvent::Host(call));
+                    }
+                },
             }
         }
     }
