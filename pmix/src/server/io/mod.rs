@@ -470,7 +470,7 @@ impl Server {
         rx.recv_timeout(timeout).ok()
     }
 
-    /// The host's answer to [`HostCall::Fence`](super::HostCall::Fence) `id`
+    /// The host's answer to [`HostCall::Fence`] `id`
     /// (`Core::host_fence_done`).
     ///
     /// # Errors
@@ -491,7 +491,7 @@ impl Server {
         }))
     }
 
-    /// The host's answer to [`HostCall::DirectModex`](super::HostCall::DirectModex)
+    /// The host's answer to [`HostCall::DirectModex`]
     /// `id` (`Core::host_modex_done`).
     ///
     /// # Errors
@@ -501,7 +501,7 @@ impl Server {
     }
 
     /// Another node asks, through the host, for local process `nspace`:`rank`'s data;
-    /// the answer comes as [`HostCall::ModexAnswer`](super::HostCall::ModexAnswer)
+    /// the answer comes as [`HostCall::ModexAnswer`]
     /// `id` (`Core::dmodex_request`).
     ///
     /// # Errors
