@@ -15,7 +15,9 @@
 //! `target/<profile>/dropin` link of pmix-dropin's build script may be stale during
 //! `cargo test`). Without `mpicc` / `mpirun`, mpi4py or a Slurm cluster the test
 //! concerned prints a NOTICE and passes, except under `CI=true`. Every run is bounded,
-//! loopback and shared memory only (`btl self,vader`), stdin `/dev/null`.
+//! loopback and shared memory only (`btl self,vader`; loopback TCP where a job spans
+//! fake hosts: mpirun and an orted, or mpirun and two orteds all on our library,
+//! started by a local rsh agent), stdin `/dev/null`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
