@@ -105,11 +105,11 @@ enum Pending {
     },
 }
 
-/// The arguments a `fence_nb` upcall is given, alive until its callback.
+/// The arguments a `fence_nb` upcall is given, alive until its callback. The data
+/// is not among them: the host owns it (see [`fence_upcall`]).
 struct FenceArgs {
     procs: Vec<pmix_proc_t>,
     info: (*mut pmix_info_t, usize),
-    data: Vec<u8>,
 }
 
 // SAFETY: the info array is the library's own (made by `infos_to_c`), only freed.
@@ -201,6 +201,21 @@ callback! {
     }
 }
 
+/// A `malloc`ed copy of `data` for a host to free, or NULL for no data (or no memory).
+fn host_owned_copy(data: &[u8]) -> Option<*mut c_char> {
+    if data.is_empty() {
+        return None;
+    }
+    // SAFETY: malloc of a positive size; the result is checked for NULL.
+    let p = unsafe { libc::malloc(data.len()) }.cast::<u8>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` holds `data.len()` writable bytes, disjoint from `data`.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+    Some(p.cast::<c_char>())
+}
+
 /// Makes the `fence_nb` upcall for the server's fence `id` (a host without one
 /// fails it with `PMIX_ERR_NOT_SUPPORTED`, as OpenPMIx does).
 fn fence_upcall(
@@ -222,17 +237,18 @@ fn fence_upcall(
     } else {
         (std::ptr::null_mut(), 0)
     };
-    let mut args = Box::new(FenceArgs {
+    let args = Box::new(FenceArgs {
         procs: procs.iter().map(|(ns, r)| c_proc(ns, *r)).collect(),
         info,
-        data,
     });
     let (pp, np) = (args.procs.as_ptr(), args.procs.len());
     let (ip, ni) = args.info;
-    let (dp, nd) = if args.data.is_empty() {
-        (std::ptr::null_mut(), 0)
-    } else {
-        (args.data.as_mut_ptr().cast::<c_char>(), args.data.len())
+    // The host owns the data, as OpenPMIx's server hands it over (unloaded from its
+    // buffer, never freed after the upcall): Open MPI's orted loads it into a buffer
+    // that frees it; a copy the library also freed was freed twice.
+    let (dp, nd) = match host_owned_copy(&data) {
+        Some(p) => (p, data.len()),
+        None => (std::ptr::null_mut(), 0),
     };
     let token = pend(Pending::Fence {
         id,
@@ -1295,5 +1311,25 @@ export! {
         crate::boundary::not_null(function)?;
         crate::boundary::not_null(attrs)?;
         Err(Status::ERR_NOT_SUPPORTED)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_owned_copy;
+
+    #[test]
+    fn fence_data_handed_to_the_host_is_its_own_malloced_copy() {
+        // The host frees what fence_nb gives it (Open MPI's orted does): a malloc'ed
+        // copy, which the library keeps no hold of; no data is NULL.
+        assert!(host_owned_copy(&[]).is_none());
+        let data = [1u8, 2, 3, 250];
+        let p = host_owned_copy(&data).expect("a copy");
+        assert_ne!(p.cast::<u8>().cast_const(), data.as_ptr());
+        // SAFETY: `p` holds data.len() bytes from malloc; freed once, as a host does.
+        unsafe {
+            assert_eq!(std::slice::from_raw_parts(p.cast::<u8>(), data.len()), data);
+            libc::free(p.cast());
+        }
     }
 }

@@ -589,10 +589,14 @@ impl Drop for Server {
 }
 
 /// Creates `<base>/pmix-rs.<host>.<pid>.<n>` with mode 0700 (a fresh name: an existing
-/// directory is never reused).
+/// directory is never reused). A missing `base` is created (mode 0700), again if it
+/// vanishes meanwhile: hosts sharing a session directory remove it when they find it
+/// empty (two Open MPI orteds on one host: one removes the job family directory the
+/// other has just made).
 fn make_private_dir(base: &Path, host: &str, pid: u32) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     static N: AtomicUsize = AtomicUsize::new(0);
+    let mut recreated = 0;
     loop {
         let n = N.fetch_add(1, Ordering::Relaxed);
         let dir = base.join(format!("pmix-rs.{host}.{pid}.{n}"));
@@ -603,7 +607,34 @@ fn make_private_dir(base: &Path, host: &str, pid: u32) -> std::io::Result<PathBu
                 return Ok(dir);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000_000 => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && recreated < 10 => {
+                recreated += 1;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(base)?;
+            }
             Err(e) => return Err(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_makes_its_directory_under_a_base_that_does_not_exist_yet() {
+        // A session directory another host process removed (two orteds on one host).
+        let root = std::env::temp_dir().join(format!("pmix-rs-io-base-{}", std::process::id()));
+        let base = root.join("jf.1").join("gone");
+        let dir = make_private_dir(&base, "h", 7).expect("the base is created");
+        assert!(dir.starts_with(&base) && dir.is_dir(), "{dir:?}");
+        let mode = std::fs::metadata(&base).map(|m| {
+            use std::os::unix::fs::PermissionsExt;
+            m.permissions().mode() & 0o777
+        });
+        assert_eq!(mode.ok(), Some(0o700));
+        std::fs::remove_dir_all(&root).expect("clean up");
     }
 }
