@@ -98,6 +98,10 @@ enum Pending {
         nspace: String,
         rank: u32,
     },
+    /// A `publish` or `unpublish` upcall.
+    Op { id: u64, server: Arc<Server> },
+    /// A `lookup` upcall.
+    Lookup { id: u64, server: Arc<Server> },
     /// The host's `PMIx_server_dmodex_request`, waiting for the server's answer.
     Request {
         cbfunc: unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void),
@@ -189,7 +193,12 @@ callback! {
                 let _ = server.host_modex_done(id, status, bytes);
             }
             // Not an answer to a modex upcall: put it back.
-            Some(p @ (Pending::Request { .. } | Pending::Finalize { .. })) => {
+            Some(
+                p @ (Pending::Request { .. }
+                | Pending::Finalize { .. }
+                | Pending::Op { .. }
+                | Pending::Lookup { .. }),
+            ) => {
                 PENDING
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -324,6 +333,148 @@ fn log_upcall(
     if let Some((p, n)) = infos {
         // SAFETY: the array `infos_to_c` made, freed once.
         unsafe { crate::convert::free_c_infos(p, n) };
+    }
+}
+
+callback! {
+    /// The `cbfunc` of the `publish` and `unpublish` upcalls: the host's status to
+    /// the client.
+    pub(crate) fn op_answer(status: pmix_status_t, cbdata: *mut c_void) {
+        if let Some(Pending::Op { id, server }) = take_pending(cbdata as usize) {
+            let _ = server.host_op_done(id, status);
+        }
+    }
+}
+
+callback! {
+    /// The `cbfunc` of the `lookup` upcall: what the host found, copied, to the
+    /// client.
+    ///
+    /// # Safety
+    /// `data` points to `ndata` readable `pmix_pdata_t` (or is NULL with none).
+    pub(crate) unsafe fn lookup_answer(
+        status: pmix_status_t,
+        data: *mut crate::types::pmix_pdata_t,
+        ndata: usize,
+        cbdata: *mut c_void,
+    ) {
+        let Some(Pending::Lookup { id, server }) = take_pending(cbdata as usize) else {
+            return;
+        };
+        let found = if ndata == 0 {
+            Ok(Vec::new())
+        } else {
+            // SAFETY: `ndata` readable entries (the host's contract), checked to fit.
+            unsafe { crate::boundary::c_slice(data, ndata) }.and_then(|all| {
+                all.iter()
+                    .map(pdata_to_wire)
+                    .collect::<Result<Vec<_>, Status>>()
+            })
+        };
+        let _ = match found {
+            Ok(found) => server.host_lookup_done(id, status, found),
+            Err(e) => server.host_lookup_done(id, e.0, Vec::new()),
+        };
+    }
+}
+
+/// A host's `pmix_pdata_t` as the runtime's.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a key or namespace without its NUL or not UTF-8; the
+/// value's errors.
+fn pdata_to_wire(d: &crate::types::pmix_pdata_t) -> Result<pmix::wire::Pdata, Status> {
+    // SAFETY: the key array reinterpreted as the bytes it is (c_char is one byte).
+    let key: &[u8; crate::types::PMIX_MAX_KEYLEN + 1] = unsafe { &*(&raw const d.key).cast() };
+    let nul = key.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
+    let key = std::str::from_utf8(&key[..nul]).map_err(|_| BAD_PARAM)?;
+    Ok(pmix::wire::Pdata {
+        proc: pmix::wire::Proc::new(proc_nspace(&d.proc_)?, d.proc_.rank),
+        key: key.into(),
+        // SAFETY: the host's value, as its type says (its contract).
+        value: unsafe { crate::convert::to_wire(&d.value) }?,
+    })
+}
+
+/// C keys for an upcall: the strings and the NULL-terminated array of them.
+fn c_keys(keys: &[String]) -> (Vec<CString>, Vec<*mut c_char>) {
+    let owned: Vec<CString> = keys
+        .iter()
+        .filter_map(|k| CString::new(k.as_str()).ok())
+        .collect();
+    let mut ptrs: Vec<*mut c_char> = owned.iter().map(|k| k.as_ptr().cast_mut()).collect();
+    ptrs.push(std::ptr::null_mut());
+    (owned, ptrs)
+}
+
+/// Makes the `publish`, `lookup` or `unpublish` upcall for the server's request.
+fn pubsub_upcall(module: &pmix_server_module_t, server: &Arc<Server>, call: HostCall) {
+    let (id, proc, keys, info, lookup) = match call {
+        HostCall::Publish { id, proc, info } => (id, proc, None, info, false),
+        HostCall::Lookup {
+            id,
+            proc,
+            keys,
+            info,
+        } => (id, proc, Some(keys), info, true),
+        HostCall::Unpublish {
+            id,
+            proc,
+            keys,
+            info,
+        } => (id, proc, Some(keys), info, false),
+        _ => return,
+    };
+    let fail = |status: Status| {
+        let _ = if lookup {
+            server.host_lookup_done(id, status.0, Vec::new())
+        } else {
+            server.host_op_done(id, status.0)
+        };
+    };
+    let Ok((ip, ni)) = crate::convert::infos_to_c(&info) else {
+        return fail(Status::ERR_NOMEM);
+    };
+    let who = c_proc(&proc.0, proc.1);
+    let (_owned, mut ptrs) = c_keys(keys.as_deref().unwrap_or_default());
+    let token = pend(if lookup {
+        Pending::Lookup {
+            id,
+            server: Arc::clone(server),
+        }
+    } else {
+        Pending::Op {
+            id,
+            server: Arc::clone(server),
+        }
+    });
+    let cbdata = token as *mut c_void;
+    let kp = ptrs.as_mut_ptr();
+    // SAFETY: the host's upcalls with a valid proc, keys and infos, valid while each
+    // runs (hosts copy what they keep).
+    let rc = unsafe {
+        match (keys.is_some(), lookup) {
+            (false, _) => module.publish.map_or(Status::ERR_NOT_SUPPORTED.0, |f| {
+                f(&who, ip, ni, Some(op_answer), cbdata)
+            }),
+            (true, true) => module.lookup.map_or(Status::ERR_NOT_SUPPORTED.0, |f| {
+                f(&who, kp, ip, ni, Some(lookup_answer), cbdata)
+            }),
+            (true, false) => module.unpublish.map_or(Status::ERR_NOT_SUPPORTED.0, |f| {
+                f(&who, kp, ip, ni, Some(op_answer), cbdata)
+            }),
+        }
+    };
+    // SAFETY: the array `infos_to_c` made, freed once.
+    unsafe { crate::convert::free_c_infos(ip, ni) };
+    if rc != Status::SUCCESS.0 && take_pending(token).is_some() {
+        // Done at once, or refused: the callback will not come.
+        let status = if rc == Status::OPERATION_SUCCEEDED.0 {
+            Status::SUCCESS
+        } else {
+            Status(rc)
+        };
+        fail(status);
     }
 }
 
@@ -577,6 +728,10 @@ fn host_call(module: &pmix_server_module_t, server: &Arc<Server>, call: HostCall
             collect,
             data,
         } => fence_upcall(module, server, id, procs, collect, data),
+        call
+        @ (HostCall::Publish { .. } | HostCall::Lookup { .. } | HostCall::Unpublish { .. }) => {
+            pubsub_upcall(module, server, call)
+        }
         HostCall::DirectModex { id, proc } => modex_upcall(module, server, id, proc),
         HostCall::ModexAnswer {
             id,
@@ -709,6 +864,10 @@ export! {
         // SAFETY: forwarded from the caller.
         let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
         let mut cfg = server_config(&infos)?;
+        // Published names must be found from every node: the host keeps them when it
+        // can (Open MPI's daemons hand them to mpirun; Slurm answers NOT_SUPPORTED).
+        cfg.host_pubsub =
+            module.publish.is_some() && module.lookup.is_some() && module.unpublish.is_some();
         let slot: Arc<std::sync::OnceLock<Arc<Server>>> = Arc::default();
         let sink_slot = Arc::clone(&slot);
         cfg.host_sink = Some(pmix::server::HostSink(Arc::new(move |call| {

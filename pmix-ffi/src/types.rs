@@ -337,6 +337,41 @@ pub type pmix_server_notify_event_fn_t = Option<
     ) -> pmix_status_t,
 >;
 
+/// `pmix_server_publish_fn_t`.
+pub type pmix_server_publish_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_lookup_fn_t`.
+pub type pmix_server_lookup_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_lookup_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
+/// `pmix_server_unpublish_fn_t`.
+pub type pmix_server_unpublish_fn_t = Option<
+    unsafe extern "C" fn(
+        proc_: *const pmix_proc_t,
+        keys: *mut *mut c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_op_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t,
+>;
+
 /// `pmix_server_log_fn_t`.
 pub type pmix_server_log_fn_t = Option<
     unsafe extern "C" fn(
@@ -364,7 +399,8 @@ pub type pmix_server_dmodex_req_fn_t = Option<
 /// `pmix_server_module_t` (OpenPMIx 4.2.2's `pmix_server_module_4_0_0_t`): the host's
 /// upcalls, in their order. The library calls `client_connected2` (else
 /// `client_connected`), `client_finalized`, `abort`, `fence_nb`, `direct_modex`,
-/// `notify_event` and `log`; the others are kept for their places.
+/// `publish`, `lookup`, `unpublish`, `notify_event` and `log`; the others are kept
+/// for their places.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct pmix_server_module_t {
@@ -378,12 +414,12 @@ pub struct pmix_server_module_t {
     pub fence_nb: pmix_server_fencenb_fn_t,
     /// A process's data from its node.
     pub direct_modex: pmix_server_dmodex_req_fn_t,
-    /// `publish`.
-    pub publish: pmix_server_unused_fn_t,
-    /// `lookup`.
-    pub lookup: pmix_server_unused_fn_t,
-    /// `unpublish`.
-    pub unpublish: pmix_server_unused_fn_t,
+    /// A client's `PMIx_Publish`.
+    pub publish: pmix_server_publish_fn_t,
+    /// A client's `PMIx_Lookup`.
+    pub lookup: pmix_server_lookup_fn_t,
+    /// A client's `PMIx_Unpublish`.
+    pub unpublish: pmix_server_unpublish_fn_t,
     /// `spawn`.
     pub spawn: pmix_server_unused_fn_t,
     /// `connect`.

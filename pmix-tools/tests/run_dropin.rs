@@ -597,7 +597,6 @@ fn mpirun_and_two_orteds_on_our_library_run_open_mpi_programs_across_two_fake_ho
 }
 
 #[test]
-#[ignore = "our server keeps published names on its node: no publish / lookup / unpublish upcall to the host yet, so nodeB's ranks do not find what rank 0 published on nodeA (lookup 38, MPI_ERR_NAME); OpenPMIx's servers hand them to the orteds, which keep them in mpirun"]
 fn mpirun_and_two_orteds_on_our_library_look_up_a_name_published_on_the_other_host() {
     let Some(job) = job("two-hosts-publish") else {
         return;

@@ -401,3 +401,64 @@ fn an_event_wider_than_the_node_goes_to_the_host_and_a_local_one_does_not() {
         assert!(calls.is_empty(), "{local:?}: {calls:?}");
     }
 }
+
+#[test]
+fn with_a_host_that_keeps_published_data_publish_and_lookup_are_its_answers() {
+    use pmix_wire::msg::{Lookup, Publish};
+    use pmix_wire::value::Uint32;
+    let now = Instant::now();
+    let mut cfg = CoreConfig::new("srv", 0, "nodeA", UID, GID);
+    cfg.hosted = true;
+    cfg.host_pubsub = true;
+    let mut core = Core::new(cfg);
+    core.add_namespace(NamespaceSpec::single_node(NS, 1, UID, GID))
+        .unwrap();
+    let mut f = connect(&mut core, 1, NS, 0, now);
+    drain(&mut core);
+    let publish = Request::Publish(Publish {
+        uid: Uint32(UID),
+        info: vec![Info::new("svc", "port-1")],
+    });
+    let t = f.send(&mut core, &publish, now);
+    let (calls, outs) = split(drain(&mut core));
+    assert!(no_reply(&outs, &f, t), "answered before the host");
+    let [HostCall::Publish { id, proc, info }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(proc, &(NS.to_string(), 0));
+    assert_eq!(info.last(), Some(&Info::new("pmix.euid", UID)));
+    core.host_op_done(*id, 0);
+    assert_eq!(status(&drain(&mut core), &f, t, Command::PublishNb), 0);
+    let lookup = Request::Lookup(Lookup {
+        uid: Uint32(UID),
+        keys: vec![WStr::from("svc")],
+        info: Vec::new(),
+    });
+    let t = f.send(&mut core, &lookup, now);
+    let (calls, _) = split(drain(&mut core));
+    let [HostCall::Lookup { id, keys, .. }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(keys, &vec!["svc".to_string()]);
+    let found = pmix_wire::Pdata {
+        proc: Proc::new("other-job", 3),
+        key: WStr::from("svc"),
+        value: pmix_wire::Value::string("port-1"),
+    };
+    core.host_lookup_done(*id, 0, vec![found.clone()]);
+    match reply(&drain(&mut core), &f, t, Command::LookupNb) {
+        Reply::Lookup(r) => assert_eq!(r.data, vec![found]),
+        other => panic!("{other:?}"),
+    }
+    // The host's refusal is the client's.
+    let t = f.send(&mut core, &lookup, now);
+    let (calls, _) = split(drain(&mut core));
+    let [HostCall::Lookup { id, .. }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    core.host_lookup_done(*id, Status::ERR_NOT_SUPPORTED.0, Vec::new());
+    assert_eq!(
+        status(&drain(&mut core), &f, t, Command::LookupNb),
+        Status::ERR_NOT_SUPPORTED.0
+    );
+}

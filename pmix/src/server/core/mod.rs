@@ -532,6 +532,18 @@ impl Core {
         }
     }
 
+    /// The host's answer to [`HostCall::Publish`] or [`HostCall::Unpublish`] `id`:
+    /// `status` to the client. An id nobody waits for is ignored.
+    pub fn host_op_done(&mut self, id: u64, status: i32) {
+        pubsub::host_op_done(self, id, Status(status));
+    }
+
+    /// The host's answer to [`HostCall::Lookup`] `id`: on success what it found (one
+    /// PDATA per key), else `status`, to the client.
+    pub fn host_lookup_done(&mut self, id: u64, status: i32, data: Vec<pmix_wire::Pdata>) {
+        pubsub::host_lookup_done(self, id, Status(status), data);
+    }
+
     /// The host's answer to [`HostCall::Fence`] `id`: `status`, and on success the
     /// concatenation of every node's blob (ours included), in any order. The local
     /// contributors are answered; an id no fence waits for is ignored.

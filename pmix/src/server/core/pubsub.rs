@@ -11,6 +11,11 @@
 //! `PMIX_ERR_TIMEOUT`). UNPUBLISH removes the named keys (none named: all) the
 //! requester published and answers `STATUS 0`. Persistence is not implemented:
 //! data stays until unpublished.
+//!
+//! With [`super::CoreConfig::host_pubsub`] the data is the host's: each request goes
+//! to it as it came, with the requester's uid appended as `pmix.euid` (as OpenPMIx's
+//! server does: hosts match it on lookup) ([`HostCall::Publish`], [`HostCall::Lookup`],
+//! [`HostCall::Unpublish`]), and the host's answer is the client's.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -19,7 +24,9 @@ use pmix_wire::msg::{Lookup, LookupReply, Publish, Unpublish};
 use pmix_wire::{Command, DataRange, Info, Pdata, Proc, Reply, Status, Value};
 
 use super::util::{HeldList, HeldRequest};
-use super::{ConnId, Core, ERR_DUPLICATE_KEY, ProcKey, info_deadline, info_value};
+use super::{
+    ConnId, Core, ERR_DUPLICATE_KEY, HostCall, Output, ProcKey, info_deadline, info_value,
+};
 
 const DIRECTIVES: [&str; 6] = [
     "pmix.range",
@@ -35,6 +42,8 @@ const DIRECTIVES: [&str; 6] = [
 pub(crate) struct PubSub {
     data: BTreeMap<String, Published>,
     held: HeldList<HeldLookup>,
+    /// Requests the host answers: id → the client's connection, tag and command.
+    at_host: std::collections::HashMap<u64, (ConnId, u32, Command)>,
 }
 
 #[derive(Debug)]
@@ -74,6 +83,7 @@ impl PubSub {
     }
 
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
+        self.at_host.retain(|_, held| held.0 != conn);
         self.held.forget_conn(conn);
     }
 
@@ -119,6 +129,18 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
         return;
     };
     let who = peer.proc.clone();
+    if core.cfg.host_pubsub {
+        let id = to_host(core, conn, tag, Command::PublishNb);
+        let mut info = p.info;
+        // As OpenPMIx's server: the requester's uid last (hosts match it on lookup).
+        info.push(Info::new("pmix.euid", p.uid.0));
+        core.out.push_back(Output::Host(HostCall::Publish {
+            id,
+            proc: who,
+            info,
+        }));
+        return;
+    }
     let range = range_of(&p.info);
     let items: Vec<(String, Value)> = p
         .info
@@ -184,6 +206,18 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         .iter()
         .filter_map(|k| k.as_str().map(str::to_string))
         .collect();
+    if core.cfg.host_pubsub {
+        let id = to_host(core, conn, tag, Command::LookupNb);
+        let mut info = l.info;
+        info.push(Info::new("pmix.euid", l.uid.0));
+        core.out.push_back(Output::Host(HostCall::Lookup {
+            id,
+            proc: who,
+            keys,
+            info,
+        }));
+        return;
+    }
     let found = core.pubsub.find(&who, &keys);
     let wait = match info_value(&l.info, "pmix.wait") {
         Some(Value::Bool(b)) => *b,
@@ -213,6 +247,23 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
         return;
     };
     let who = peer.proc.clone();
+    if core.cfg.host_pubsub {
+        let id = to_host(core, conn, tag, Command::UnpublishNb);
+        let keys = u
+            .keys
+            .iter()
+            .filter_map(|k| k.as_str().map(str::to_string))
+            .collect();
+        let mut info = u.info;
+        info.push(Info::new("pmix.euid", u.uid.0));
+        core.out.push_back(Output::Host(HostCall::Unpublish {
+            id,
+            proc: who,
+            keys,
+            info,
+        }));
+        return;
+    }
     if u.keys.is_empty() {
         core.pubsub.data.retain(|_, p| p.proc != who);
     } else {
@@ -230,5 +281,30 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
     for h in core.pubsub.held.take_due(now) {
         let found = core.pubsub.find(&h.who, &h.keys);
         answer(core, h.conn, h.tag, found, Status::ERR_TIMEOUT);
+    }
+}
+
+/// Records that the host answers `conn`'s request `tag`; returns the request's id.
+fn to_host(core: &mut Core, conn: ConnId, tag: u32, cmd: Command) -> u64 {
+    let id = core.next_host_id();
+    core.pubsub.at_host.insert(id, (conn, tag, cmd));
+    id
+}
+
+/// The host's answer to a publish or unpublish: its status to the client.
+pub(super) fn host_op_done(core: &mut Core, id: u64, status: Status) {
+    if let Some((conn, tag, cmd)) = core.pubsub.at_host.remove(&id) {
+        core.reply_status(conn, tag, cmd, status);
+    }
+}
+
+/// The host's answer to a lookup: what it found (none: `status`, else NOT_FOUND).
+pub(super) fn host_lookup_done(core: &mut Core, id: u64, status: Status, data: Vec<Pdata>) {
+    if let Some((conn, tag, _)) = core.pubsub.at_host.remove(&id) {
+        if status == Status::SUCCESS {
+            answer(core, conn, tag, data, Status::ERR_NOT_FOUND);
+        } else {
+            core.reply_status(conn, tag, Command::LookupNb, status);
+        }
     }
 }

@@ -60,6 +60,11 @@ pub struct CoreConfig {
     /// when the host acknowledges [`JobEvent::Finalized`]
     /// ([`Core::finalize_acked`](super::Core::finalize_acked)).
     pub hosted: bool,
+    /// Published data is the host's: PUBLISH, LOOKUP and UNPUBLISH go to it
+    /// ([`HostCall::Publish`], [`HostCall::Lookup`], [`HostCall::Unpublish`]) instead
+    /// of the core's own store (a host whose module has the three upcalls; a name
+    /// must be found from every node).
+    pub host_pubsub: bool,
 }
 
 impl CoreConfig {
@@ -91,6 +96,7 @@ impl CoreConfig {
             service: None,
             hwloc_xml: None,
             hosted: false,
+            host_pubsub: false,
         }
     }
 }
@@ -287,6 +293,40 @@ pub enum HostCall {
         /// Its range (`pmix_data_range_t`).
         range: u8,
         /// Its infos, as the client gave them.
+        info: Vec<pmix_wire::Info>,
+    },
+    /// A client publishes `info` (its data and directives, as it sent them): the host
+    /// answers [`Core::host_op_done`](super::Core::host_op_done) `id`.
+    Publish {
+        /// The request, for the answer.
+        id: u64,
+        /// The publisher.
+        proc: (String, u32),
+        /// What it sent.
+        info: Vec<pmix_wire::Info>,
+    },
+    /// A client looks up `keys`: the host answers
+    /// [`Core::host_lookup_done`](super::Core::host_lookup_done) `id`.
+    Lookup {
+        /// The request, for the answer.
+        id: u64,
+        /// The requester.
+        proc: (String, u32),
+        /// The keys.
+        keys: Vec<String>,
+        /// Its directives (`pmix.wait`, `pmix.timeout`, `pmix.range`, …).
+        info: Vec<pmix_wire::Info>,
+    },
+    /// A client unpublishes `keys` (none: all it published): the host answers
+    /// [`Core::host_op_done`](super::Core::host_op_done) `id`.
+    Unpublish {
+        /// The request, for the answer.
+        id: u64,
+        /// The requester.
+        proc: (String, u32),
+        /// The keys.
+        keys: Vec<String>,
+        /// Its directives.
         info: Vec<pmix_wire::Info>,
     },
     /// The answer to the host's [`Core::dmodex_request`](super::Core::dmodex_request)

@@ -135,6 +135,9 @@ pub struct ServerConfig {
     /// server's progress thread, at once (one thread hop fewer per fence), so it must
     /// not block; it may call back into the [`Server`] (its answers queue as commands).
     pub host_sink: Option<HostSink>,
+    /// Published data is the host's ([`CoreConfig::host_pubsub`](super::core::CoreConfig::host_pubsub)):
+    /// answered with [`Server::host_op_done`] and [`Server::host_lookup_done`].
+    pub host_pubsub: bool,
 }
 
 /// A [`ServerConfig::host_sink`]: what takes the hosted core's [`HostCall`]s.
@@ -166,6 +169,7 @@ impl Default for ServerConfig {
             log: true,
             hosted: false,
             host_sink: None,
+            host_pubsub: false,
         }
     }
 }
@@ -241,10 +245,34 @@ pub(crate) enum Command {
 /// What the host tells a hosted server.
 #[derive(Debug)]
 pub(crate) enum HostAnswer {
-    Fence { id: u64, status: i32, data: Vec<u8> },
-    Modex { id: u64, status: i32, data: Vec<u8> },
-    Request { id: u64, nspace: String, rank: u32 },
-    Finalized { nspace: String, rank: u32 },
+    Fence {
+        id: u64,
+        status: i32,
+        data: Vec<u8>,
+    },
+    Modex {
+        id: u64,
+        status: i32,
+        data: Vec<u8>,
+    },
+    Request {
+        id: u64,
+        nspace: String,
+        rank: u32,
+    },
+    Finalized {
+        nspace: String,
+        rank: u32,
+    },
+    Op {
+        id: u64,
+        status: i32,
+    },
+    Lookup {
+        id: u64,
+        status: i32,
+        data: Vec<pmix_wire::Pdata>,
+    },
 }
 
 /// The embeddable PMIx server: a listener on 127.0.0.1 and one progress thread
@@ -477,6 +505,27 @@ impl Server {
     /// [`ApiError::Stopped`] when the progress thread is gone.
     pub fn host_fence_done(&self, id: u64, status: i32, data: Vec<u8>) -> Result<(), ApiError> {
         self.send(Command::Host(HostAnswer::Fence { id, status, data }))
+    }
+
+    /// The host's answer to [`HostCall::Publish`] or [`HostCall::Unpublish`] `id`.
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn host_op_done(&self, id: u64, status: i32) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Op { id, status }))
+    }
+
+    /// The host's answer to [`HostCall::Lookup`] `id`.
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn host_lookup_done(
+        &self,
+        id: u64,
+        status: i32,
+        data: Vec<pmix_wire::Pdata>,
+    ) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Lookup { id, status, data }))
     }
 
     /// The host acknowledged a client's finalize ([`JobEvent::Finalized`]): a hosted

@@ -77,6 +77,7 @@ impl Loop {
         core_cfg.service = cfg.service.clone();
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.hosted = cfg.hosted;
+        core_cfg.host_pubsub = cfg.host_pubsub;
         let lp = Loop {
             poll,
             listener,
@@ -569,6 +570,10 @@ impl Loop {
                         }
                         HostAnswer::Finalized { nspace, rank } => {
                             core.finalize_acked(&nspace, rank)
+                        }
+                        HostAnswer::Op { id, status } => core.host_op_done(id, status),
+                        HostAnswer::Lookup { id, status, data } => {
+                            core.host_lookup_done(id, status, data)
                         }
                     }));
                     if r.is_err() {
