@@ -666,28 +666,70 @@ fn mpi4py_ranks_on_our_libpmix_so_2_run_collectives_under_mpirun() {
 fn mpirun_itself_on_our_libpmix_so_2_serves_one_node_jobs_and_ends_an_aborted_one() {
     // mpirun's own server is then ours (its upcalls into Open MPI included). An abort
     // ends the job with its code, without crashing mpirun (Open MPI's event handler
-    // needs a non-NULL info array); the message, a PMIx_Log our server does not pass
-    // to its host, is not printed.
+    // needs a non-NULL info array); its message goes to mpirun by PMIx_Log and the
+    // host's log upcall, and mpirun prints it, but not always (it loses it now and
+    // then with libpmix2 too: `check_abort`). A client's finalize is answered once
+    // mpirun's client_finalized upcall called back, so mpirun never reaps a rank it
+    // thinks unfinalized ("exiting improperly").
     let Some(job) = job("mpirun-ours") else {
         return;
     };
     let exe = job.exe.display().to_string();
-    let mut out = mpirun(&job, &[&exe, "basic", "4"], Lib::Ours, true);
-    if String::from_utf8_lossy(&out.stderr).contains("exiting improperly") {
-        // Our server acknowledges a client's finalize before the host's
-        // client_finalized upcall; mpirun may reap the rank first (a known race of
-        // the server API, which OpenPMIx avoids by answering the client only from the
-        // upcall's callback): run once more.
-        eprintln!(
-            "mpirun on ours saw a rank exit before its finalize upcall:\n{}",
+    for _ in 0..3 {
+        let out = mpirun(&job, &[&exe, "basic", "4"], Lib::Ours, true);
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("exiting improperly"),
+            "{}",
             show(&out)
         );
-        out = mpirun(&job, &[&exe, "basic", "4"], Lib::Ours, true);
+        check_ok("mpirun on ours, ranks on ours", "mpi_dropin", &job, &out);
+        check_parent_openpmix("mpirun on ours", &out, false);
     }
-    check_ok("mpirun on ours, ranks on ours", "mpi_dropin", &job, &out);
-    check_parent_openpmix("mpirun on ours", &out, false);
     let out = mpirun(&job, &[&exe, "abort"], Lib::Ours, true);
     check_abort("mpirun on ours, abort", &out, false);
+}
+
+#[test]
+fn mpirun_on_our_library_serves_pmix_programs_of_both_libraries_as_with_openpmix() {
+    // Our own C programs of what OpenPMIx's examples do: keys by scope (nodes.c, one
+    // node: every rank local), log, job-control declarations, heartbeat monitors and
+    // namespace-built keys (logmon.c); under mpirun on OpenPMIx and on our library
+    // they end alike, for ranks of either library.
+    let Some(job) = job("mpirun-ours-pmix") else {
+        return;
+    };
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let dir = job.exe.parent().expect("job dir").to_path_buf();
+    for name in ["nodes", "logmon"] {
+        let ffi = cprog::build_ours(&c_dir, name, &dir);
+        let Some(l2) = cprog::build_openpmix(&c_dir, name, &dir, "mpirun on ours") else {
+            return;
+        };
+        for (exe, lib) in [(&ffi, Lib::Ours), (&l2, Lib::Libpmix2)] {
+            let exe = exe.display().to_string();
+            let args: &[&str] = if name == "nodes" { &["direct"] } else { &[] };
+            let mut argv = vec![exe.as_str()];
+            argv.extend(args);
+            let openpmix = mpirun(&job, &argv, lib, false);
+            let ours = mpirun(&job, &argv, lib, true);
+            for (what, out) in [("OpenPMIx", &openpmix), ("ours", &ours)] {
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{name} on {what}, {lib:?}:\n{}",
+                    show(out)
+                );
+                let text = String::from_utf8_lossy(&out.stdout);
+                for r in 0..N {
+                    assert!(
+                        text.contains(&format!("{name} rank {r}: ok")),
+                        "{name} on {what}, {lib:?}: rank {r}:\n{}",
+                        show(out)
+                    );
+                }
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- pmix-run
