@@ -334,16 +334,14 @@ fn c_copy_bytes(b: &[u8]) -> Result<*mut c_char, Status> {
     Ok(p.cast())
 }
 
-/// The key of a C info, checked.
+/// The key of a C info, checked. An empty key is kept (an info made by
+/// `PMIX_INFO_CREATE` and never loaded): libpmix2 sends it as it is, and nobody
+/// matches it (OpenPMIx's alloc example sends one).
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL, or it is empty or not UTF-8.
+/// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL, or it is not UTF-8.
 pub(crate) fn info_key(i: &pmix_info_t) -> Result<&str, Status> {
-    let k = std::str::from_utf8(crate::info::key(i)?).map_err(|_| BAD_PARAM)?;
-    if k.is_empty() {
-        return Err(BAD_PARAM);
-    }
-    Ok(k)
+    std::str::from_utf8(crate::info::key(i)?).map_err(|_| BAD_PARAM)
 }
 
 /// A C data array as the runtime's: elements of the types

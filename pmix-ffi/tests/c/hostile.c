@@ -195,6 +195,12 @@ int main(void)
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
 
+    /* ---- an info made and never loaded (empty key, UNDEF): ignored as an unknown
+     * key is, as libpmix2 does (OpenPMIx's alloc example sends one) ---- */
+    PMIX_INFO_CONSTRUCT(&info[0]);
+    CHECK_RC(PMIx_Compute_distances(NULL, &cpu0, info, 1, &d, &n), PMIX_SUCCESS);
+    PMIx_Device_distance_free(d, n);
+
     /* ---- a key without NUL in its 512 bytes ---- */
     PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_TYPE, &net, PMIX_UINT64);
     memset(info[0].key, 'k', sizeof(info[0].key));
