@@ -694,18 +694,17 @@ fn a_tool_pointed_at_no_server_is_unreach() {
 }
 
 #[test]
-fn log_monitor_spawn_and_connect_get_our_servers_answers_and_job_control_takes_cleanups() {
+fn log_and_job_control_are_served_and_spawn_and_connect_get_our_servers_answers() {
     use pmix::wire::{App, Proc, WStr};
     let ns = "client.control";
     let s = server(ns);
     let p = client(&s, ns, 0);
     let not_supported =
         |r: Result<(), Error>| assert_eq!(r.unwrap_err().status(), Status::ERR_NOT_SUPPORTED);
-    not_supported(p.log(&[Info::new("pmix.log.stderr", "line")], &[]));
-    not_supported(
-        p.process_monitor(&Info::new("pmix.monitor.mbeat", true), -109, &[])
-            .map(|_| ()),
-    );
+    p.log(&[Info::new("pmix.log.stderr", "line\n")], &[])
+        .unwrap();
+    // Only channels the server does not have: NOT_SUPPORTED.
+    not_supported(p.log(&[Info::new("pmix.log.syslog", "line")], &[]));
     let app = App {
         cmd: Some(WStr::from("/bin/true")),
         argv: vec![WStr::from("/bin/true")],
@@ -726,19 +725,21 @@ fn log_monitor_spawn_and_connect_get_our_servers_answers_and_job_control_takes_c
             .unwrap(),
         Vec::<Info>::new()
     );
+    p.job_control(&me, &[Info::new("pmix.jctrl.preempt", true)])
+        .unwrap();
     not_supported(
-        p.job_control(&me, &[Info::new("pmix.jctrl.preempt", true)])
+        p.job_control(&me, &[Info::new("pmix.jctrl.kill", true)])
             .map(|_| ()),
     );
     // The non-blocking forms call back once, on the progress thread.
     let (tx, rx) = std::sync::mpsc::channel();
     let p2 = p.clone();
-    p.log_nb(&[Info::new("pmix.log.stderr", "line")], &[], move |r| {
+    p.log_nb(&[Info::new("pmix.log.stderr", "line\n")], &[], move |r| {
         tx.send((r, p2.on_progress_thread())).unwrap();
     })
     .unwrap();
     let (r, on_progress) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-    assert_eq!(r.unwrap_err().status(), Status::ERR_NOT_SUPPORTED);
+    r.unwrap();
     assert!(on_progress);
     p.finalize().unwrap();
     s.shutdown().unwrap();

@@ -223,6 +223,12 @@ fn an_outer_launchers_variables_are_scrubbed() {
 }
 
 #[test]
+fn a_users_libpmix2_parameters_reach_the_ranks() {
+    assert!(!spawn::is_scrubbed("PMIX_MCA_pmix_client_get_verbose"));
+    assert!(!spawn::is_scrubbed("PMIX_MCA_gds"));
+}
+
+#[test]
 fn an_ended_rank_wakes_the_loop_without_waiting_for_a_tick() {
     // With a one-hour tick, no deadline and a server that never has an event, only
     // the SIGCHLD of the ranks' exits can wake the loop: a job that ends well within

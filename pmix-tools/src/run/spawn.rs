@@ -26,9 +26,13 @@ pub const EXIT_NOT_FOUND: i32 = 127;
 /// See [`EXIT_NOT_FOUND`].
 pub const EXIT_CANNOT_EXEC: i32 = 126;
 
-/// Whether an inherited variable is left out of a rank's environment.
+/// Whether an inherited variable is left out of a rank's environment: an outer
+/// launcher's `PMIX_*` (its server's address, its store) and `OMPI_MCA_orte_*`, but
+/// not the user's `PMIX_MCA_*` parameters of libpmix2 (its verbosity, its
+/// components), which reach the ranks as they do under `mpirun`.
 pub fn is_scrubbed(name: &str) -> bool {
-    name.starts_with("PMIX_") || name.starts_with("OMPI_MCA_orte_")
+    (name.starts_with("PMIX_") && !name.starts_with("PMIX_MCA_"))
+        || name.starts_with("OMPI_MCA_orte_")
 }
 
 /// Starts rank `r` of `spec`, bound to `cpus`.
