@@ -74,7 +74,7 @@ fn two(now: Instant) -> (Core, Fake, Fake) {
 }
 
 #[test]
-fn a_get_of_a_committed_key_brings_all_the_targets_local_values() {
+fn a_get_of_a_committed_key_brings_the_targets_local_values() {
     let now = Instant::now();
     let (mut core, mut a, mut b) = two(now);
     let tag = a.send(&mut core, &commit(&[("x", 1), ("y", 2)], &[("r", 3)]), now);
@@ -105,9 +105,45 @@ fn a_get_of_a_committed_key_brings_all_the_targets_local_values() {
     let Reply::GetNb(r) = reply(&outs, &b, tag, Command::GetNb) else {
         panic!()
     };
+    // Only what changed since b filed x and y: the new x, and z.
     let x = r.data[0].kvals.iter().find(|k| k.key == "x").unwrap();
     assert_eq!(x.value, Value::Uint32(9));
-    assert_eq!(r.data[0].kvals.len(), 3);
+    assert_eq!(r.data[0].kvals.len(), 2);
+}
+
+#[test]
+fn each_answer_carries_only_the_values_the_asker_has_not_filed() {
+    let now = Instant::now();
+    let mut core = core_with("job", 3);
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    let mut b = connect(&mut core, 2, "job", 1, now);
+    let mut c = connect(&mut core, 3, "job", 2, now);
+    drain(&mut core);
+    let mut put: Vec<(String, u32)> = Vec::new();
+    for round in 0..5u32 {
+        // Cumulative commits, as libpmix2 sends them: every key again, plus one.
+        put.push((format!("k{round}"), round));
+        let kv: Vec<(&str, u32)> = put.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        a.send(&mut core, &commit(&kv, &[]), now);
+        drain(&mut core);
+        let key = format!("k{round}");
+        let tag = b.send(&mut core, &get("job", Rank(0), &key, vec![]), now);
+        let outs = drain(&mut core);
+        assert_eq!(got(&outs, &b, tag).1, [key], "round {round}");
+    }
+    // A key b has filed, asked again (a client that did not keep it): sent again.
+    let tag = b.send(&mut core, &get("job", Rank(0), "k1", vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(got(&outs, &b, tag).1, ["k1"]);
+    // pmix.get.refresh: everything again.
+    let refresh = vec![Info::new("pmix.get.refresh", true)];
+    let tag = b.send(&mut core, &get("job", Rank(0), "k0", refresh), now);
+    let outs = drain(&mut core);
+    assert_eq!(got(&outs, &b, tag).1.len(), 5);
+    // Another connection has filed nothing: everything.
+    let tag = c.send(&mut core, &get("job", Rank(0), "k4", vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(got(&outs, &c, tag).1, ["k0", "k1", "k2", "k3", "k4"]);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //!
 //! GETNB of a local rank: the key in the scope visible to the requester (LOCAL, or
 //! the one `pmix.scope` names; GLOBAL/UNDEF = both) → `STATUS 0` and one byte
-//! object with all the target's visible values (plus its blob values for a
+//! object with the target's visible values (plus its blob values for a
 //! reserved key); the key only in the other bucket → `PMIX_ERR_NOT_FOUND`; not
 //! there yet → held until a commit of the target brings it (then answered), until
 //! the deadline (`pmix.timeout` seconds, else [`super::CoreConfig::get_timeout`];
@@ -19,6 +19,13 @@
 //! NOT_FOUND. A namespace this server does not hold: NOT_FOUND; a rank of another
 //! node: hosted, from what a fence brought, else by direct modex
 //! ([`super::HostCall::DirectModex`]); unhosted, NOT_FOUND.
+//!
+//! Both clients file every value of an answer under its process (§6.6 of the
+//! wire notes), so an answer to a connection carries the requested value and
+//! only those of the target's values that changed since the last answer about it
+//! to that connection (in that scope); `pmix.get.refresh` (or a get without a key)
+//! asks for all of them again. A job that puts, fences and gets a new key each round
+//! is then answered one value per round, not everything the peer ever put.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -37,6 +44,9 @@ const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo
 #[derive(Debug, Default)]
 pub(crate) struct Store {
     data: HashMap<ProcKey, Committed>,
+    /// Per connection, per (target, scope): the target's generation its last
+    /// answer carried (what that connection has filed).
+    sent: HashMap<ConnId, HashMap<(ProcKey, Option<u8>), u64>>,
     held: HeldList<HeldGet>,
     /// Direct modex requests made of the host: id → the remote process.
     asked: HashMap<u64, ProcKey>,
@@ -53,8 +63,55 @@ struct HostWait {
 
 #[derive(Debug, Default)]
 struct Committed {
-    local: Vec<Kval>,
-    remote: Vec<Kval>,
+    local: Bucket,
+    remote: Bucket,
+    /// Bumped by every commit or ingest that changes a value.
+    generation: u64,
+}
+
+/// Values with, for each, the generation that last changed it.
+#[derive(Clone, Debug, Default)]
+struct Bucket {
+    kvals: Vec<Kval>,
+    changed: Vec<u64>,
+}
+
+impl Bucket {
+    /// Adds `kvals` to the bucket, replacing the values of keys it has, stamping
+    /// what changed with `generation` (in time linear in both: a peer's commit of
+    /// many keys must not cost quadratic time). Commits are cumulative, so a value
+    /// resent unchanged keeps its stamp.
+    fn upsert(&mut self, kvals: &[Kval], generation: u64) {
+        self.merge(kvals.iter().map(|k| (k, generation)));
+    }
+
+    /// Upserts `(value, stamp)` pairs.
+    fn merge<'a>(&mut self, pairs: impl Iterator<Item = (&'a Kval, u64)>) {
+        let mut index: HashMap<Vec<u8>, usize> = self
+            .kvals
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.key.as_bytes().to_vec(), i))
+            .collect();
+        for (kv, stamp) in pairs {
+            match index.get(kv.key.as_bytes()) {
+                Some(&i) if self.kvals[i].value == kv.value => {}
+                Some(&i) => {
+                    self.kvals[i].value = kv.value.clone();
+                    self.changed[i] = stamp;
+                }
+                None => {
+                    index.insert(kv.key.as_bytes().to_vec(), self.kvals.len());
+                    self.kvals.push(kv.clone());
+                    self.changed.push(stamp);
+                }
+            }
+        }
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.kvals.iter().any(|k| k.key == key)
+    }
 }
 
 #[derive(Debug)]
@@ -64,6 +121,8 @@ struct HeldGet {
     target: ProcKey,
     key: Option<String>,
     scope: Option<u8>,
+    /// `pmix.get.refresh`: send every value again.
+    refresh: bool,
     deadline: Option<Instant>,
 }
 
@@ -84,7 +143,8 @@ impl HeldRequest for HeldGet {
 }
 
 enum Answer {
-    Data(Vec<Kval>),
+    /// The values to send, and the target's generation they bring the asker to.
+    Data(Vec<Kval>, u64),
     NotFound,
     Absent,
 }
@@ -100,6 +160,7 @@ impl Store {
 
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
         self.held.forget_conn(conn);
+        self.sent.remove(&conn);
     }
 
     pub(crate) fn pending_of(&self, conn: ConnId) -> usize {
@@ -109,24 +170,8 @@ impl Store {
     /// Drops what the ranks of `nspace` committed.
     pub(crate) fn forget_nspace(&mut self, nspace: &str) {
         self.data.retain(|p, _| p.0 != nspace);
-    }
-}
-
-/// Adds `kvals` to `bucket`, replacing the values of keys it has (in time linear
-/// in both: a peer's commit of many keys must not cost quadratic time).
-fn upsert(bucket: &mut Vec<Kval>, kvals: &[Kval]) {
-    let mut index: HashMap<Vec<u8>, usize> = bucket
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.key.as_bytes().to_vec(), i))
-        .collect();
-    for kv in kvals {
-        match index.get(kv.key.as_bytes()) {
-            Some(&i) => bucket[i].value = kv.value.clone(),
-            None => {
-                index.insert(kv.key.as_bytes().to_vec(), bucket.len());
-                bucket.push(kv.clone());
-            }
+        for targets in self.sent.values_mut() {
+            targets.retain(|(p, _), _| p.0 != nspace);
         }
     }
 }
@@ -141,20 +186,21 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
     let max = core.cfg.max_keys_per_proc;
     let entry = core.store.data.entry(proc.clone()).or_default();
     let (mut local, mut remote) = (entry.local.clone(), entry.remote.clone());
+    let generation = entry.generation + 1;
     for b in &c.buckets {
         match b.scope {
-            Scope::REMOTE => upsert(&mut remote, &b.kvals),
+            Scope::REMOTE => remote.upsert(&b.kvals, generation),
             Scope::GLOBAL => {
-                upsert(&mut local, &b.kvals);
-                upsert(&mut remote, &b.kvals);
+                local.upsert(&b.kvals, generation);
+                remote.upsert(&b.kvals, generation);
             }
-            _ => upsert(&mut local, &b.kvals),
+            _ => local.upsert(&b.kvals, generation),
         }
     }
-    if local.len() > max || remote.len() > max {
+    if local.kvals.len() > max || remote.kvals.len() > max {
         return core.reply_status(conn, tag, Command::Commit, super::ERR_OUT_OF_RESOURCE);
     }
-    (entry.local, entry.remote) = (local, remote);
+    (entry.local, entry.remote, entry.generation) = (local, remote, generation);
     core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
     release(core, &proc, false);
     answer_host(core, &proc, Status::SUCCESS);
@@ -250,7 +296,7 @@ impl Core {
         self.store
             .data
             .get(proc)
-            .map(|c| c.remote.clone())
+            .map(|c| c.remote.kvals.clone())
             .unwrap_or_default()
     }
 
@@ -258,8 +304,9 @@ impl Core {
     /// scope here) and answers the gets it satisfies.
     pub(crate) fn ingest(&mut self, proc: &ProcKey, kvals: Vec<Kval>) {
         let entry = self.store.data.entry(proc.clone()).or_default();
-        upsert(&mut entry.local, &kvals);
-        upsert(&mut entry.remote, &kvals);
+        entry.generation += 1;
+        entry.local.upsert(&kvals, entry.generation);
+        entry.remote.upsert(&kvals, entry.generation);
         release(self, proc, false);
     }
 }
@@ -272,8 +319,8 @@ fn release(core: &mut Core, target: &ProcKey, gone: bool) {
     let mut keep = Vec::new();
     for taken in held {
         let h = &taken.1;
-        match evaluate(core, &h.target, h.key.as_deref(), h.scope) {
-            Answer::Data(kv) => send_data(core, h.conn, h.tag, &h.target, kv),
+        match evaluate(core, h) {
+            Answer::Data(kv, g) => send_data(core, h, kv, g),
             Answer::NotFound => not_found(core, h.conn, h.tag),
             Answer::Absent if gone => not_found(core, h.conn, h.tag),
             Answer::Absent => keep.push(taken),
@@ -306,7 +353,15 @@ fn not_found(core: &mut Core, conn: ConnId, tag: u32) {
     core.reply_status(conn, tag, Command::GetNb, Status::ERR_NOT_FOUND);
 }
 
-fn send_data(core: &mut Core, conn: ConnId, tag: u32, target: &ProcKey, kvals: Vec<Kval>) {
+/// Answers `h` with `kvals`, and notes that its connection has filed the target's
+/// values up to `generation`.
+fn send_data(core: &mut Core, h: &HeldGet, kvals: Vec<Kval>, generation: u64) {
+    let (conn, tag, target) = (h.conn, h.tag, &h.target);
+    core.store
+        .sent
+        .entry(conn)
+        .or_default()
+        .insert((target.clone(), h.scope), generation);
     let reply = Reply::GetNb(GetNbReply {
         status: Status::SUCCESS,
         data: vec![ProcData {
@@ -317,42 +372,64 @@ fn send_data(core: &mut Core, conn: ConnId, tag: u32, target: &ProcKey, kvals: V
     core.reply(conn, tag, &reply);
 }
 
-/// What a get of `key` (None: everything) from `target` in `scope` finds now.
-fn evaluate(core: &Core, target: &ProcKey, key: Option<&str>, scope: Option<u8>) -> Answer {
+/// What get `h` (its key None: everything) finds now: the requested value and
+/// those its connection has not filed (all of them with `refresh` or no key), with
+/// the target's generation.
+fn evaluate(core: &Core, h: &HeldGet) -> Answer {
+    let (target, key, scope) = (&h.target, h.key.as_deref(), h.scope);
     let blob = core
         .namespaces
         .get(&target.0)
         .and_then(|ns| ns.rank_kvals.get(&target.1));
     let committed = core.store.data.get(target);
-    let empty = Vec::new();
+    let empty = Bucket::default();
     let (local, remote) = committed.map_or((&empty, &empty), |c| (&c.local, &c.remote));
-    let mut visible: Vec<Kval> = match scope.map(Scope) {
+    let generation = committed.map_or(0, |c| c.generation);
+    let visible = match scope.map(Scope) {
         None | Some(Scope::LOCAL) => local.clone(),
         Some(Scope::REMOTE) => remote.clone(),
         Some(_) => {
             let mut v = local.clone();
-            upsert(&mut v, remote);
+            v.merge(remote.kvals.iter().zip(remote.changed.iter().copied()));
             v
         }
     };
     let Some(key) = key else {
         return if committed.is_some() {
-            Answer::Data(visible)
+            Answer::Data(visible.kvals, generation)
         } else {
             Answer::Absent
         };
     };
-    if visible.iter().any(|k| k.key == key) {
-        return Answer::Data(visible);
+    let filed = if h.refresh {
+        0
+    } else {
+        core.store
+            .sent
+            .get(&h.conn)
+            .and_then(|t| t.get(&(target.clone(), scope)))
+            .copied()
+            .unwrap_or(0)
+    };
+    let unfiled = |b: Bucket| -> Vec<Kval> {
+        b.kvals
+            .into_iter()
+            .zip(b.changed)
+            .filter(|(k, at)| *at > filed || k.key == key)
+            .map(|(k, _)| k)
+            .collect()
+    };
+    if visible.has(key) {
+        return Answer::Data(unfiled(visible), generation);
     }
     if let Some(blob) = blob
         && blob.iter().any(|k| k.key == key)
     {
         let mut all = blob.clone();
-        all.append(&mut visible);
-        return Answer::Data(all);
+        all.extend(unfiled(visible));
+        return Answer::Data(all, generation);
     }
-    if local.iter().chain(remote.iter()).any(|k| k.key == key) {
+    if local.has(key) || remote.has(key) {
         return Answer::NotFound;
     }
     Answer::Absent
@@ -407,34 +484,37 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
         pmix_wire::Value::Scope(s) => Some(*s),
         _ => None,
     });
-    match evaluate(core, &target, key.as_deref(), scope) {
-        Answer::Data(kv) => send_data(core, conn, tag, &target, kv),
+    let refresh = info_flag(&g.info, "pmix.get.refresh");
+    let h = HeldGet {
+        conn,
+        tag,
+        target,
+        key,
+        scope,
+        refresh,
+        deadline: None,
+    };
+    match evaluate(core, &h) {
+        Answer::Data(kv, generation) => send_data(core, &h, kv, generation),
         Answer::NotFound => not_found(core, conn, tag),
         Answer::Absent => {
-            if info_flag(&g.info, "pmix.immediate") || core.departed(&target) {
+            if info_flag(&g.info, "pmix.immediate") || core.departed(&h.target) {
                 return not_found(core, conn, tag);
             }
             if !core.may_wait(conn) {
                 return core.reply_status(conn, tag, Command::GetNb, super::ERR_OUT_OF_RESOURCE);
             }
             let deadline = info_deadline(&g.info, now, Some(core.cfg.get_timeout));
-            if !local && !core.store.asked.values().any(|p| p == &target) {
+            if !local && !core.store.asked.values().any(|p| p == &h.target) {
                 // Another node's rank: its server has the data (direct modex).
                 let id = core.next_host_id();
-                core.store.asked.insert(id, target.clone());
+                core.store.asked.insert(id, h.target.clone());
                 core.out.push_back(Output::Host(HostCall::DirectModex {
                     id,
-                    proc: target.clone(),
+                    proc: h.target.clone(),
                 }));
             }
-            core.store.held.push(HeldGet {
-                conn,
-                tag,
-                target,
-                key,
-                scope,
-                deadline,
-            });
+            core.store.held.push(HeldGet { deadline, ..h });
         }
     }
 }
