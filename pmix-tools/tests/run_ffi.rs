@@ -388,6 +388,43 @@ fn libpmix2_and_libpmix_ffi_ranks_build_leave_and_destruct_groups_together_under
 }
 
 #[test]
+fn a_communicator_from_a_group_reads_every_members_local_cid_under_its_context_id() {
+    // comm_from_group.c's header: Open MPI 5's construct with an assigned context
+    // id and PMIX_GROUP_INFO local CIDs, qualified gets of every member's, a leave
+    // every other member hears, a destruct among the survivors, distinct ids for a
+    // name reused and a second group. Eight ranks: libpmix_ffi, libpmix2, and both
+    // in one job.
+    let dir = TempDir::new("ffi-comm-from-group");
+    let ours = build_ours("comm_from_group", &dir);
+    let mut runs = vec![("libpmix_ffi", vec![ours.clone()])];
+    if let Some(theirs) = build_openpmix("comm_from_group", &dir) {
+        runs.push(("libpmix2", vec![theirs.clone()]));
+        runs.push(("both", vec![ours, theirs]));
+    }
+    let script = r#"if [ $((PMIX_RANK % 2)) -eq 0 ]; then exec "$1"; else exec "$2"; fi"#;
+    for (who, exes) in runs {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-run"));
+        cmd.env_remove("LD_LIBRARY_PATH")
+            .args(["-n", "8", "--tag-output", "--timeout", "100"]);
+        if exes.len() == 2 {
+            cmd.args(["sh", "-c", script, "sh"]);
+        }
+        cmd.args(&exes);
+        let out = output_within(&mut cmd, LIMIT);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{who}:\n{stdout}\n{stderr}");
+        for r in 0..8 {
+            let line = format!("[{r}] comm_from_group rank {r}: ok\n");
+            assert!(
+                stdout.contains(&line),
+                "{who}: no {line:?} in\n{stdout}\n{stderr}"
+            );
+        }
+    }
+}
+
+#[test]
 fn under_mpirun_group_calls_get_the_not_supported_libpmix2_gets() {
     let dir = TempDir::new("ffi-groups-mpirun");
     let ours = build_ours("group_notsup", &dir);

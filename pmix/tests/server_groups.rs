@@ -748,3 +748,86 @@ fn notify_termination_reports_a_loss_during_destruct_which_completes_on_the_surv
     let (tags, outs) = construct_all(&mut core, &mut f, "g", &[0, 1], &[], now);
     assert_eq!(construct_reply(&outs, &f[0], tags[0]).0, 0);
 }
+
+/// A GETNB of `rank`'s `pmix.grp.lclid` qualified by `qual`.
+fn qualified_get(rank: u32, qual: Info) -> Request {
+    let mut q = qual;
+    q.flags = pmix_wire::InfoFlags::QUALIFIER;
+    Request::GetNb(pmix_wire::msg::GetNb {
+        nspace: "job".into(),
+        rank: pmix_wire::Rank(rank),
+        info: vec![q],
+        key: Some("pmix.grp.lclid".into()),
+    })
+}
+
+/// The value of the qualified answer to `f`'s `tag`, or its error status.
+fn qualified_answer(outs: &[pmix::server::core::Output], f: &Fake, tag: u32) -> Result<Value, i32> {
+    match reply(outs, f, tag, Command::GetNb) {
+        pmix_wire::Reply::GetNb(r) if r.status.0 == 0 => {
+            assert_eq!(r.data.len(), 1);
+            let [kv] = r.data[0].kvals.as_slice() else {
+                panic!("one qualified value: {r:?}")
+            };
+            assert_eq!(kv.key, "pmix.qual.val");
+            let Value::DataArray(a) = &kv.value else {
+                panic!("a data array: {kv:?}")
+            };
+            let Value::Info(primary) = &a.items[0] else {
+                panic!("infos: {a:?}")
+            };
+            assert_eq!(primary.key, "pmix.grp.lclid");
+            Ok(primary.value.clone())
+        }
+        pmix_wire::Reply::GetNb(r) => Err(r.status.0),
+        pmix_wire::Reply::Status { status, .. } => Err(status.0),
+        other => panic!("not a get reply: {other:?}"),
+    }
+}
+
+#[test]
+fn a_members_group_info_is_served_qualified_by_the_groups_context_id_and_id_after_destruct() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3);
+    let mut tags = Vec::new();
+    let mut outs = Vec::new();
+    for r in 0..3u32 {
+        let lcid = Info::new("pmix.grp.lclid", Value::Size(100 + u64::from(r)));
+        let grp_info = Info::new("pmix.grp.info", Value::DataArray(DataArray::infos([lcid])));
+        let req = construct_req("gi", &[0, 1, 2], vec![actxid(), grp_info]);
+        tags.push(f[r as usize].send(&mut core, &req, now));
+        outs.extend(drain(&mut core));
+    }
+    let ctxid = construct_reply(&outs, &f[0], tags[0]).2.unwrap();
+    let by_ctxid = |c: u64| Info::new("pmix.grp.ctxid", Value::Size(c));
+    for r in 0..3u32 {
+        let tag = f[0].send(&mut core, &qualified_get(r, by_ctxid(ctxid)), now);
+        let outs = drain(&mut core);
+        assert_eq!(
+            qualified_answer(&outs, &f[0], tag),
+            Ok(Value::Size(100 + u64::from(r)))
+        );
+    }
+    // Qualified by the group id; a context id of no group finds nothing, at once.
+    let tag = f[1].send(
+        &mut core,
+        &qualified_get(2, Info::new("pmix.grp.id", "gi")),
+        now,
+    );
+    let outs = drain(&mut core);
+    assert_eq!(qualified_answer(&outs, &f[1], tag), Ok(Value::Size(102)));
+    let tag = f[1].send(&mut core, &qualified_get(2, by_ctxid(ctxid + 7)), now);
+    let outs = drain(&mut core);
+    assert_eq!(
+        qualified_answer(&outs, &f[1], tag),
+        Err(Status::ERR_NOT_FOUND.0)
+    );
+    // Destructed: still read (Open MPI reads the local CIDs after it).
+    for r in 0..3 {
+        send_destruct(&mut core, &mut f[r], "gi", &[0, 1, 2], now);
+    }
+    drain(&mut core);
+    let tag = f[2].send(&mut core, &qualified_get(0, by_ctxid(ctxid)), now);
+    let outs = drain(&mut core);
+    assert_eq!(qualified_answer(&outs, &f[2], tag), Ok(Value::Size(100)));
+}

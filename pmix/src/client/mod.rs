@@ -54,7 +54,9 @@ use pmix_wire::msg::{
     GroupConstruct, GroupDestruct, GroupLeave, JobControl, Log, Lookup, Monitor, Notify,
     ProcCpuset, Publish, QueryInfo, RegEvents, Spawn, Unpublish,
 };
-use pmix_wire::{Info, Kval, Proc, Query, Rank, Reply, Request, Scope, Topo, Value, WStr};
+use pmix_wire::{
+    Info, InfoFlags, Kval, Proc, Query, Rank, Reply, Request, Scope, Topo, Value, WStr,
+};
 
 pub use env::ServerEnv;
 
@@ -352,6 +354,25 @@ impl Client {
     ) -> Result<(), Error> {
         let own_job = nspace == self.me.nspace;
         let reserved = key.starts_with("pmix");
+        let quals: Vec<Info> = info
+            .iter()
+            .filter(|i| i.flags.contains(InfoFlags::QUALIFIER))
+            .cloned()
+            .collect();
+        if !quals.is_empty() {
+            // A qualified value (a group member's local CID under the group's
+            // context id, say): only the server has it, in `pmix.qual.val` form.
+            let req = Request::GetNb(GetNb {
+                nspace: WStr::from(nspace),
+                rank: Rank(rank),
+                info: info.to_vec(),
+                key: Some(WStr::from(key)),
+            });
+            let (nspace, key) = (nspace.to_owned(), key.to_owned());
+            return self.request_then(req, done, move |reply| {
+                qualified_reply(reply, &nspace, rank, &key, &quals)
+            });
+        }
         if !fresh && let Some(answer) = self.get_local(nspace, rank, key) {
             done(answer);
             return Ok(());
@@ -1192,6 +1213,68 @@ fn server_id(name: &str) -> Proc {
         Some((ns, r)) => Proc::new(ns, r.parse().unwrap_or(0)),
         None => Proc::new(name, 0),
     }
+}
+
+/// What a GETNB reply means for a Get of `key` for `nspace`:`rank` qualified by
+/// `quals`: the value of the first `pmix.qual.val` KVAL (a DATA_ARRAY of INFO, the
+/// value then its qualifiers) for `key` that carries every one of `quals`, equal.
+fn qualified_reply(
+    reply: Reply,
+    nspace: &str,
+    rank: u32,
+    key: &str,
+    quals: &[Info],
+) -> Result<Value, Error> {
+    let not_found = || {
+        status_error(
+            Status::ERR_NOT_FOUND.0,
+            format!("no {key:?} for {nspace}:{rank} with those qualifiers"),
+        )
+    };
+    let r = match reply {
+        Reply::GetNb(r) if r.status.0 == 0 => r,
+        Reply::GetNb(pmix_wire::msg::GetNbReply { status, .. }) | Reply::Status { status, .. }
+            if status.0 != 0 =>
+        {
+            return Err(status_error(
+                status.0,
+                format!("the PMIx server's answer to a Get of {key:?} for {nspace}:{rank}"),
+            ));
+        }
+        Reply::Status { .. } | Reply::GetNb(_) => return Err(not_found()),
+        other => {
+            return Err(Error::Internal(format!(
+                "the PMIx server answered GETNB with {:?}",
+                other.command()
+            )));
+        }
+    };
+    let infos = |kv: &Kval| -> Vec<Info> {
+        match &kv.value {
+            Value::DataArray(a) => a
+                .items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Info(i) => Some((**i).clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    r.data
+        .iter()
+        .flat_map(|d| d.kvals.iter())
+        .filter(|kv| kv.key == "pmix.qual.val")
+        .map(infos)
+        .find_map(|items| {
+            let (primary, have) = items.split_first()?;
+            let all = quals
+                .iter()
+                .all(|q| have.iter().any(|h| h.key == q.key && h.value == q.value));
+            (primary.key == key && all).then(|| primary.value.clone())
+        })
+        .ok_or_else(not_found)
 }
 
 /// What a GETNB reply means for a Get of `key` for `nspace`:`rank`: its data is kept

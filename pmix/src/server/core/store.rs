@@ -26,13 +26,26 @@
 //! to that connection (in that scope); `pmix.get.refresh` (or a get without a key)
 //! asks for all of them again. A job that puts, fences and gets a new key each round
 //! is then answered one value per round, not everything the peer ever put.
+//!
+//! **Qualified values.** A get whose infos hold qualifiers (`PMIX_INFO_QUALIFIER`:
+//! `pmix.grp.ctxid`, `pmix.grp.id`) is answered from the target's qualified values
+//! alone: each a `pmix.qual.val` KVAL whose DATA_ARRAY of INFO holds the value
+//! first, then its qualifiers (the form both clients file and match), those whose
+//! key is the one asked and whose qualifiers include every one given, equal;
+//! none → `PMIX_ERR_NOT_FOUND` at once. They come from groups: the
+//! `PMIX_GROUP_INFO` a member gave its construct (Open MPI 5's
+//! `PMIX_GROUP_LOCAL_CID`), qualified by the group's id and, when one was
+//! assigned, its context id, kept after the group is destructed (it is read
+//! after) until the namespace goes, at most `max_keys_per_proc` per process.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
 use pmix_wire::modex::ModexEntry;
 use pmix_wire::msg::{Commit, GetNb, GetNbReply, ProcData};
-use pmix_wire::{Command, Kval, Proc, Rank, Reply, Scope, Status};
+use pmix_wire::{
+    Command, DataArray, Info, InfoFlags, Kval, Proc, Rank, Reply, Scope, Status, Value,
+};
 
 use super::util::{HeldList, HeldRequest};
 use super::{ConnId, Core, HostCall, Output, ProcKey, info_deadline, info_flag, info_value};
@@ -44,6 +57,8 @@ const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo
 #[derive(Debug, Default)]
 pub(crate) struct Store {
     data: HashMap<ProcKey, Committed>,
+    /// Per process, its qualified values (`pmix.qual.val` KVALs), oldest first.
+    qualified: HashMap<ProcKey, Vec<Kval>>,
     /// Per connection, per (target, scope): the target's generation its last
     /// answer carried (what that connection has filed).
     sent: HashMap<ConnId, HashMap<(ProcKey, Option<u8>), u64>>,
@@ -170,6 +185,7 @@ impl Store {
     /// Drops what the ranks of `nspace` committed.
     pub(crate) fn forget_nspace(&mut self, nspace: &str) {
         self.data.retain(|p, _| p.0 != nspace);
+        self.qualified.retain(|p, _| p.0 != nspace);
         for targets in self.sent.values_mut() {
             targets.retain(|(p, _), _| p.0 != nspace);
         }
@@ -290,7 +306,110 @@ pub(super) fn host_modex_done(core: &mut Core, id: u64, status: Status, data: &[
     release(core, &target, true);
 }
 
+/// `PMIX_QUALIFIED_VALUE`: a DATA_ARRAY of INFO, the value then its qualifiers.
+const QUALIFIED_KEY: &str = "pmix.qual.val";
+
+/// The value and qualifiers of a `pmix.qual.val` KVAL.
+fn unqualify(kv: &Kval) -> Option<(&Info, impl Iterator<Item = &Info>)> {
+    let Value::DataArray(a) = &kv.value else {
+        return None;
+    };
+    let mut infos = a.items.iter().filter_map(|v| match v {
+        Value::Info(i) => Some(&**i),
+        _ => None,
+    });
+    let primary = infos.next()?;
+    Some((primary, infos))
+}
+
+/// GETNB with qualifiers (module docs): the target's qualified values of `key`
+/// that carry every qualifier in `info`.
+fn qualified_get(
+    core: &mut Core,
+    conn: ConnId,
+    tag: u32,
+    target: &ProcKey,
+    key: &str,
+    info: &[Info],
+) {
+    let wanted: Vec<&Info> = info
+        .iter()
+        .filter(|i| i.flags.contains(InfoFlags::QUALIFIER))
+        .collect();
+    let found: Vec<Kval> = core
+        .store
+        .qualified
+        .get(target)
+        .into_iter()
+        .flatten()
+        .filter(|kv| {
+            unqualify(kv).is_some_and(|(primary, quals)| {
+                let quals: Vec<&Info> = quals.collect();
+                primary.key == key
+                    && wanted
+                        .iter()
+                        .all(|w| quals.iter().any(|q| q.key == w.key && q.value == w.value))
+            })
+        })
+        .cloned()
+        .collect();
+    if found.is_empty() {
+        return not_found(core, conn, tag);
+    }
+    let reply = Reply::GetNb(GetNbReply {
+        status: Status::SUCCESS,
+        data: vec![ProcData {
+            proc: Proc::new(target.0.as_str(), target.1),
+            kvals: found,
+        }],
+    });
+    core.reply(conn, tag, &reply);
+}
+
 impl Core {
+    /// Keeps the `PMIX_GROUP_INFO` member `proc` gave group `group`'s construct as
+    /// qualified values (module docs): each info under `pmix.grp.id` = `group` and,
+    /// with `ctxid`, `pmix.grp.ctxid` = `ctxid` (a SIZE, as clients ask for it). A
+    /// value with the same key and qualifiers is replaced; past
+    /// `max_keys_per_proc` the oldest go.
+    pub(crate) fn store_group_info(
+        &mut self,
+        proc: &ProcKey,
+        group: &str,
+        ctxid: Option<u64>,
+        info: Vec<Info>,
+    ) {
+        let qualifier = |k: &str, v: Value| Info {
+            key: k.into(),
+            flags: InfoFlags::QUALIFIER,
+            value: v,
+        };
+        let mut quals = vec![qualifier(super::groups::GROUP_ID_KEY, Value::string(group))];
+        if let Some(c) = ctxid {
+            quals.push(qualifier(super::groups::CONTEXT_ID_KEY, Value::Size(c)));
+        }
+        let max = self.cfg.max_keys_per_proc;
+        let list = self.store.qualified.entry(proc.clone()).or_default();
+        for i in info {
+            let primary = Info {
+                flags: InfoFlags::default(),
+                ..i
+            };
+            list.retain(|kv| {
+                unqualify(kv).is_none_or(|(p, q)| p.key != primary.key || !q.eq(quals.iter()))
+            });
+            let items = std::iter::once(primary).chain(quals.iter().cloned());
+            list.push(Kval {
+                key: QUALIFIED_KEY.into(),
+                value: Value::DataArray(DataArray::infos(items)),
+            });
+        }
+        if list.len() > max {
+            let excess = list.len() - max;
+            list.drain(..excess);
+        }
+    }
+
     /// What `proc` committed for remote readers (REMOTE and GLOBAL puts).
     pub(crate) fn remote_data(&self, proc: &ProcKey) -> Vec<Kval> {
         self.store
@@ -480,6 +599,13 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
         return not_found(core, conn, tag);
     }
     let target = (nspace, g.rank.0);
+    if let Some(k) = key.as_deref()
+        && g.info
+            .iter()
+            .any(|i| i.flags.contains(InfoFlags::QUALIFIER))
+    {
+        return qualified_get(core, conn, tag, &target, k, &g.info);
+    }
     let scope = info_value(&g.info, "pmix.scope").and_then(|v| match v {
         pmix_wire::Value::Scope(s) => Some(*s),
         _ => None,

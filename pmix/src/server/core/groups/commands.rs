@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use pmix_core::group::GroupId;
 use pmix_wire::msg::{GroupConstruct, GroupDestruct, GroupLeave};
-use pmix_wire::{Command, Proc, Status};
+use pmix_wire::{Command, Info, Proc, Status, Value};
 
 use super::record::{Phase, Record, Standing, announce_left, index, settle, unindex};
 use super::*;
@@ -105,6 +105,7 @@ pub(super) fn construct(
     }
     rec.members[i].ft = ft;
     rec.members[i].notterm = notterm;
+    rec.members[i].info = group_info(&c.info);
     rec.contribute(i, Some(Pending { conn, tag, cmd }));
     settle(core, &name);
 }
@@ -187,4 +188,21 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
     announce_left(core, &name, &me);
     settle(core, &name);
     core.fences_changed();
+}
+
+/// The infos of a construct's `PMIX_GROUP_INFO` (a DATA_ARRAY of INFO, or one
+/// INFO); nothing when it is absent or of another type.
+fn group_info(info: &[Info]) -> Vec<Info> {
+    match info_value(info, GROUP_INFO_KEY) {
+        Some(Value::DataArray(a)) => a
+            .items
+            .iter()
+            .filter_map(|v| match v {
+                Value::Info(i) => Some((**i).clone()),
+                _ => None,
+            })
+            .collect(),
+        Some(Value::Info(i)) => vec![(**i).clone()],
+        _ => Vec::new(),
+    }
 }

@@ -43,7 +43,10 @@
 //!   Directives: `pmix.grp.ftcoll` (and `pmix.grp.opt`, optional participation,
 //!   taken as the same), `pmix.grp.notterm`, `pmix.grp.actxid` (any member asking
 //!   is enough: one id from a server-wide counter, the same for every member,
-//!   different for every group), `pmix.timeout` (the construct fails for every
+//!   different for every group), `pmix.grp.info` (the member's infos, such as
+//!   its `pmix.grp.lclid`: kept at completion as its qualified values under the
+//!   group's id and context id, `Core::store_group_info`, for other members'
+//!   qualified gets), `pmix.timeout` (the construct fails for every
 //!   caller with `PMIX_ERR_TIMEOUT` and is forgotten). Reply: `STATUS`, then for
 //!   4.2.4+ clients the final membership, then `SIZE ctxid` (`SIZE_MAX` when none
 //!   was asked); an error is a lone `STATUS`. A member that leaves counts as
@@ -116,6 +119,10 @@ use record::{Phase, Record, Standing, depart};
 
 /// `PMIX_GROUP_ID`: names the group in the events raised here.
 pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";
+/// `PMIX_GROUP_INFO`: what a member gives at construct for the others to read.
+pub(crate) const GROUP_INFO_KEY: &str = "pmix.grp.info";
+/// `PMIX_GROUP_CONTEXT_ID`: the qualifier of a member's group info.
+pub(crate) const CONTEXT_ID_KEY: &str = "pmix.grp.ctxid";
 /// `PMIX_GROUP_ASSIGN_CONTEXT_ID`.
 pub(crate) const ASSIGN_CTXID_KEY: &str = "pmix.grp.actxid";
 /// `PMIX_GROUP_NOTIFY_TERMINATION`.

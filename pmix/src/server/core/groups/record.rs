@@ -38,6 +38,10 @@ pub(super) struct Member {
     pub(super) ft: bool,
     /// Its construct asked `PMIX_GROUP_NOTIFY_TERMINATION`.
     pub(super) notterm: bool,
+    /// The `PMIX_GROUP_INFO` its construct gave (its local CID, say): served to
+    /// the other members, qualified by the group's id and context id, once the
+    /// construct completes.
+    pub(super) info: Vec<Info>,
     /// Its request waiting for the collective.
     call: Option<Pending>,
 }
@@ -121,6 +125,7 @@ impl Record {
                     contributed: false,
                     ft: false,
                     notterm: false,
+                    info: Vec::new(),
                     call: None,
                 }
             })
@@ -366,6 +371,17 @@ fn finish_construct(core: &mut Core, name: &str) {
         }
     }
     let ctxid = rec.ctxid;
+    let infos: Vec<(ProcKey, Vec<Info>)> = rec
+        .roster
+        .iter()
+        .zip(rec.members.iter_mut())
+        .filter(|(_, m)| m.standing == Standing::Holder && m.contributed)
+        .map(|(p, m)| (p.clone(), std::mem::take(&mut m.info)))
+        .filter(|(_, i)| !i.is_empty())
+        .collect();
+    for (p, info) in infos {
+        core.store_group_info(&p, name, ctxid, info);
+    }
     let source = server(core);
     for o in outcomes {
         if o.ok {
