@@ -651,6 +651,43 @@ fn mpirun_and_two_orteds_on_our_library_serve_pmix_programs_of_both_libraries_ac
 }
 
 #[test]
+fn mpirun_and_two_orteds_on_our_library_build_groups_across_hosts_for_both_libraries() {
+    // tests/c/comm_from_group.c on 8 ranks, 4 per fake host: construct and destruct
+    // over both orteds run on ORTE's fence (it has no group upcall), local CIDs are
+    // read on every host, a leave reaches the other host's members with the destruct
+    // ("late-left"), and the later groups list single ranks of both hosts.
+    let Some(job) = job("two-hosts-groups") else {
+        return;
+    };
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let dir = job.exe.parent().expect("job dir").to_path_buf();
+    let ffi = cprog::build_ours(&c_dir, "comm_from_group", &dir);
+    let Some(theirs) = cprog::build_openpmix(
+        &c_dir,
+        "comm_from_group",
+        &dir,
+        "comm_from_group.c on two hosts",
+    ) else {
+        return;
+    };
+    for (label, exe, lib) in [
+        ("libpmix_ffi", &ffi, Lib::Ours),
+        ("libpmix2", &theirs, Lib::Libpmix2),
+    ] {
+        let exe = exe.display().to_string();
+        let what = format!("comm_from_group ({label}) under mpirun + 2 orteds on ours");
+        let (out, seen) = two_hosts(&job, &[&exe, "late-left"], lib);
+        assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        for r in 0..TWO_HOSTS_N {
+            let want = format!("comm_from_group rank {r}: ok");
+            assert!(text.contains(&want), "{what}: no {want:?}:\n{}", show(&out));
+        }
+        check_launchers_ours(&what, &job, &seen, &out);
+    }
+}
+
+#[test]
 fn mpi4py_ranks_on_our_libpmix_so_2_run_collectives_under_mpirun() {
     let Some(job) = job("mpirun-mpi4py") else {
         return;

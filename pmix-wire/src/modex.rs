@@ -13,11 +13,15 @@
 //! body  := a fully described bfrops buffer: SIZE n, then n entries
 //! entry := PROC | UINT8 flags | [SIZE k, k KVALs]   (flags & 1: data)
 //!                             | [BYTE_OBJECT]       (flags & 2: a rank-state contribution)
+//!                             | [UINT8 state, UINT8 directives, UINT8 has_id, [UINT64 id]]
+//!                                                   (flags & 4: a group member's part)
 //! ```
 //!
 //! An entry carries one process's values (what its node's server holds for remote
 //! readers: its REMOTE and GLOBAL puts, and for a direct modex its job-info values)
-//! and, for a fault-tolerant fence, its rank-state contribution.
+//! and, for a fault-tolerant fence, its rank-state contribution. In a group
+//! collective that spans nodes, it carries a member's part ([`GroupPart`]) and, for a
+//! construct, its `PMIX_GROUP_INFO` as the values.
 
 use alloc::vec::Vec;
 
@@ -25,7 +29,7 @@ use crate::buf::{Reader, Writer};
 use crate::error::{ErrorKind, WireError};
 use crate::limits::Limits;
 use crate::types::BufferType;
-use crate::value::{ByteObject, Kval, Proc, Size, Uint8};
+use crate::value::{ByteObject, Kval, Proc, Size, Uint8, Uint64};
 
 /// The first bytes of every blob.
 pub const MAGIC: [u8; 4] = *b"PXMX";
@@ -38,6 +42,36 @@ const HEADER: usize = 9;
 
 const HAS_DATA: u8 = 1;
 const HAS_CONTRIBUTION: u8 = 2;
+const HAS_GROUP: u8 = 4;
+
+/// A member's part in a group collective (construct or destruct) that spans nodes,
+/// as its node's server saw it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupPart {
+    /// [`GroupPart::CONTRIBUTED`], [`GroupPart::LEFT`] or [`GroupPart::LOST`].
+    pub state: u8,
+    /// Its directives: [`GroupPart::FT`], [`GroupPart::NOTIFY_TERMINATION`],
+    /// [`GroupPart::ASSIGN_CONTEXT_ID`].
+    pub directives: u8,
+    /// The context id the group's leading node (the node of its first member)
+    /// assigns, on that node's entries.
+    pub ctxid: Option<u64>,
+}
+
+impl GroupPart {
+    /// It called the collective.
+    pub const CONTRIBUTED: u8 = 0;
+    /// It left the group before calling it.
+    pub const LEFT: u8 = 1;
+    /// It was lost (or finalized) before calling it.
+    pub const LOST: u8 = 2;
+    /// `PMIX_GROUP_FT_COLLECTIVE`.
+    pub const FT: u8 = 1;
+    /// `PMIX_GROUP_NOTIFY_TERMINATION`.
+    pub const NOTIFY_TERMINATION: u8 = 2;
+    /// `PMIX_GROUP_ASSIGN_CONTEXT_ID`.
+    pub const ASSIGN_CONTEXT_ID: u8 = 4;
+}
 
 /// One process's part of a blob.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -48,6 +82,8 @@ pub struct ModexEntry {
     pub kvals: Option<Vec<Kval>>,
     /// Its rank-state contribution to a fault-tolerant fence (`pmixrs.ft.contrib`).
     pub contribution: Option<Vec<u8>>,
+    /// Its part in a group collective.
+    pub group: Option<GroupPart>,
 }
 
 /// Encodes `entries` as one blob.
@@ -61,7 +97,8 @@ pub fn encode(entries: &[ModexEntry]) -> Result<Vec<u8>, WireError> {
     for e in entries {
         w.pack_one(&e.proc);
         let flags = u8::from(e.kvals.is_some()) * HAS_DATA
-            + u8::from(e.contribution.is_some()) * HAS_CONTRIBUTION;
+            + u8::from(e.contribution.is_some()) * HAS_CONTRIBUTION
+            + u8::from(e.group.is_some()) * HAS_GROUP;
         w.pack_one(&Uint8(flags));
         if let Some(k) = &e.kvals {
             w.pack_one(&Size(k.len() as u64));
@@ -71,6 +108,14 @@ pub fn encode(entries: &[ModexEntry]) -> Result<Vec<u8>, WireError> {
         }
         if let Some(c) = &e.contribution {
             w.pack_one(&ByteObject(c.clone()));
+        }
+        if let Some(g) = &e.group {
+            w.pack_one(&Uint8(g.state));
+            w.pack_one(&Uint8(g.directives));
+            w.pack_one(&Uint8(u8::from(g.ctxid.is_some())));
+            if let Some(id) = g.ctxid {
+                w.pack_one(&Uint64(id));
+            }
         }
     }
     let body = w.finish()?;
@@ -173,10 +218,29 @@ pub fn decode_all(bytes: &[u8], limits: Limits) -> Result<Vec<ModexEntry>, WireE
             } else {
                 None
             };
+            let group = if flags & HAS_GROUP != 0 {
+                let Uint8(state) = r.unpack_one("group member state")?;
+                let Uint8(directives) = r.unpack_one("group member directives")?;
+                let Uint8(has_id) = r.unpack_one("group context id flag")?;
+                let ctxid = if has_id != 0 {
+                    let Uint64(id) = r.unpack_one("group context id")?;
+                    Some(id)
+                } else {
+                    None
+                };
+                Some(GroupPart {
+                    state,
+                    directives,
+                    ctxid,
+                })
+            } else {
+                None
+            };
             out.push(ModexEntry {
                 proc,
                 kvals,
                 contribution,
+                group,
             });
         }
         r.finish()?;
@@ -195,6 +259,7 @@ mod tests {
             proc: Proc::new(ns, rank),
             kvals: Some(vec![Kval::new(key, v)]),
             contribution: contrib.map(<[u8]>::to_vec),
+            group: None,
         }
     }
 
@@ -208,6 +273,11 @@ mod tests {
             proc: Proc::new("job", 2),
             kvals: None,
             contribution: Some(vec![]),
+            group: Some(GroupPart {
+                state: GroupPart::LEFT,
+                directives: GroupPart::FT | GroupPart::ASSIGN_CONTEXT_ID,
+                ctxid: Some(u64::MAX - 3),
+            }),
         }];
         let (ea, eb) = (encode(&a).unwrap(), encode(&b).unwrap());
         let ab = decode_all(&[ea.clone(), eb.clone()].concat(), Limits::DEFAULT).unwrap();
@@ -227,6 +297,7 @@ mod tests {
             proc: Proc::new("j", 0),
             kvals: Some(vec![]),
             contribution: None,
+            group: Some(GroupPart::default()),
         }];
         assert_eq!(
             decode_all(&encode(&e).unwrap(), Limits::DEFAULT).unwrap(),

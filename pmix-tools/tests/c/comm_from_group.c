@@ -8,11 +8,18 @@
  *      PMIX_GROUP_CONTEXT_ID (the context id it got), and again qualified by
  *      PMIX_GROUP_ID; a context id no group has finds nothing (PMIX_ERR_NOT_FOUND).
  *   3. rank N-1 leaves "cfg"; every other rank gets PMIX_GROUP_LEFT naming it, then the
- *      survivors destruct "cfg" among themselves.
+ *      survivors destruct "cfg" among themselves. With the argument "late-left" (ranks
+ *      on several nodes of a host that carries no events, such as Slurm), the
+ *      survivors destruct first and then wait for PMIX_GROUP_LEFT: a member on another
+ *      node hears of the leave with the destruct.
  *   4. the survivors construct "cfg" again (the name reused after the destruct) and a
  *      second group "cfg2" right after it, both with context ids: the three ids differ;
  *      the local CIDs given this time are read under the new ids, and the old ones are
- *      still read under the old id (Open MPI reads them after the destruct).
+ *      still read under the old id (Open MPI reads them after the destruct). With the
+ *      argument "whole-job" (a host whose collectives cannot list single ranks on
+ *      several nodes, such as the two Slurm nodes of one machine: OpenPMIx's server
+ *      fails there too), every rank fences after the destruct and the leaver takes
+ *      part again: both groups are over all N ranks.
  * Every wait is bounded (10 s; the library's gets by PMIX_TIMEOUT). Prints
  * "comm_from_group rank R: ok". */
 #include "common.h"
@@ -126,8 +133,23 @@ static void check_cids(int step, uint32_t m, size_t ctxid, const char *grp, int 
     }
 }
 
-int main(void)
+static void wait_left(uint32_t leaver)
 {
+    double deadline = now_s() + 10.0;
+    while (!__atomic_load_n(&left_seen, __ATOMIC_SEQ_CST)) {
+        if (now_s() > deadline)
+            fail("step 3: no PMIX_GROUP_LEFT for rank %u leaving cfg (waited 10 s)", leaver);
+        sleep_ms(5);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bool late_left = false, whole_job = false;
+    for (int a = 1; a < argc; a++) {
+        late_left |= 0 == strcmp(argv[a], "late-left");
+        whole_job |= 0 == strcmp(argv[a], "whole-job");
+    }
     n = init_or_fail("comm_from_group");
     if (n < 3)
         fail("needs at least 3 ranks, got %u", n);
@@ -153,26 +175,30 @@ int main(void)
     fence_or_fail("fence before the leave");
     if (me.rank == leaver) {
         CHECK_OK(PMIx_Group_leave("cfg", NULL, 0), "PMIx_Group_leave(cfg)");
-        printf("comm_from_group rank %u: ok\n", me.rank);
-        finalize_or_fail();
-        return 0;
+        if (!whole_job) {
+            printf("comm_from_group rank %u: ok\n", me.rank);
+            finalize_or_fail();
+            return 0;
+        }
+    } else {
+        if (!late_left)
+            wait_left(leaver);
+        CHECK_OK(PMIx_Group_destruct("cfg", NULL, 0), "PMIx_Group_destruct(cfg)");
+        if (late_left)
+            wait_left(leaver);
     }
-    double deadline = now_s() + 10.0;
-    while (!__atomic_load_n(&left_seen, __ATOMIC_SEQ_CST)) {
-        if (now_s() > deadline)
-            fail("step 3: no PMIX_GROUP_LEFT for rank %u leaving cfg (waited 10 s)", leaver);
-        sleep_ms(5);
-    }
-    CHECK_OK(PMIx_Group_destruct("cfg", NULL, 0), "PMIx_Group_destruct(cfg)");
+    if (whole_job)
+        fence_or_fail("fence after the destruct");
 
     /* 4 */
-    size_t c2 = construct_with_cid(4, "cfg", n - 1, local_cid(me.rank, 1));
-    size_t c3 = construct_with_cid(4, "cfg2", n - 1, local_cid(me.rank, 2));
+    uint32_t m = whole_job ? n : n - 1;
+    size_t c2 = construct_with_cid(4, "cfg", m, local_cid(me.rank, 1));
+    size_t c3 = construct_with_cid(4, "cfg2", m, local_cid(me.rank, 2));
     if (c1 == c2 || c1 == c3 || c2 == c3)
         fail("step 4: context ids %zu (cfg), %zu (cfg again), %zu (cfg2) are not distinct", c1,
              c2, c3);
-    check_cids(4, n - 1, c2, NULL, 1);
-    check_cids(4, n - 1, c3, NULL, 2);
+    check_cids(4, m, c2, NULL, 1);
+    check_cids(4, m, c3, NULL, 2);
     check_cids(4, n, c1, NULL, 0);
     CHECK_OK(PMIx_Group_destruct("cfg", NULL, 0), "PMIx_Group_destruct(cfg, again)");
     CHECK_OK(PMIx_Group_destruct("cfg2", NULL, 0), "PMIx_Group_destruct(cfg2)");

@@ -327,6 +327,7 @@ fn to_host(core: &mut Core, idx: usize) {
             proc: Proc::new(c.proc.0.as_str(), c.proc.1),
             kvals: fence.collect.then(|| core.remote_data(&c.proc)),
             contribution: c.data.clone(),
+            group: None,
         })
         .collect();
     let data = if entries.is_empty() {
@@ -348,7 +349,7 @@ fn to_host(core: &mut Core, idx: usize) {
 
 /// The participants as a host reads them: a namespace all of whose ranks take
 /// part as one WILDCARD entry.
-fn host_procs(core: &Core, parts: &[ProcKey]) -> Vec<(String, u32)> {
+pub(super) fn host_procs(core: &Core, parts: &[ProcKey]) -> Vec<(String, u32)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < parts.len() {

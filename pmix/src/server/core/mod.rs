@@ -548,6 +548,9 @@ impl Core {
     /// concatenation of every node's blob (ours included), in any order. The local
     /// contributors are answered; an id no fence waits for is ignored.
     pub fn host_fence_done(&mut self, id: u64, status: i32, data: &[u8]) {
+        if groups::host_done(self, id, Status(status), data) {
+            return;
+        }
         fence::host_done(self, id, Status(status), data);
     }
 

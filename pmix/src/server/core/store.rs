@@ -253,6 +253,7 @@ fn modex_answer(core: &mut Core, id: u64, proc: &ProcKey, status: Status) {
             proc: Proc::new(proc.0.as_str(), proc.1),
             kvals: Some(kvals),
             contribution: None,
+            group: None,
         };
         match pmix_wire::modex::encode(&[entry]) {
             Ok(d) => d,

@@ -114,14 +114,19 @@ pub(super) fn construct(
 /// `spec`: every live member holds it (invited), members already gone count as
 /// lost before contributing.
 pub(super) fn open(core: &mut Core, name: &str, spec: Vec<Proc>, members: Vec<ProcKey>) {
-    let dead: Vec<bool> = members.iter().map(|m| gone(core, m)).collect();
+    let remote: Vec<bool> = members.iter().map(|m| !core.is_local(m)).collect();
+    let dead: Vec<bool> = members
+        .iter()
+        .zip(&remote)
+        .map(|(m, &r)| !r && gone(core, m))
+        .collect();
     core.groups.by_proc.reserve(members.len());
-    for (m, d) in members.iter().zip(&dead) {
-        if !d {
+    for ((m, d), r) in members.iter().zip(&dead).zip(&remote) {
+        if !d && !r {
             index(core, m, name);
         }
     }
-    let rec = Record::new(spec, members, &dead);
+    let rec = Record::new(spec, members, &dead, &remote);
     core.groups.records.insert(name.to_string(), rec);
 }
 

@@ -35,7 +35,7 @@
 //! - **GROUP_CONSTRUCT**: the listed procs (a WILDCARD rank: every rank of the
 //!   namespace) must be local ranks of registered namespaces and include the
 //!   caller (else `PMIX_ERR_BAD_PARAM`; a rank of a known job that is not on this
-//!   node: `PMIX_ERR_NOT_SUPPORTED`, as nothing leaves the node yet). The first
+//!   node: `PMIX_ERR_NOT_SUPPORTED` unhosted, a remote member hosted). The first
 //!   call creates the record, every live member holding it as invited (members
 //!   already lost or finalized count as lost before contributing); each call
 //!   contributes. A later call listing the same procs as the first (a WILDCARD
@@ -87,7 +87,8 @@
 //! `PMIX_GROUP_MEMBER_FAILED`, and a collective in flight completes or aborts.
 //!
 //! # Not done
-//! - Nothing crosses nodes (no `Host` up-calls): every member must be local.
+//! - Unhosted, every member must be local; hosted, groups that span nodes run over
+//!   the host's fence (`spanning.rs`, with what it does not do).
 //! - A fence over a group by a process that left it is not refused.
 //! - `pmix.timeout` is honoured for constructs only, not destructs.
 //! - An invitee lost before it answers is not tracked (the 4.2 leader waits for
@@ -109,6 +110,7 @@ use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 mod commands;
 mod invite;
 mod record;
+mod spanning;
 #[cfg(test)]
 mod tests;
 
@@ -116,6 +118,7 @@ use commands::{construct, destruct, leave, open};
 use invite::Invitation;
 pub(crate) use invite::notified;
 use record::{Phase, Record, Standing, depart};
+pub(crate) use spanning::host_done;
 
 /// `PMIX_GROUP_ID`: names the group in the events raised here.
 pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";
@@ -151,6 +154,8 @@ pub(crate) struct GroupState {
     by_proc: HashMap<ProcKey, BTreeSet<String>>,
     /// The last context id handed out.
     last_ctxid: u64,
+    /// The host's collectives in flight for groups that span nodes: id → group.
+    host_waits: HashMap<u64, String>,
     /// Invitations (NOTIFY `PMIX_GROUP_INVITED`) whose
     /// `PMIX_GROUP_CONSTRUCT_COMPLETE` has not come yet, oldest first.
     invitations: Vec<Invitation>,
@@ -196,8 +201,8 @@ fn expand(core: &Core, procs: &[Proc]) -> Result<Vec<ProcKey>, Status> {
             return Err(bad);
         };
         for r in ranks {
-            if !ns.states.contains_key(&r) {
-                // A rank on another node: nothing leaves the node yet.
+            if !ns.states.contains_key(&r) && !core.cfg.hosted {
+                // A rank on another node, and no host to reach it.
                 return Err(Status::ERR_NOT_SUPPORTED);
             }
             out.push((name.to_string(), r));

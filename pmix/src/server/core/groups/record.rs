@@ -42,6 +42,9 @@ pub(super) struct Member {
     /// the other members, qualified by the group's id and context id, once the
     /// construct completes.
     pub(super) info: Vec<Info>,
+    /// It runs on another node (hosted): its node's server speaks for it, through
+    /// the host's collective (`spanning.rs`).
+    pub(super) remote: bool,
     /// Its request waiting for the collective.
     call: Option<Pending>,
 }
@@ -65,6 +68,9 @@ struct Tally {
     contributed: u32,
     left: u32,
     lost: u32,
+    /// Expected members on other nodes, not accounted for until the host's
+    /// collective brings their nodes' parts.
+    pub(super) remote: u32,
     /// The first expected member lost before contributing (roster index), in the
     /// order the losses came: the one an abort names.
     first_lost: Option<usize>,
@@ -91,18 +97,35 @@ pub(super) struct Record {
     pub(super) assign_ctxid: bool,
     /// A member asked for `PMIX_GROUP_NOTIFY_TERMINATION`.
     pub(super) notterm: bool,
-    /// The context id assigned at completion.
-    ctxid: Option<u64>,
+    /// The context id assigned at completion (or, spanning nodes, by the leading
+    /// node).
+    pub(super) ctxid: Option<u64>,
+    /// The host's collective this node's part went to (`spanning.rs`).
+    pub(super) host: Option<u64>,
     /// When the construct times out.
     pub(super) deadline: Option<Instant>,
+}
+
+impl Member {
+    /// The collective in flight expects it.
+    pub(super) fn expected(&self) -> bool {
+        self.expected
+    }
 }
 
 impl Record {
     /// A group over `roster` (sorted) being constructed, first listed as `spec`;
     /// the members flagged in `dead` are already gone (lost before contributing).
-    pub(super) fn new(spec: Vec<Proc>, roster: Vec<ProcKey>, dead: &[bool]) -> Record {
+    /// Members flagged in `remote` run on other nodes.
+    pub(super) fn new(
+        spec: Vec<Proc>,
+        roster: Vec<ProcKey>,
+        dead: &[bool],
+        remote: &[bool],
+    ) -> Record {
         let mut tally = Tally {
             expected: u32::try_from(roster.len()).unwrap_or(u32::MAX),
+            remote: u32::try_from(remote.iter().filter(|&&r| r).count()).unwrap_or(u32::MAX),
             ..Tally::default()
         };
         let mut holders = 0;
@@ -126,6 +149,7 @@ impl Record {
                     ft: false,
                     notterm: false,
                     info: Vec::new(),
+                    remote: remote.get(i).copied().unwrap_or(false),
                     call: None,
                 }
             })
@@ -141,6 +165,7 @@ impl Record {
             assign_ctxid: false,
             notterm: false,
             ctxid: None,
+            host: None,
             deadline: None,
         }
     }
@@ -153,15 +178,6 @@ impl Record {
     /// Where `p` stands; `None` when it is no member.
     pub(super) fn standing_of(&self, p: &ProcKey) -> Option<Standing> {
         self.index_of(p).map(|i| self.members[i].standing)
-    }
-
-    /// The members that hold the group, in roster order.
-    pub(super) fn holders(&self) -> impl Iterator<Item = &ProcKey> + '_ {
-        self.roster
-            .iter()
-            .zip(&self.members)
-            .filter(|(_, m)| m.standing == Standing::Holder)
-            .map(|(p, _)| p)
     }
 
     /// Member `i` contributes to the collective in flight; `call` waits for it.
@@ -202,8 +218,14 @@ impl Record {
             m.contributed = false;
             m.call = None;
         }
+        let remote = self
+            .members
+            .iter()
+            .filter(|m| m.remote && m.standing == Standing::Holder)
+            .count();
         self.tally = Tally {
             expected: self.holders,
+            remote: u32::try_from(remote).unwrap_or(u32::MAX),
             ..Tally::default()
         };
         self.phase = Phase::Destructing;
@@ -226,7 +248,24 @@ impl Record {
     /// The collective in flight has every expected member accounted for.
     fn complete(&self) -> bool {
         let t = &self.tally;
-        self.phase != Phase::Active && t.contributed + t.left + t.lost >= t.expected
+        self.phase != Phase::Active
+            && t.remote == 0
+            && t.contributed + t.left + t.lost >= t.expected
+    }
+
+    /// The collective in flight spans nodes, every local member is accounted for,
+    /// and this node's part has not gone to the host yet.
+    fn local_complete(&self) -> bool {
+        let t = &self.tally;
+        self.phase != Phase::Active
+            && self.host.is_none()
+            && t.remote > 0
+            && t.contributed + t.left + t.lost + t.remote >= t.expected
+    }
+
+    /// The remote members are accounted for (the host's collective came back).
+    pub(super) fn remote_accounted(&mut self) {
+        self.tally.remote = 0;
     }
 }
 
@@ -272,10 +311,18 @@ fn server(core: &Core) -> ProcKey {
     (core.cfg.nspace.clone(), core.cfg.rank)
 }
 
-/// `PMIX_GROUP_LEFT` about `leaver` to every holder of `name`.
+/// `PMIX_GROUP_LEFT` about `leaver` to every local holder of `name` (those on
+/// other nodes hear it from their own server, at the next collective that spans
+/// them).
 pub(super) fn announce_left(core: &mut Core, name: &str, leaver: &ProcKey) {
     let to: Vec<ProcKey> = match core.groups.records.get(name) {
-        Some(rec) => rec.holders().cloned().collect(),
+        Some(rec) => rec
+            .roster
+            .iter()
+            .zip(&rec.members)
+            .filter(|(_, m)| m.standing == Standing::Holder && !m.remote)
+            .map(|(p, _)| p.clone())
+            .collect(),
         None => return,
     };
     for q in &to {
@@ -293,6 +340,7 @@ pub(super) fn settle(core: &mut Core, name: &str) {
         Some(rec) if rec.complete() && rec.phase == Phase::Destructing => {
             finish_destruct(core, name);
         }
+        Some(rec) if rec.local_complete() => super::spanning::to_host(core, name),
         _ => {}
     }
     collect(core, name);
@@ -316,6 +364,7 @@ struct Outcome {
     call: Option<Pending>,
     ok: bool,
     report: bool,
+    remote: bool,
 }
 
 /// The construct of `name` completes: each holder (every one contributed) gets
@@ -355,6 +404,7 @@ fn finish_construct(core: &mut Core, name: &str) {
             call: m.call.take(),
             ok,
             report: m.ft && !departed.is_empty(),
+            remote: m.remote,
         });
     }
     let aborted = outcomes.iter().filter(|o| !o.ok).count();
@@ -365,17 +415,25 @@ fn finish_construct(core: &mut Core, name: &str) {
         rec.phase = Phase::Active;
         rec.constructed = Some(survivors.clone());
         rec.deadline = None;
-        if rec.assign_ctxid {
-            core.groups.last_ctxid += 1;
-            rec.ctxid = Some(core.groups.last_ctxid);
+    }
+    if outcomes.iter().any(|o| o.ok) && rec.assign_ctxid && rec.ctxid.is_none() {
+        let leader = rec.roster[0].clone();
+        let id = super::spanning::next_ctxid(core, &leader);
+        if let Some(rec) = core.groups.records.get_mut(name) {
+            rec.ctxid = Some(id);
         }
     }
-    let ctxid = rec.ctxid;
+    let Some(rec) = core.groups.records.get_mut(name) else {
+        return;
+    };
+    // A spanning construct's leading node proposes an id whether or not one is
+    // asked: it is the group's only when a member asked.
+    let ctxid = rec.ctxid.filter(|_| rec.assign_ctxid);
     let infos: Vec<(ProcKey, Vec<Info>)> = rec
         .roster
         .iter()
         .zip(rec.members.iter_mut())
-        .filter(|(_, m)| m.standing == Standing::Holder && m.contributed)
+        .filter(|(_, m)| m.standing == Standing::Holder && m.contributed && !m.remote)
         .map(|(p, m)| (p.clone(), std::mem::take(&mut m.info)))
         .filter(|(_, i)| !i.is_empty())
         .collect();
@@ -384,6 +442,10 @@ fn finish_construct(core: &mut Core, name: &str) {
     }
     let source = server(core);
     for o in outcomes {
+        if o.remote {
+            // Its own node's server answers it and tells it.
+            continue;
+        }
         if o.ok {
             if o.report {
                 for d in &departed {

@@ -1,0 +1,313 @@
+//! Groups whose members span two hosted server cores, "nodes" A (ranks 0, 1) and B
+//! (ranks 2, 3) of one job, joined by a fake host that, like Slurm's plugin, has no
+//! group upcall: the construct and the destruct run over its fence, which hands
+//! every node the concatenation of the nodes' blobs (in a different order per node).
+//! Every rank is registered for `PMIX_GROUP_LEFT`.
+
+// Ranks index the fake clients on purpose.
+#![allow(clippy::needless_range_loop)]
+
+mod server_core_common;
+mod server_groups_common;
+
+use std::time::Instant;
+
+use pmix::server::core::{Core, CoreConfig, HostCall, NamespaceSpec, Output, RankSpec};
+use pmix_wire::msg::GetNb;
+use pmix_wire::{Command, DataArray, Info, InfoFlags, Rank, Reply, Request, Status, Value};
+use server_core_common::*;
+use server_groups_common::{actxid, construct_reply, construct_req, destruct_req, leave_req};
+
+const NS: &str = "job";
+
+/// A node's host fence: its id, the procs it lists, its blob.
+type HostFence = (u64, Vec<(String, u32)>, Vec<u8>);
+
+fn node(name: &str, ranks: [u32; 2]) -> Core {
+    let mut cfg = CoreConfig::new("srv", 0, name, UID, GID);
+    cfg.hosted = true;
+    let mut core = Core::new(cfg);
+    let mut spec = NamespaceSpec::single_node(NS, 4, UID, GID);
+    spec.ranks = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, &rank)| RankSpec {
+            rank,
+            local_rank: i as u16,
+            node_rank: i as u16,
+            ..Default::default()
+        })
+        .collect();
+    core.add_namespace(spec).unwrap();
+    core
+}
+
+struct Job {
+    nodes: [Core; 2],
+    fakes: Vec<Fake>,
+    now: Instant,
+    /// What each rank's node sent it, since the last look.
+    outs: [Vec<Output>; 2],
+}
+
+fn job() -> Job {
+    let now = Instant::now();
+    let mut nodes = [node("nodeA", [0, 1]), node("nodeB", [2, 3])];
+    let mut fakes = Vec::new();
+    for r in 0..4u32 {
+        fakes.push(connect(
+            &mut nodes[r as usize / 2],
+            u64::from(r) + 1,
+            NS,
+            r,
+            now,
+        ));
+    }
+    for n in &mut nodes {
+        drain(n);
+    }
+    let reg = Request::RegEvents(pmix_wire::msg::RegEvents {
+        codes: vec![Status::GROUP_LEFT],
+        info: Vec::new(),
+    });
+    for (r, f) in fakes.iter_mut().enumerate() {
+        let node = &mut nodes[r / 2];
+        let t = f.send(node, &reg, now);
+        let outs = drain(node);
+        assert_eq!(status(&outs, f, t, Command::RegEvents), 0);
+    }
+    Job {
+        nodes,
+        fakes,
+        now,
+        outs: [Vec::new(), Vec::new()],
+    }
+}
+
+impl Job {
+    fn send(&mut self, r: usize, req: &Request) -> u32 {
+        let now = self.now;
+        self.fakes[r].send(&mut self.nodes[r / 2], req, now)
+    }
+
+    /// Drains both nodes: their host fences, the rest kept in `outs`.
+    fn fences(&mut self) -> [Vec<HostFence>; 2] {
+        let mut calls = [Vec::new(), Vec::new()];
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            for o in drain(n) {
+                match o {
+                    Output::Host(HostCall::Fence {
+                        id, procs, data, ..
+                    }) => calls[i].push((id, procs, data)),
+                    Output::Host(other) => panic!("node {i}: unexpected host call {other:?}"),
+                    o => self.outs[i].push(o),
+                }
+            }
+        }
+        calls
+    }
+
+    /// The host's round: each node made one fence; both get the concatenation, in
+    /// their own order.
+    fn host_round(&mut self) -> Vec<(String, u32)> {
+        let [a, b] = self.fences();
+        let ([(ia, pa, da)], [(ib, pb, db)]) = (&a[..], &b[..]) else {
+            panic!("one fence per node: {a:?} {b:?}")
+        };
+        assert_eq!(pa, pb, "the nodes' fences list the same procs");
+        let ab = [da.clone(), db.clone()].concat();
+        let ba = [db.clone(), da.clone()].concat();
+        self.nodes[0].host_fence_done(*ia, 0, &ab);
+        self.nodes[1].host_fence_done(*ib, 0, &ba);
+        let procs = pa.clone();
+        assert!(self.fences().iter().all(Vec::is_empty));
+        procs
+    }
+
+    fn outs_of(&self, r: usize) -> &[Output] {
+        &self.outs[r / 2]
+    }
+}
+
+fn group_info(lcid: u64) -> Info {
+    let l = Info::new("pmix.grp.lclid", Value::Size(lcid));
+    Info::new("pmix.grp.info", Value::DataArray(DataArray::infos([l])))
+}
+
+/// A GETNB of `rank`'s local CID qualified by context id `ctxid`.
+fn lcid_get(rank: u32, ctxid: u64) -> Request {
+    let mut q = Info::new("pmix.grp.ctxid", Value::Size(ctxid));
+    q.flags = InfoFlags::QUALIFIER;
+    Request::GetNb(GetNb {
+        nspace: NS.into(),
+        rank: Rank(rank),
+        info: vec![q],
+        key: Some("pmix.grp.lclid".into()),
+    })
+}
+
+/// Constructs `grp` over all four ranks with a context id and local CIDs
+/// 100 + rank; returns the context id every member got.
+fn construct_spanning(j: &mut Job, grp: &str) -> u64 {
+    let mut tags = Vec::new();
+    for r in 0..4 {
+        let req = construct_req(
+            grp,
+            &[0, 1, 2, 3],
+            vec![actxid(), group_info(100 + r as u64)],
+        );
+        tags.push(j.send(r, &req));
+    }
+    let [a, b] = j.fences();
+    assert!(
+        j.outs
+            .iter()
+            .flatten()
+            .all(|o| !matches!(o, Output::Send { .. })),
+        "nobody is answered before the host"
+    );
+    j.nodes[0].host_fence_done(a[0].0, 0, &[a[0].2.clone(), b[0].2.clone()].concat());
+    j.nodes[1].host_fence_done(b[0].0, 0, &[b[0].2.clone(), a[0].2.clone()].concat());
+    j.fences();
+    let ids: Vec<u64> = (0..4)
+        .map(|r| {
+            let (s, _, c) = construct_reply(j.outs_of(r), &j.fakes[r], tags[r]);
+            assert_eq!(s, 0, "rank {r}");
+            c.expect("a context id")
+        })
+        .collect();
+    assert!(ids.iter().all(|&c| c == ids[0]), "{ids:?}");
+    j.outs = [Vec::new(), Vec::new()];
+    ids[0]
+}
+
+#[test]
+fn a_construct_across_nodes_runs_over_the_hosts_fence_and_every_member_gets_one_context_id() {
+    let mut j = job();
+    let ctxid = construct_spanning(&mut j, "span");
+    // Every member reads every other's local CID on its own node: node A has node
+    // B's members' group info from the host's fence, and asks the host nothing.
+    for r in 0..4usize {
+        for peer in 0..4u32 {
+            let tag = j.send(r, &lcid_get(peer, ctxid));
+            assert!(j.fences().iter().all(Vec::is_empty));
+            let Reply::GetNb(g) = reply(j.outs_of(r), &j.fakes[r], tag, Command::GetNb) else {
+                panic!("rank {r}: no answer for {peer}")
+            };
+            assert_eq!(g.status, Status::SUCCESS);
+            let Value::DataArray(a) = &g.data[0].kvals[0].value else {
+                panic!("{g:?}")
+            };
+            let Value::Info(primary) = &a.items[0] else {
+                panic!("{a:?}")
+            };
+            assert_eq!(primary.value, Value::Size(100 + u64::from(peer)));
+            j.outs = [Vec::new(), Vec::new()];
+        }
+    }
+    // The destruct spans the nodes too, over the construct's membership.
+    let tags: Vec<u32> = (0..4)
+        .map(|r| {
+            let req = destruct_req(&j.fakes[r], "span", &[0, 1, 2, 3]);
+            j.send(r, &req)
+        })
+        .collect();
+    let procs = j.host_round();
+    assert_eq!(procs, vec![(NS.to_string(), Rank::WILDCARD.0)]);
+    for r in 0..4 {
+        assert_eq!(
+            status(j.outs_of(r), &j.fakes[r], tags[r], Command::GroupDestruct),
+            0
+        );
+    }
+}
+
+#[test]
+fn a_leave_on_one_node_reaches_the_other_nodes_members_with_the_next_collective() {
+    let mut j = job();
+    construct_spanning(&mut j, "span");
+    // Rank 3 (node B) leaves: rank 2, beside it, hears at once; node A's ranks
+    // cannot yet (the host carries no events).
+    let t = j.send(3, &leave_req("span"));
+    assert!(j.fences().iter().all(Vec::is_empty));
+    assert_eq!(status(j.outs_of(3), &j.fakes[3], t, Command::GroupLeave), 0);
+    let left = |j: &Job, r: usize| {
+        events(j.outs_of(r), &j.fakes[r])
+            .iter()
+            .filter(|e| e.status == Status::GROUP_LEFT)
+            .count()
+    };
+    assert_eq!(left(&j, 2), 1);
+    assert_eq!((left(&j, 0), left(&j, 1)), (0, 0));
+    // The survivors destruct: node A learns of the leave from node B's part, tells
+    // its members, and the destruct completes on the survivors.
+    let tags: Vec<u32> = (0..3)
+        .map(|r| {
+            let req = destruct_req(&j.fakes[r], "span", &[0, 1, 2]);
+            j.send(r, &req)
+        })
+        .collect();
+    j.host_round();
+    assert_eq!((left(&j, 0), left(&j, 1)), (1, 1));
+    for r in 0..3 {
+        assert_eq!(
+            status(j.outs_of(r), &j.fakes[r], tags[r], Command::GroupDestruct),
+            0
+        );
+    }
+}
+
+#[test]
+fn groups_across_nodes_and_on_one_node_never_share_a_context_id() {
+    let mut j = job();
+    let a = construct_spanning(&mut j, "one");
+    let b = construct_spanning(&mut j, "two");
+    // A group of node B's ranks alone: node B assigns its id, without the host.
+    let mut tags = Vec::new();
+    for r in 2..4 {
+        tags.push(j.send(r, &construct_req("local", &[2, 3], vec![actxid()])));
+    }
+    assert!(j.fences().iter().all(Vec::is_empty));
+    let c = construct_reply(j.outs_of(2), &j.fakes[2], tags[0])
+        .2
+        .unwrap();
+    assert_eq!(
+        construct_reply(j.outs_of(3), &j.fakes[3], tags[1]).2,
+        Some(c)
+    );
+    // A group of node A's alone.
+    j.outs = [Vec::new(), Vec::new()];
+    let mut tags = Vec::new();
+    for r in 0..2 {
+        tags.push(j.send(r, &construct_req("localA", &[0, 1], vec![actxid()])));
+    }
+    j.fences();
+    let d = construct_reply(j.outs_of(0), &j.fakes[0], tags[0])
+        .2
+        .unwrap();
+    let ids = [a, b, c, d];
+    for (i, x) in ids.iter().enumerate() {
+        for y in &ids[i + 1..] {
+            assert_ne!(x, y, "{ids:?}");
+        }
+    }
+}
+
+#[test]
+fn a_failed_host_fence_fails_the_construct_at_every_local_caller() {
+    let mut j = job();
+    let mut tags = Vec::new();
+    for r in 0..4 {
+        tags.push(j.send(r, &construct_req("bad", &[0, 1, 2, 3], vec![])));
+    }
+    let [a, b] = j.fences();
+    j.nodes[0].host_fence_done(a[0].0, -25, &[]);
+    j.nodes[1].host_fence_done(b[0].0, -25, &[]);
+    j.fences();
+    for r in 0..4 {
+        assert_eq!(construct_reply(j.outs_of(r), &j.fakes[r], tags[r]).0, -25);
+    }
+    // The name is free again.
+    j.outs = [Vec::new(), Vec::new()];
+    construct_spanning(&mut j, "bad");
+}
