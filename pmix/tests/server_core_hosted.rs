@@ -8,7 +8,7 @@ mod server_core_common;
 
 use std::time::{Duration, Instant};
 
-use pmix::server::core::{Core, CoreConfig, HostCall, NamespaceSpec, Output, RankSpec};
+use pmix::server::core::{Core, CoreConfig, HostCall, NamespaceSpec, Output};
 use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb};
 use pmix_wire::{BufferType, Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Status, WStr};
 use server_core_common::*;
@@ -16,22 +16,7 @@ use server_core_common::*;
 const NS: &str = "job";
 
 fn node(name: &str, ranks: [u32; 2]) -> Core {
-    let mut cfg = CoreConfig::new("srv", 0, name, UID, GID);
-    cfg.hosted = true;
-    let mut core = Core::new(cfg);
-    let mut spec = NamespaceSpec::single_node(NS, 4, UID, GID);
-    spec.ranks = ranks
-        .iter()
-        .enumerate()
-        .map(|(i, &rank)| RankSpec {
-            rank,
-            local_rank: i as u16,
-            node_rank: i as u16,
-            ..Default::default()
-        })
-        .collect();
-    core.add_namespace(spec).unwrap();
-    core
+    hosted_node(name, NS, ranks)
 }
 
 fn commit_global(key: &str, v: u32) -> Request {

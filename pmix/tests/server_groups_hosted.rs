@@ -12,7 +12,7 @@ mod server_groups_common;
 
 use std::time::Instant;
 
-use pmix::server::core::{Core, CoreConfig, HostCall, NamespaceSpec, Output, RankSpec};
+use pmix::server::core::{Core, HostCall, Output};
 use pmix_wire::msg::GetNb;
 use pmix_wire::{Command, DataArray, Info, InfoFlags, Rank, Reply, Request, Status, Value};
 use server_core_common::*;
@@ -24,22 +24,7 @@ const NS: &str = "job";
 type HostFence = (u64, Vec<(String, u32)>, Vec<u8>);
 
 fn node(name: &str, ranks: [u32; 2]) -> Core {
-    let mut cfg = CoreConfig::new("srv", 0, name, UID, GID);
-    cfg.hosted = true;
-    let mut core = Core::new(cfg);
-    let mut spec = NamespaceSpec::single_node(NS, 4, UID, GID);
-    spec.ranks = ranks
-        .iter()
-        .enumerate()
-        .map(|(i, &rank)| RankSpec {
-            rank,
-            local_rank: i as u16,
-            node_rank: i as u16,
-            ..Default::default()
-        })
-        .collect();
-    core.add_namespace(spec).unwrap();
-    core
+    hosted_node(name, NS, ranks)
 }
 
 struct Job {

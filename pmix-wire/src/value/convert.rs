@@ -32,6 +32,25 @@ impl Value {
         }
     }
 
+    /// The INFOs of a DATA_ARRAY of INFO (what `PMIX_GROUP_INFO` and
+    /// `pmix.qual.val` hold), in order, or of a lone INFO value; `None` for any other
+    /// value.
+    pub fn infos(&self) -> Option<Vec<&super::Info>> {
+        match self {
+            Value::DataArray(a) => Some(
+                a.items
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Info(i) => Some(&**i),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            Value::Info(i) => Some(alloc::vec![&**i]),
+            _ => None,
+        }
+    }
+
     /// The text of a non-NULL STRING value.
     pub fn as_str(&self) -> Option<&str> {
         match self {

@@ -1250,17 +1250,10 @@ fn qualified_reply(
         }
     };
     let infos = |kv: &Kval| -> Vec<Info> {
-        match &kv.value {
-            Value::DataArray(a) => a
-                .items
-                .iter()
-                .filter_map(|v| match v {
-                    Value::Info(i) => Some((**i).clone()),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
+        kv.value
+            .infos()
+            .map(|v| v.into_iter().cloned().collect())
+            .unwrap_or_default()
     };
     r.data
         .iter()

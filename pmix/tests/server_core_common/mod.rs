@@ -27,6 +27,27 @@ pub fn core_with(ns: &str, n: u32) -> Core {
     core
 }
 
+/// A hosted core for server "srv" on host `host`, with namespace `ns` of 4 ranks
+/// of which `ranks` are its local ones (local and node ranks in that order).
+pub fn hosted_node(host: &str, ns: &str, ranks: [u32; 2]) -> Core {
+    let mut cfg = CoreConfig::new("srv", 0, host, UID, GID);
+    cfg.hosted = true;
+    let mut core = Core::new(cfg);
+    let mut spec = NamespaceSpec::single_node(ns, 4, UID, GID);
+    spec.ranks = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, &rank)| pmix::server::core::RankSpec {
+            rank,
+            local_rank: i as u16,
+            node_rank: i as u16,
+            ..Default::default()
+        })
+        .collect();
+    core.add_namespace(spec).unwrap();
+    core
+}
+
 /// A flag-0 connect message from a 4.2.2 client.
 pub fn client_msg(ns: &str, rank: u32, uid: u32, gid: u32) -> ConnectMsg {
     let mut cred = uid.to_le_bytes().to_vec();

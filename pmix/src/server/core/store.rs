@@ -312,13 +312,7 @@ const QUALIFIED_KEY: &str = "pmix.qual.val";
 
 /// The value and qualifiers of a `pmix.qual.val` KVAL.
 fn unqualify(kv: &Kval) -> Option<(&Info, impl Iterator<Item = &Info>)> {
-    let Value::DataArray(a) = &kv.value else {
-        return None;
-    };
-    let mut infos = a.items.iter().filter_map(|v| match v {
-        Value::Info(i) => Some(&**i),
-        _ => None,
-    });
+    let mut infos = kv.value.infos()?.into_iter();
     let primary = infos.next()?;
     Some((primary, infos))
 }

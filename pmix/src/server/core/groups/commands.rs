@@ -198,16 +198,8 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
 /// The infos of a construct's `PMIX_GROUP_INFO` (a DATA_ARRAY of INFO, or one
 /// INFO); nothing when it is absent or of another type.
 fn group_info(info: &[Info]) -> Vec<Info> {
-    match info_value(info, GROUP_INFO_KEY) {
-        Some(Value::DataArray(a)) => a
-            .items
-            .iter()
-            .filter_map(|v| match v {
-                Value::Info(i) => Some((**i).clone()),
-                _ => None,
-            })
-            .collect(),
-        Some(Value::Info(i)) => vec![(**i).clone()],
-        _ => Vec::new(),
-    }
+    info_value(info, GROUP_INFO_KEY)
+        .and_then(Value::infos)
+        .map(|v| v.into_iter().cloned().collect())
+        .unwrap_or_default()
 }
