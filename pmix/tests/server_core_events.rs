@@ -335,6 +335,34 @@ fn a_waiting_lookup_is_answered_by_the_publish_or_its_timeout() {
 }
 
 #[test]
+fn pmix_wait_counts_keys_and_zero_waits_for_all_of_them() {
+    // PMIX_WAIT is an int: how many of the keys to wait for, 0 meaning all (what
+    // OpenPMIx's pubi example passes).
+    let now = Instant::now();
+    let (mut core, mut f) = job(2, &[None, None]);
+    let wait = |n: i32| vec![Info::new("pmix.wait", Value::Int(n))];
+    let all = f[1].send(&mut core, &lookup(&["a", "b"], wait(0)), now);
+    let one = f[1].send(&mut core, &lookup(&["a", "b"], wait(1)), now);
+    assert!(drain(&mut core).is_empty(), "both held");
+    f[0].send(&mut core, &publish(vec![Info::new("a", 1u32)]), now);
+    let outs = drain(&mut core);
+    let Reply::Lookup(r) = reply(&outs, &f[1], one, Command::LookupNb) else {
+        panic!("the lookup waiting for one key is answered")
+    };
+    assert_eq!(r.data.len(), 1);
+    assert!(
+        no_reply(&outs, &f[1], all),
+        "the one waiting for all still waits"
+    );
+    f[0].send(&mut core, &publish(vec![Info::new("b", 2u32)]), now);
+    let outs = drain(&mut core);
+    let Reply::Lookup(r) = reply(&outs, &f[1], all, Command::LookupNb) else {
+        panic!("answered once both are published")
+    };
+    assert_eq!(r.data.len(), 2);
+}
+
+#[test]
 fn query_answers_namespaces_and_job_size_and_nothing_else() {
     let now = Instant::now();
     let (mut core, mut f) = job(2, &[None, None]);

@@ -6,8 +6,9 @@
 //! published already → `PMIX_ERR_DUPLICATE_KEY`, nothing stored. LOOKUP answers
 //! `STATUS 0` and one PDATA per key found in range (NAMESPACE data only to the
 //! publisher's namespace, PROC_LOCAL only to the publisher), `PMIX_ERR_NOT_FOUND`
-//! when none is; with `pmix.wait` (true, or a count > 0) it is held until every key
-//! is published or `pmix.timeout` passes (then what was found, or
+//! when none is; with `pmix.wait` (true, or a count: that many keys, 0 or less
+//! meaning all of them, as the standard says) it is held until that many of its keys
+//! are published or `pmix.timeout` passes (then what was found, or
 //! `PMIX_ERR_TIMEOUT`). UNPUBLISH removes the named keys (none named: all) the
 //! requester published and answers `STATUS 0`. Persistence is not implemented:
 //! data stays until unpublished.
@@ -59,6 +60,8 @@ struct HeldLookup {
     tag: u32,
     who: ProcKey,
     keys: Vec<String>,
+    /// How many of `keys` it waits for.
+    want: usize,
     deadline: Option<Instant>,
 }
 
@@ -171,7 +174,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
     for taken in held {
         let h = &taken.1;
         let found = core.pubsub.find(&h.who, &h.keys);
-        if found.len() == h.keys.len() {
+        if found.len() >= h.want {
             answer(core, h.conn, h.tag, found, Status::ERR_NOT_FOUND);
         } else {
             keep.push(taken);
@@ -219,12 +222,23 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         return;
     }
     let found = core.pubsub.find(&who, &keys);
-    let wait = match info_value(&l.info, "pmix.wait") {
-        Some(Value::Bool(b)) => *b,
-        Some(v) => v.as_i64().is_some_and(|n| n > 0) || v.as_u64().is_some_and(|n| n > 0),
-        None => false,
+    let all = keys.len();
+    // PMIX_WAIT: an int, the number of keys to wait for (0: all); true: all.
+    let want = match info_value(&l.info, "pmix.wait") {
+        Some(Value::Bool(b)) => b.then_some(all),
+        Some(Value::Undef) => Some(all),
+        Some(v) => match (v.as_i64(), v.as_u64()) {
+            (Some(n), _) if n <= 0 => Some(all),
+            (Some(n), _) => Some(usize::try_from(n).map_or(all, |n| n.min(all))),
+            (_, Some(n)) if n == 0 => Some(all),
+            (_, Some(n)) => Some(usize::try_from(n).map_or(all, |n| n.min(all))),
+            _ => None,
+        },
+        None => None,
     };
-    if wait && found.len() < keys.len() {
+    if let Some(want) = want
+        && found.len() < want
+    {
         if !core.may_wait(conn) {
             return core.reply_status(conn, tag, Command::LookupNb, super::ERR_OUT_OF_RESOURCE);
         }
@@ -234,6 +248,7 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
             tag,
             who,
             keys,
+            want,
             deadline,
         });
         return;
