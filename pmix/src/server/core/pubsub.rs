@@ -230,7 +230,7 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         Some(v) => match (v.as_i64(), v.as_u64()) {
             (Some(n), _) if n <= 0 => Some(all),
             (Some(n), _) => Some(usize::try_from(n).map_or(all, |n| n.min(all))),
-            (_, Some(n)) if n == 0 => Some(all),
+            (_, Some(0)) => Some(all),
             (_, Some(n)) => Some(usize::try_from(n).map_or(all, |n| n.min(all))),
             _ => None,
         },

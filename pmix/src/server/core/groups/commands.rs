@@ -7,7 +7,7 @@ use pmix_core::group::GroupId;
 use pmix_wire::msg::{GroupConstruct, GroupDestruct, GroupLeave};
 use pmix_wire::{Command, Info, Proc, Status, Value};
 
-use super::record::{Phase, Record, Standing, announce_left, index, settle, unindex};
+use super::record::{Phase, Record, Standing, announce_left, index, unindex};
 use super::*;
 
 fn parse_id(s: &pmix_wire::WStr) -> Option<GroupId> {

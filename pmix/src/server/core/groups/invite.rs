@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use pmix_core::group::GroupId;
 use pmix_wire::{Info, Proc, Status};
 
-use super::record::settle;
+use super::settle;
 use super::*;
 
 /// A 4.2 invite in flight, as the server sees it in the NOTIFYs that make it.

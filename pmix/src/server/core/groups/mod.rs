@@ -216,6 +216,37 @@ fn expand(core: &Core, procs: &[Proc]) -> Result<Vec<ProcKey>, Status> {
     Ok(out)
 }
 
+/// Completes the collective in flight on `name` if every expected member is
+/// accounted for (or, spanning nodes, hands this node's part to the host once every
+/// local member is), then forgets the record if nobody holds it.
+fn settle(core: &mut Core, name: &str) {
+    match core.groups.records.get(name) {
+        Some(rec) if rec.complete() && rec.phase == Phase::Constructing => {
+            record::finish_construct(core, name);
+        }
+        Some(rec) if rec.complete() && rec.phase == Phase::Destructing => {
+            record::finish_destruct(core, name);
+        }
+        Some(rec) if rec.local_complete() => spanning::to_host(core, name),
+        _ => {}
+    }
+    record::collect(core, name);
+}
+
+/// The bits of a hosted context id that hold its group's first member's rank.
+const RANK_BITS: u32 = 22;
+
+/// The next context id of a group whose first member is `leader` (`spanning.rs`:
+/// hosted, the counter shifted by [`RANK_BITS`] or'ed with the leader's rank).
+fn next_ctxid(core: &mut Core, leader: &ProcKey) -> u64 {
+    core.groups.last_ctxid += 1;
+    if core.cfg.hosted {
+        (core.groups.last_ctxid << RANK_BITS) | (u64::from(leader.1) & ((1 << RANK_BITS) - 1))
+    } else {
+        core.groups.last_ctxid
+    }
+}
+
 /// A group request from `conn` on `tag` (`req` is one of the group variants of
 /// [`Request`]).
 pub(crate) fn request(core: &mut Core, conn: ConnId, tag: u32, req: Request, now: Instant) {

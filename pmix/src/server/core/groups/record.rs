@@ -246,7 +246,7 @@ impl Record {
     }
 
     /// The collective in flight has every expected member accounted for.
-    fn complete(&self) -> bool {
+    pub(super) fn complete(&self) -> bool {
         let t = &self.tally;
         self.phase != Phase::Active
             && t.remote == 0
@@ -255,7 +255,7 @@ impl Record {
 
     /// The collective in flight spans nodes, every local member is accounted for,
     /// and this node's part has not gone to the host yet.
-    fn local_complete(&self) -> bool {
+    pub(super) fn local_complete(&self) -> bool {
         let t = &self.tally;
         self.phase != Phase::Active
             && self.host.is_none()
@@ -330,24 +330,8 @@ pub(super) fn announce_left(core: &mut Core, name: &str, leaver: &ProcKey) {
     }
 }
 
-/// Completes the collective in flight on `name` if every expected member is
-/// accounted for, then forgets the record if nobody holds it.
-pub(super) fn settle(core: &mut Core, name: &str) {
-    match core.groups.records.get(name) {
-        Some(rec) if rec.complete() && rec.phase == Phase::Constructing => {
-            finish_construct(core, name);
-        }
-        Some(rec) if rec.complete() && rec.phase == Phase::Destructing => {
-            finish_destruct(core, name);
-        }
-        Some(rec) if rec.local_complete() => super::spanning::to_host(core, name),
-        _ => {}
-    }
-    collect(core, name);
-}
-
 /// Forgets the record of `name` once no member holds the group.
-fn collect(core: &mut Core, name: &str) {
+pub(super) fn collect(core: &mut Core, name: &str) {
     if core
         .groups
         .records
@@ -372,7 +356,7 @@ struct Outcome {
 /// contributing aborts it (`PMIX_GROUP_CONSTRUCT_ABORT` naming the first, then
 /// the reply); with FT, one `PMIX_GROUP_MEMBER_FAILED` per departed member, then
 /// success over the survivors.
-fn finish_construct(core: &mut Core, name: &str) {
+pub(super) fn finish_construct(core: &mut Core, name: &str) {
     let Some(rec) = core.groups.records.get_mut(name) else {
         return;
     };
@@ -418,7 +402,7 @@ fn finish_construct(core: &mut Core, name: &str) {
     }
     if outcomes.iter().any(|o| o.ok) && rec.assign_ctxid && rec.ctxid.is_none() {
         let leader = rec.roster[0].clone();
-        let id = super::spanning::next_ctxid(core, &leader);
+        let id = super::next_ctxid(core, &leader);
         if let Some(rec) = core.groups.records.get_mut(name) {
             rec.ctxid = Some(id);
         }
@@ -476,7 +460,7 @@ fn finish_construct(core: &mut Core, name: &str) {
 
 /// The destruct of `name` completes on the survivors: each holder is done with
 /// the group and gets `PMIX_SUCCESS`.
-fn finish_destruct(core: &mut Core, name: &str) {
+pub(super) fn finish_destruct(core: &mut Core, name: &str) {
     let Some(rec) = core.groups.records.get_mut(name) else {
         return;
     };

@@ -34,22 +34,9 @@
 use pmix_wire::modex::{GroupPart, ModexEntry};
 use pmix_wire::{Info, InfoFlags, Kval, Proc};
 
-use super::record::{Phase, Standing, announce_left, settle, unindex};
+use super::record::{Phase, Standing, announce_left, unindex};
 use super::*;
 use crate::server::core::{HostCall, Output};
-
-/// The mask of the first member's rank in a hosted context id.
-const RANK_BITS: u32 = 22;
-
-/// The next context id of a group whose first member is `leader`.
-pub(super) fn next_ctxid(core: &mut Core, leader: &ProcKey) -> u64 {
-    core.groups.last_ctxid += 1;
-    if core.cfg.hosted {
-        (core.groups.last_ctxid << RANK_BITS) | (u64::from(leader.1) & ((1 << RANK_BITS) - 1))
-    } else {
-        core.groups.last_ctxid
-    }
-}
 
 /// Hands this node's part of `name`'s collective in flight to the host.
 pub(super) fn to_host(core: &mut Core, name: &str) {
@@ -62,7 +49,7 @@ pub(super) fn to_host(core: &mut Core, name: &str) {
         ),
         None => return,
     };
-    let ctxid = (leading && constructing).then(|| next_ctxid(core, &leader));
+    let ctxid = (leading && constructing).then(|| super::next_ctxid(core, &leader));
     let Some(rec) = core.groups.records.get_mut(name) else {
         return;
     };

@@ -62,7 +62,7 @@ fn a_constructed_group_whose_members_are_all_lost_is_forgotten() {
     let rec = core.groups.records.get_mut("g0").unwrap();
     rec.contribute(0, None);
     rec.contribute(1, None);
-    record::settle(&mut core, "g0");
+    settle(&mut core, "g0");
     assert_eq!(core.groups.records["g0"].phase, Phase::Active);
     assert_eq!(depart(&mut core, &key(0)), 1);
     assert!(core.groups.records.contains_key("g0"));
