@@ -687,6 +687,91 @@ fn mpirun_and_two_orteds_on_our_library_build_groups_across_hosts_for_both_libra
     }
 }
 
+/// Runs `exe` (tests/c/group_kill.c) on 8 ranks across the two fake hosts with
+/// `mpirun --enable-recovery` on our library, FT or not: once rank 7 wrote its pid
+/// it is killed (SIGKILL, by that pid); once the 7 survivors printed their `ok` line
+/// (or 60 s passed) mpirun and the orteds this run started are ended by pid
+/// (`--enable-recovery` keeps mpirun up after a loss, with OpenPMIx too). Returns
+/// what the ranks printed.
+fn two_hosts_kill(job: &Job, exe: &Path, ft: bool, lib: Lib) -> String {
+    let dir = job
+        .exe
+        .with_file_name(format!("two-hosts-kill-{ft}-{lib:?}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir(&dir).expect("mkdir");
+    let agent = dir.join("agent");
+    std::fs::write(&agent, TWO_HOSTS_AGENT).expect("write the agent");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod the agent");
+    let driver = r#"set -u
+cd "$1"; shift
+"$@" > out 2>&1 < /dev/null &
+m=$!
+i=0; while [ ! -s pid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+[ -s pid ] && kill -KILL "$(cat pid)"
+i=0; while [ "$(grep -c ': ok$' out)" -lt 7 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill -TERM $m 2>/dev/null; sleep 1; kill -KILL $m 2>/dev/null
+for p in $(cat launchers.pids 2>/dev/null); do kill -KILL $p 2>/dev/null; done
+wait $m 2>/dev/null
+cat out
+"#;
+    let mut cmd = clean("sh");
+    cmd.env("LD_LIBRARY_PATH", &job.dropin)
+        .env("GROUP_KILL_FT", if ft { "1" } else { "0" })
+        .env("GROUP_KILL_PIDFILE", dir.join("pid"))
+        .args(["-c", driver, "sh"])
+        .arg(&dir)
+        .args(["mpirun", "--allow-run-as-root", "--mca", "btl", "self,tcp"])
+        .args(["--mca", "btl_tcp_if_include", "lo"])
+        .args(["--mca", "oob_tcp_if_include", "lo"])
+        .args(["--mca", "plm", "rsh", "--mca", "plm_rsh_no_tree_spawn", "1"])
+        .arg("--mca")
+        .arg("plm_rsh_agent")
+        .arg(&agent)
+        .args(["--host", "nodeA:4,nodeB:4", "--enable-recovery"])
+        .args(["-x", "GROUP_KILL_FT", "-x", "GROUP_KILL_PIDFILE"]);
+    if let Lib::Libpmix2 = lib {
+        cmd.arg("-x").arg("LD_LIBRARY_PATH=/nonexistent");
+    }
+    cmd.args(["-np", &TWO_HOSTS_N.to_string()]).arg(exe);
+    let out = output_within(&mut cmd, LIMIT);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_member_killed_during_a_construct_across_hosts_leaves_every_survivor_the_same_answer() {
+    // tests/c/group_kill.c on 8 ranks over mpirun's two orteds on our library: rank
+    // 7 (on the second host) is killed while the others construct over all 8. With
+    // PMIX_GROUP_FT_COLLECTIVE every survivor, on both hosts, gets success; without
+    // it, every survivor gets PMIX_GROUP_CONSTRUCT_ABORT; nobody hangs.
+    let Some(job) = job("two-hosts-group-kill") else {
+        return;
+    };
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let dir = job.exe.parent().expect("job dir").to_path_buf();
+    let ffi = cprog::build_ours(&c_dir, "group_kill", &dir);
+    let Some(theirs) =
+        cprog::build_openpmix(&c_dir, "group_kill", &dir, "group_kill.c on two hosts")
+    else {
+        return;
+    };
+    for (label, exe, lib) in [
+        ("libpmix_ffi", &ffi, Lib::Ours),
+        ("libpmix2", &theirs, Lib::Libpmix2),
+    ] {
+        for ft in [true, false] {
+            let text = two_hosts_kill(&job, exe, ft, lib);
+            for r in 0..TWO_HOSTS_N - 1 {
+                let want = format!("group_kill rank {r}: ok");
+                assert!(
+                    text.lines().any(|l| l == want),
+                    "{label}, FT {ft}: no {want:?} in\n{text}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn mpi4py_ranks_on_our_libpmix_so_2_run_collectives_under_mpirun() {
     let Some(job) = job("mpirun-mpi4py") else {

@@ -4,7 +4,8 @@
  * GROUP_KILL_FT=1 is set (the construct then completes on the survivors:
  * PMIX_SUCCESS) and without it otherwise (PMIX_GROUP_CONSTRUCT_ABORT). Whenever the
  * kill comes, before or after the survivors' calls, they never hang. Survivors
- * print "group_kill rank R: ok" and finalize. */
+ * print "group_kill rank R: ok" and finalize. With GROUP_KILL_PIDFILE set, rank N-1
+ * writes its pid there first. */
 #include "common.h"
 
 int main(void)
@@ -13,6 +14,15 @@ int main(void)
     if (n < 2)
         fail("needs at least 2 ranks, got %u", n);
     if (me.rank == n - 1) {
+        /* A test that kills it by pid may ask where to write the pid. */
+        const char *pidfile = getenv("GROUP_KILL_PIDFILE");
+        if (NULL != pidfile) {
+            FILE *f = fopen(pidfile, "w");
+            if (NULL == f)
+                fail("cannot write %s", pidfile);
+            fprintf(f, "%d\n", (int)getpid());
+            fclose(f);
+        }
         printf("group_kill rank %u: waiting to be killed\n", me.rank);
         for (;;)
             sleep(1);
