@@ -754,6 +754,7 @@ fn host_call(module: &pmix_server_module_t, server: &Arc<Server>, call: HostCall
             range,
             info,
         } => {
+            let info = pmix::server::hosted::event_info_to_host(&info);
             if let (Some(f), Ok((p, n))) = (module.notify_event, crate::convert::infos_to_c(&info))
             {
                 let src = c_proc(&source.0, source.1);

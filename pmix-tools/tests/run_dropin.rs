@@ -28,6 +28,8 @@ use std::time::Duration;
 use pmix_testkit::child::output_within;
 use pmix_testkit::{TempDir, cprog, peer_absent};
 
+mod shared;
+
 /// The bound on one job (each takes about a second; an srun may queue).
 const LIMIT: Duration = Duration::from_secs(120);
 const N: u32 = 4;
@@ -410,22 +412,7 @@ fn open_mpi_ranks_on_our_libpmix_so_2_span_mpirun_and_an_orted_under_openpmix_se
     check_abort("mpirun + orted, abort", &out, false);
 }
 
-/// The rsh agent of the two fake hosts: options and host name dropped, its pid
-/// recorded in `launchers.pids` beside it, the command run by `sh` in its place
-/// (`exec`) without `--daemonize`, so that the orted is the process of that pid. The
-/// orted inherits mpirun's environment through it (mpirun's `LD_LIBRARY_PATH`, not
-/// the ranks' `-x` variables), and a session directory of its host's own
-/// (`orte_tmpdir_base`): two orteds sharing `/tmp/ompi.HOST.UID/jf.N` race in
-/// ORTE's mkdir ("File exists") and remove it under each other.
-const TWO_HOSTS_AGENT: &str = "#!/bin/sh
-while [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done
-here=$(dirname \"$0\")
-mkdir -p \"$here/tmp-$1\"
-export OMPI_MCA_orte_tmpdir_base=\"$here/tmp-$1\"
-shift
-echo $$ >> \"$here/launchers.pids\"
-exec /bin/sh -c \"exec $(echo \"$*\" | sed 's/--daemonize//')\"
-";
+use shared::FAKE_HOST_AGENT as TWO_HOSTS_AGENT;
 
 /// The ranks of a two-host job and how many run on each host.
 const TWO_HOSTS_N: u32 = 8;

@@ -17,6 +17,8 @@ use pmix_testkit::TempDir;
 use pmix_testkit::child::output_within;
 use pmix_testkit::cprog;
 
+mod shared;
+
 const LIMIT: Duration = Duration::from_secs(90);
 
 fn pmix_run(n: u32, prog: &Path, args: &[&str]) -> Output {
@@ -335,4 +337,73 @@ fn every_pmix_ft_call_keeps_its_calling_rules_before_init_on_bad_arguments_unkno
         "ok: after finalize: every call PMIX_ERR_INIT",
     ]);
     assert_eq!(ok(3), want, "rank 3: {context}");
+}
+
+#[test]
+fn ft_state_across_mpiruns_two_orteds_on_our_library_gives_every_survivor_the_same_views() {
+    // tests/c/ft_state.c on 8 ranks, 4 per fake host, under `mpirun
+    // --enable-recovery` with mpirun and both orteds on our library: the rank-state
+    // rounds ride the hosts' fence, the shrink's group spans both hosts, the revoke
+    // and rank 7's leave reach the other host through the daemons' events. Every
+    // survivor prints what it prints under pmix-run. mpirun stays up after a loss
+    // with `--enable-recovery` (with OpenPMIx too), so once the survivors printed
+    // their last line (or 60 s passed) it and the orteds are ended by pid.
+    if !Command::new("mpirun")
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        pmix_testkit::peer_absent(
+            "ft_state on two hosts: mpirun not found",
+            "apt-get install openmpi-bin",
+        );
+        return;
+    }
+    let dir = TempDir::new("run-ft-two-hosts");
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let exe = cprog::build_ours(&c_dir, "ft_state", &dir.0);
+    let ours = cprog::lib_dir("pmix_dropin")
+        .join("libpmix_dropin.so")
+        .canonicalize()
+        .expect("libpmix_dropin.so");
+    let dropin = dir.0.join("dropin");
+    std::fs::create_dir(&dropin).expect("mkdir dropin");
+    std::os::unix::fs::symlink(&ours, dropin.join("libpmix.so.2")).expect("symlink");
+    let agent = dir.0.join("agent");
+    std::fs::write(&agent, shared::FAKE_HOST_AGENT).expect("write the agent");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod the agent");
+    let driver = r#"set -u
+cd "$1"; shift
+"$@" > out 2> err < /dev/null &
+m=$!
+i=0; while [ "$(grep -c 'shrunk global: 4:NULL|OLD' out)" -lt 4 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+sleep 1
+kill -TERM $m 2>/dev/null; sleep 1; kill -KILL $m 2>/dev/null
+for p in $(cat launchers.pids 2>/dev/null); do kill -KILL $p 2>/dev/null; done
+wait $m 2>/dev/null
+cat out; cat err >&2
+"#;
+    let mut cmd = Command::new("sh");
+    cmd.env("LD_LIBRARY_PATH", &dropin);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("PMIX_") || k.starts_with("OMPI_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.args(["-c", driver, "sh"])
+        .arg(&dir.0)
+        .args(["mpirun", "--allow-run-as-root", "--mca", "btl", "self,tcp"])
+        .args(["--mca", "btl_tcp_if_include", "lo"])
+        .args(["--mca", "oob_tcp_if_include", "lo"])
+        .args(["--mca", "plm", "rsh", "--mca", "plm_rsh_no_tree_spawn", "1"])
+        .arg("--mca")
+        .arg("plm_rsh_agent")
+        .arg(&agent)
+        .args(["--host", "nodeA:4,nodeB:4", "--enable-recovery", "-np", "8"])
+        .arg(&exe);
+    let out = output_within(&mut cmd, LIMIT);
+    check_ft_state("ft_state.c under mpirun + 2 orteds on our library", &out);
 }

@@ -207,8 +207,9 @@ impl Pmix {
             let src = source
                 .as_ref()
                 .map(|p| (p.nspace.as_str().unwrap_or_default(), p.rank.0));
+            let info = crate::server::hosted::event_info_from_host(info.to_vec());
             let r = server
-                .raise_event(status, src, info.to_vec(), range)
+                .raise_event(status, src, info, range)
                 .map_err(|_| Error::Unreach("the embedded server has stopped".into()));
             ticket.post(Job::request(move || r, callback));
         } else {

@@ -33,6 +33,8 @@ struct Job {
     now: Instant,
     /// What each rank's node sent it, since the last look.
     outs: [Vec<Output>; 2],
+    /// The events each node handed the host (`HostCall::Notify`), not delivered.
+    notifies: [Vec<HostCall>; 2],
 }
 
 fn job() -> Job {
@@ -66,6 +68,7 @@ fn job() -> Job {
         fakes,
         now,
         outs: [Vec::new(), Vec::new()],
+        notifies: [Vec::new(), Vec::new()],
     }
 }
 
@@ -84,6 +87,7 @@ impl Job {
                     Output::Host(HostCall::Fence {
                         id, procs, data, ..
                     }) => calls[i].push((id, procs, data)),
+                    Output::Host(n @ HostCall::Notify { .. }) => self.notifies[i].push(n),
                     Output::Host(other) => panic!("node {i}: unexpected host call {other:?}"),
                     o => self.outs[i].push(o),
                 }
@@ -209,6 +213,8 @@ fn a_construct_across_nodes_runs_over_the_hosts_fence_and_every_member_gets_one_
 
 #[test]
 fn a_leave_on_one_node_reaches_the_other_nodes_members_with_the_next_collective() {
+    // A host that carries no events (Slurm's plugin has no notify_event): the
+    // leave's notification to the other node is dropped.
     let mut j = job();
     construct_spanning(&mut j, "span");
     // Rank 3 (node B) leaves: rank 2, beside it, hears at once; node A's ranks
@@ -234,6 +240,63 @@ fn a_leave_on_one_node_reaches_the_other_nodes_members_with_the_next_collective(
         .collect();
     j.host_round();
     assert_eq!((left(&j, 0), left(&j, 1)), (1, 1));
+    for r in 0..3 {
+        assert_eq!(
+            status(j.outs_of(r), &j.fakes[r], tags[r], Command::GroupDestruct),
+            0
+        );
+    }
+}
+
+#[test]
+fn with_a_host_that_carries_events_a_leave_reaches_the_other_node_at_once_and_once() {
+    let mut j = job();
+    construct_spanning(&mut j, "span");
+    let t = j.send(3, &leave_req("span"));
+    j.fences();
+    assert_eq!(status(j.outs_of(3), &j.fakes[3], t, Command::GroupLeave), 0);
+    // Node B hands the host one PMIX_GROUP_LEFT ranged to node A's members; the host
+    // injects it at node A (as mpirun's daemons do, through PMIx_Notify_event).
+    let [
+        HostCall::Notify {
+            code,
+            source,
+            range,
+            info,
+        },
+    ] = &j.notifies[1][..]
+    else {
+        panic!("{:?}", j.notifies)
+    };
+    assert_eq!(
+        (*code, source),
+        (Status::GROUP_LEFT.0, &(NS.to_string(), 3))
+    );
+    assert!(j.notifies[0].is_empty());
+    let (code, source, range, info) = (*code, source.clone(), *range, info.clone());
+    j.nodes[0].raise_event(
+        code,
+        Some((&source.0, source.1)),
+        info,
+        pmix_wire::DataRange(range),
+    );
+    j.fences();
+    let left = |j: &Job, r: usize| {
+        events(j.outs_of(r), &j.fakes[r])
+            .iter()
+            .filter(|e| e.status == Status::GROUP_LEFT)
+            .count()
+    };
+    assert_eq!((left(&j, 0), left(&j, 1), left(&j, 2)), (1, 1, 1));
+    // The destruct among the survivors tells nobody a second time.
+    let tags: Vec<u32> = (0..3)
+        .map(|r| {
+            let req = destruct_req(&j.fakes[r], "span", &[0, 1, 2]);
+            j.send(r, &req)
+        })
+        .collect();
+    j.host_round();
+    assert_eq!((left(&j, 0), left(&j, 1), left(&j, 2)), (1, 1, 1));
     for r in 0..3 {
         assert_eq!(
             status(j.outs_of(r), &j.fakes[r], tags[r], Command::GroupDestruct),

@@ -1,5 +1,26 @@
 //! Expectations shared by the suites that run the same C programs under different
-//! OpenPMIx 4.2 servers (`run_ffi.rs` under mpirun, `run_slurm.rs` under srun).
+//! OpenPMIx 4.2 servers (`run_ffi.rs` under mpirun, `run_slurm.rs` under srun), and
+//! the fake-host agent of the suites that run `mpirun` with two `orted`s
+//! (`run_dropin.rs`, `run_ft.rs`). Each suite uses some of it.
+#![allow(dead_code)]
+
+/// The rsh agent (`mpirun --mca plm_rsh_agent`) of two fake hosts on this machine:
+/// options and host name dropped, its pid recorded in `launchers.pids` beside it (so
+/// a test ends what it started, by pid), the command run by `sh` in its place
+/// (`exec`) without `--daemonize`, so that the orted is the process of that pid. The
+/// orted inherits mpirun's environment through it (mpirun's `LD_LIBRARY_PATH`, not
+/// the ranks' `-x` variables), and a session directory of its host's own
+/// (`orte_tmpdir_base`): two orteds sharing `/tmp/ompi.HOST.UID/jf.N` race in
+/// ORTE's mkdir ("File exists") and remove it under each other.
+pub(crate) const FAKE_HOST_AGENT: &str = "#!/bin/sh
+while [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done
+here=$(dirname \"$0\")
+mkdir -p \"$here/tmp-$1\"
+export OMPI_MCA_orte_tmpdir_base=\"$here/tmp-$1\"
+shift
+echo $$ >> \"$here/launchers.pids\"
+exec /bin/sh -c \"exec $(echo \"$*\" | sed 's/--daemonize//')\"
+";
 
 /// `query_resolve.c`'s lines (`"R: CALL STATUS ..."`, sorted) from libpmix_ffi (`a`)
 /// and libpmix2 (`b`) under an OpenPMIx 4.2 server, for `n` ranks: where libpmix2

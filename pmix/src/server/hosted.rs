@@ -259,6 +259,70 @@ pub fn namespace_from_host(
     })
 }
 
+/// The key under which an event's CUSTOM range crosses a host as bytes.
+const HOST_EVRANGE_KEY: &str = "pmixrs.evrange";
+
+/// The infos of an event this server hands its host (`HostCall::Notify`), made fit
+/// to cross it: `pmix.evrange` (a PROC or a DATA_ARRAY of PROC) becomes
+/// `pmixrs.evrange`, a BYTE_OBJECT holding the procs as a modex blob
+/// ([`pmix_wire::modex`]), because Open MPI 4.1's daemons cannot carry a data
+/// array of procs (their PMIx component fails to pack it). The server on the other
+/// side, ours too, restores it ([`event_info_from_host`]). Other infos pass as they
+/// are.
+pub fn event_info_to_host(info: &[Info]) -> Vec<Info> {
+    info.iter()
+        .map(|i| {
+            if i.key != "pmix.evrange" {
+                return i.clone();
+            }
+            let procs: Vec<pmix_wire::Proc> = match &i.value {
+                Value::Proc(p) => vec![p.clone()],
+                Value::DataArray(a) => a
+                    .items
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Proc(p) => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => return i.clone(),
+            };
+            let entries: Vec<pmix_wire::modex::ModexEntry> = procs
+                .into_iter()
+                .map(|proc| pmix_wire::modex::ModexEntry {
+                    proc,
+                    ..Default::default()
+                })
+                .collect();
+            match pmix_wire::modex::encode(&entries) {
+                Ok(bytes) => Info::new(HOST_EVRANGE_KEY, pmix_wire::ByteObject(bytes)),
+                Err(_) => i.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The infos of an event a host injects (its `PMIx_Notify_event`), as this server
+/// raises it: a `pmixrs.evrange` another of our servers made
+/// ([`event_info_to_host`]) becomes `pmix.evrange` again, a DATA_ARRAY of PROC; one
+/// that does not decode is dropped (the event then reaches nobody by that range).
+pub fn event_info_from_host(info: Vec<Info>) -> Vec<Info> {
+    info.into_iter()
+        .filter_map(|i| {
+            if i.key != HOST_EVRANGE_KEY {
+                return Some(i);
+            }
+            let Value::ByteObject(b) = &i.value else {
+                return None;
+            };
+            let entries = pmix_wire::modex::decode_all(&b.0, pmix_wire::Limits::DEFAULT).ok()?;
+            let procs = entries.into_iter().map(|e| Value::Proc(e.proc)).collect();
+            let array = pmix_wire::DataArray::new(pmix_wire::DataType::Proc, procs)?;
+            Some(Info::new("pmix.evrange", Value::DataArray(array)))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,5 +465,32 @@ mod tests {
             let e = namespace_from_host("n", -1, &info, "n1", 0, 0).unwrap_err();
             assert!(e.to_string().contains(needle), "{needle}: {e}");
         }
+    }
+
+    #[test]
+    fn a_custom_range_crosses_a_host_as_bytes_and_comes_back_a_proc_array() {
+        let range = pmix_wire::DataArray::new(
+            pmix_wire::DataType::Proc,
+            vec![
+                Value::Proc(pmix_wire::Proc::new("job", 0)),
+                Value::Proc(pmix_wire::Proc::new("job", 3)),
+            ],
+        )
+        .unwrap();
+        let info = vec![
+            Info::new("pmix.grp.id", "g"),
+            Info::new("pmix.evrange", Value::DataArray(range.clone())),
+        ];
+        let sent = event_info_to_host(&info);
+        assert_eq!(sent[0], info[0]);
+        assert_eq!(sent[1].key, "pmixrs.evrange");
+        assert!(matches!(sent[1].value, Value::ByteObject(_)));
+        assert_eq!(event_info_from_host(sent), info);
+        // Bytes that do not decode: the range is dropped, nothing else.
+        let bad = vec![Info::new(
+            "pmixrs.evrange",
+            pmix_wire::ByteObject(vec![1, 2]),
+        )];
+        assert!(event_info_from_host(bad).is_empty());
     }
 }

@@ -581,6 +581,9 @@ impl Core {
         info: Vec<pmix_wire::Info>,
         range: pmix_wire::DataRange,
     ) {
+        if code == Status::GROUP_LEFT.0 && groups::host_left(self, &info) {
+            return;
+        }
         let source = match source {
             Some((ns, r)) => (ns.to_string(), r),
             None => (self.cfg.nspace.clone(), self.cfg.rank),

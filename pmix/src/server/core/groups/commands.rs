@@ -191,6 +191,7 @@ pub(super) fn leave(core: &mut Core, conn: ConnId, tag: u32, me: ProcKey, l: Gro
         core.reply_status(p.conn, p.tag, p.cmd, Status::ERR_NOT_A_MEMBER);
     }
     announce_left(core, &name, &me);
+    super::spanning::forward_left(core, &name, &me);
     settle(core, &name);
     core.fences_changed();
 }

@@ -118,7 +118,7 @@ use commands::{construct, destruct, leave, open};
 use invite::Invitation;
 pub(crate) use invite::notified;
 use record::{Phase, Record, Standing, depart};
-pub(crate) use spanning::host_done;
+pub(crate) use spanning::{host_done, host_left};
 
 /// `PMIX_GROUP_ID`: names the group in the events raised here.
 pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";

@@ -263,6 +263,19 @@ impl Record {
             && t.contributed + t.left + t.lost + t.remote >= t.expected
     }
 
+    /// Remote holder `i` left (its node said so through the host): it departs, and
+    /// a collective in flight that counted it remote counts it departed instead.
+    pub(super) fn remote_left(&mut self, i: usize) {
+        let counted = self.phase != Phase::Active
+            && self.host.is_none()
+            && self.members[i].expected
+            && !self.members[i].contributed;
+        self.depart(i, false);
+        if counted {
+            self.tally.remote = self.tally.remote.saturating_sub(1);
+        }
+    }
+
     /// The remote members are accounted for (the host's collective came back).
     pub(super) fn remote_accounted(&mut self) {
         self.tally.remote = 0;

@@ -18,7 +18,8 @@
 //! kept as their qualified values here too (a get of a remote member's local CID is
 //! answered on the node), and each local member gets its answer by its own
 //! directive. A member on another node that left is announced (`PMIX_GROUP_LEFT`)
-//! to the local holders then: the hosts have no other way to carry it.
+//! to the local holders then, unless the host already carried the leave as an event
+//! ([`forward_left`], [`host_left`]: `mpirun`'s daemons do, Slurm's plugin does not).
 //!
 //! **Context ids**: one server-wide counter per node; hosted, an id is the counter
 //! shifted left by 22 bits, or'ed with the rank (low 22 bits) of the group's first
@@ -32,7 +33,7 @@
 //! group here.
 
 use pmix_wire::modex::{GroupPart, ModexEntry};
-use pmix_wire::{Info, InfoFlags, Kval, Proc};
+use pmix_wire::{Info, InfoFlags, Kval, Proc, Value};
 
 use super::record::{Phase, Standing, announce_left, unindex};
 use super::*;
@@ -221,4 +222,70 @@ fn fail(core: &mut Core, name: &str, status: Status) {
             core.reply_status(pd.conn, pd.tag, pd.cmd, status);
         }
     }
+}
+
+/// Local member `leaver` left spanning group `name`: the members on other nodes
+/// hear it through the host's `notify_event` where it has one (`mpirun`'s daemons;
+/// Slurm's plugin has none, and they hear it with the next collective): a
+/// `PMIX_GROUP_LEFT` ranged to them, which their server applies to its record
+/// ([`host_left`]).
+pub(super) fn forward_left(core: &mut Core, name: &str, leaver: &ProcKey) {
+    let Some(rec) = core.groups.records.get(name) else {
+        return;
+    };
+    let to: Vec<Value> = rec
+        .roster
+        .iter()
+        .zip(&rec.members)
+        .filter(|(_, m)| m.remote && m.standing == Standing::Holder)
+        .map(|(p, _)| Value::Proc(Proc::new(p.0.as_str(), p.1)))
+        .collect();
+    if to.is_empty() || !core.cfg.hosted {
+        return;
+    }
+    let Some(range) = pmix_wire::DataArray::new(pmix_wire::DataType::Proc, to) else {
+        return;
+    };
+    core.out.push_back(Output::Host(HostCall::Notify {
+        code: Status::GROUP_LEFT.0,
+        source: leaver.clone(),
+        range: pmix_wire::DataRange::CUSTOM.0,
+        info: vec![
+            Info::new(GROUP_ID_KEY, name),
+            Info::new(EVPROC_KEY, Proc::new(leaver.0.as_str(), leaver.1)),
+            Info::new(EVRANGE_KEY, Value::DataArray(range)),
+        ],
+    }));
+}
+
+/// A `PMIX_GROUP_LEFT` the host injected (another node's [`forward_left`]): when it
+/// names a group this node keeps and a member of it on another node that holds it
+/// here, that member departs as having left, the local holders hear it, and any
+/// collective in flight goes on without it; `true` then. `false`: not such an event
+/// (it is raised as any other).
+pub(crate) fn host_left(core: &mut Core, info: &[Info]) -> bool {
+    let (Some(name), Some(Value::Proc(who))) = (
+        info_value(info, GROUP_ID_KEY).and_then(Value::as_str),
+        info_value(info, EVPROC_KEY),
+    ) else {
+        return false;
+    };
+    let Some(ns) = who.nspace.as_str() else {
+        return false;
+    };
+    let (name, leaver) = (name.to_string(), (ns.to_string(), who.rank.0));
+    let Some(rec) = core.groups.records.get_mut(&name) else {
+        return false;
+    };
+    let Some(i) = rec
+        .index_of(&leaver)
+        .filter(|&i| rec.members[i].remote && rec.members[i].standing == Standing::Holder)
+    else {
+        return false;
+    };
+    rec.remote_left(i);
+    announce_left(core, &name, &leaver);
+    super::settle(core, &name);
+    core.fences_changed();
+    true
 }
