@@ -641,8 +641,9 @@ fn mpirun_and_two_orteds_on_our_library_serve_pmix_programs_of_both_libraries_ac
 fn mpirun_and_two_orteds_on_our_library_build_groups_across_hosts_for_both_libraries() {
     // tests/c/comm_from_group.c on 8 ranks, 4 per fake host: construct and destruct
     // over both orteds run on ORTE's fence (it has no group upcall), local CIDs are
-    // read on every host, a leave reaches the other host's members with the destruct
-    // ("late-left"), and the later groups list single ranks of both hosts.
+    // read on every host, a leave reaches the other host's members before the
+    // destruct (the daemons carry it as an event), and the later groups list single
+    // ranks of both hosts.
     let Some(job) = job("two-hosts-groups") else {
         return;
     };
@@ -663,7 +664,7 @@ fn mpirun_and_two_orteds_on_our_library_build_groups_across_hosts_for_both_libra
     ] {
         let exe = exe.display().to_string();
         let what = format!("comm_from_group ({label}) under mpirun + 2 orteds on ours");
-        let (out, seen) = two_hosts(&job, &[&exe, "late-left"], lib);
+        let (out, seen) = two_hosts(&job, &[&exe], lib);
         assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
         let text = String::from_utf8_lossy(&out.stdout);
         for r in 0..TWO_HOSTS_N {
