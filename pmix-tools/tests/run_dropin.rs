@@ -77,13 +77,8 @@ fn job(tag: &str) -> Option<Job> {
             .arg(&exe),
     );
     cprog::assert_ok("mpicc mpi_dropin.c", &out);
-    let ours = cprog::lib_dir("pmix_dropin")
-        .join("libpmix_dropin.so")
-        .canonicalize()
-        .expect("libpmix_dropin.so");
-    let dropin = dir.0.join("dropin");
-    std::fs::create_dir(&dropin).expect("mkdir dropin");
-    std::os::unix::fs::symlink(&ours, dropin.join("libpmix.so.2")).expect("symlink");
+    let dropin = shared::dropin_dir(&dir.0);
+    let ours = std::fs::canonicalize(dropin.join("libpmix.so.2")).expect("libpmix_dropin.so");
     Some(Job {
         _dir: dir,
         exe,
@@ -412,8 +407,6 @@ fn open_mpi_ranks_on_our_libpmix_so_2_span_mpirun_and_an_orted_under_openpmix_se
     check_abort("mpirun + orted, abort", &out, false);
 }
 
-use shared::FAKE_HOST_AGENT as TWO_HOSTS_AGENT;
-
 /// The ranks of a two-host job and how many run on each host.
 const TWO_HOSTS_N: u32 = 8;
 
@@ -441,8 +434,8 @@ fn pmix_libs_of(pid: u32) -> Option<BTreeSet<String>> {
 }
 
 /// `mpirun -np 8 --host nodeA:4,nodeB:4` of `argv` with mpirun on our library: two
-/// orteds, one per fake host, through [`TWO_HOSTS_AGENT`] (loopback TCP between the
-/// ranks: vader's segments would collide); the ranks on `lib`. While it runs, the
+/// orteds, one per fake host, through `shared::FAKE_HOST_AGENT`
+/// (`shared::fake_hosts_mpirun_args`); the ranks on `lib`. While it runs, the
 /// maps of mpirun and of every orted are read (by the pids this test started).
 fn two_hosts(job: &Job, argv: &[&str], lib: Lib) -> (Output, Vec<Launcher>) {
     let dir = job
@@ -450,27 +443,11 @@ fn two_hosts(job: &Job, argv: &[&str], lib: Lib) -> (Output, Vec<Launcher>) {
         .with_file_name(format!("two-hosts-{}", argv.join("-").replace('/', "_")));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir(&dir).expect("mkdir");
-    let agent = dir.join("agent");
-    std::fs::write(&agent, TWO_HOSTS_AGENT).expect("write the agent");
-    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod the agent");
+    let agent = shared::write_fake_host_agent(&dir);
     let (out_path, err_path) = (dir.join("stdout"), dir.join("stderr"));
     let mut cmd = clean("mpirun");
     cmd.env("LD_LIBRARY_PATH", &job.dropin)
-        .args(["--allow-run-as-root", "--mca", "btl", "self,tcp"])
-        .args([
-            "--mca",
-            "btl_tcp_if_include",
-            "lo",
-            "--mca",
-            "oob_tcp_if_include",
-            "lo",
-        ])
-        .args(["--mca", "plm", "rsh", "--mca", "plm_rsh_no_tree_spawn", "1"])
-        .arg("--mca")
-        .arg("plm_rsh_agent")
-        .arg(&agent)
-        .args(["--host", "nodeA:4,nodeB:4"]);
+        .args(shared::fake_hosts_mpirun_args(&agent));
     if let Lib::Libpmix2 = lib {
         cmd.arg("-x").arg("LD_LIBRARY_PATH=/nonexistent");
     }
@@ -687,10 +664,7 @@ fn two_hosts_kill(job: &Job, exe: &Path, ft: bool, lib: Lib) -> String {
         .with_file_name(format!("two-hosts-kill-{ft}-{lib:?}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir(&dir).expect("mkdir");
-    let agent = dir.join("agent");
-    std::fs::write(&agent, TWO_HOSTS_AGENT).expect("write the agent");
-    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod the agent");
+    let agent = shared::write_fake_host_agent(&dir);
     let driver = r#"set -u
 cd "$1"; shift
 "$@" > out 2>&1 < /dev/null &
@@ -709,14 +683,9 @@ cat out
         .env("GROUP_KILL_PIDFILE", dir.join("pid"))
         .args(["-c", driver, "sh"])
         .arg(&dir)
-        .args(["mpirun", "--allow-run-as-root", "--mca", "btl", "self,tcp"])
-        .args(["--mca", "btl_tcp_if_include", "lo"])
-        .args(["--mca", "oob_tcp_if_include", "lo"])
-        .args(["--mca", "plm", "rsh", "--mca", "plm_rsh_no_tree_spawn", "1"])
-        .arg("--mca")
-        .arg("plm_rsh_agent")
-        .arg(&agent)
-        .args(["--host", "nodeA:4,nodeB:4", "--enable-recovery"])
+        .arg("mpirun")
+        .args(shared::fake_hosts_mpirun_args(&agent))
+        .arg("--enable-recovery")
         .args(["-x", "GROUP_KILL_FT", "-x", "GROUP_KILL_PIDFILE"]);
     if let Lib::Libpmix2 = lib {
         cmd.arg("-x").arg("LD_LIBRARY_PATH=/nonexistent");

@@ -363,17 +363,8 @@ fn ft_state_across_mpiruns_two_orteds_on_our_library_gives_every_survivor_the_sa
     let dir = TempDir::new("run-ft-two-hosts");
     let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
     let exe = cprog::build_ours(&c_dir, "ft_state", &dir.0);
-    let ours = cprog::lib_dir("pmix_dropin")
-        .join("libpmix_dropin.so")
-        .canonicalize()
-        .expect("libpmix_dropin.so");
-    let dropin = dir.0.join("dropin");
-    std::fs::create_dir(&dropin).expect("mkdir dropin");
-    std::os::unix::fs::symlink(&ours, dropin.join("libpmix.so.2")).expect("symlink");
-    let agent = dir.0.join("agent");
-    std::fs::write(&agent, shared::FAKE_HOST_AGENT).expect("write the agent");
-    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod the agent");
+    let dropin = shared::dropin_dir(&dir.0);
+    let agent = shared::write_fake_host_agent(&dir.0);
     let driver = r#"set -u
 cd "$1"; shift
 "$@" > out 2> err < /dev/null &
@@ -395,14 +386,9 @@ cat out; cat err >&2
     }
     cmd.args(["-c", driver, "sh"])
         .arg(&dir.0)
-        .args(["mpirun", "--allow-run-as-root", "--mca", "btl", "self,tcp"])
-        .args(["--mca", "btl_tcp_if_include", "lo"])
-        .args(["--mca", "oob_tcp_if_include", "lo"])
-        .args(["--mca", "plm", "rsh", "--mca", "plm_rsh_no_tree_spawn", "1"])
-        .arg("--mca")
-        .arg("plm_rsh_agent")
-        .arg(&agent)
-        .args(["--host", "nodeA:4,nodeB:4", "--enable-recovery", "-np", "8"])
+        .arg("mpirun")
+        .args(shared::fake_hosts_mpirun_args(&agent))
+        .args(["--enable-recovery", "-np", "8"])
         .arg(&exe);
     let out = output_within(&mut cmd, LIMIT);
     check_ft_state("ft_state.c under mpirun + 2 orteds on our library", &out);

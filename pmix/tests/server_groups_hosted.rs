@@ -118,6 +118,37 @@ impl Job {
     }
 }
 
+/// The `PMIX_GROUP_LEFT` events rank `r` got since the last look.
+fn left(j: &Job, r: usize) -> usize {
+    events(j.outs_of(r), &j.fakes[r])
+        .iter()
+        .filter(|e| e.status == Status::GROUP_LEFT)
+        .count()
+}
+
+/// `ranks` destruct `grp` (over `ranks`), the host answers; returns their tags.
+fn destruct(j: &mut Job, grp: &str, ranks: &[u32]) -> Vec<u32> {
+    let tags = ranks
+        .iter()
+        .map(|&r| {
+            let req = destruct_req(&j.fakes[r as usize], grp, ranks);
+            j.send(r as usize, &req)
+        })
+        .collect();
+    j.host_round();
+    tags
+}
+
+/// Ranks 0.. of `tags` got success for their destruct.
+fn destructed(j: &Job, tags: &[u32]) {
+    for (r, &t) in tags.iter().enumerate() {
+        assert_eq!(
+            status(j.outs_of(r), &j.fakes[r], t, Command::GroupDestruct),
+            0
+        );
+    }
+}
+
 fn group_info(lcid: u64) -> Info {
     let l = Info::new("pmix.grp.lclid", Value::Size(lcid));
     Info::new("pmix.grp.info", Value::DataArray(DataArray::infos([l])))
@@ -222,30 +253,13 @@ fn a_leave_on_one_node_reaches_the_other_nodes_members_with_the_next_collective(
     let t = j.send(3, &leave_req("span"));
     assert!(j.fences().iter().all(Vec::is_empty));
     assert_eq!(status(j.outs_of(3), &j.fakes[3], t, Command::GroupLeave), 0);
-    let left = |j: &Job, r: usize| {
-        events(j.outs_of(r), &j.fakes[r])
-            .iter()
-            .filter(|e| e.status == Status::GROUP_LEFT)
-            .count()
-    };
     assert_eq!(left(&j, 2), 1);
     assert_eq!((left(&j, 0), left(&j, 1)), (0, 0));
     // The survivors destruct: node A learns of the leave from node B's part, tells
     // its members, and the destruct completes on the survivors.
-    let tags: Vec<u32> = (0..3)
-        .map(|r| {
-            let req = destruct_req(&j.fakes[r], "span", &[0, 1, 2]);
-            j.send(r, &req)
-        })
-        .collect();
-    j.host_round();
+    let tags = destruct(&mut j, "span", &[0, 1, 2]);
     assert_eq!((left(&j, 0), left(&j, 1)), (1, 1));
-    for r in 0..3 {
-        assert_eq!(
-            status(j.outs_of(r), &j.fakes[r], tags[r], Command::GroupDestruct),
-            0
-        );
-    }
+    destructed(&j, &tags);
 }
 
 #[test]
@@ -281,28 +295,11 @@ fn with_a_host_that_carries_events_a_leave_reaches_the_other_node_at_once_and_on
         pmix_wire::DataRange(range),
     );
     j.fences();
-    let left = |j: &Job, r: usize| {
-        events(j.outs_of(r), &j.fakes[r])
-            .iter()
-            .filter(|e| e.status == Status::GROUP_LEFT)
-            .count()
-    };
     assert_eq!((left(&j, 0), left(&j, 1), left(&j, 2)), (1, 1, 1));
     // The destruct among the survivors tells nobody a second time.
-    let tags: Vec<u32> = (0..3)
-        .map(|r| {
-            let req = destruct_req(&j.fakes[r], "span", &[0, 1, 2]);
-            j.send(r, &req)
-        })
-        .collect();
-    j.host_round();
+    let tags = destruct(&mut j, "span", &[0, 1, 2]);
     assert_eq!((left(&j, 0), left(&j, 1), left(&j, 2)), (1, 1, 1));
-    for r in 0..3 {
-        assert_eq!(
-            status(j.outs_of(r), &j.fakes[r], tags[r], Command::GroupDestruct),
-            0
-        );
-    }
+    destructed(&j, &tags);
 }
 
 #[test]

@@ -86,3 +86,57 @@ pub(crate) fn rank_lines(name: &str, stdout: &[u8]) -> Vec<String> {
     v.sort();
     v
 }
+
+/// Writes [`FAKE_HOST_AGENT`] into `dir` as an executable `agent`; returns its path.
+pub(crate) fn write_fake_host_agent(dir: &std::path::Path) -> std::path::PathBuf {
+    let agent = dir.join("agent");
+    std::fs::write(&agent, FAKE_HOST_AGENT).expect("write the agent");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod the agent");
+    agent
+}
+
+/// `mpirun`'s options for 8 ranks over the two fake hosts (`nodeA:4,nodeB:4`)
+/// through `agent`: TCP over loopback for the ranks (vader's segments would collide)
+/// and the daemons, rsh without a tree.
+pub(crate) fn fake_hosts_mpirun_args(agent: &std::path::Path) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = [
+        "--allow-run-as-root",
+        "--mca",
+        "btl",
+        "self,tcp",
+        "--mca",
+        "btl_tcp_if_include",
+        "lo",
+        "--mca",
+        "oob_tcp_if_include",
+        "lo",
+        "--mca",
+        "plm",
+        "rsh",
+        "--mca",
+        "plm_rsh_no_tree_spawn",
+        "1",
+        "--mca",
+        "plm_rsh_agent",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    args.push(agent.into());
+    args.extend(["--host", "nodeA:4,nodeB:4"].iter().map(Into::into));
+    args
+}
+
+/// A directory `dir/dropin` whose `libpmix.so.2` is this build's
+/// `libpmix_dropin.so` (our library under OpenPMIx's soname); returns it.
+pub(crate) fn dropin_dir(dir: &std::path::Path) -> std::path::PathBuf {
+    let ours = pmix_testkit::cprog::lib_dir("pmix_dropin")
+        .join("libpmix_dropin.so")
+        .canonicalize()
+        .expect("libpmix_dropin.so");
+    let dropin = dir.join("dropin");
+    std::fs::create_dir(&dropin).expect("mkdir dropin");
+    std::os::unix::fs::symlink(&ours, dropin.join("libpmix.so.2")).expect("symlink");
+    dropin
+}
