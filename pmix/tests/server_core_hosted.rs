@@ -379,7 +379,40 @@ fn an_event_wider_than_the_node_goes_to_the_host_and_a_local_one_does_not() {
         panic!("{calls:?}")
     };
     assert_eq!((*code, source.1, *range), (-3000, 0, DataRange::GLOBAL.0));
-    assert_eq!(info, &vec![Info::new("x", 1u32)]);
+    assert_eq!(info[0], Info::new("x", 1u32));
+    assert_eq!(info.len(), 2, "the client's info and node A's origin mark");
+    assert_eq!(info[1].key, "pmixrs.evorigin");
+    // The host hands it to every node: node A raised it already and drops it; node
+    // B raises it to its clients (registered for it), without the mark.
+    let (info, src) = (info.clone(), source.clone());
+    for r in [2, 3] {
+        let reg = Request::RegEvents(pmix_wire::msg::RegEvents {
+            codes: vec![Status(-3000)],
+            info: Vec::new(),
+        });
+        j.send(r, &reg);
+    }
+    drain(&mut j.b);
+    j.a.raise_event(
+        -3000,
+        Some((&src.0, src.1)),
+        info.clone(),
+        DataRange::GLOBAL,
+    );
+    assert!(
+        drain(&mut j.a).is_empty(),
+        "node A raises its own event once"
+    );
+    j.b.raise_event(-3000, Some((&src.0, src.1)), info, DataRange::GLOBAL);
+    let outs_b = drain(&mut j.b);
+    for r in [2, 3] {
+        let evs = events(&outs_b, &j.fakes[r]);
+        assert!(
+            evs.iter()
+                .any(|e| e.status.0 == -3000 && e.info.iter().all(|i| i.key != "pmixrs.evorigin")),
+            "rank {r}: {evs:?}"
+        );
+    }
     for local in [DataRange::LOCAL, DataRange::PROC_LOCAL] {
         j.send(1, &notify(local));
         let (calls, _) = split(drain(&mut j.a));

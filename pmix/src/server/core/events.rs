@@ -287,12 +287,14 @@ pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) -> Opti
             | DataRange::CUSTOM
     );
     if core.cfg.hosted && beyond {
+        let mut info = n.info.clone();
+        info.push(core.origin_mark());
         core.out
             .push_back(super::Output::Host(super::HostCall::Notify {
                 code: n.status.0,
                 source: source.clone(),
                 range: n.range.0,
-                info: n.info.clone(),
+                info,
             }));
     }
     let mut info = n.info;

@@ -56,6 +56,9 @@ use pmix_wire::{Codec, Command, Frame, Request, Status};
 
 mod distances;
 mod events;
+/// The key of [`Core::origin_mark`].
+const ORIGIN_KEY: &str = "pmixrs.evorigin";
+
 mod fence;
 mod groups;
 mod handshake;
@@ -569,11 +572,25 @@ impl Core {
         store::dmodex_request(self, id, (nspace.to_string(), rank), now);
     }
 
+    /// The info this server adds to the events it hands its host
+    /// (`pmixrs.evorigin`: its nspace, rank, host name and
+    /// [`CoreConfig::instance`]), by which it knows them when the host hands them
+    /// back ([`Core::raise_event`] drops those).
+    pub(crate) fn origin_mark(&self) -> pmix_wire::Info {
+        let c = &self.cfg;
+        let mark = format!("{}:{}@{}#{:x}", c.nspace, c.rank, c.hostname, c.instance);
+        pmix_wire::Info::new(ORIGIN_KEY, mark.as_str())
+    }
+
     /// Raises event `code` from the server itself (source: [`CoreConfig::nspace`]
     /// and `rank`) or from `source`, to every connected peer whose registrations
     /// match and that is in `range` (the rules of a client's NOTIFY), and caches
     /// it for late registrants unless `info` holds `pmix.evnocache` = true. For the
-    /// launcher's own notifications (a job ending, a debugger release).
+    /// launcher's own notifications (a job ending, a debugger release) and the
+    /// events a host injects: one this server handed the host itself (its
+    /// `pmixrs.evorigin` mark) is dropped, as raised already; another's mark is
+    /// removed; a `PMIX_GROUP_LEFT` about a member of a group spanning nodes is
+    /// applied to the group (each local holder hears it once).
     pub fn raise_event(
         &mut self,
         code: i32,
@@ -581,6 +598,13 @@ impl Core {
         info: Vec<pmix_wire::Info>,
         range: pmix_wire::DataRange,
     ) {
+        // Hosts hand an event to every node, the one it came from too: that one
+        // raised it already.
+        let mark = self.origin_mark();
+        if info.iter().any(|i| i == &mark) {
+            return;
+        }
+        let info: Vec<pmix_wire::Info> = info.into_iter().filter(|i| i.key != ORIGIN_KEY).collect();
         if code == Status::GROUP_LEFT.0 && groups::host_left(self, &info) {
             return;
         }

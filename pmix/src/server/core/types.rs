@@ -65,6 +65,10 @@ pub struct CoreConfig {
     /// of the core's own store (a host whose module has the three upcalls; a name
     /// must be found from every node).
     pub host_pubsub: bool,
+    /// A number that tells this server from the other servers of a host (the
+    /// runtime sets the process id and start time; 0 by default): part of the mark
+    /// by which it knows its own events when a host hands them back.
+    pub instance: u64,
 }
 
 impl CoreConfig {
@@ -97,6 +101,7 @@ impl CoreConfig {
             hwloc_xml: None,
             hosted: false,
             host_pubsub: false,
+            instance: 0,
         }
     }
 }

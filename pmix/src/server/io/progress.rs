@@ -78,6 +78,10 @@ impl Loop {
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.hosted = cfg.hosted;
         core_cfg.host_pubsub = cfg.host_pubsub;
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        core_cfg.instance = (u64::from(std::process::id()) << 32) ^ started;
         let lp = Loop {
             poll,
             listener,

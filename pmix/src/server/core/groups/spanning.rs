@@ -246,6 +246,7 @@ pub(super) fn forward_left(core: &mut Core, name: &str, leaver: &ProcKey) {
     let Some(range) = pmix_wire::DataArray::new(pmix_wire::DataType::Proc, to) else {
         return;
     };
+    let origin = core.origin_mark();
     core.out.push_back(Output::Host(HostCall::Notify {
         code: Status::GROUP_LEFT.0,
         source: leaver.clone(),
@@ -254,6 +255,7 @@ pub(super) fn forward_left(core: &mut Core, name: &str, leaver: &ProcKey) {
             Info::new(GROUP_ID_KEY, name),
             Info::new(EVPROC_KEY, Proc::new(leaver.0.as_str(), leaver.1)),
             Info::new(EVRANGE_KEY, Value::DataArray(range)),
+            origin,
         ],
     }));
 }
