@@ -652,6 +652,40 @@ fn mpirun_and_two_orteds_on_our_library_build_groups_across_hosts_for_both_libra
     }
 }
 
+#[test]
+fn an_invite_and_join_across_mpiruns_two_orteds_makes_a_group_known_on_both_hosts() {
+    // tests/c/group_invite.c on 8 ranks, 4 per fake host: rank 0 invites the others,
+    // rank 7 declines; the invitation, the answers and the completion cross the
+    // orteds as events, each host's server follows them, and the members on both
+    // hosts fence over the group (which needs it known on both) and destruct it.
+    let Some(job) = job("two-hosts-invite") else {
+        return;
+    };
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let dir = job.exe.parent().expect("job dir").to_path_buf();
+    let ffi = cprog::build_ours(&c_dir, "group_invite", &dir);
+    let Some(theirs) =
+        cprog::build_openpmix(&c_dir, "group_invite", &dir, "group_invite.c on two hosts")
+    else {
+        return;
+    };
+    for (label, exe, lib) in [
+        ("libpmix_ffi", &ffi, Lib::Ours),
+        ("libpmix2", &theirs, Lib::Libpmix2),
+    ] {
+        let exe = exe.display().to_string();
+        let what = format!("group_invite ({label}) under mpirun + 2 orteds on ours");
+        let (out, seen) = two_hosts(&job, &[&exe], lib);
+        assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        for r in 0..TWO_HOSTS_N {
+            let want = format!("group_invite rank {r}: ok");
+            assert!(text.contains(&want), "{what}: no {want:?}:\n{}", show(&out));
+        }
+        check_launchers_ours(&what, &job, &seen, &out);
+    }
+}
+
 /// Runs `exe` (tests/c/group_kill.c) on 8 ranks across the two fake hosts with
 /// `mpirun --enable-recovery` on our library, FT or not: once rank 7 wrote its pid
 /// it is killed (SIGKILL, by that pid); once the 7 survivors printed their `ok` line

@@ -356,3 +356,82 @@ fn a_failed_host_fence_fails_the_construct_at_every_local_caller() {
     j.outs = [Vec::new(), Vec::new()];
     construct_spanning(&mut j, "bad");
 }
+
+#[test]
+fn an_invite_whose_members_span_nodes_makes_the_group_known_on_every_node() {
+    use pmix_wire::DataRange;
+    use pmix_wire::msg::Notify;
+    let mut j = job();
+    let procs = |ranks: &[u32]| {
+        let items = ranks
+            .iter()
+            .map(|&r| Value::Proc(pmix_wire::Proc::new(NS, r)))
+            .collect();
+        Value::DataArray(DataArray::new(pmix_wire::DataType::Proc, items).unwrap())
+    };
+    let notify = |code: Status, to: &[u32]| {
+        Request::Notify(Notify {
+            status: code,
+            range: DataRange::CUSTOM,
+            info: vec![
+                Info::new("pmix.grp.id", "inv"),
+                Info::new("pmix.evrange", procs(to)),
+            ],
+        })
+    };
+    // What a node hands the host, injected at the other node as mpirun's daemons
+    // do (the evrange packed as it crosses the host and restored as the embedding
+    // library restores it).
+    let carry = |j: &mut Job, from: usize| {
+        j.fences();
+        for n in std::mem::take(&mut j.notifies[from]) {
+            let HostCall::Notify {
+                code,
+                source,
+                range,
+                info,
+            } = n
+            else {
+                unreachable!()
+            };
+            let info = pmix::server::hosted::event_info_from_host(
+                pmix::server::hosted::event_info_to_host(&info),
+            );
+            j.nodes[1 - from].raise_event(
+                code,
+                Some((&source.0, source.1)),
+                info,
+                DataRange(range),
+            );
+        }
+        j.fences();
+    };
+    // Rank 0 (node A) invites 1, 2 and 3; 2 and 3 (node B) and 1 accept.
+    j.send(0, &notify(Status::GROUP_INVITED, &[1, 2, 3]));
+    carry(&mut j, 0);
+    for r in 1..4 {
+        j.send(r, &notify(Status::GROUP_INVITE_ACCEPTED, &[0]));
+        carry(&mut j, r / 2);
+    }
+    j.send(0, &notify(Status::GROUP_CONSTRUCT_COMPLETE, &[1, 2, 3]));
+    carry(&mut j, 0);
+    j.outs = [Vec::new(), Vec::new()];
+    // Node B knows the group: its members' fence over it goes to the host, with
+    // node A's, instead of being refused.
+    let fence = Request::FenceNb(pmix_wire::msg::FenceNb {
+        procs: vec![pmix_wire::Proc {
+            nspace: "inv".into(),
+            rank: Rank::WILDCARD,
+        }],
+        info: Vec::new(),
+    });
+    let tags: Vec<u32> = (0..4).map(|r| j.send(r, &fence)).collect();
+    j.host_round();
+    for (r, &t) in tags.iter().enumerate() {
+        assert_eq!(
+            status(j.outs_of(r), &j.fakes[r], t, Command::FenceNb),
+            0,
+            "rank {r}"
+        );
+    }
+}

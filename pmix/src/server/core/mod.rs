@@ -612,6 +612,10 @@ impl Core {
             Some((ns, r)) => (ns.to_string(), r),
             None => (self.cfg.nspace.clone(), self.cfg.rank),
         };
-        events::raise(self, Status(code), &source, info, range, None);
+        // An invite/join whose members span nodes: every node follows it (the
+        // group is then known where its members are).
+        let (status, keep) = (Status(code), info.clone());
+        events::raise(self, status, &source, info, range, None);
+        groups::notified(self, &source, status, &keep);
     }
 }

@@ -144,6 +144,8 @@ fn record_constructed(core: &mut Core, name: &str, procs: &[Proc]) {
         for i in 0..n {
             rec.contribute(i, None);
         }
+        // Members on other nodes joined there: nothing to ask the host.
+        rec.remote_accounted();
     }
     settle(core, name);
 }
