@@ -37,12 +37,13 @@ assert rc == 0, rc
 """
 
 # After it: the non-blocking answer has come once finalize returns (it waits for
-# every accepted callback); print what the blocking form gave.
+# every accepted callback); then print what the blocking form gave (after it, so
+# the callback's print, on the progress thread, never interleaves with this one).
 EPILOGUE = """
 import json
 assert rc == PMIX_SUCCESS, rc
-print("blocking:", json.dumps(distances))
 assert foo.finalize() == PMIX_SUCCESS
+print("blocking:", json.dumps(distances))
 """
 
 
