@@ -55,29 +55,7 @@ fn run(exe: &Path, algo: &str) -> Result<Vec<f64>, String> {
         }
     }
     let out = output_within(&mut cmd, Duration::from_secs(300));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let median = |m: &str| {
-        text.lines()
-            .filter_map(|l| l.strip_prefix("timing "))
-            .find_map(|l| {
-                let mut f = l.split_whitespace();
-                (f.next() == Some(m)).then(|| f.next()?.parse::<f64>().ok())?
-            })
-    };
-    let got: Option<Vec<f64>> = MEASURES.iter().map(|m| median(m)).collect();
-    match got {
-        Some(v) if out.status.success() => Ok(v),
-        _ => {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let why = text
-                .lines()
-                .chain(err.lines())
-                .find(|l| l.contains("FAIL") || l.contains("error"))
-                .unwrap_or("no timing lines")
-                .to_owned();
-            Err(format!("exit {:?}: {why}", out.status.code()))
-        }
-    }
+    pmix_testkit::timing::medians(&out, &MEASURES)
 }
 
 fn main() {

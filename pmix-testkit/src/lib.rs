@@ -25,6 +25,7 @@
 pub mod child;
 pub mod cprog;
 pub mod race;
+pub mod timing;
 
 /// A small seeded generator (xorshift64*) for tests that draw inputs: runs are
 /// reproducible from the seed they print, and no crate is needed. A seed of 0 stays

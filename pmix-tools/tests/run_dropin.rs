@@ -581,6 +581,45 @@ fn mpirun_and_two_orteds_on_our_library_look_up_a_name_published_on_the_other_ho
     }
 }
 
+/// `tests/c/<name>.c` built with libpmix_ffi and with libpmix2 in `job`'s
+/// directory, labelled, with the library each build's ranks load; `None` (after the
+/// notice) without OpenPMIx.
+fn both_builds(job: &Job, name: &str) -> Option<[(&'static str, PathBuf, Lib); 2]> {
+    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
+    let dir = job.exe.parent().expect("job dir").to_path_buf();
+    let ours = cprog::build_ours(&c_dir, name, &dir);
+    let theirs = cprog::build_openpmix(&c_dir, name, &dir, &format!("{name}.c on two hosts"))?;
+    Some([
+        ("libpmix_ffi", ours, Lib::Ours),
+        ("libpmix2", theirs, Lib::Libpmix2),
+    ])
+}
+
+/// `exe args` on the two fake hosts ([`two_hosts`]) with its ranks on `lib`: the job
+/// exits 0, every rank printed `ok(r)`, and mpirun and both orteds mapped our library
+/// alone.
+fn two_hosts_ok(
+    job: &Job,
+    what: &str,
+    exe: &Path,
+    args: &[&str],
+    lib: Lib,
+    ok: &dyn Fn(u32) -> String,
+) {
+    let exe = exe.display().to_string();
+    let argv: Vec<&str> = std::iter::once(exe.as_str())
+        .chain(args.iter().copied())
+        .collect();
+    let (out, seen) = two_hosts(job, &argv, lib);
+    assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for r in 0..TWO_HOSTS_N {
+        let want = ok(r);
+        assert!(text.contains(&want), "{what}: no {want:?}:\n{}", show(&out));
+    }
+    check_launchers_ours(what, job, &seen, &out);
+}
+
 #[test]
 fn mpirun_and_two_orteds_on_our_library_serve_pmix_programs_of_both_libraries_across_hosts() {
     // tests/c/nodes.c on 8 ranks: PMIX_LOCAL_PEERS names the 4 of each host, keys
@@ -589,27 +628,15 @@ fn mpirun_and_two_orteds_on_our_library_serve_pmix_programs_of_both_libraries_ac
     let Some(job) = job("two-hosts-nodes") else {
         return;
     };
-    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
-    let dir = job.exe.parent().expect("job dir").to_path_buf();
-    let ffi = cprog::build_ours(&c_dir, "nodes", &dir);
-    let Some(theirs) = cprog::build_openpmix(&c_dir, "nodes", &dir, "nodes.c on two hosts") else {
+    let Some(builds) = both_builds(&job, "nodes") else {
         return;
     };
-    for (label, exe, lib) in [
-        ("libpmix_ffi", &ffi, Lib::Ours),
-        ("libpmix2", &theirs, Lib::Libpmix2),
-    ] {
-        let exe = exe.display().to_string();
+    for (label, exe, lib) in &builds {
         for mode in ["collect", "direct"] {
             let what = format!("nodes {mode} ({label}) under mpirun + 2 orteds on ours");
-            let (out, seen) = two_hosts(&job, &[&exe, mode], lib);
-            assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
-            let text = String::from_utf8_lossy(&out.stdout);
-            for r in 0..TWO_HOSTS_N {
-                let want = format!("nodes rank {r}: ok (4 on this node)");
-                assert!(text.contains(&want), "{what}: no {want:?}:\n{}", show(&out));
-            }
-            check_launchers_ours(&what, &job, &seen, &out);
+            two_hosts_ok(&job, &what, exe, &[mode], *lib, &|r| {
+                format!("nodes rank {r}: ok (4 on this node)")
+            });
         }
     }
 }
@@ -624,31 +651,14 @@ fn mpirun_and_two_orteds_on_our_library_build_groups_across_hosts_for_both_libra
     let Some(job) = job("two-hosts-groups") else {
         return;
     };
-    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
-    let dir = job.exe.parent().expect("job dir").to_path_buf();
-    let ffi = cprog::build_ours(&c_dir, "comm_from_group", &dir);
-    let Some(theirs) = cprog::build_openpmix(
-        &c_dir,
-        "comm_from_group",
-        &dir,
-        "comm_from_group.c on two hosts",
-    ) else {
+    let Some(builds) = both_builds(&job, "comm_from_group") else {
         return;
     };
-    for (label, exe, lib) in [
-        ("libpmix_ffi", &ffi, Lib::Ours),
-        ("libpmix2", &theirs, Lib::Libpmix2),
-    ] {
-        let exe = exe.display().to_string();
+    for (label, exe, lib) in &builds {
         let what = format!("comm_from_group ({label}) under mpirun + 2 orteds on ours");
-        let (out, seen) = two_hosts(&job, &[&exe], lib);
-        assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
-        let text = String::from_utf8_lossy(&out.stdout);
-        for r in 0..TWO_HOSTS_N {
-            let want = format!("comm_from_group rank {r}: ok");
-            assert!(text.contains(&want), "{what}: no {want:?}:\n{}", show(&out));
-        }
-        check_launchers_ours(&what, &job, &seen, &out);
+        two_hosts_ok(&job, &what, exe, &[], *lib, &|r| {
+            format!("comm_from_group rank {r}: ok")
+        });
     }
 }
 
@@ -661,28 +671,14 @@ fn an_invite_and_join_across_mpiruns_two_orteds_makes_a_group_known_on_both_host
     let Some(job) = job("two-hosts-invite") else {
         return;
     };
-    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
-    let dir = job.exe.parent().expect("job dir").to_path_buf();
-    let ffi = cprog::build_ours(&c_dir, "group_invite", &dir);
-    let Some(theirs) =
-        cprog::build_openpmix(&c_dir, "group_invite", &dir, "group_invite.c on two hosts")
-    else {
+    let Some(builds) = both_builds(&job, "group_invite") else {
         return;
     };
-    for (label, exe, lib) in [
-        ("libpmix_ffi", &ffi, Lib::Ours),
-        ("libpmix2", &theirs, Lib::Libpmix2),
-    ] {
-        let exe = exe.display().to_string();
+    for (label, exe, lib) in &builds {
         let what = format!("group_invite ({label}) under mpirun + 2 orteds on ours");
-        let (out, seen) = two_hosts(&job, &[&exe], lib);
-        assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(&out));
-        let text = String::from_utf8_lossy(&out.stdout);
-        for r in 0..TWO_HOSTS_N {
-            let want = format!("group_invite rank {r}: ok");
-            assert!(text.contains(&want), "{what}: no {want:?}:\n{}", show(&out));
-        }
-        check_launchers_ours(&what, &job, &seen, &out);
+        two_hosts_ok(&job, &what, exe, &[], *lib, &|r| {
+            format!("group_invite rank {r}: ok")
+        });
     }
 }
 
@@ -738,20 +734,12 @@ fn a_member_killed_during_a_construct_across_hosts_leaves_every_survivor_the_sam
     let Some(job) = job("two-hosts-group-kill") else {
         return;
     };
-    let c_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c"));
-    let dir = job.exe.parent().expect("job dir").to_path_buf();
-    let ffi = cprog::build_ours(&c_dir, "group_kill", &dir);
-    let Some(theirs) =
-        cprog::build_openpmix(&c_dir, "group_kill", &dir, "group_kill.c on two hosts")
-    else {
+    let Some(builds) = both_builds(&job, "group_kill") else {
         return;
     };
-    for (label, exe, lib) in [
-        ("libpmix_ffi", &ffi, Lib::Ours),
-        ("libpmix2", &theirs, Lib::Libpmix2),
-    ] {
+    for (label, exe, lib) in &builds {
         for ft in [true, false] {
-            let text = two_hosts_kill(&job, exe, ft, lib);
+            let text = two_hosts_kill(&job, exe, ft, *lib);
             for r in 0..TWO_HOSTS_N - 1 {
                 let want = format!("group_kill rank {r}: ok");
                 assert!(

@@ -207,15 +207,7 @@ impl Pmix {
             let src = source
                 .as_ref()
                 .map(|p| (p.nspace.as_str().unwrap_or_default(), p.rank.0));
-            // A range list that crossed the host: the event is CUSTOM-ranged to it,
-            // whatever range the host passes on.
-            let listed = info.iter().any(|i| i.key == "pmixrs.evrange");
-            let info = crate::server::hosted::event_info_from_host(info.to_vec());
-            let range = if listed {
-                pmix_wire::DataRange::CUSTOM
-            } else {
-                range
-            };
+            let (info, range) = crate::server::hosted::event_info_from_host(info.to_vec(), range);
             let r = server
                 .raise_event(status, src, info, range)
                 .map_err(|_| Error::Unreach("the embedded server has stopped".into()));

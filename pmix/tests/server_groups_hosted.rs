@@ -388,21 +388,22 @@ fn an_invite_whose_members_span_nodes_makes_the_group_known_on_every_node() {
             let HostCall::Notify {
                 code,
                 source,
-                range,
+                range: sent,
                 info,
             } = n
             else {
                 unreachable!()
             };
-            let info = pmix::server::hosted::event_info_from_host(
+            // A host that passes the range on as SESSION: the list restores CUSTOM.
+            let (info, range) = pmix::server::hosted::event_info_from_host(
                 pmix::server::hosted::event_info_to_host(&info),
+                DataRange::SESSION,
             );
-            j.nodes[1 - from].raise_event(
-                code,
-                Some((&source.0, source.1)),
-                info,
-                DataRange(range),
+            assert_eq!(
+                (DataRange(sent), range),
+                (DataRange::CUSTOM, DataRange::CUSTOM)
             );
+            j.nodes[1 - from].raise_event(code, Some((&source.0, source.1)), info, range);
         }
         j.fences();
     };

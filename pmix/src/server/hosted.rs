@@ -302,12 +302,23 @@ pub fn event_info_to_host(info: &[Info]) -> Vec<Info> {
         .collect()
 }
 
-/// The infos of an event a host injects (its `PMIx_Notify_event`), as this server
-/// raises it: a `pmixrs.evrange` another of our servers made
-/// ([`event_info_to_host`]) becomes `pmix.evrange` again, a DATA_ARRAY of PROC; one
+/// The infos and range of an event a host injects (its `PMIx_Notify_event`, in
+/// `range`), as this server raises it: a `pmixrs.evrange` another of our servers made
+/// ([`event_info_to_host`]) becomes `pmix.evrange` again, a DATA_ARRAY of PROC, and
+/// the range CUSTOM whatever range the host passed on (hosts do not keep it); one
 /// that does not decode is dropped (the event then reaches nobody by that range).
-pub fn event_info_from_host(info: Vec<Info>) -> Vec<Info> {
-    info.into_iter()
+pub fn event_info_from_host(
+    info: Vec<Info>,
+    range: pmix_wire::DataRange,
+) -> (Vec<Info>, pmix_wire::DataRange) {
+    let listed = info.iter().any(|i| i.key == HOST_EVRANGE_KEY);
+    let range = if listed {
+        pmix_wire::DataRange::CUSTOM
+    } else {
+        range
+    };
+    let info = info
+        .into_iter()
         .filter_map(|i| {
             if i.key != HOST_EVRANGE_KEY {
                 return Some(i);
@@ -320,7 +331,8 @@ pub fn event_info_from_host(info: Vec<Info>) -> Vec<Info> {
             let array = pmix_wire::DataArray::new(pmix_wire::DataType::Proc, procs)?;
             Some(Info::new("pmix.evrange", Value::DataArray(array)))
         })
-        .collect()
+        .collect();
+    (info, range)
 }
 
 #[cfg(test)]
@@ -485,12 +497,19 @@ mod tests {
         assert_eq!(sent[0], info[0]);
         assert_eq!(sent[1].key, "pmixrs.evrange");
         assert!(matches!(sent[1].value, Value::ByteObject(_)));
-        assert_eq!(event_info_from_host(sent), info);
+        let global = pmix_wire::DataRange::GLOBAL;
+        assert_eq!(
+            event_info_from_host(sent, global),
+            (info, pmix_wire::DataRange::CUSTOM)
+        );
         // Bytes that do not decode: the range is dropped, nothing else.
         let bad = vec![Info::new(
             "pmixrs.evrange",
             pmix_wire::ByteObject(vec![1, 2]),
         )];
-        assert!(event_info_from_host(bad).is_empty());
+        assert!(event_info_from_host(bad, global).0.is_empty());
+        // No range list crossed: the host's range stands.
+        let plain = vec![Info::new("x", 1u32)];
+        assert_eq!(event_info_from_host(plain.clone(), global), (plain, global));
     }
 }
