@@ -3,7 +3,11 @@
 //! with OpenPMIx's server inside Slurm's plugin, then with ours (this build's
 //! `libpmix_ffi.so`), each with `SLURM_PMIX_FENCE=tree` and `=ring`, one after the
 //! other in one run; it prints, per measure (fence, fence with data, get of a peer's
-//! key on the other node after it), both medians and their ratio.
+//! key on the other node after it), both medians and their ratio. A third column runs
+//! OpenPMIx's server again with its client held on its `hash` store
+//! (`PMIX_MCA_gds=hash`), the store every client of our server uses (docs/design.md:
+//! clients are kept on `hash`, no shared-memory dstore): there a get of a key put
+//! since the client's last get is a round trip to the server with either server.
 //!
 //! With two node names on one host Slurm's tree collective does not wait for the
 //! other node (each step daemon is the root of its own tree; see
@@ -32,7 +36,7 @@ fn install(lib: &Path) {
 }
 
 /// The medians of one run, or why it failed.
-fn run(exe: &Path, algo: &str) -> Result<Vec<f64>, String> {
+fn run(exe: &Path, algo: &str, gds: Option<&str>) -> Result<Vec<f64>, String> {
     let mut cmd = Command::new("srun");
     cmd.env_remove("LD_LIBRARY_PATH")
         .env("SLURM_PMIX_FENCE", algo)
@@ -53,6 +57,9 @@ fn run(exe: &Path, algo: &str) -> Result<Vec<f64>, String> {
         if k.starts_with("PMIX_") || (k.starts_with("SLURM_") && k != "SLURM_PMIX_FENCE") {
             cmd.env_remove(&k);
         }
+    }
+    if let Some(g) = gds {
+        cmd.env("PMIX_MCA_gds", g);
     }
     let out = output_within(&mut cmd, Duration::from_secs(300));
     pmix_testkit::timing::medians(&out, &MEASURES)
@@ -92,18 +99,26 @@ fn main() {
     );
     for algo in ["tree", "ring"] {
         install(&theirs);
-        let a = run(&exe, algo);
+        let a = run(&exe, algo, None);
+        let h = run(&exe, algo, Some("hash"));
         install(&ours);
-        let b = run(&exe, algo);
+        let b = run(&exe, algo, None);
         println!("\nSLURM_PMIX_FENCE={algo}");
         println!(
-            "{:<12} {:>10} {:>10} {:>8}",
-            "measure", "OpenPMIx", "pmix-rs", "ratio"
+            "{:<12} {:>10} {:>10} {:>8} {:>14} {:>8}",
+            "measure", "OpenPMIx", "pmix-rs", "ratio", "OpenPMIx/hash", "ratio"
         );
-        match (&a, &b) {
-            (Ok(a), Ok(b)) => {
+        match (&a, &b, &h) {
+            (Ok(a), Ok(b), Ok(h)) => {
                 for (i, m) in MEASURES.iter().enumerate() {
-                    println!("{m:<12} {:>10.1} {:>10.1} {:>8.2}", a[i], b[i], b[i] / a[i]);
+                    println!(
+                        "{m:<12} {:>10.1} {:>10.1} {:>8.2} {:>14.1} {:>8.2}",
+                        a[i],
+                        b[i],
+                        b[i] / a[i],
+                        h[i],
+                        b[i] / h[i]
+                    );
                 }
             }
             _ => {
@@ -113,6 +128,7 @@ fn main() {
                 };
                 println!("OpenPMIx: {}", show(&a));
                 println!("pmix-rs:  {}", show(&b));
+                println!("OpenPMIx/hash: {}", show(&h));
             }
         }
     }
