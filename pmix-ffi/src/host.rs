@@ -699,6 +699,11 @@ fn upcall(
             }
         }
         JobEvent::Host(call) => host_call(module, server, call),
+        // Never raised: a hosted server is not configured to spawn (the host's own
+        // spawn upcall is not used yet); answered so no parent could wait.
+        JobEvent::Spawn { id, .. } => {
+            let _ = server.spawn_done(id, Err(Status::ERR_NOT_SUPPORTED.0));
+        }
         JobEvent::Log {
             nspace,
             rank,

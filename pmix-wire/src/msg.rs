@@ -74,6 +74,7 @@ pub use other::{
     Alloc, ComputeDeviceDistances, Connect, ConnectReply, DistancesReply, GetCredential,
     GetCredentialReply, InfoReply, JobBlob, JobControl, Log, Lookup, LookupReply, Monitor,
     ProcCpuset, Publish, QueryInfo, Spawn, SpawnReply, Unpublish, ValidateCred,
+    connect_reply_with_jobs, spawn_reply_with_job,
 };
 pub use pblob::ProcBlob;
 

@@ -1550,3 +1550,40 @@ fn a_fence_reply_with_contributions_decodes_pairs_and_refuses_unequal_lists() {
     let bytes = empty.encode(&codec).unwrap();
     assert_eq!(decode_reply(Command::FenceNb, &bytes, &codec), Ok(empty));
 }
+
+#[test]
+fn spawn_and_connect_replies_built_from_a_req_payload_decode_as_the_typed_replies() {
+    for codec in [nd(), fd()] {
+        let job = Reply::Req(JobInfo {
+            nspace: s("child.1"),
+            items: vec![
+                JobItem::Value(kval("pmix.job.size", 2u32)),
+                JobItem::Value(Kval { key: s("pmix.parent"), value: Value::Proc(Proc::new("parent.0", 0)) }),
+            ],
+        })
+        .encode(&codec)
+        .unwrap();
+        let bytes =
+            pmix_wire::msg::spawn_reply_with_job(&codec, Status::SUCCESS, &job).unwrap();
+        match reply(Command::SpawnNb, &bytes, &codec) {
+            Reply::Spawn(r) => {
+                assert_eq!(r.status, Status::SUCCESS);
+                assert_eq!(r.nspace, Some(s("child.1")));
+                assert_eq!(r.kvals.len(), 2);
+                assert_eq!(r.kvals[0], kval("pmix.job.size", 2u32));
+            }
+            other => panic!("not a spawn reply: {other:?}"),
+        }
+        let bytes =
+            pmix_wire::msg::connect_reply_with_jobs(&codec, Status::SUCCESS, &[&job, &job])
+                .unwrap();
+        match reply(Command::ConnectNb, &bytes, &codec) {
+            Reply::Connect(r) => {
+                assert_eq!(r.jobs.len(), 2);
+                assert_eq!(r.jobs[1].nspace, s("child.1"));
+                assert_eq!(r.jobs[1].kvals[1], Kval { key: s("pmix.parent"), value: Value::Proc(Proc::new("parent.0", 0)) });
+            }
+            other => panic!("not a connect reply: {other:?}"),
+        }
+    }
+}

@@ -50,9 +50,9 @@ use super::wake::{self, Wake};
 /// in one [`JobServer::next_event`] call.
 pub const TICK: Duration = Duration::from_millis(20);
 
-/// A job event the launcher acts on (the server's [`pmix::server::JobEvent`], for
-/// this job's namespace).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A job event the launcher acts on (the server's [`pmix::server::JobEvent`]); it
+/// comes with the index of the job it is about ([`JobServer::next_event`]).
+#[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// The rank completed its handshake.
     Connected(u32),
@@ -69,20 +69,94 @@ pub enum Event {
     },
     /// The rank's connection closed without FINALIZE.
     Lost(u32),
+    /// A rank of the job asked for new processes (`PMIx_Spawn`).
+    Spawn(SpawnRequest),
 }
+
+/// A client's `PMIx_Spawn`, as the server passed it on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpawnRequest {
+    /// The request, for [`JobServer::spawn_done`].
+    pub id: u64,
+    /// Who asked.
+    pub parent: (String, u32),
+    /// The job-level directives.
+    pub info: Vec<pmix::wire::Info>,
+    /// The applications (each with a program and at least one process).
+    pub apps: Vec<pmix::wire::App>,
+}
+
+/// One process to start: what [`super::spawn::spawn_proc`] runs.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    /// The program (searched in `PATH` when it has no `/`).
+    pub program: OsString,
+    /// Its `argv[0]`, when not the program.
+    pub argv0: Option<OsString>,
+    /// Its arguments after `argv[0]`.
+    pub args: Vec<OsString>,
+    /// Variables set after pmix-run's own (less the scrubbed ones).
+    pub env: Vec<(OsString, OsString)>,
+    /// Its working directory (pmix-run's when `None`).
+    pub cwd: Option<std::path::PathBuf>,
+    /// Its binding (`None`: unbound).
+    pub cpus: Option<CpuSet>,
+}
+
+/// A job registered for a spawn ([`JobServer::start_job`]).
+#[derive(Clone, Debug)]
+pub struct NewJob {
+    /// Its index (the next one: the first job is 0, each spawn's the next).
+    pub job: usize,
+    /// Its namespace.
+    pub nspace: String,
+    /// Its processes, rank by rank.
+    pub procs: Vec<Launch>,
+}
+
+/// `PMIX_ERR_NOT_SUPPORTED`: what a server that cannot spawn answers.
+pub const ERR_NOT_SUPPORTED: i32 = -47;
+/// `PMIX_ERR_JOB_FAILED_TO_LAUNCH`: a spawned process ended before it connected.
+pub const ERR_JOB_FAILED_TO_LAUNCH: i32 = -181;
+/// `PMIX_ERR_JOB_EXE_NOT_FOUND`: a spawned program does not exist.
+pub const ERR_JOB_EXE_NOT_FOUND: i32 = -190;
+/// `PMIX_ERR_JOB_APP_NOT_EXECUTABLE`: a spawned program cannot be run.
+pub const ERR_JOB_APP_NOT_EXECUTABLE: i32 = -177;
+/// `PMIX_ERR_JOB_CANCELED`: a spawn asked for while the job is ending.
+pub const ERR_JOB_CANCELED: i32 = -180;
 
 /// What the job loop needs from a PMIx server: the real one is
 /// [`super::server::Embedded`]; tests use a fake. It is shared with the thread that
 /// passes its events on to the loop, which may outlive [`run`] by one
-/// [`JobServer::next_event`] call.
+/// [`JobServer::next_event`] call. Jobs are numbered: the first is 0, each spawned
+/// one the next number.
 pub trait JobServer: Send + Sync {
-    /// The variables rank `rank` must be started with (the PMIx rendezvous).
+    /// The variables rank `rank` of the first job must be started with (the PMIx
+    /// rendezvous).
     fn client_env(&self, rank: u32) -> Vec<(String, String)>;
-    /// The next event of this job, waiting at most `timeout` (`None` if none came).
-    fn next_event(&self, timeout: Duration) -> Option<Event>;
-    /// The launcher saw `rank` end: `status` is its exit status, or minus the signal
-    /// that killed it.
-    fn proc_exited(&self, rank: u32, status: i32);
+    /// The next event of any job, with its job's index, waiting at most `timeout`
+    /// (`None` if none came).
+    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)>;
+    /// The launcher saw `rank` of job `job` end: `status` is its exit status, or
+    /// minus the signal that killed it.
+    fn proc_exited(&self, job: usize, rank: u32, status: i32);
+    /// Registers the job `req` asks for and says how to start its processes.
+    ///
+    /// # Errors
+    /// The PMIx status the parent gets (by default `PMIX_ERR_NOT_SUPPORTED`).
+    fn start_job(&self, req: &SpawnRequest) -> Result<NewJob, i32> {
+        let _ = req;
+        Err(ERR_NOT_SUPPORTED)
+    }
+    /// Answers spawn `id`: the new namespace, or the status the parent gets.
+    fn spawn_done(&self, id: u64, result: Result<String, i32>) {
+        let _ = (id, result);
+    }
+    /// Every process of spawned job `job` has ended; `status` is the first
+    /// non-zero exit status among them (minus a signal), or 0.
+    fn job_ended(&self, job: usize, status: i32) {
+        let _ = (job, status);
+    }
 }
 
 /// What to run and how.
@@ -119,6 +193,30 @@ struct Rank {
     /// It completed its PMIx handshake.
     connected: bool,
     killed_by_us: bool,
+    /// How it ended, once reaped.
+    end: Option<RankEnd>,
+}
+
+/// One job: the first, or one a spawn started.
+struct Job {
+    nspace: String,
+    ranks: Vec<Rank>,
+    /// A spawn waiting to be answered: its id (until every process connected, or
+    /// ended with status 0 without being a PMIx client).
+    pending: Option<u64>,
+    /// [`JobServer::job_ended`] was called (or the spawn failed: nobody is told).
+    ended: bool,
+}
+
+impl Job {
+    /// How a rank of this job is named in pmix-run's lines.
+    fn name(&self, j: usize, r: usize) -> String {
+        if j == 0 {
+            r.to_string()
+        } else {
+            format!("{}:{r}", self.nspace)
+        }
+    }
 }
 
 /// Runs `spec` with `server`, printing to `sinks`; `signals` is asked each turn (at
@@ -159,6 +257,84 @@ fn run_paced(
     code
 }
 
+/// Where the output threads of the processes go, and what they hold.
+struct Pumps<'a> {
+    sinks: &'a Sinks,
+    tag: bool,
+    threads: Vec<JoinHandle<()>>,
+    /// Every output thread holds a clone; the last one to end disconnects it.
+    drained_tx: mpsc::Sender<()>,
+}
+
+impl Pumps<'_> {
+    /// Starts `l` as rank `r`, its output forwarded.
+    fn start(&mut self, l: &Launch, r: u32) -> std::io::Result<Rank> {
+        let mut child = spawn::spawn_proc(l)?;
+        let out = child.stdout.take().expect("piped stdout");
+        let err = child.stderr.take().expect("piped stderr");
+        self.threads.push(output::forward(
+            out,
+            self.sinks.stdout.clone(),
+            r,
+            self.tag,
+            self.drained_tx.clone(),
+        ));
+        self.threads.push(output::forward(
+            err,
+            self.sinks.stderr.clone(),
+            r,
+            self.tag,
+            self.drained_tx.clone(),
+        ));
+        Ok(Rank {
+            child: Some(child),
+            connected: false,
+            killed_by_us: false,
+            end: None,
+        })
+    }
+}
+
+/// How rank `r` of the first job is started.
+fn first_job_launch(spec: &JobSpec, server: &dyn JobServer, r: u32) -> Launch {
+    let mut env: Vec<(OsString, OsString)> = server
+        .client_env(r)
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    env.extend(spec.extra_env.iter().cloned());
+    Launch {
+        program: spec.command[0].clone(),
+        argv0: None,
+        args: spec.command[1..].to_vec(),
+        env,
+        cwd: None,
+        cpus: spec.cpusets[r as usize].clone(),
+    }
+}
+
+/// The PMIx status of a spawned program that could not be started.
+fn start_error_status(e: &std::io::Error) -> i32 {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ERR_JOB_EXE_NOT_FOUND,
+        std::io::ErrorKind::PermissionDenied => ERR_JOB_APP_NOT_EXECUTABLE,
+        _ => ERR_JOB_FAILED_TO_LAUNCH,
+    }
+}
+
+/// Kills and reaps the processes of a job that could not be started whole.
+fn kill_and_reap(ranks: &mut [Rank], server: &dyn JobServer, j: usize) {
+    for (r, rank) in ranks.iter_mut().enumerate() {
+        if let Some(mut c) = rank.child.take() {
+            signal_rank(&c, Signal::KILL);
+            let end = c.wait().map(RankEnd::of).unwrap_or(RankEnd::Exited(1));
+            rank.end = Some(end);
+            rank.killed_by_us = true;
+            server.proc_exited(j, r as u32, end.status());
+        }
+    }
+}
+
 fn run_job(
     spec: &JobSpec,
     server: &dyn JobServer,
@@ -169,36 +345,17 @@ fn run_job(
     started: Instant,
 ) -> i32 {
     let n = spec.cpusets.len();
-    let mut ranks: Vec<Rank> = Vec::with_capacity(n);
-    let mut pumps: Vec<JoinHandle<()>> = Vec::with_capacity(2 * n);
-    // Every output thread holds a clone; the last one to end disconnects it.
     let (drained_tx, drained) = mpsc::channel::<()>();
-    for (r, cpus) in spec.cpusets.iter().enumerate() {
-        let r = r as u32;
-        match spawn::spawn_rank(spec, server, r, cpus.as_ref()) {
-            Ok(mut child) => {
-                let out = child.stdout.take().expect("piped stdout");
-                let err = child.stderr.take().expect("piped stderr");
-                pumps.push(output::forward(
-                    out,
-                    sinks.stdout.clone(),
-                    r,
-                    spec.tag_output,
-                    drained_tx.clone(),
-                ));
-                pumps.push(output::forward(
-                    err,
-                    sinks.stderr.clone(),
-                    r,
-                    spec.tag_output,
-                    drained_tx.clone(),
-                ));
-                ranks.push(Rank {
-                    child: Some(child),
-                    connected: false,
-                    killed_by_us: false,
-                });
-            }
+    let mut pumps = Pumps {
+        sinks,
+        tag: spec.tag_output,
+        threads: Vec::with_capacity(2 * n),
+        drained_tx,
+    };
+    let mut first = Vec::with_capacity(n);
+    for r in 0..n as u32 {
+        match pumps.start(&first_job_launch(spec, server, r), r) {
+            Ok(rank) => first.push(rank),
             Err(e) => {
                 let prog = spec.command[0].to_string_lossy();
                 say(sinks, &format!("cannot start rank {r} ({prog}): {e}"));
@@ -207,18 +364,29 @@ fn run_job(
                 } else {
                     spawn::EXIT_CANNOT_EXEC
                 };
-                for rank in &mut ranks {
+                for rank in &mut first {
                     if let Some(mut c) = rank.child.take() {
                         signal_rank(&c, Signal::KILL);
                         let _ = c.wait();
                     }
                 }
+                let Pumps {
+                    threads,
+                    drained_tx,
+                    ..
+                } = pumps;
                 drop(drained_tx);
-                join(pumps, &drained);
+                join(threads, &drained);
                 return code;
             }
         }
     }
+    let mut jobs = vec![Job {
+        nspace: String::new(),
+        ranks: first,
+        pending: None,
+        ended: true,
+    }];
 
     let mut verdict = Verdict::default();
     let timeout_at = spec.timeout.map(|t| started + t);
@@ -238,7 +406,7 @@ fn run_job(
 
     loop {
         for sig in signals() {
-            let live: Vec<u32> = live_ranks(&ranks);
+            let live = live_ranks(&jobs);
             say(
                 sinks,
                 &format!(
@@ -247,9 +415,9 @@ fn run_job(
                     live.len()
                 ),
             );
-            for &r in &live {
+            for &(j, r) in &live {
                 if let (Some(c), Some(sig)) =
-                    (&ranks[r as usize].child, Signal::from_named_raw(sig))
+                    (&jobs[j].ranks[r].child, Signal::from_named_raw(sig))
                 {
                     signal_rank(c, sig);
                 }
@@ -257,39 +425,79 @@ fn run_job(
             grace_until.get_or_insert_with(|| Instant::now() + spec.grace);
         }
 
-        for (r, rank) in ranks.iter_mut().enumerate() {
-            let Some(child) = rank.child.as_mut() else {
-                continue;
-            };
-            let end = match child.try_wait() {
-                Ok(Some(s)) => RankEnd::of(s),
-                Ok(None) => continue,
-                Err(e) => {
-                    // Not expected for a child we own; counted as a failed rank rather
-                    // than polled forever.
-                    say(sinks, &format!("cannot wait for rank {r}: {e}"));
-                    RankEnd::Exited(1)
+        for (j, job) in jobs.iter_mut().enumerate() {
+            let mut launch_failed = false;
+            for r in 0..job.ranks.len() {
+                let name = job.name(j, r);
+                let rank = &mut job.ranks[r];
+                let Some(child) = rank.child.as_mut() else {
+                    continue;
+                };
+                let end = match child.try_wait() {
+                    Ok(Some(s)) => RankEnd::of(s),
+                    Ok(None) => continue,
+                    Err(e) => {
+                        // Not expected for a child we own; counted as a failed rank
+                        // rather than polled forever.
+                        say(sinks, &format!("cannot wait for rank {name}: {e}"));
+                        RankEnd::Exited(1)
+                    }
+                };
+                rank.child = None;
+                rank.end = Some(end);
+                server.proc_exited(j, r as u32, end.status());
+                if job.pending.is_some() && !rank.connected && end.code() != 0 {
+                    // A spawned process that died before it connected: the spawn
+                    // fails, the parent is told, the job does not end.
+                    say(
+                        sinks,
+                        &format!("spawned rank {name} {} before it connected", end.describe()),
+                    );
+                    launch_failed = true;
+                    continue;
                 }
-            };
-            rank.child = None;
-            server.proc_exited(
-                r as u32,
-                match end {
-                    RankEnd::Exited(c) => c,
-                    RankEnd::Signaled(s) => -s,
-                },
-            );
-            verdict.rank_ended(end, rank.killed_by_us);
-            // An exit without finalizing is the server's to tell (Event::Lost): only it
-            // knows whether the FINALIZE came first.
-            if !rank.killed_by_us && end.code() != 0 {
-                say(sinks, &format!("rank {r} {}", end.describe()));
-                if !spec.keep_going {
-                    ending(&mut grace_until, sinks, &format!("rank {r} failed"));
+                verdict.rank_ended(end, rank.killed_by_us);
+                // An exit without finalizing is the server's to tell (Event::Lost):
+                // only it knows whether the FINALIZE came first.
+                if !rank.killed_by_us && end.code() != 0 {
+                    say(sinks, &format!("rank {name} {}", end.describe()));
+                    if !spec.keep_going {
+                        ending(&mut grace_until, sinks, &format!("rank {name} failed"));
+                    }
                 }
             }
+            if launch_failed && let Some(id) = job.pending.take() {
+                for k in job.ranks.iter_mut() {
+                    if let Some(c) = k.child.as_ref() {
+                        signal_rank(c, Signal::KILL);
+                        k.killed_by_us = true;
+                    }
+                }
+                job.ended = true;
+                server.spawn_done(id, Err(ERR_JOB_FAILED_TO_LAUNCH));
+            }
+            if let Some(id) = job.pending
+                && job
+                    .ranks
+                    .iter()
+                    .all(|k| k.connected || k.end.is_some_and(|e| e.code() == 0))
+            {
+                job.pending = None;
+                server.spawn_done(id, Ok(job.nspace.clone()));
+            }
+            if !job.ended && job.pending.is_none() && job.ranks.iter().all(|k| k.child.is_none())
+            {
+                job.ended = true;
+                let status = job
+                    .ranks
+                    .iter()
+                    .filter_map(|k| k.end.map(|e| e.status()))
+                    .find(|&s| s != 0)
+                    .unwrap_or(0);
+                server.job_ended(j, status);
+            }
         }
-        if ranks.iter().all(|k| k.child.is_none()) {
+        if jobs.iter().all(|job| job.ranks.iter().all(|k| k.child.is_none())) {
             break;
         }
 
@@ -308,95 +516,194 @@ fn run_job(
             }
             Err(RecvTimeoutError::Timeout) => None,
         };
-        if let Some(Wake::Event(ev)) = woke {
+        if let Some(Wake::Event((j, ev))) = woke {
             match ev {
-                Event::Connected(r) => {
-                    if let Some(k) = ranks.get_mut(r as usize) {
-                        k.connected = true;
+                Event::Spawn(req) => {
+                    if grace_until.is_some() {
+                        server.spawn_done(req.id, Err(ERR_JOB_CANCELED));
+                    } else {
+                        start_spawned(&req, server, sinks, &mut pumps, &mut jobs);
                     }
                 }
-                Event::Finalized(_) => {}
-                Event::Aborted {
-                    rank,
-                    status,
-                    message,
-                } => {
-                    verdict.aborted(status);
-                    let msg = message.map(|m| format!(": {m}")).unwrap_or_default();
-                    say(
-                        sinks,
-                        &format!("rank {rank} called PMIx_Abort with status {status}{msg}"),
-                    );
+                ev => on_event(j, ev, &mut jobs, &mut verdict, &mut |why: &str| {
                     if !spec.keep_going {
-                        ending(&mut grace_until, sinks, &format!("rank {rank} aborted"));
+                        ending(&mut grace_until, sinks, why);
                     }
-                }
-                Event::Lost(r) => {
-                    // A rank that never connected (a program that is no PMIx client)
-                    // is not lost when it ends: it had nothing to finalize.
-                    if let Some(k) = ranks
-                        .get(r as usize)
-                        .filter(|k| k.connected && !k.killed_by_us)
-                    {
-                        if k.child.is_some() {
-                            say(
-                                sinks,
-                                &format!("rank {r} closed its PMIx connection without finalizing"),
-                            );
-                        } else {
-                            say(sinks, &format!("rank {r} ended without finalizing"));
-                        }
-                        if !spec.keep_going {
-                            ending(&mut grace_until, sinks, &format!("rank {r} was lost"));
-                        }
-                    }
-                }
+                }, sinks),
             }
         }
 
         let now = Instant::now();
         if timeout_at.is_some_and(|t| now >= t) && !verdict.is_timed_out() {
             verdict.timed_out();
-            let live = live_ranks(&ranks);
+            let live = live_ranks(&jobs);
             say(
                 sinks,
                 &format!(
                     "the job ran past --timeout {} s: killing rank(s) {}",
                     secs(spec.timeout.unwrap_or_default()),
-                    list(&live)
+                    list(&jobs, &live)
                 ),
             );
-            kill_all(&mut ranks);
+            kill_all(&mut jobs);
         }
         if grace_until.is_some_and(|t| now >= t) {
-            let live: Vec<u32> = live_ranks(&ranks)
+            let live: Vec<(usize, usize)> = live_ranks(&jobs)
                 .into_iter()
-                .filter(|&r| !ranks[r as usize].killed_by_us)
+                .filter(|&(j, r)| !jobs[j].ranks[r].killed_by_us)
                 .collect();
             if !live.is_empty() {
                 say(
                     sinks,
                     &format!(
                         "killing rank(s) {}: still running {} s after the job began to end",
-                        list(&live),
+                        list(&jobs, &live),
                         secs(spec.grace)
                     ),
                 );
-                kill_all(&mut ranks);
+                kill_all(&mut jobs);
             }
         }
     }
+    for job in &jobs {
+        if let Some(id) = job.pending {
+            server.spawn_done(id, Err(ERR_JOB_CANCELED));
+        }
+    }
+    let Pumps {
+        threads,
+        drained_tx,
+        ..
+    } = pumps;
     drop(drained_tx);
-    join(pumps, &drained);
+    join(threads, &drained);
     verdict.code()
 }
 
-fn live_ranks(ranks: &[Rank]) -> Vec<u32> {
-    ranks
-        .iter()
+/// A server event about rank `r` of job `j` (not a spawn).
+fn on_event(
+    j: usize,
+    ev: Event,
+    jobs: &mut [Job],
+    verdict: &mut Verdict,
+    end_job: &mut dyn FnMut(&str),
+    sinks: &Sinks,
+) {
+    let Some(job) = jobs.get_mut(j) else {
+        return;
+    };
+    match ev {
+        Event::Connected(r) => {
+            if let Some(k) = job.ranks.get_mut(r as usize) {
+                k.connected = true;
+            }
+        }
+        Event::Finalized(_) | Event::Spawn(_) => {}
+        Event::Aborted {
+            rank,
+            status,
+            message,
+        } => {
+            let name = job.name(j, rank as usize);
+            verdict.aborted(status);
+            let msg = message.map(|m| format!(": {m}")).unwrap_or_default();
+            say(
+                sinks,
+                &format!("rank {name} called PMIx_Abort with status {status}{msg}"),
+            );
+            end_job(&format!("rank {name} aborted"));
+        }
+        Event::Lost(r) => {
+            // A rank that never connected (a program that is no PMIx client) is not
+            // lost when it ends: it had nothing to finalize.
+            let name = job.name(j, r as usize);
+            if let Some(k) = job
+                .ranks
+                .get(r as usize)
+                .filter(|k| k.connected && !k.killed_by_us)
+            {
+                if k.child.is_some() {
+                    say(
+                        sinks,
+                        &format!("rank {name} closed its PMIx connection without finalizing"),
+                    );
+                } else {
+                    say(sinks, &format!("rank {name} ended without finalizing"));
+                }
+                end_job(&format!("rank {name} was lost"));
+            }
+        }
+    }
+}
+
+/// Registers and starts the job `req` asks for; a process that cannot be started
+/// fails the spawn (the ones started are killed), and so does a job the server
+/// refuses.
+fn start_spawned(
+    req: &SpawnRequest,
+    server: &dyn JobServer,
+    sinks: &Sinks,
+    pumps: &mut Pumps<'_>,
+    jobs: &mut Vec<Job>,
+) {
+    let new = match server.start_job(req) {
+        Ok(n) if n.job == jobs.len() => n,
+        Ok(n) => {
+            say(sinks, &format!("spawn: the server numbered job {} out of turn", n.job));
+            return server.spawn_done(req.id, Err(ERR_JOB_FAILED_TO_LAUNCH));
+        }
+        Err(s) => return server.spawn_done(req.id, Err(s)),
+    };
+    let j = new.job;
+    let mut ranks = Vec::with_capacity(new.procs.len());
+    let mut failed = None;
+    for (r, l) in new.procs.iter().enumerate() {
+        match pumps.start(l, r as u32) {
+            Ok(rank) => ranks.push(rank),
+            Err(e) => {
+                say(
+                    sinks,
+                    &format!(
+                        "cannot start spawned rank {}:{r} ({}): {e}",
+                        new.nspace,
+                        l.program.to_string_lossy()
+                    ),
+                );
+                failed = Some(start_error_status(&e));
+                break;
+            }
+        }
+    }
+    let mut job = Job {
+        nspace: new.nspace,
+        ranks,
+        pending: Some(req.id),
+        ended: false,
+    };
+    if let Some(status) = failed {
+        kill_and_reap(&mut job.ranks, server, j);
+        // The ranks never started are gone as well.
+        for r in job.ranks.len()..new.procs.len() {
+            server.proc_exited(j, r as u32, 127);
+        }
+        job.pending = None;
+        job.ended = true;
+        server.spawn_done(req.id, Err(status));
+    }
+    jobs.push(job);
+}
+
+/// The ranks not reaped yet, as (job, rank).
+fn live_ranks(jobs: &[Job]) -> Vec<(usize, usize)> {
+    jobs.iter()
         .enumerate()
-        .filter(|(_, k)| k.child.is_some())
-        .map(|(r, _)| r as u32)
+        .flat_map(|(j, job)| {
+            job.ranks
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.child.is_some())
+                .map(move |(r, _)| (j, r))
+        })
         .collect()
 }
 
@@ -410,8 +717,8 @@ fn signal_rank(child: &Child, sig: Signal) {
     }
 }
 
-fn kill_all(ranks: &mut [Rank]) {
-    for k in ranks.iter_mut() {
+fn kill_all(jobs: &mut [Job]) {
+    for k in jobs.iter_mut().flat_map(|j| j.ranks.iter_mut()) {
         if let Some(c) = k.child.as_ref() {
             signal_rank(c, Signal::KILL);
             k.killed_by_us = true;
@@ -446,10 +753,10 @@ fn join(pumps: Vec<JoinHandle<()>>, drained: &Receiver<()>) {
     }
 }
 
-fn list(ranks: &[u32]) -> String {
+fn list(jobs: &[Job], ranks: &[(usize, usize)]) -> String {
     ranks
         .iter()
-        .map(u32::to_string)
+        .map(|&(j, r)| jobs[j].name(j, r))
         .collect::<Vec<_>>()
         .join(",")
 }

@@ -12,18 +12,96 @@ struct Fake {
     exited: Mutex<Vec<(u32, i32)>>,
 }
 
-impl JobServer for Fake {
+/// A fake that spawns: each spawn's processes run `program` with `args`, and the
+/// scripted events come with their job's index.
+#[derive(Default)]
+struct Spawner {
+    events: Mutex<VecDeque<(usize, Event)>>,
+    program: String,
+    args: Vec<String>,
+    jobs: Mutex<usize>,
+    exited: Mutex<Vec<(usize, u32, i32)>>,
+    answers: Mutex<Vec<(u64, Result<String, i32>)>>,
+    ended: Mutex<Vec<(usize, i32)>>,
+}
+
+impl JobServer for Spawner {
     fn client_env(&self, rank: u32) -> Vec<(String, String)> {
         vec![("FAKE_RANK".into(), rank.to_string())]
     }
-    fn next_event(&self, timeout: Duration) -> Option<Event> {
+    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
         let ev = self.events.lock().unwrap().pop_front();
         if ev.is_none() {
             std::thread::sleep(timeout);
         }
         ev
     }
-    fn proc_exited(&self, rank: u32, status: i32) {
+    fn proc_exited(&self, job: usize, rank: u32, status: i32) {
+        self.exited.lock().unwrap().push((job, rank, status));
+    }
+    fn start_job(&self, req: &SpawnRequest) -> Result<NewJob, i32> {
+        let mut jobs = self.jobs.lock().unwrap();
+        *jobs += 1;
+        let n: i32 = req.apps.iter().map(|a| a.maxprocs).sum();
+        Ok(NewJob {
+            job: *jobs,
+            nspace: format!("fake.{}", *jobs),
+            procs: (0..n)
+                .map(|r| Launch {
+                    program: self.program.clone().into(),
+                    args: self.args.iter().map(OsString::from).collect(),
+                    env: vec![("FAKE_RANK".into(), r.to_string().into())],
+                    ..Launch::default()
+                })
+                .collect(),
+        })
+    }
+    fn spawn_done(&self, id: u64, result: Result<String, i32>) {
+        self.answers.lock().unwrap().push((id, result));
+    }
+    fn job_ended(&self, job: usize, status: i32) {
+        self.ended.lock().unwrap().push((job, status));
+    }
+}
+
+fn spawn_request(id: u64, n: i32) -> Event {
+    Event::Spawn(SpawnRequest {
+        id,
+        parent: ("fake.0".into(), 0),
+        info: vec![],
+        apps: vec![pmix::wire::App {
+            cmd: Some("child".into()),
+            maxprocs: n,
+            ..Default::default()
+        }],
+    })
+}
+
+fn run_spawner(parent: &str, fake: Spawner) -> (i32, Arc<Spawner>, String) {
+    let fake = Arc::new(fake);
+    let err: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+    let sinks = Sinks {
+        stdout: Arc::new(Mutex::new(Vec::<u8>::new())),
+        stderr: err.clone(),
+    };
+    let code = run(&spec(1, parent), fake.clone(), &sinks, &mut Vec::new);
+    let text = String::from_utf8_lossy(&err.lock().unwrap()).into_owned();
+    (code, fake, text)
+}
+
+impl JobServer for Fake {
+    fn client_env(&self, rank: u32) -> Vec<(String, String)> {
+        vec![("FAKE_RANK".into(), rank.to_string())]
+    }
+    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
+        let ev = self.events.lock().unwrap().pop_front();
+        if ev.is_none() {
+            std::thread::sleep(timeout);
+        }
+        ev.map(|e| (0, e))
+    }
+    fn proc_exited(&self, job: usize, rank: u32, status: i32) {
+        assert_eq!(job, 0, "the fake has one job");
         self.exited.lock().unwrap().push((rank, status));
     }
 }
@@ -249,4 +327,80 @@ fn an_ended_rank_wakes_the_loop_without_waiting_for_a_tick() {
         .recv_timeout(Duration::from_secs(60))
         .expect("the job loop noticed its ranks' exits (SIGCHLD) within 60 s");
     assert_eq!(code, 0);
+}
+
+#[test]
+fn a_spawn_is_answered_once_every_child_connected_and_its_end_is_reported() {
+    let fake = Spawner {
+        events: Mutex::new(
+            [
+                (0, Event::Connected(0)),
+                (0, spawn_request(7, 2)),
+                (1, Event::Connected(0)),
+                (1, Event::Connected(1)),
+            ]
+            .into(),
+        ),
+        program: "sh".into(),
+        args: vec!["-c".into(), "sleep 0.3".into()],
+        ..Spawner::default()
+    };
+    let (code, fake, err) = run_spawner("sleep 1", fake);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(*fake.answers.lock().unwrap(), [(7, Ok("fake.1".to_string()))]);
+    assert_eq!(*fake.ended.lock().unwrap(), [(1, 0)]);
+    let mut exited = fake.exited.lock().unwrap().clone();
+    exited.sort();
+    assert_eq!(exited, [(0, 0, 0), (1, 0, 0), (1, 1, 0)]);
+}
+
+#[test]
+fn a_spawned_child_that_dies_before_connecting_fails_the_spawn_not_the_job() {
+    let fake = Spawner {
+        events: Mutex::new([(0, spawn_request(3, 2))].into()),
+        program: "sh".into(),
+        args: vec!["-c".into(), "exit 5".into()],
+        ..Spawner::default()
+    };
+    let (code, fake, err) = run_spawner("sleep 1", fake);
+    assert_eq!(code, 0, "the parent job decides: {err}");
+    assert_eq!(
+        *fake.answers.lock().unwrap(),
+        [(3, Err(ERR_JOB_FAILED_TO_LAUNCH))]
+    );
+    assert!(fake.ended.lock().unwrap().is_empty());
+    assert!(err.contains("spawned rank fake.1:"), "{err}");
+}
+
+#[test]
+fn a_spawned_program_that_does_not_exist_is_exe_not_found() {
+    let fake = Spawner {
+        events: Mutex::new([(0, spawn_request(4, 1))].into()),
+        program: "/nonexistent/pmix-run-child".into(),
+        ..Spawner::default()
+    };
+    let (code, fake, err) = run_spawner("sleep 0.5", fake);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(*fake.answers.lock().unwrap(), [(4, Err(ERR_JOB_EXE_NOT_FOUND))]);
+    assert!(
+        err.contains("cannot start spawned rank fake.1:0 (/nonexistent/pmix-run-child)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_spawned_rank_that_fails_after_connecting_ends_the_whole_job() {
+    let fake = Spawner {
+        events: Mutex::new(
+            [(0, spawn_request(9, 1)), (1, Event::Connected(0))].into(),
+        ),
+        program: "sh".into(),
+        args: vec!["-c".into(), "sleep 0.3; exit 4".into()],
+        ..Spawner::default()
+    };
+    let (code, fake, err) = run_spawner("exec sleep 60", fake);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("rank fake.1:0 exited with status 4"), "{err}");
+    assert!(err.contains("killing rank(s) 0:"), "{err}");
+    assert_eq!(*fake.ended.lock().unwrap(), [(1, 4)]);
 }

@@ -96,7 +96,17 @@ pub fn main(args: &[OsString]) -> i32 {
     // reserved attributes, and OpenPMIx's own examples build keys from the namespace
     // (`<nspace>-<rank>-internal`): PMIx_Store_internal then fails with BAD-PARAM.
     let nspace = format!("pmrun.{}", std::process::id());
-    let server = match server::Embedded::start(&nspace, &cpusets, Some(Arc::clone(&service))) {
+    let plan: server::BindPlan = {
+        let service = Arc::clone(&service);
+        let bind = cli.bind;
+        Box::new(move |n| plan_bindings(&service, bind, n))
+    };
+    let server = match server::Embedded::start(
+        &nspace,
+        &cpusets,
+        Some(Arc::clone(&service)),
+        plan,
+    ) {
         Ok(s) => Arc::new(s),
         Err(e) => {
             job::say(&sinks, &e);

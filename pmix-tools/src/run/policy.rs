@@ -39,6 +39,15 @@ impl RankEnd {
         }
     }
 
+    /// The status the server is told ([`super::job::JobServer::proc_exited`]): the
+    /// exit status, or minus the signal.
+    pub fn status(self) -> i32 {
+        match self {
+            RankEnd::Exited(c) => c,
+            RankEnd::Signaled(s) => -s,
+        }
+    }
+
     /// One line's worth of words: `exited with status 1`, `was killed by signal 9
     /// (SIGKILL)`.
     pub fn describe(self) -> String {

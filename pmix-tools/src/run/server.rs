@@ -1,18 +1,47 @@
 //! The embedded server: [`pmix::server::Server`] started for one job, its namespace
 //! registered with the ranks' bindings, and the [`JobServer`] face the job loop uses.
 
-use std::sync::Arc;
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pmix::server::{JobEvent, NamespaceSpec, Server, ServerConfig};
+use pmix::wire::{App, Info, Kval, Proc, Value};
 use pmix_core::CpuSet;
 
-use super::job::{Event, JobServer};
+use super::job::{
+    ERR_JOB_FAILED_TO_LAUNCH, Event, JobServer, Launch, NewJob, SpawnRequest,
+};
 
-/// A running server with one job's namespace.
+/// How a job of `n` processes is bound (pmix-run's `--bind` on this machine).
+pub type BindPlan = Box<dyn Fn(u32) -> Result<Vec<Option<CpuSet>>, String> + Send + Sync>;
+
+/// The most processes one spawn may ask for.
+pub const MAX_SPAWN: u32 = 4096;
+
+/// `PMIX_ERR_JOB_INSUFFICIENT_RESOURCES`: a spawn of more than [`MAX_SPAWN`].
+const ERR_JOB_INSUFFICIENT_RESOURCES: i32 = -234;
+
+/// `PMIX_EVENT_JOB_END`.
+const EVENT_JOB_END: i32 = -145;
+
+/// One job the server was given: the first, or a spawned one.
+struct JobRec {
+    nspace: String,
+    /// Who spawned it, and whether it asked `PMIX_NOTIFY_COMPLETION`.
+    parent: Option<((String, u32), bool)>,
+}
+
+/// A running server with the first job's namespace, and those of the jobs its
+/// clients spawn.
 pub struct Embedded {
     server: Server,
-    nspace: String,
+    uid: u32,
+    gid: u32,
+    jobs: Mutex<Vec<JobRec>>,
+    /// How many processes all jobs have had (each job's node ranks follow).
+    placed: Mutex<u32>,
+    bind: BindPlan,
 }
 
 impl Embedded {
@@ -21,7 +50,8 @@ impl Embedded {
     /// run as this process's uid and gid; rank r has local and node rank r and, when
     /// bound, `pmix.cpuset` = `hwloc:LIST`. No `pmix.locstr` is given (it is optional,
     /// docs/serving.md §1(b), and Open MPI parses it as hwloc's locality grammar, which
-    /// needs the object levels the topology model does not keep).
+    /// needs the object levels the topology model does not keep). The server spawns
+    /// ([`ServerConfig::spawn`]): a spawned job's processes are bound by `bind`.
     ///
     /// # Errors
     /// A message naming what failed: starting the server, or registering the
@@ -30,9 +60,11 @@ impl Embedded {
         nspace: &str,
         cpusets: &[Option<CpuSet>],
         service: Option<Arc<pmix::Service>>,
+        bind: BindPlan,
     ) -> Result<Embedded, String> {
         let cfg = ServerConfig {
             service,
+            spawn: true,
             ..ServerConfig::default()
         };
         let server =
@@ -50,8 +82,25 @@ impl Embedded {
             .map_err(|e| format!("cannot register namespace {nspace}: {e}"))?;
         Ok(Embedded {
             server,
-            nspace: nspace.to_owned(),
+            uid,
+            gid,
+            jobs: Mutex::new(vec![JobRec {
+                nspace: nspace.to_owned(),
+                parent: None,
+            }]),
+            placed: Mutex::new(cpusets.len() as u32),
+            bind,
         })
+    }
+
+    fn nspace_of(&self, job: usize) -> Option<String> {
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        jobs.get(job).map(|j| j.nspace.clone())
+    }
+
+    fn job_of(&self, nspace: &str) -> Option<usize> {
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        jobs.iter().position(|j| j.nspace == nspace)
     }
 
     /// Stops the server (its temporary directory is removed).
@@ -65,12 +114,54 @@ impl Embedded {
     }
 }
 
+/// The first value of `key` among `info`.
+fn find<'a>(info: &'a [Info], key: &str) -> Option<&'a Value> {
+    info.iter()
+        .find(|i| i.key.as_bytes() == key.as_bytes())
+        .map(|i| &i.value)
+}
+
+/// The variables an app asks for: its `env` (`NAME=value` each), then its and the
+/// job's `PMIX_SET_ENVAR` (`pmix.envar.set`, replace) and `PMIX_ADD_ENVAR`
+/// (`pmix.envar.add`, set only when not set by then).
+fn app_env(app: &App, job_info: &[Info]) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = app
+        .env
+        .iter()
+        .filter_map(|e| e.as_str())
+        .filter_map(|e| e.split_once('='))
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    for i in job_info.iter().chain(&app.info) {
+        let add = match i.key.as_bytes() {
+            b"pmix.envar.set" => false,
+            b"pmix.envar.add" => true,
+            _ => continue,
+        };
+        let Value::Envar(e) = &i.value else { continue };
+        let (Some(k), Some(v)) = (
+            e.envar.as_ref().and_then(|s| s.as_str()),
+            e.value.as_ref().and_then(|s| s.as_str()),
+        ) else {
+            continue;
+        };
+        let k = OsString::from(k);
+        if add && (env.iter().any(|(x, _)| *x == k) || std::env::var_os(&k).is_some()) {
+            continue;
+        }
+        env.retain(|(x, _)| *x != k);
+        env.push((k, v.into()));
+    }
+    env
+}
+
 impl JobServer for Embedded {
     fn client_env(&self, rank: u32) -> Vec<(String, String)> {
-        self.server.client_env(&self.nspace, rank)
+        let ns = self.nspace_of(0).unwrap_or_default();
+        self.server.client_env(&ns, rank)
     }
 
-    fn next_event(&self, timeout: Duration) -> Option<Event> {
+    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
         let until = Instant::now() + timeout;
         loop {
             let left = until.saturating_duration_since(Instant::now());
@@ -98,6 +189,20 @@ impl JobServer for Embedded {
                     },
                 ),
                 JobEvent::Lost { nspace, rank } => (nspace, Event::Lost(rank)),
+                JobEvent::Spawn {
+                    id,
+                    parent,
+                    info,
+                    apps,
+                } => (
+                    parent.0.clone(),
+                    Event::Spawn(SpawnRequest {
+                        id,
+                        parent,
+                        info,
+                        apps,
+                    }),
+                ),
                 JobEvent::Log { stream, text, .. } => {
                     // A rank's PMIx_Log: written as it came, where it asked.
                     use std::io::Write;
@@ -114,8 +219,12 @@ impl JobServer for Embedded {
                 #[allow(unreachable_patterns)]
                 _ => continue,
             };
-            if ns == self.nspace {
-                return Some(e);
+            if let Some(j) = self.job_of(&ns) {
+                return Some((j, e));
+            }
+            if let Event::Spawn(req) = e {
+                // A tool's spawn: no job of ours asked.
+                let _ = self.server.spawn_done(req.id, Err(super::job::ERR_NOT_SUPPORTED));
             }
             if left.is_zero() {
                 return None;
@@ -123,8 +232,142 @@ impl JobServer for Embedded {
         }
     }
 
-    fn proc_exited(&self, rank: u32, status: i32) {
+    fn proc_exited(&self, job: usize, rank: u32, status: i32) {
         // A stopped server has nobody left to tell.
-        let _ = self.server.proc_exited(&self.nspace, rank, status);
+        if let Some(ns) = self.nspace_of(job) {
+            let _ = self.server.proc_exited(&ns, rank, status);
+        }
+    }
+
+    fn start_job(&self, req: &SpawnRequest) -> Result<NewJob, i32> {
+        let n: u64 = req.apps.iter().map(|a| a.maxprocs.max(0) as u64).sum();
+        if n == 0 || n > u64::from(MAX_SPAWN) {
+            return Err(ERR_JOB_INSUFFICIENT_RESOURCES);
+        }
+        let n = n as u32;
+        let cpusets = (self.bind)(n).map_err(|_| ERR_JOB_INSUFFICIENT_RESOURCES)?;
+        let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let job = jobs.len();
+        let nspace = format!("{}.{job}", jobs[0].nspace);
+        let mut spec = NamespaceSpec::single_node(nspace.as_str(), n, self.uid, self.gid);
+        let mut placed = self.placed.lock().unwrap_or_else(|e| e.into_inner());
+        let appnums = req
+            .apps
+            .iter()
+            .enumerate()
+            .flat_map(|(a, app)| std::iter::repeat_n(a as u32, app.maxprocs.max(0) as usize));
+        for ((r, cpus), app) in spec.ranks.iter_mut().zip(&cpusets).zip(appnums) {
+            r.appnum = app;
+            r.node_rank = u16::try_from(*placed + r.rank).unwrap_or(u16::MAX);
+            if let Some(c) = cpus {
+                r.cpuset = Some(format!("hwloc:{c}"));
+            }
+        }
+        let (pns, prank) = (req.parent.0.as_str(), req.parent.1);
+        spec.job_info = vec![
+            Kval {
+                key: "pmix.parent".into(),
+                value: Value::Proc(Proc::new(pns, prank)),
+            },
+            Kval::new("pmix.spawned", true),
+        ];
+        if let Err(e) = self.server.add_namespace(spec) {
+            eprintln!("pmix-run: cannot register spawned namespace {nspace}: {e}");
+            return Err(ERR_JOB_FAILED_TO_LAUNCH);
+        }
+        *placed += n;
+        let notify = find(&req.info, "pmix.notecomp").and_then(Value::as_bool) == Some(true);
+        jobs.push(JobRec {
+            nspace: nspace.clone(),
+            parent: Some((req.parent.clone(), notify)),
+        });
+        drop(jobs);
+        let wdir_of = |info: &[Info]| {
+            find(info, "pmix.wdir")
+                .and_then(Value::as_str)
+                .map(std::path::PathBuf::from)
+        };
+        let mut procs = Vec::with_capacity(n as usize);
+        for app in &req.apps {
+            let env = app_env(app, &req.info);
+            let cwd = app
+                .cwd
+                .as_ref()
+                .and_then(|c| c.as_str())
+                .filter(|c| !c.is_empty())
+                .map(std::path::PathBuf::from)
+                .or_else(|| wdir_of(&app.info))
+                .or_else(|| wdir_of(&req.info));
+            let program: OsString = app
+                .cmd
+                .as_ref()
+                .and_then(|c| c.as_str())
+                .unwrap_or_default()
+                .into();
+            let argv: Vec<OsString> = app
+                .argv
+                .iter()
+                .filter_map(|a| a.as_str())
+                .map(OsString::from)
+                .collect();
+            for _ in 0..app.maxprocs.max(0) {
+                let r = procs.len() as u32;
+                let mut e = env.clone();
+                e.extend(
+                    self.server
+                        .client_env(&nspace, r)
+                        .into_iter()
+                        .map(|(k, v)| (k.into(), v.into())),
+                );
+                e.push(("FLUX_JOB_ID".into(), nspace.clone().into()));
+                procs.push(Launch {
+                    program: program.clone(),
+                    argv0: argv.first().cloned(),
+                    args: argv.iter().skip(1).cloned().collect(),
+                    env: e,
+                    cwd: cwd.clone(),
+                    cpus: cpusets[r as usize].clone(),
+                });
+            }
+        }
+        Ok(NewJob { job, nspace, procs })
+    }
+
+    fn spawn_done(&self, id: u64, result: Result<String, i32>) {
+        let _ = self.server.spawn_done(id, result);
+    }
+
+    fn job_ended(&self, job: usize, status: i32) {
+        let (nspace, parent) = {
+            let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(JobRec {
+                nspace,
+                parent: Some(p),
+            }) = jobs.get(job)
+            else {
+                return;
+            };
+            (nspace.clone(), p.clone())
+        };
+        let ((pns, prank), notify) = parent;
+        let mut info = vec![
+            Info::new(
+                "pmix.evproc",
+                Proc::new(nspace.as_str(), pmix::wire::Rank::WILDCARD.0),
+            ),
+            Info::new("pmix.job.term.status", Value::Status(status)),
+            Info::new("pmix.evrange", Proc::new(pns.as_str(), prank)),
+        ];
+        if !notify {
+            // Not asked for: default handlers (Open MPI's aborts on events it does
+            // not know) do not hear it.
+            info.push(Info::new("pmix.evnondef", true));
+        }
+        let _ = self.server.raise_event(
+            EVENT_JOB_END,
+            None,
+            info,
+            pmix::wire::DataRange::CUSTOM,
+        );
     }
 }

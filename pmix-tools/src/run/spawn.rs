@@ -9,8 +9,8 @@
 //! standard output and error are pipes to pmix-run ([`super::output`]). Its
 //! environment is pmix-run's, less every inherited `PMIX_*` variable (an outer
 //! launcher's rendezvous would mislead the client) and Open MPI's `OMPI_MCA_orte_*`
-//! ones (an outer mpirun's daemon), plus [`JobServer::client_env`] and the job's
-//! extra variables.
+//! ones (an outer mpirun's daemon), plus its [`Launch`]'s variables (the PMIx
+//! rendezvous, the job's extra variables, a spawned app's own).
 
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use pmix_core::CpuSet;
 
 use super::bind::Mask;
-use super::job::{JobServer, JobSpec};
+use super::job::Launch;
 
 /// Exit status when a rank's program cannot be started: 127 when it was not found,
 /// 126 otherwise (as shells say).
@@ -35,26 +35,27 @@ pub fn is_scrubbed(name: &str) -> bool {
         || name.starts_with("OMPI_MCA_orte_")
 }
 
-/// Starts rank `r` of `spec`, bound to `cpus`.
+/// Starts one process as `l` says (a rank of the first job, or of a spawned one).
 ///
 /// # Errors
-/// The OS error of starting it (the program not found, not executable), or of a
-/// step before exec (binding to PUs it may not use).
-pub fn spawn_rank(
-    spec: &JobSpec,
-    server: &dyn JobServer,
-    r: u32,
-    cpus: Option<&CpuSet>,
-) -> std::io::Result<Child> {
-    let mut cmd = Command::new(&spec.command[0]);
-    cmd.args(&spec.command[1..]);
+/// The OS error of starting it (the program not found, not executable, its working
+/// directory missing), or of a step before exec (binding to PUs it may not use).
+pub fn spawn_proc(l: &Launch) -> std::io::Result<Child> {
+    let mut cmd = Command::new(&l.program);
+    if let Some(a) = &l.argv0 {
+        cmd.arg0(a);
+    }
+    cmd.args(&l.args);
     for (k, _) in std::env::vars_os() {
         if is_scrubbed(&k.to_string_lossy()) {
             cmd.env_remove(k);
         }
     }
-    cmd.envs(server.client_env(r));
-    cmd.envs(spec.extra_env.iter().map(|(k, v)| (k, v)));
+    cmd.envs(l.env.iter().map(|(k, v)| (k, v)));
+    if let Some(d) = &l.cwd {
+        cmd.current_dir(d);
+    }
+    let cpus: Option<&CpuSet> = l.cpus.as_ref();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -22,8 +22,8 @@ use super::job::{Event, JobServer};
 /// What wakes the job loop.
 #[derive(Debug)]
 pub enum Wake {
-    /// A server event.
-    Event(Event),
+    /// A server event, with its job's index.
+    Event((usize, Event)),
     /// A child ended (SIGCHLD): some rank may be reaped.
     Child,
 }

@@ -175,6 +175,47 @@ impl SpawnReply {
     }
 }
 
+/// A SPAWNNB reply carrying the new job's information as the server already packed
+/// it for `codec`: `STATUS`, then `job`, the payload of that namespace's REQ reply
+/// (`STRING nspace` then its KVALs, [`super::JobInfo`]), which is exactly the
+/// `STRING nspace`, KVAL… that follow the status (a server caches that payload per
+/// codec, so a spawn's answer packs nothing twice).
+///
+/// # Errors
+/// [`ErrorKind::Unencodable`] when the status does not encode.
+pub fn spawn_reply_with_job(
+    codec: &crate::Codec,
+    status: Status,
+    job: &[u8],
+) -> Result<Vec<u8>, WireError> {
+    let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
+    w.pack_one(&status);
+    w.raw(job);
+    w.finish()
+}
+
+/// A CONNECTNB reply carrying the other jobs' information as the server already
+/// packed it for `codec`: `STATUS`, then one `BYTE_OBJECT` per element of `jobs`,
+/// each the payload of that namespace's REQ reply (`STRING nspace` then its KVALs:
+/// what [`JobBlob`] decodes).
+///
+/// # Errors
+/// [`ErrorKind::Unencodable`] when a payload is longer than the wire's sizes.
+pub fn connect_reply_with_jobs(
+    codec: &crate::Codec,
+    status: Status,
+    jobs: &[&[u8]],
+) -> Result<Vec<u8>, WireError> {
+    let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
+    w.pack_one(&status);
+    for job in jobs {
+        w.pack_header(DataType::ByteObject, 1);
+        w.varint(job.len() as u64);
+        w.raw(job);
+    }
+    w.finish()
+}
+
 layout! {
     /// CONNECTNB (10) and DISCONNECTNB (11) request (§6.13): `SIZE nprocs`,
     /// `PROC[nprocs]`, `SIZE ninfo`, `INFO[ninfo]`.

@@ -1,4 +1,10 @@
-//! FENCENB (docs/wire.md §6.5): a barrier over the listed processes.
+//! FENCENB (docs/wire.md §6.5): a barrier over the listed processes; CONNECTNB and
+//! DISCONNECTNB (§6.13) are the same collective with their own replies ([`Kind`]): a
+//! connect that succeeds answers each contributor `STATUS 0` and one byte object
+//! per other namespace taking part, that job's information as its REQ gets it
+//! (libpmix2 files it, so a connected job's keys and sizes are known on both sides);
+//! a disconnect, a lone status. A connect or disconnect whose participants span
+//! nodes gets `PMIX_ERR_NOT_SUPPORTED` (no host carries it yet).
 //!
 //! The participants are the listed procs, a WILDCARD rank meaning every rank of
 //! the namespace (a name that is no namespace of ours is asked of the groups
@@ -42,6 +48,28 @@ pub const FENCE_LOST: Status = Status::ERR_LOST_CONNECTION;
 /// The key of `PMIX_GROUP_FT_COLLECTIVE`.
 pub const FT_KEY: &str = "pmix.grp.ftcoll";
 
+/// Which collective a [`Fence`] is: FENCENB, or CONNECTNB / DISCONNECTNB, which run
+/// the same way over their listed processes and differ in their reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// FENCENB.
+    Fence,
+    /// CONNECTNB: a success carries the other participating jobs' information.
+    Connect,
+    /// DISCONNECTNB: a lone status.
+    Disconnect,
+}
+
+impl Kind {
+    fn command(self) -> Command {
+        match self {
+            Kind::Fence => Command::FenceNb,
+            Kind::Connect => Command::ConnectNb,
+            Kind::Disconnect => Command::DisconnectNb,
+        }
+    }
+}
+
 /// The fences in flight.
 #[derive(Debug, Default)]
 pub(crate) struct Fences {
@@ -58,6 +86,7 @@ struct Unresolved {
     conn: ConnId,
     tag: u32,
     req: FenceNb,
+    kind: Kind,
     /// When it came (its `pmix.timeout` counts from then).
     at: Instant,
     deadline: Instant,
@@ -73,6 +102,7 @@ enum Unknown {
 
 #[derive(Debug)]
 struct Fence {
+    kind: Kind,
     /// Sorted, without duplicates.
     participants: Vec<ProcKey>,
     /// The group ids the request named (their members are participants).
@@ -173,18 +203,19 @@ fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>),
     Ok((out, groups))
 }
 
-/// FENCENB from `conn`.
-pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: Instant) {
+/// FENCENB from `conn` (or CONNECTNB / DISCONNECTNB, by `kind`).
+pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: Kind, now: Instant) {
+    let cmd = kind.command();
     let Some(peer) = core.conns.get(&conn) else {
         return;
     };
     let me = peer.proc.clone();
     let (parts, groups) = match participants(core, &f) {
         Ok(p) => p,
-        Err(Unknown::Refused(s)) => return core.reply_status(conn, tag, Command::FenceNb, s),
+        Err(Unknown::Refused(s)) => return core.reply_status(conn, tag, cmd, s),
         Err(Unknown::NotYet) => {
             if !core.may_wait(conn) {
-                return core.reply_status(conn, tag, Command::FenceNb, super::ERR_OUT_OF_RESOURCE);
+                return core.reply_status(conn, tag, cmd, super::ERR_OUT_OF_RESOURCE);
             }
             let deadline = info_deadline(&f.info, now, Some(core.cfg.get_timeout))
                 .unwrap_or(now + core.cfg.get_timeout);
@@ -192,6 +223,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
                 conn,
                 tag,
                 req: f,
+                kind,
                 at: now,
                 deadline,
             });
@@ -200,10 +232,10 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
     };
     if parts.binary_search(&me).is_err() {
         // A process fencing with others without being one of them.
-        return core.reply_status(conn, tag, Command::FenceNb, Status::ERR_BAD_PARAM);
+        return core.reply_status(conn, tag, cmd, Status::ERR_BAD_PARAM);
     }
     if !core.may_wait(conn) {
-        return core.reply_status(conn, tag, Command::FenceNb, super::ERR_OUT_OF_RESOURCE);
+        return core.reply_status(conn, tag, cmd, super::ERR_OUT_OF_RESOURCE);
     }
     let ft = info_flag(&f.info, FT_KEY);
     let deadline = info_deadline(&f.info, now, None);
@@ -212,12 +244,18 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, now: In
         .list
         .iter()
         // A fence over a group is not one over the same procs listed.
-        .position(|x| x.participants == parts && x.groups == groups && !x.contributed.contains(&me))
+        .position(|x| {
+            x.kind == kind
+                && x.participants == parts
+                && x.groups == groups
+                && !x.contributed.contains(&me)
+        })
     {
         Some(i) => i,
         None => {
             let local = parts.iter().filter(|p| core.is_local(p)).count();
             core.fences.list.push(Fence {
+                kind,
                 participants: parts,
                 groups,
                 contributors: Vec::new(),
@@ -303,6 +341,12 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
         _ => Status::SUCCESS,
     };
     if status == Status::SUCCESS && remote {
+        if core.fences.list[idx].kind != Kind::Fence {
+            // A connect spanning nodes would need the host's connect upcall.
+            let fence = core.fences.take(idx);
+            finish(core, fence, Status::ERR_NOT_SUPPORTED, Vec::new());
+            return true;
+        }
         if core.cfg.hosted {
             to_host(core, idx);
         }
@@ -408,6 +452,16 @@ pub(super) fn host_done(core: &mut Core, id: u64, status: Status, data: &[u8]) {
 /// fence carried rank-state contributions (here or in `remote`), the contributions
 /// reply.
 fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, Vec<u8>)>) {
+    match fence.kind {
+        Kind::Fence => {}
+        Kind::Connect if status == Status::SUCCESS => return connected(core, fence),
+        k => {
+            for c in fence.contributors {
+                core.reply_status(c.conn, c.tag, k.command(), status);
+            }
+            return;
+        }
+    }
     let hosted = fence.host.is_some();
     let carried = fence.contributors.iter().any(|c| c.data.is_some()) || !remote.is_empty();
     if status == Status::SUCCESS && carried {
@@ -456,6 +510,27 @@ fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, V
     }
 }
 
+/// A connect succeeded: every contributor gets `STATUS 0` and, for each other
+/// namespace taking part, that job's information (the payload its REQ gets, in the
+/// contributor's codec), so each side can read the other's job data.
+fn connected(core: &mut Core, fence: Fence) {
+    let mut nspaces: Vec<String> = fence.participants.iter().map(|p| p.0.clone()).collect();
+    nspaces.dedup();
+    for c in &fence.contributors {
+        let Some(codec) = core.conns.get(&c.conn).map(|p| p.codec.clone()) else {
+            continue;
+        };
+        let blobs: Vec<_> = nspaces
+            .iter()
+            .filter(|n| **n != c.proc.0)
+            .filter_map(|n| core.namespaces.get_mut(n).and_then(|ns| ns.blob(&codec)))
+            .collect();
+        let jobs: Vec<&[u8]> = blobs.iter().map(|b| b.as_slice()).collect();
+        let bytes = pmix_wire::msg::connect_reply_with_jobs(&codec, Status::SUCCESS, &jobs);
+        core.send_payload(c.conn, c.tag, bytes.ok());
+    }
+}
+
 /// Re-evaluates every fence: a participant departed (the groups work calls this
 /// when a member leaves a group).
 pub(crate) fn evaluate_all(core: &mut Core) {
@@ -494,7 +569,7 @@ pub(super) fn resolve(core: &mut Core) {
         }
         match participants(core, &u.req) {
             Err(Unknown::NotYet) => core.fences.unresolved.push(u),
-            _ => fence(core, u.conn, u.tag, u.req, u.at),
+            _ => fence(core, u.conn, u.tag, u.req, u.kind, u.at),
         }
     }
 }
@@ -507,7 +582,7 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
         .partition(|u| u.deadline <= now);
     core.fences.unresolved = keep;
     for u in due {
-        core.reply_status(u.conn, u.tag, Command::FenceNb, Status::ERR_BAD_PARAM);
+        core.reply_status(u.conn, u.tag, u.kind.command(), Status::ERR_BAD_PARAM);
     }
     let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut core.fences.list)
         .into_iter()
@@ -517,8 +592,9 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
         core.fences.uncount(f);
     }
     for f in due {
+        let cmd = f.kind.command();
         for c in f.contributors {
-            core.reply_status(c.conn, c.tag, Command::FenceNb, Status::ERR_TIMEOUT);
+            core.reply_status(c.conn, c.tag, cmd, Status::ERR_TIMEOUT);
         }
     }
 }

@@ -55,6 +55,7 @@ use std::time::Instant;
 use pmix_wire::{Codec, Command, Frame, Request, Status};
 
 mod distances;
+mod dynamic;
 mod events;
 /// The key of [`Core::origin_mark`].
 const ORIGIN_KEY: &str = "pmixrs.evorigin";
@@ -114,6 +115,7 @@ pub struct Core {
     events: events::Events,
     pubsub: pubsub::PubSub,
     monitors: monitor::Monitors,
+    spawns: dynamic::Spawns,
     /// The state the groups commands need (owned by `groups.rs`).
     pub(crate) groups: groups::GroupState,
 }
@@ -150,6 +152,7 @@ impl Core {
             fences: Default::default(),
             pubsub: Default::default(),
             monitors: Default::default(),
+            spawns: Default::default(),
             groups: Default::default(),
         }
     }
@@ -276,7 +279,20 @@ impl Core {
             Request::Abort(a) => self.abort(conn, tag, a),
             Request::Commit(c) => store::commit(self, conn, tag, c, now),
             Request::GetNb(g) => store::get(self, conn, tag, g, now),
-            Request::FenceNb(f) => fence::fence(self, conn, tag, f, now),
+            Request::FenceNb(f) => fence::fence(self, conn, tag, f, fence::Kind::Fence, now),
+            Request::Connect(c) | Request::Disconnect(c) => {
+                let kind = if cmd == Command::ConnectNb {
+                    fence::Kind::Connect
+                } else {
+                    fence::Kind::Disconnect
+                };
+                let f = pmix_wire::msg::FenceNb {
+                    procs: c.procs,
+                    info: c.info,
+                };
+                fence::fence(self, conn, tag, f, kind, now)
+            }
+            Request::Spawn(s) => dynamic::spawn(self, conn, tag, s),
             Request::RegEvents(r) => events::register(self, conn, tag, r),
             Request::DeregEvents(d) => events::deregister(self, conn, d),
             Request::Notify(n) => {
@@ -381,6 +397,7 @@ impl Core {
         self.store.forget_conn(conn);
         self.pubsub.forget_conn(conn);
         self.monitors.forget_conn(conn);
+        self.spawns.forget_conn(conn);
         self.finalizing.retain(|_, held| held.0 != conn);
         groups::conn_closed(self, &peer.proc, now);
     }
@@ -442,6 +459,14 @@ impl Core {
     /// after every call.
     pub fn poll_output(&mut self) -> Option<Output> {
         self.out.pop_front()
+    }
+
+    /// The launcher's answer to [`JobEvent::Spawn`] `id`: `Ok` with the new
+    /// namespace, registered by then (the parent gets it and that job's
+    /// information), or `Err` with the status the parent gets (0 counts as
+    /// `PMIX_ERROR`). An id nobody waits for (the parent is gone) is ignored.
+    pub fn spawn_done(&mut self, id: u64, result: Result<&str, i32>) {
+        dynamic::done(self, id, result);
     }
 
     /// The launcher saw `nspace`:`rank` exit with `status`. A rank that had not

@@ -211,7 +211,7 @@ impl Namespace {
     }
 
     /// The packed blob for `codec`, from the cache or packed now.
-    fn blob(&mut self, codec: &pmix_wire::Codec) -> Option<Arc<Vec<u8>>> {
+    pub(super) fn blob(&mut self, codec: &pmix_wire::Codec) -> Option<Arc<Vec<u8>>> {
         let key = (codec.buffer_type, codec.version.text.clone());
         if let Some(b) = self.blobs.get(&key) {
             return Some(b.clone());

@@ -69,6 +69,10 @@ pub struct CoreConfig {
     /// runtime sets the process id and start time; 0 by default): part of the mark
     /// by which it knows its own events when a host hands them back.
     pub instance: u64,
+    /// The launcher starts processes: SPAWNNB becomes [`JobEvent::Spawn`], answered
+    /// with [`Core::spawn_done`](super::Core::spawn_done); without it SPAWNNB gets
+    /// `PMIX_ERR_NOT_SUPPORTED`.
+    pub spawn: bool,
 }
 
 impl CoreConfig {
@@ -102,6 +106,7 @@ impl CoreConfig {
             hosted: false,
             host_pubsub: false,
             instance: 0,
+            spawn: false,
         }
     }
 }
@@ -379,6 +384,21 @@ pub enum JobEvent {
         status: i32,
         /// Its message, if any.
         message: Option<String>,
+    },
+    /// A client called `PMIx_Spawn`: the launcher starts `apps` in a new namespace,
+    /// registers it ([`Core::add_namespace`](super::Core::add_namespace)) and
+    /// answers [`Core::spawn_done`](super::Core::spawn_done) `id` (only with
+    /// [`CoreConfig::spawn`]).
+    Spawn {
+        /// The request, for the answer.
+        id: u64,
+        /// Who asked (the new job's `PMIX_PARENT_ID`).
+        parent: (String, u32),
+        /// The job-level directives, as the client sent them.
+        info: Vec<pmix_wire::Info>,
+        /// The applications, as the client sent them (each with a program and
+        /// `maxprocs ≥ 1`).
+        apps: Vec<pmix_wire::App>,
     },
     /// A rank called `PMIx_Log` with `text` for `stream`: the launcher (or the host)
     /// writes it.

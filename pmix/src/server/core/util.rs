@@ -54,7 +54,10 @@ impl Core {
 
     /// Whether `conn` may have one more waiting request ([`CoreConfig::max_pending`]).
     pub(crate) fn may_wait(&self, conn: ConnId) -> bool {
-        self.store.pending_of(conn) + self.pubsub.pending_of(conn) + self.fences.pending_of(conn)
+        self.store.pending_of(conn)
+            + self.pubsub.pending_of(conn)
+            + self.fences.pending_of(conn)
+            + self.spawns.pending_of(conn)
             < self.cfg.max_pending
     }
 

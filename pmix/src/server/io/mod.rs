@@ -138,6 +138,10 @@ pub struct ServerConfig {
     /// Published data is the host's ([`CoreConfig::host_pubsub`](super::core::CoreConfig::host_pubsub)):
     /// answered with [`Server::host_op_done`] and [`Server::host_lookup_done`].
     pub host_pubsub: bool,
+    /// The launcher starts processes ([`CoreConfig::spawn`](super::core::CoreConfig::spawn)):
+    /// a client's `PMIx_Spawn` comes as [`JobEvent::Spawn`], answered with
+    /// [`Server::spawn_done`]; without it the client gets `PMIX_ERR_NOT_SUPPORTED`.
+    pub spawn: bool,
 }
 
 /// A [`ServerConfig::host_sink`]: what takes the hosted core's [`HostCall`]s.
@@ -170,6 +174,7 @@ impl Default for ServerConfig {
             hosted: false,
             host_sink: None,
             host_pubsub: false,
+            spawn: false,
         }
     }
 }
@@ -272,6 +277,10 @@ pub(crate) enum HostAnswer {
         id: u64,
         status: i32,
         data: Vec<pmix_wire::Pdata>,
+    },
+    Spawned {
+        id: u64,
+        result: Result<String, i32>,
     },
 }
 
@@ -526,6 +535,16 @@ impl Server {
         data: Vec<pmix_wire::Pdata>,
     ) -> Result<(), ApiError> {
         self.send(Command::Host(HostAnswer::Lookup { id, status, data }))
+    }
+
+    /// The launcher's answer to [`JobEvent::Spawn`] `id`: the new namespace (added
+    /// with [`Server::add_namespace`] before), or the status the parent gets
+    /// (`Core::spawn_done`).
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    pub fn spawn_done(&self, id: u64, result: Result<String, i32>) -> Result<(), ApiError> {
+        self.send(Command::Host(HostAnswer::Spawned { id, result }))
     }
 
     /// The host acknowledged a client's finalize ([`JobEvent::Finalized`]): a hosted

@@ -78,6 +78,7 @@ impl Loop {
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.hosted = cfg.hosted;
         core_cfg.host_pubsub = cfg.host_pubsub;
+        core_cfg.spawn = cfg.spawn;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -578,6 +579,9 @@ impl Loop {
                         HostAnswer::Op { id, status } => core.host_op_done(id, status),
                         HostAnswer::Lookup { id, status, data } => {
                             core.host_lookup_done(id, status, data)
+                        }
+                        HostAnswer::Spawned { id, result } => {
+                            core.spawn_done(id, result.as_deref().map_err(|s| *s))
                         }
                     }));
                     if r.is_err() {
