@@ -94,6 +94,12 @@ typedef uint8_t pmix_proc_state_t;
 typedef uint8_t pmix_job_state_t;
 typedef uint8_t pmix_link_state_t;
 typedef uint8_t pmix_persistence_t;
+#define PMIX_PERSIST_INDEF          0
+#define PMIX_PERSIST_FIRST_READ     1
+#define PMIX_PERSIST_PROC           2
+#define PMIX_PERSIST_APP            3
+#define PMIX_PERSIST_SESSION        4
+#define PMIX_PERSIST_INVALID        UINT8_MAX
 typedef uint8_t pmix_alloc_directive_t;
 typedef uint16_t pmix_iof_channel_t;
 #define PMIX_INFO_REQD           0x00000001 /* unknown key: PMIX_ERR_NOT_SUPPORTED */
@@ -121,6 +127,13 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_SUCCESS                 0
 #define PMIX_ERROR                   -1
 #define PMIX_ERR_PROC_ABORTED        -7
+/* A spawned job's end, and why a spawn failed (pmix-run answers these). */
+#define PMIX_EVENT_JOB_END           -145
+#define PMIX_ERR_JOB_APP_NOT_EXECUTABLE -177
+#define PMIX_ERR_JOB_CANCELED        -180
+#define PMIX_ERR_JOB_FAILED_TO_LAUNCH -181
+#define PMIX_ERR_JOB_EXE_NOT_FOUND   -190
+#define PMIX_ERR_JOB_INSUFFICIENT_RESOURCES -234
 #define PMIX_ERR_WOULD_BLOCK         -15
 #define PMIX_ERR_UNKNOWN_DATA_TYPE   -16
 #define PMIX_ERR_TYPE_MISMATCH       -18

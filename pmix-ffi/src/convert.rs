@@ -4,6 +4,9 @@
 //! The C types converted both ways: `PMIX_UNDEF`, `PMIX_BOOL`, `PMIX_BYTE`,
 //! `PMIX_STRING`, `PMIX_SIZE`, `PMIX_PID`, the signed and unsigned integers,
 //! `PMIX_FLOAT`, `PMIX_DOUBLE`, `PMIX_STATUS`, `PMIX_PROC_RANK`, `PMIX_BYTE_OBJECT`,
+//! `PMIX_TIME`, the enumerations (`PMIX_PERSIST`, `PMIX_SCOPE`, `PMIX_DATA_RANGE`,
+//! `PMIX_PROC_STATE`, `PMIX_ALLOC_DIRECTIVE`, `PMIX_JOB_STATE`, `PMIX_LINK_STATE`,
+//! `PMIX_IOF_CHANNEL`, `PMIX_LOCTYPE`, `PMIX_INFO_DIRECTIVES`, `PMIX_DATA_TYPE`),
 //! `PMIX_PROC`, and `PMIX_DATA_ARRAY`s of the scalars, strings, processes, infos and
 //! values (nested up to [`crate::value::MAX_NESTING`] deep); `PMIX_POINTER` goes out as
 //! its type alone (no address leaves the process) and comes back NULL. Any other type is
@@ -74,6 +77,21 @@ unsafe fn to_wire_at(v: &pmix_value_t, depth: usize) -> Result<Value, Status> {
             PMIX_DOUBLE => Value::double(d.dval),
             PMIX_STATUS => Value::Status(d.status),
             PMIX_PROC_RANK => Value::ProcRank(d.rank),
+            PMIX_TIME => Value::Time(d.int64 as u64),
+            PMIX_PERSIST => Value::Persist(d.uint8),
+            PMIX_SCOPE => Value::Scope(d.uint8),
+            PMIX_DATA_RANGE => Value::DataRange(d.uint8),
+            PMIX_PROC_STATE => Value::ProcState(d.uint8),
+            PMIX_ALLOC_DIRECTIVE => Value::AllocDirective(d.uint8),
+            PMIX_JOB_STATE => Value::JobState(d.uint8),
+            PMIX_LINK_STATE => Value::LinkState(d.uint8),
+            PMIX_IOF_CHANNEL => Value::IofChannel(d.uint16),
+            PMIX_LOCTYPE => Value::LocType(d.uint16),
+            PMIX_INFO_DIRECTIVES => Value::InfoDirectives(d.uint32),
+            PMIX_DATA_TYPE => Value::DataType(
+                pmix::wire::DataType::from_code(u64::from(d.uint16))
+                    .ok_or(Status::ERR_NOT_SUPPORTED)?,
+            ),
             // A local address means nothing elsewhere: the wire carries the type alone
             // (bfrops' sentinel byte), as OpenPMIx packs it (PMIX_MONITOR_HEARTBEAT).
             PMIX_POINTER => Value::Pointer,
@@ -218,11 +236,44 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
             d.darray = array_from_wire(a, 0)?;
             PMIX_DATA_ARRAY
         }
+        Value::Time(t) => {
+            d.int64 = *t as i64;
+            PMIX_TIME
+        }
+        Value::Persist(x) => one_byte(&mut d, *x, PMIX_PERSIST),
+        Value::Scope(x) => one_byte(&mut d, *x, PMIX_SCOPE),
+        Value::DataRange(x) => one_byte(&mut d, *x, PMIX_DATA_RANGE),
+        Value::ProcState(x) => one_byte(&mut d, *x, PMIX_PROC_STATE),
+        Value::AllocDirective(x) => one_byte(&mut d, *x, PMIX_ALLOC_DIRECTIVE),
+        Value::JobState(x) => one_byte(&mut d, *x, PMIX_JOB_STATE),
+        Value::LinkState(x) => one_byte(&mut d, *x, PMIX_LINK_STATE),
+        Value::IofChannel(x) => {
+            d.uint16 = *x;
+            PMIX_IOF_CHANNEL
+        }
+        Value::LocType(x) => {
+            d.uint16 = *x;
+            PMIX_LOCTYPE
+        }
+        Value::InfoDirectives(x) => {
+            d.uint32 = *x;
+            PMIX_INFO_DIRECTIVES
+        }
+        Value::DataType(t) => {
+            d.uint16 = *t as u16;
+            PMIX_DATA_TYPE
+        }
         _ => return Err(Status::ERR_NOT_SUPPORTED),
     };
     out.type_ = ty;
     out.data = d;
     Ok(())
+}
+
+/// Stores a one-byte enumeration `x` in `d`; returns its C type `ty`.
+fn one_byte(d: &mut pmix_value_data, x: u8, ty: pmix_data_type_t) -> pmix_data_type_t {
+    d.uint8 = x;
+    ty
 }
 
 /// A `malloc`ed C data array of the runtime's `a` (what `PMIx_Value_destruct` frees):

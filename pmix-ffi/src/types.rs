@@ -85,6 +85,30 @@ pub const PMIX_POINTER: pmix_data_type_t = 31;
 pub const PMIX_PROC_RANK: pmix_data_type_t = 40;
 /// `PMIX_DEVTYPE`.
 pub const PMIX_DEVTYPE: pmix_data_type_t = 57;
+/// `PMIX_TIME` (`time_t`).
+pub const PMIX_TIME: pmix_data_type_t = 19;
+/// `PMIX_PERSIST` (`pmix_persistence_t`, one byte).
+pub const PMIX_PERSIST: pmix_data_type_t = 30;
+/// `PMIX_SCOPE` (`pmix_scope_t`, one byte).
+pub const PMIX_SCOPE: pmix_data_type_t = 32;
+/// `PMIX_DATA_RANGE` (`pmix_data_range_t`, one byte).
+pub const PMIX_DATA_RANGE: pmix_data_type_t = 33;
+/// `PMIX_INFO_DIRECTIVES` (`pmix_info_directives_t`, four bytes).
+pub const PMIX_INFO_DIRECTIVES: pmix_data_type_t = 35;
+/// `PMIX_DATA_TYPE` (`pmix_data_type_t`, two bytes).
+pub const PMIX_DATA_TYPE: pmix_data_type_t = 36;
+/// `PMIX_PROC_STATE` (`pmix_proc_state_t`, one byte).
+pub const PMIX_PROC_STATE: pmix_data_type_t = 37;
+/// `PMIX_ALLOC_DIRECTIVE` (one byte).
+pub const PMIX_ALLOC_DIRECTIVE: pmix_data_type_t = 43;
+/// `PMIX_IOF_CHANNEL` (`pmix_iof_channel_t`, two bytes).
+pub const PMIX_IOF_CHANNEL: pmix_data_type_t = 45;
+/// `PMIX_JOB_STATE` (one byte).
+pub const PMIX_JOB_STATE: pmix_data_type_t = 50;
+/// `PMIX_LINK_STATE` (one byte).
+pub const PMIX_LINK_STATE: pmix_data_type_t = 51;
+/// `PMIX_LOCTYPE` (`pmix_locality_t`, two bytes).
+pub const PMIX_LOCTYPE: pmix_data_type_t = 58;
 
 /// `pmix_proc_t`.
 #[repr(C)]

@@ -54,7 +54,10 @@ unsafe fn load_at(
             PMIX_UNDEF | PMIX_BYTE | PMIX_STRING | PMIX_SIZE | PMIX_PID | PMIX_INT | PMIX_INT8
             | PMIX_INT16 | PMIX_INT32 | PMIX_INT64 | PMIX_UINT | PMIX_UINT8 | PMIX_UINT16
             | PMIX_UINT32 | PMIX_UINT64 | PMIX_FLOAT | PMIX_DOUBLE | PMIX_STATUS
-            | PMIX_PROC_RANK | PMIX_DEVTYPE | PMIX_POINTER => {}
+            | PMIX_PROC_RANK | PMIX_DEVTYPE | PMIX_POINTER | PMIX_TIME | PMIX_PERSIST
+            | PMIX_SCOPE | PMIX_DATA_RANGE | PMIX_INFO_DIRECTIVES | PMIX_DATA_TYPE
+            | PMIX_PROC_STATE | PMIX_ALLOC_DIRECTIVE | PMIX_IOF_CHANNEL | PMIX_JOB_STATE
+            | PMIX_LINK_STATE | PMIX_LOCTYPE => {}
             _ => return Err(Status::ERR_NOT_SUPPORTED),
         }
         val.type_ = ty;
@@ -92,6 +95,11 @@ unsafe fn load_at(
             PMIX_STATUS => d.status = read(data),
             PMIX_PROC_RANK => d.rank = read(data),
             PMIX_DEVTYPE => d.devtype = read(data),
+            PMIX_TIME => d.int64 = read::<libc::time_t>(data),
+            PMIX_PERSIST | PMIX_SCOPE | PMIX_DATA_RANGE | PMIX_PROC_STATE
+            | PMIX_ALLOC_DIRECTIVE | PMIX_JOB_STATE | PMIX_LINK_STATE => d.uint8 = read(data),
+            PMIX_DATA_TYPE | PMIX_IOF_CHANNEL | PMIX_LOCTYPE => d.uint16 = read(data),
+            PMIX_INFO_DIRECTIVES => d.uint32 = read(data),
             PMIX_POINTER => d.ptr = data.cast_mut(),
             PMIX_PROC => d.proc_ = copy_procs(data.cast::<pmix_proc_t>(), 1)?,
             PMIX_BYTE_OBJECT => {
@@ -123,11 +131,13 @@ unsafe fn load_at(
 /// scalars, strings (`char *`), processes, infos and values; `None` for another type.
 pub(crate) fn element_size(ty: pmix_data_type_t) -> Option<usize> {
     Some(match ty {
-        PMIX_BOOL | PMIX_BYTE | PMIX_INT8 | PMIX_UINT8 => 1,
-        PMIX_INT16 | PMIX_UINT16 => 2,
+        PMIX_BOOL | PMIX_BYTE | PMIX_INT8 | PMIX_UINT8 | PMIX_PERSIST | PMIX_SCOPE
+        | PMIX_DATA_RANGE | PMIX_PROC_STATE | PMIX_ALLOC_DIRECTIVE | PMIX_JOB_STATE
+        | PMIX_LINK_STATE => 1,
+        PMIX_INT16 | PMIX_UINT16 | PMIX_DATA_TYPE | PMIX_IOF_CHANNEL | PMIX_LOCTYPE => 2,
         PMIX_PID | PMIX_INT | PMIX_INT32 | PMIX_UINT | PMIX_UINT32 | PMIX_FLOAT | PMIX_STATUS
-        | PMIX_PROC_RANK => 4,
-        PMIX_SIZE | PMIX_INT64 | PMIX_UINT64 | PMIX_DOUBLE | PMIX_DEVTYPE => 8,
+        | PMIX_PROC_RANK | PMIX_INFO_DIRECTIVES => 4,
+        PMIX_SIZE | PMIX_INT64 | PMIX_UINT64 | PMIX_DOUBLE | PMIX_DEVTYPE | PMIX_TIME => 8,
         PMIX_STRING => size_of::<*mut c_char>(),
         PMIX_PROC => size_of::<pmix_proc_t>(),
         PMIX_INFO => size_of::<pmix_info_t>(),
