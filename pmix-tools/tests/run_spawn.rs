@@ -73,7 +73,8 @@ fn mpirun(argv: &[&std::ffi::OsStr], dropin: Option<&Path>) -> Output {
         .args(["--mca", "btl", "self,vader,tcp"])
         .args(["--mca", "btl_tcp_if_include", "lo"]);
     if let Some(d) = dropin {
-        cmd.arg("-x").arg(format!("LD_LIBRARY_PATH={}", d.display()));
+        cmd.arg("-x")
+            .arg(format!("LD_LIBRARY_PATH={}", d.display()));
     }
     cmd.args(["-n", "2"]).args(argv);
     output_within(&mut cmd, LIMIT)
@@ -103,7 +104,10 @@ fn check(what: &str, out: &Output, want: &[&str]) {
 
 /// `dynamic.c` linked with each library: `(label, exe)`; libpmix2's only with OpenPMIx.
 fn dynamic_builds(dir: &TempDir) -> Vec<(&'static str, PathBuf)> {
-    let mut v = vec![("libpmix_ffi", cprog::build_ours(&c_dir(), "dynamic", &dir.0))];
+    let mut v = vec![(
+        "libpmix_ffi",
+        cprog::build_ours(&c_dir(), "dynamic", &dir.0),
+    )];
     if let Some(e) = cprog::build_openpmix(&c_dir(), "dynamic", &dir.0, "spawn with libpmix2") {
         v.push(("libpmix2", e));
     }
@@ -111,8 +115,7 @@ fn dynamic_builds(dir: &TempDir) -> Vec<(&'static str, PathBuf)> {
 }
 
 #[test]
-fn a_spawned_job_gets_its_own_namespace_job_information_connect_and_its_end_reaches_the_parent()
-{
+fn a_spawned_job_gets_its_own_namespace_job_information_connect_and_its_end_reaches_the_parent() {
     let dir = TempDir::new("spawn-dynamic");
     for (lib, exe) in dynamic_builds(&dir) {
         let out = pmix_run(&[exe.as_os_str(), "ok".as_ref()], &[]);
@@ -159,7 +162,13 @@ fn parents() -> Vec<(u32, u32)> {
         .filter_map(|e| {
             let pid: u32 = e.file_name().to_str()?.parse().ok()?;
             let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
             Some((pid, ppid))
         })
         .collect()
@@ -223,7 +232,10 @@ fn killing_pmix_run_during_a_spawn_leaves_no_process_behind() {
         .collect();
     assert_eq!(children.len(), 2);
     for c in &children {
-        assert!(family.contains(c), "child {c} is not pmix-run's: {family:?}");
+        assert!(
+            family.contains(c),
+            "child {c} is not pmix-run's: {family:?}"
+        );
     }
     // Parent rank 0 (in PMIx_Spawn) and the 2 children (rank 1 has ended).
     assert!(family.len() >= 3, "{family:?}");
@@ -306,7 +318,10 @@ fn mpi_comm_spawn_spawn_multiple_and_connect_accept_run_under_pmix_run_on_either
     for mode in ["spawn", "multiple", "accept"] {
         for (lib, env) in [
             ("libpmix2", vec![]),
-            ("our libpmix.so.2", vec![("LD_LIBRARY_PATH", dropin.as_os_str())]),
+            (
+                "our libpmix.so.2",
+                vec![("LD_LIBRARY_PATH", dropin.as_os_str())],
+            ),
         ] {
             let out = pmix_run(&[exe.as_os_str(), mode.as_ref()], &env);
             check(
@@ -325,7 +340,10 @@ fn the_same_mpi_spawn_programs_run_under_mpirun_on_either_library() {
         return;
     };
     for mode in ["spawn", "multiple", "accept"] {
-        for (lib, d) in [("libpmix2", None), ("our libpmix.so.2", Some(dropin.as_path()))] {
+        for (lib, d) in [
+            ("libpmix2", None),
+            ("our libpmix.so.2", Some(dropin.as_path())),
+        ] {
             let out = mpirun(&[exe.as_os_str(), mode.as_ref()], d);
             check(
                 &format!("mpirun, {mode}, {lib}"),
@@ -375,9 +393,5 @@ fn mpi4py_spawn_runs_under_pmix_run_and_mpirun_on_either_library() {
     check("mpi4py, pmix-run, libpmix2", &pmix_run(&argv, &[]), &want);
     check("mpi4py, pmix-run, ours", &pmix_run(&argv, &ours), &want);
     check("mpi4py, mpirun, libpmix2", &mpirun(&argv, None), &want);
-    check(
-        "mpi4py, mpirun, ours",
-        &mpirun(&argv, Some(&dropin)),
-        &want,
-    );
+    check("mpi4py, mpirun, ours", &mpirun(&argv, Some(&dropin)), &want);
 }

@@ -1558,13 +1558,15 @@ fn spawn_and_connect_replies_built_from_a_req_payload_decode_as_the_typed_replie
             nspace: s("child.1"),
             items: vec![
                 JobItem::Value(kval("pmix.job.size", 2u32)),
-                JobItem::Value(Kval { key: s("pmix.parent"), value: Value::Proc(Proc::new("parent.0", 0)) }),
+                JobItem::Value(Kval {
+                    key: s("pmix.parent"),
+                    value: Value::Proc(Proc::new("parent.0", 0)),
+                }),
             ],
         })
         .encode(&codec)
         .unwrap();
-        let bytes =
-            pmix_wire::msg::spawn_reply_with_job(&codec, Status::SUCCESS, &job).unwrap();
+        let bytes = pmix_wire::msg::spawn_reply_with_job(&codec, Status::SUCCESS, &job).unwrap();
         match reply(Command::SpawnNb, &bytes, &codec) {
             Reply::Spawn(r) => {
                 assert_eq!(r.status, Status::SUCCESS);
@@ -1574,14 +1576,19 @@ fn spawn_and_connect_replies_built_from_a_req_payload_decode_as_the_typed_replie
             }
             other => panic!("not a spawn reply: {other:?}"),
         }
-        let bytes =
-            pmix_wire::msg::connect_reply_with_jobs(&codec, Status::SUCCESS, &[&job, &job])
-                .unwrap();
+        let bytes = pmix_wire::msg::connect_reply_with_jobs(&codec, Status::SUCCESS, &[&job, &job])
+            .unwrap();
         match reply(Command::ConnectNb, &bytes, &codec) {
             Reply::Connect(r) => {
                 assert_eq!(r.jobs.len(), 2);
                 assert_eq!(r.jobs[1].nspace, s("child.1"));
-                assert_eq!(r.jobs[1].kvals[1], Kval { key: s("pmix.parent"), value: Value::Proc(Proc::new("parent.0", 0)) });
+                assert_eq!(
+                    r.jobs[1].kvals[1],
+                    Kval {
+                        key: s("pmix.parent"),
+                        value: Value::Proc(Proc::new("parent.0", 0))
+                    }
+                );
             }
             other => panic!("not a connect reply: {other:?}"),
         }

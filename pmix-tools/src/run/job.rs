@@ -416,8 +416,7 @@ fn run_job(
                 ),
             );
             for &(j, r) in &live {
-                if let (Some(c), Some(sig)) =
-                    (&jobs[j].ranks[r].child, Signal::from_named_raw(sig))
+                if let (Some(c), Some(sig)) = (&jobs[j].ranks[r].child, Signal::from_named_raw(sig))
                 {
                     signal_rank(c, sig);
                 }
@@ -485,8 +484,7 @@ fn run_job(
                 job.pending = None;
                 server.spawn_done(id, Ok(job.nspace.clone()));
             }
-            if !job.ended && job.pending.is_none() && job.ranks.iter().all(|k| k.child.is_none())
-            {
+            if !job.ended && job.pending.is_none() && job.ranks.iter().all(|k| k.child.is_none()) {
                 job.ended = true;
                 let status = job
                     .ranks
@@ -497,7 +495,10 @@ fn run_job(
                 server.job_ended(j, status);
             }
         }
-        if jobs.iter().all(|job| job.ranks.iter().all(|k| k.child.is_none())) {
+        if jobs
+            .iter()
+            .all(|job| job.ranks.iter().all(|k| k.child.is_none()))
+        {
             break;
         }
 
@@ -525,11 +526,18 @@ fn run_job(
                         start_spawned(&req, server, sinks, &mut pumps, &mut jobs);
                     }
                 }
-                ev => on_event(j, ev, &mut jobs, &mut verdict, &mut |why: &str| {
-                    if !spec.keep_going {
-                        ending(&mut grace_until, sinks, why);
-                    }
-                }, sinks),
+                ev => on_event(
+                    j,
+                    ev,
+                    &mut jobs,
+                    &mut verdict,
+                    &mut |why: &str| {
+                        if !spec.keep_going {
+                            ending(&mut grace_until, sinks, why);
+                        }
+                    },
+                    sinks,
+                ),
             }
         }
 
@@ -649,7 +657,10 @@ fn start_spawned(
     let new = match server.start_job(req) {
         Ok(n) if n.job == jobs.len() => n,
         Ok(n) => {
-            say(sinks, &format!("spawn: the server numbered job {} out of turn", n.job));
+            say(
+                sinks,
+                &format!("spawn: the server numbered job {} out of turn", n.job),
+            );
             return server.spawn_done(req.id, Err(ERR_JOB_FAILED_TO_LAUNCH));
         }
         Err(s) => return server.spawn_done(req.id, Err(s)),

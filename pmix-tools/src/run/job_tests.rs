@@ -347,7 +347,10 @@ fn a_spawn_is_answered_once_every_child_connected_and_its_end_is_reported() {
     };
     let (code, fake, err) = run_spawner("sleep 1", fake);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(*fake.answers.lock().unwrap(), [(7, Ok("fake.1".to_string()))]);
+    assert_eq!(
+        *fake.answers.lock().unwrap(),
+        [(7, Ok("fake.1".to_string()))]
+    );
     assert_eq!(*fake.ended.lock().unwrap(), [(1, 0)]);
     let mut exited = fake.exited.lock().unwrap().clone();
     exited.sort();
@@ -381,7 +384,10 @@ fn a_spawned_program_that_does_not_exist_is_exe_not_found() {
     };
     let (code, fake, err) = run_spawner("sleep 0.5", fake);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(*fake.answers.lock().unwrap(), [(4, Err(ERR_JOB_EXE_NOT_FOUND))]);
+    assert_eq!(
+        *fake.answers.lock().unwrap(),
+        [(4, Err(ERR_JOB_EXE_NOT_FOUND))]
+    );
     assert!(
         err.contains("cannot start spawned rank fake.1:0 (/nonexistent/pmix-run-child)"),
         "{err}"
@@ -391,9 +397,7 @@ fn a_spawned_program_that_does_not_exist_is_exe_not_found() {
 #[test]
 fn a_spawned_rank_that_fails_after_connecting_ends_the_whole_job() {
     let fake = Spawner {
-        events: Mutex::new(
-            [(0, spawn_request(9, 1)), (1, Event::Connected(0))].into(),
-        ),
+        events: Mutex::new([(0, spawn_request(9, 1)), (1, Event::Connected(0))].into()),
         program: "sh".into(),
         args: vec!["-c".into(), "sleep 0.3; exit 4".into()],
         ..Spawner::default()

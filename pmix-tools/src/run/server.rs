@@ -9,9 +9,7 @@ use pmix::server::{JobEvent, NamespaceSpec, Server, ServerConfig};
 use pmix::wire::{App, Info, Kval, Proc, Value};
 use pmix_core::CpuSet;
 
-use super::job::{
-    ERR_JOB_FAILED_TO_LAUNCH, Event, JobServer, Launch, NewJob, SpawnRequest,
-};
+use super::job::{ERR_JOB_FAILED_TO_LAUNCH, Event, JobServer, Launch, NewJob, SpawnRequest};
 
 /// How a job of `n` processes is bound (pmix-run's `--bind` on this machine).
 pub type BindPlan = Box<dyn Fn(u32) -> Result<Vec<Option<CpuSet>>, String> + Send + Sync>;
@@ -224,7 +222,9 @@ impl JobServer for Embedded {
             }
             if let Event::Spawn(req) = e {
                 // A tool's spawn: no job of ours asked.
-                let _ = self.server.spawn_done(req.id, Err(super::job::ERR_NOT_SUPPORTED));
+                let _ = self
+                    .server
+                    .spawn_done(req.id, Err(super::job::ERR_NOT_SUPPORTED));
             }
             if left.is_zero() {
                 return None;
@@ -363,11 +363,8 @@ impl JobServer for Embedded {
             // not know) do not hear it.
             info.push(Info::new("pmix.evnondef", true));
         }
-        let _ = self.server.raise_event(
-            EVENT_JOB_END,
-            None,
-            info,
-            pmix::wire::DataRange::CUSTOM,
-        );
+        let _ = self
+            .server
+            .raise_event(EVENT_JOB_END, None, info, pmix::wire::DataRange::CUSTOM);
     }
 }

@@ -95,6 +95,19 @@ impl ProcBlob {
         }
     }
 
+    /// Decodes the contents of a `pmix.pblob` byte object as a plain KVAL carries
+    /// them (a CONNECTNB reply's job information does): `PROC_RANK rank`, then that
+    /// rank's KVALs, in a buffer of type `ty`, bounded by `limits`.
+    ///
+    /// # Errors
+    /// The bytes do not decode as a rank and KVALs.
+    pub fn from_bytes(bytes: &[u8], ty: BufferType, limits: Limits) -> Result<ProcBlob, WireError> {
+        let mut r = Reader::new(bytes, ty, limits);
+        let rank = r.unpack_one::<Rank>("pblob rank")?;
+        let kvals = read_until_end::<Kval>(&mut r, "pblob kval")?;
+        Ok(ProcBlob::new(rank, kvals))
+    }
+
     /// Whether the values are still packed (a decoded blob).
     pub fn is_packed(&self) -> bool {
         matches!(self.body, Body::Packed(_))

@@ -1033,6 +1033,7 @@ impl Client {
     /// ours) goes to `done`.
     pub fn connect_then(&self, procs: &[Proc], info: &[Info], done: Done<()>) -> Result<(), Error> {
         let store = Arc::clone(&self.store);
+        let codec = self.conn.codec().clone();
         self.request_then(
             Request::Connect(pmix_wire::msg::Connect {
                 procs: procs.to_vec(),
@@ -1043,7 +1044,7 @@ impl Client {
                 Reply::Connect(r) if r.status.0 == 0 => {
                     for job in &r.jobs {
                         if let Some(ns) = job.nspace.as_str() {
-                            store.add_peer_values(ns, Rank::WILDCARD.0, &job.kvals);
+                            file_connected_job(&store, &codec, ns, &job.kvals);
                         }
                     }
                     Ok(())
@@ -1340,4 +1341,53 @@ fn parse_ranks(list: &str) -> Option<Vec<u32>> {
         }
     }
     Some(out)
+}
+
+/// Files a connected job's information (a CONNECTNB reply's byte object, the KVALs
+/// its REQ would get): each rank's `pmix.pblob` (ours) or `pmix.pdata` (OpenPMIx's)
+/// as that rank's values, the node,
+/// session and app arrays' values and the other KVALs as job-level (WILDCARD)
+/// values, so a get of another job's rank's host name or local rank is answered
+/// here, as libpmix2 answers it, not asked of a server that may hold it until its
+/// timeout (Open MPI's `mpirun` does). A blob that does not decode is left out.
+fn file_connected_job(store: &Store, codec: &pmix_wire::Codec, nspace: &str, kvals: &[Kval]) {
+    let mut job = Vec::with_capacity(kvals.len());
+    for kv in kvals {
+        match (kv.key.as_bytes(), &kv.value) {
+            (b"pmix.pblob", Value::ByteObject(b)) => {
+                if let Ok(blob) =
+                    pmix_wire::msg::ProcBlob::from_bytes(&b.0, codec.buffer_type, codec.limits)
+                    && let Ok(values) = blob.kvals()
+                {
+                    store.add_peer_values(nspace, blob.rank.0, &values);
+                }
+            }
+            (b"pmix.pdata", v) => {
+                // OpenPMIx's form (mpirun's): `pmix.rank` first, then its values.
+                if let Some(infos) = v.infos()
+                    && let Some((first, rest)) = infos.split_first()
+                    && first.key == "pmix.rank"
+                    && let Some(rank) = first.value.as_u64().and_then(|r| u32::try_from(r).ok())
+                {
+                    let values: Vec<Kval> = rest
+                        .iter()
+                        .map(|i| Kval {
+                            key: i.key.clone(),
+                            value: i.value.clone(),
+                        })
+                        .collect();
+                    store.add_peer_values(nspace, rank, &values);
+                }
+            }
+            (b"pmix.node.arr" | b"pmix.ssn.arr" | b"pmix.app.arr", v) => match v.infos() {
+                Some(infos) => job.extend(infos.iter().map(|i| Kval {
+                    key: i.key.clone(),
+                    value: i.value.clone(),
+                })),
+                None => job.push(kv.clone()),
+            },
+            _ => job.push(kv.clone()),
+        }
+    }
+    store.add_peer_values(nspace, Rank::WILDCARD.0, &job);
 }

@@ -50,7 +50,11 @@ pub(super) fn spawn(core: &mut Core, conn: ConnId, tag: u32, s: Spawn) {
         return;
     };
     let runnable = |a: &pmix_wire::App| {
-        a.maxprocs >= 1 && a.cmd.as_ref().and_then(|c| c.as_str()).is_some_and(|c| !c.is_empty())
+        a.maxprocs >= 1
+            && a.cmd
+                .as_ref()
+                .and_then(|c| c.as_str())
+                .is_some_and(|c| !c.is_empty())
     };
     if s.apps.is_empty() || !s.apps.iter().all(runnable) {
         return core.reply_status(conn, tag, Command::SpawnNb, Status::ERR_BAD_PARAM);
@@ -85,8 +89,7 @@ pub(super) fn done(core: &mut Core, id: u64, result: Result<&str, i32>) {
                 .and_then(|ns| ns.blob(&codec));
             match job {
                 Some(job) => {
-                    let bytes =
-                        pmix_wire::msg::spawn_reply_with_job(&codec, Status::SUCCESS, &job);
+                    let bytes = pmix_wire::msg::spawn_reply_with_job(&codec, Status::SUCCESS, &job);
                     return core.send_payload(conn, tag, bytes.ok());
                 }
                 // The launcher named a namespace it did not register.

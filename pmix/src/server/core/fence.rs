@@ -249,8 +249,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
                 && x.participants == parts
                 && x.groups == groups
                 && !x.contributed.contains(&me)
-        })
-    {
+        }) {
         Some(i) => i,
         None => {
             let local = parts.iter().filter(|p| core.is_local(p)).count();
