@@ -36,7 +36,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use pmix_core::CpuSet;
+use pmix_core::{CpuSet, Status};
 use rustix::process::{Pid, Signal};
 
 use super::output::{self, Sink};
@@ -115,15 +115,15 @@ pub struct NewJob {
 }
 
 /// `PMIX_ERR_NOT_SUPPORTED`: what a server that cannot spawn answers.
-pub const ERR_NOT_SUPPORTED: i32 = -47;
+pub const ERR_NOT_SUPPORTED: i32 = Status::ERR_NOT_SUPPORTED.0;
 /// `PMIX_ERR_JOB_FAILED_TO_LAUNCH`: a spawned process ended before it connected.
-pub const ERR_JOB_FAILED_TO_LAUNCH: i32 = -181;
+pub const ERR_JOB_FAILED_TO_LAUNCH: i32 = Status::ERR_JOB_FAILED_TO_LAUNCH.0;
 /// `PMIX_ERR_JOB_EXE_NOT_FOUND`: a spawned program does not exist.
-pub const ERR_JOB_EXE_NOT_FOUND: i32 = -190;
+pub const ERR_JOB_EXE_NOT_FOUND: i32 = Status::ERR_JOB_EXE_NOT_FOUND.0;
 /// `PMIX_ERR_JOB_APP_NOT_EXECUTABLE`: a spawned program cannot be run.
-pub const ERR_JOB_APP_NOT_EXECUTABLE: i32 = -177;
+pub const ERR_JOB_APP_NOT_EXECUTABLE: i32 = Status::ERR_JOB_APP_NOT_EXECUTABLE.0;
 /// `PMIX_ERR_JOB_CANCELED`: a spawn asked for while the job is ending.
-pub const ERR_JOB_CANCELED: i32 = -180;
+pub const ERR_JOB_CANCELED: i32 = Status::ERR_JOB_CANCELED.0;
 
 /// What the job loop needs from a PMIx server: the real one is
 /// [`super::server::Embedded`]; tests use a fake. It is shared with the thread that
@@ -267,22 +267,28 @@ struct Pumps<'a> {
 }
 
 impl Pumps<'_> {
-    /// Starts `l` as rank `r`, its output forwarded.
-    fn start(&mut self, l: &Launch, r: u32) -> std::io::Result<Rank> {
+    /// Starts `l` as rank `r` of job `j`, its output forwarded (tagged `[r]` for the
+    /// first job, `[j:r]` for a spawned one).
+    fn start(&mut self, l: &Launch, j: usize, r: u32) -> std::io::Result<Rank> {
+        let label = if j == 0 {
+            r.to_string()
+        } else {
+            format!("{j}:{r}")
+        };
         let mut child = spawn::spawn_proc(l)?;
         let out = child.stdout.take().expect("piped stdout");
         let err = child.stderr.take().expect("piped stderr");
         self.threads.push(output::forward(
             out,
             self.sinks.stdout.clone(),
-            r,
+            &label,
             self.tag,
             self.drained_tx.clone(),
         ));
         self.threads.push(output::forward(
             err,
             self.sinks.stderr.clone(),
-            r,
+            &label,
             self.tag,
             self.drained_tx.clone(),
         ));
@@ -354,7 +360,7 @@ fn run_job(
     };
     let mut first = Vec::with_capacity(n);
     for r in 0..n as u32 {
-        match pumps.start(&first_job_launch(spec, server, r), r) {
+        match pumps.start(&first_job_launch(spec, server, r), 0, r) {
             Ok(rank) => first.push(rank),
             Err(e) => {
                 let prog = spec.command[0].to_string_lossy();
@@ -669,7 +675,7 @@ fn start_spawned(
     let mut ranks = Vec::with_capacity(new.procs.len());
     let mut failed = None;
     for (r, l) in new.procs.iter().enumerate() {
-        match pumps.start(l, r as u32) {
+        match pumps.start(l, j, r as u32) {
             Ok(rank) => ranks.push(rank),
             Err(e) => {
                 say(

@@ -1,6 +1,7 @@
 //! `pmix-run`: the launcher (docs/design.md §8). It starts this crate's PMIx server in its own
 //! process ([`pmix::server::Server`], through [`server::Embedded`]), registers one
-//! namespace of N ranks, spawns the ranks with the rendezvous in their environment,
+//! namespace of N ranks (and one per job its ranks spawn), spawns the ranks with the
+//! rendezvous in their environment,
 //! binds them, forwards their output and pmix-run's SIGINT/SIGTERM, tells the server
 //! when a rank ends, and exits with the job's status.
 //!
@@ -23,6 +24,11 @@
 //! ranks itself), and Slurm's variables would make Slurm-aware code in the ranks
 //! (Open MPI's own allocation and spawn components, job scripts) believe it runs in a
 //! Slurm step that does not exist.
+//!
+//! **Spawned jobs.** A rank's `PMIx_Spawn` starts a new job under the same loop
+//! ([`job`], [`server::Embedded`]'s `start_job`): its own namespace, bindings by the
+//! same `--bind`, output tagged `[job:rank] `, the same exit rules; pmix-run ends when
+//! every job has ended (docs/design.md, "Dynamic processes under pmix-run").
 //!
 //! **Exit status**: [`policy`]; 64 on a usage error; 70 when the server cannot be
 //! started; 126/127 when the program cannot be run.

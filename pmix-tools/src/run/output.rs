@@ -2,7 +2,8 @@
 //! thread of its own, line by line, and every whole line is written at once to
 //! pmix-run's own stream of the same kind, so lines of different ranks never mix
 //! (each `write_all` of a line holds the stream's lock). With `--tag-output` each line
-//! starts with `[rank] `. A last line without a newline is passed on as it is (with a
+//! starts with `[rank] ` (`[job:rank] ` for the ranks of the jobs the first one
+//! spawned, job 1 first). A last line without a newline is passed on as it is (with a
 //! tag, a newline is added so the next tagged line starts on its own).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -18,7 +19,7 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// Where forwarded lines go: shared by every rank's forwarder of one stream.
 pub type Sink = Arc<Mutex<dyn Write + Send>>;
 
-/// Starts a thread copying `from` to `to` line by line, each line prefixed `[rank] `
+/// Starts a thread copying `from` to `to` line by line, each line prefixed `[label] `
 /// when `tag` is set. The thread ends at end of file (the rank closed the pipe or
 /// exited) or on a read error; a write error (pmix-run's own output closed) makes it
 /// drain `from` without writing, so the rank never blocks on a full pipe. It holds
@@ -30,23 +31,23 @@ pub type Sink = Arc<Mutex<dyn Write + Send>>;
 pub fn forward(
     from: impl Read + Send + 'static,
     to: Sink,
-    rank: u32,
+    label: &str,
     tag: bool,
     done: Sender<()>,
 ) -> JoinHandle<()> {
+    let prefix = format!("[{label}] ");
     std::thread::Builder::new()
-        .name(format!("pmix-run-out-{rank}"))
+        .name(format!("pmix-run-out-{label}"))
         .spawn(move || {
-            copy_lines(from, &to, rank, tag);
+            copy_lines(from, &to, &prefix, tag);
             drop(done);
         })
         .expect("a thread to forward a rank's output")
 }
 
-fn copy_lines(from: impl Read, to: &Sink, rank: u32, tag: bool) {
+fn copy_lines(from: impl Read, to: &Sink, prefix: &str, tag: bool) {
     let mut reader = BufReader::with_capacity(MAX_LINE, from);
     let mut line = Vec::with_capacity(256);
-    let prefix = format!("[{rank}] ");
     let mut writable = true;
     loop {
         line.clear();
@@ -105,7 +106,7 @@ mod tests {
     fn run(input: &[u8], tag: bool) -> Vec<u8> {
         let out: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
         let sink: Sink = out.clone();
-        forward(std::io::Cursor::new(input.to_vec()), sink, 3, tag, done())
+        forward(std::io::Cursor::new(input.to_vec()), sink, "3", tag, done())
             .join()
             .unwrap();
         out.lock().unwrap().clone()
@@ -145,14 +146,14 @@ mod tests {
         let a = forward(
             std::io::Cursor::new(line_a.repeat(200).into_bytes()),
             out.clone(),
-            0,
+            "0",
             true,
             done(),
         );
         let b = forward(
             std::io::Cursor::new(line_b.repeat(200).into_bytes()),
             out.clone(),
-            1,
+            "1",
             true,
             done(),
         );

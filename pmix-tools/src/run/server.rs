@@ -18,10 +18,10 @@ pub type BindPlan = Box<dyn Fn(u32) -> Result<Vec<Option<CpuSet>>, String> + Sen
 pub const MAX_SPAWN: u32 = 4096;
 
 /// `PMIX_ERR_JOB_INSUFFICIENT_RESOURCES`: a spawn of more than [`MAX_SPAWN`].
-const ERR_JOB_INSUFFICIENT_RESOURCES: i32 = -234;
+const ERR_JOB_INSUFFICIENT_RESOURCES: i32 = pmix_core::Status::ERR_JOB_INSUFFICIENT_RESOURCES.0;
 
 /// `PMIX_EVENT_JOB_END`.
-const EVENT_JOB_END: i32 = -145;
+const EVENT_JOB_END: i32 = pmix_core::Status::EVENT_JOB_END.0;
 
 /// One job the server was given: the first, or a spawned one.
 struct JobRec {

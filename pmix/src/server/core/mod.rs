@@ -31,6 +31,9 @@
 //! - GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE in both 4.2 layouts, and
 //!   the groups a 4.2 invite/join builds from events, driven by pmix-core's
 //!   `Groups` (`groups/`);
+//! - SPAWNNB through the launcher ([`CoreConfig::spawn`], [`JobEvent::Spawn`],
+//!   [`Core::spawn_done`]; `dynamic.rs`), CONNECTNB and DISCONNECTNB across the
+//!   namespaces served here (`fence.rs`);
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
 //!
 //! **Hosted** ([`CoreConfig::hosted`], the C server API, docs/serving.md §4): a fence
