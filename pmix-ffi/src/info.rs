@@ -36,6 +36,12 @@ pub(crate) const KEY_HOSTNAME: &CStr = c"pmix.hname";
 pub(crate) const KEY_TOOL_DO_NOT_CONNECT: &CStr = c"pmix.tool.nocon";
 /// `PMIX_SERVER_URI`.
 pub(crate) const KEY_SERVER_URI: &CStr = c"pmix.srvr.uri";
+/// `PMIX_SERVER_PIDINFO`: a tool's target server, by its pid.
+pub(crate) const KEY_SERVER_PIDINFO: &CStr = c"pmix.srvr.pidinfo";
+/// `PMIX_SERVER_NSPACE`: a tool's target server, by its namespace.
+pub(crate) const KEY_SERVER_NSPACE: &CStr = c"pmix.srv.nspace";
+/// `PMIX_SYSTEM_TMPDIR`: where a tool looks for rendezvous files.
+pub(crate) const KEY_SYSTEM_TMPDIR: &CStr = c"pmix.sys.tmpdir";
 
 /// The info array as a slice.
 ///
@@ -161,17 +167,23 @@ pub(crate) unsafe fn directives<'a>(infos: &'a [pmix_info_t]) -> Result<Directiv
 
 /// Decodes the info of `PMIx_Init` / `PMIx_tool_init` / `PMIx_Finalize`: the hostname
 /// (`PMIX_HOSTNAME`) and the connection: `PMIX_SERVER_URI` (a tool connects to that
-/// server), `PMIX_TOOL_DO_NOT_CONNECT` (true, or any non-boolean value as OpenPMIx's
-/// flag: never connect).
+/// server), `PMIX_SERVER_PIDINFO` / `PMIX_SERVER_NSPACE` (to the server whose
+/// rendezvous file `pmix.<host>.tool.<pid or nspace>` is under `PMIX_SYSTEM_TMPDIR`,
+/// else `$TMPDIR`, else `/tmp`: pmix-run's, or an OpenPMIx server's),
+/// `PMIX_TOOL_DO_NOT_CONNECT` (true, or any non-boolean value as OpenPMIx's flag:
+/// never connect).
 ///
 /// # Errors
 /// As the module says; `PMIX_ERR_BAD_PARAM` for a `PMIX_SERVER_URI` that is not a
-/// `name;tcp4://…` or `name;tcp6://…` URI.
+/// `name;tcp4://…` or `name;tcp6://…` URI; `PMIX_ERR_UNREACH` when no rendezvous
+/// file names the server asked for by pid or namespace.
 ///
 /// # Safety
 /// As [`directives`].
 pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOptions, Status> {
     let mut options = pmix::InitOptions::default();
+    let mut target: Option<String> = None;
+    let mut dir: Option<std::path::PathBuf> = None;
     for i in infos {
         let k = key(i)?;
         if k == KEY_HOSTNAME.to_bytes() {
@@ -191,9 +203,44 @@ pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOpt
                 .map_err(|_| BAD_PARAM)?
                 .with_launch_identity(|k| std::env::var(k).ok());
             options.connect = pmix::Connect::To(env);
+        } else if k == KEY_SERVER_PIDINFO.to_bytes() {
+            // SAFETY: the tag says which union member holds the pid.
+            let pid = unsafe {
+                match i.value.type_ {
+                    crate::types::PMIX_PID => i64::from(i.value.data.pid),
+                    crate::types::PMIX_INT | crate::types::PMIX_INT32 => {
+                        i64::from(i.value.data.int32)
+                    }
+                    crate::types::PMIX_UINT | crate::types::PMIX_UINT32 => {
+                        i64::from(i.value.data.uint32)
+                    }
+                    _ => return Err(BAD_PARAM),
+                }
+            };
+            target = Some(pid.to_string());
+        } else if k == KEY_SERVER_NSPACE.to_bytes() {
+            // SAFETY: forwarded from the caller.
+            target = Some(unsafe { string_value(i) }?.to_owned());
+        } else if k == KEY_SYSTEM_TMPDIR.to_bytes() {
+            // SAFETY: forwarded from the caller.
+            dir = Some(unsafe { string_value(i) }?.into());
         } else {
             unknown(i)?;
         }
+    }
+    if let Some(tail) = target
+        && !matches!(options.connect, pmix::Connect::To(_))
+    {
+        let host = options
+            .hostname
+            .clone()
+            .unwrap_or_else(pmix::server::net::short_hostname);
+        let dir = dir
+            .or_else(|| std::env::var_os("PMIX_SYSTEM_TMPDIR").map(Into::into))
+            .unwrap_or_else(std::env::temp_dir);
+        let env = pmix::ServerEnv::from_rendezvous(&dir, &host, &tail)
+            .map_err(|_| Status::ERR_UNREACH)?;
+        options.connect = pmix::Connect::To(env);
     }
     Ok(options)
 }

@@ -395,3 +395,68 @@ fn mpi4py_spawn_runs_under_pmix_run_and_mpirun_on_either_library() {
     check("mpi4py, mpirun, libpmix2", &mpirun(&argv, None), &want);
     check("mpi4py, mpirun, ours", &mpirun(&argv, Some(&dropin)), &want);
 }
+
+#[test]
+fn a_tool_finds_pmix_run_by_its_pid_with_either_library_and_the_files_go_with_it() {
+    let dir = TempDir::new("spawn-tool");
+    let tmp = dir.0.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut tools = vec![(
+        "libpmix_ffi",
+        cprog::build_ours(&c_dir(), "tool_find", &dir.0),
+    )];
+    if let Some(e) = cprog::build_openpmix(&c_dir(), "tool_find", &dir.0, "a libpmix2 tool") {
+        tools.push(("libpmix2", e));
+    }
+    let mut cmd = clean(env!("CARGO_BIN_EXE_pmix-run"));
+    cmd.env("TMPDIR", &tmp)
+        .args(["-n", "1", "--timeout", "60", "sleep", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut launcher = cmd.spawn().expect("start pmix-run");
+    let pid = launcher.id();
+    let host = pmix::server::net::short_hostname();
+    let file = tmp.join(format!("pmix.{host}.tool.{pid}"));
+    let until = Instant::now() + Duration::from_secs(30);
+    while !file.exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut results = Vec::new();
+    for (lib, exe) in &tools {
+        let mut t = clean(exe);
+        // libpmix2 would offer munge first; the server speaks native only.
+        t.env("TMPDIR", &tmp)
+            .env("PMIX_MCA_psec", "native")
+            .arg(pid.to_string())
+            .arg(format!("pmrun.{pid}"));
+        results.push((lib, output_within(&mut t, LIMIT)));
+    }
+    // Ours to end: SIGTERM, forwarded to the rank, ends the job.
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while launcher.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = launcher.kill();
+            let _ = launcher.wait();
+            panic!("pmix-run did not end on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (lib, out) in &results {
+        let want = format!("tool_find: connected pmrun.{pid} found");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(&want),
+            "{lib} tool: {}",
+            show(out)
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("pmix."))
+        .collect();
+    assert!(left.is_empty(), "rendezvous files left: {left:?}");
+}

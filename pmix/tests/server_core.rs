@@ -169,7 +169,8 @@ fn a_tool_gets_the_long_reply_with_an_identifier_when_it_needs_one() {
         core.connect(8, &tool_msg(PeerKind::ToolNeedsId, UID), 0, now)
             .is_err()
     );
-    // A tool's REQ is not served; its other requests are.
+    // A tool's REQ gets its own job: its namespace and what the server is
+    // (libpmix2's PMIx_tool_init files it).
     let mut t = Fake {
         conn: 5,
         codec: pmix_wire::Codec::v422(),
@@ -180,10 +181,15 @@ fn a_tool_gets_the_long_reply_with_an_identifier_when_it_needs_one() {
     };
     let tag = t.send(&mut core, &Request::Req, now);
     let outs = drain(&mut core);
+    let Reply::Req(ji) = reply(&outs, &t, tag, Command::Req) else {
+        panic!("not a job-info reply")
+    };
+    assert_eq!(ji.nspace.as_str(), Some("srv.tool.0"));
     assert_eq!(
-        status(&outs, &t, tag, Command::Req),
-        Status::ERR_NOT_SUPPORTED.0
+        ji.value("pmix.srv.nspace").and_then(|v| v.as_str()),
+        Some("srv")
     );
+    assert_eq!(ji.value("pmix.job.size").and_then(|v| v.as_u64()), Some(1));
 }
 
 #[test]

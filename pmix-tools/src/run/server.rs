@@ -63,6 +63,7 @@ impl Embedded {
         let cfg = ServerConfig {
             service,
             spawn: true,
+            rendezvous: true,
             ..ServerConfig::default()
         };
         let server =

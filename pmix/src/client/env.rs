@@ -2,6 +2,7 @@
 //! reads (docs/wire.md §2.1) and the URI syntax (§2.3).
 
 use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
 
 use pmix_core::Status;
 use pmix_wire::BufferType;
@@ -153,6 +154,52 @@ impl ServerEnv {
             hostname: None,
         })
     }
+}
+
+impl ServerEnv {
+    /// The server whose rendezvous file is `pmix.<host>.tool.<tail>` (`tail` a
+    /// server's pid or namespace, as `PMIX_SERVER_PIDINFO` / `PMIX_SERVER_NSPACE`
+    /// name it), searched for in `dir` and its subdirectories down to 3 levels
+    /// (OpenPMIx's servers put theirs in session directories under it), for a tool.
+    /// The file's first line is the URI (docs/wire.md §2.4).
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] when no such file is found or it holds no URI.
+    pub fn from_rendezvous(dir: &Path, host: &str, tail: &str) -> Result<ServerEnv, Error> {
+        if tail.contains('/') || host.contains('/') {
+            return Err(Error::Unreach(
+                format!("no rendezvous file for {tail:?}: a name with '/'").into(),
+            ));
+        }
+        let name = format!("pmix.{host}.tool.{tail}");
+        let found = find_file(dir, &name, 3)
+            .ok_or_else(|| Error::Unreach(format!("no {name} under {}", dir.display()).into()))?;
+        let text = std::fs::read_to_string(&found)
+            .map_err(|e| Error::Unreach(format!("{}: {e}", found.display()).into()))?;
+        let uri = text.lines().next().unwrap_or_default().trim();
+        ServerEnv::from_uri(uri, "PMIX_SERVER_PIDINFO")
+            .map_err(|_| Error::Unreach(format!("{} holds no PMIx URI", found.display()).into()))
+    }
+}
+
+/// `dir/name`, else the first `name` in `dir`'s subdirectories, `depth` levels down
+/// at most (symbolic links not followed).
+fn find_file(dir: &Path, name: &str, depth: u32) -> Option<PathBuf> {
+    let here = dir.join(name);
+    if here.is_file() {
+        return Some(here);
+    }
+    if depth == 0 {
+        return None;
+    }
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    subdirs.sort();
+    subdirs.iter().find_map(|d| find_file(d, name, depth - 1))
 }
 
 /// `<server name>;tcp4://a.b.c.d:port` or `<server name>;tcp6://[addr]:port` (brackets

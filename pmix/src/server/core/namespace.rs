@@ -232,19 +232,33 @@ impl Namespace {
 }
 
 /// REQ: the job-info blob of the requester's namespace; a tool (no namespace of
-/// ours) gets `PMIX_ERR_NOT_SUPPORTED`.
+/// ours) gets its own namespace with the server's name and rank, a size of 1 and
+/// the host name.
 pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
     let Some(peer) = core.conns.get(&conn) else {
         return;
     };
     let codec = peer.codec.clone();
-    let blob = if peer.tool {
-        None
-    } else {
-        core.namespaces
-            .get_mut(&peer.proc.0)
-            .and_then(|ns| ns.blob(&codec))
-    };
+    if peer.tool {
+        // A tool's own job: its assigned namespace and what the server is. libpmix2's
+        // PMIx_tool_init asks for it and files it (a lone status would not unpack).
+        let host = core.cfg.hostname.as_str();
+        let job = Reply::Req(JobInfo {
+            nspace: WStr::from(peer.proc.0.as_str()),
+            items: vec![
+                JobItem::Value(Kval::new("pmix.srv.nspace", core.cfg.nspace.as_str())),
+                JobItem::Value(Kval::new("pmix.srv.rank", core.cfg.rank)),
+                JobItem::Value(Kval::new("pmix.job.size", 1u32)),
+                JobItem::Value(Kval::new("pmix.hname", host)),
+            ],
+        });
+        let bytes = job.encode(&codec).ok();
+        return core.send_payload(conn, tag, bytes);
+    }
+    let blob = core
+        .namespaces
+        .get_mut(&peer.proc.0)
+        .and_then(|ns| ns.blob(&codec));
     match blob {
         Some(b) => core.send_payload(conn, tag, Some(b.as_ref().clone())),
         None => core.reply_status(

@@ -38,8 +38,12 @@
 //! included), at most a few lines per interval, the rest counted in a summary line
 //! (`ratelimit`), so a flood of bad connections cannot flood the launcher's log.
 //!
-//! **What is not here.** Tool rendezvous files (docs/wire.md §2.4) are not written (no
-//! tool finds this server without being told its URI); the listener is IPv4 only (as
+//! **Rendezvous files** (docs/wire.md §2.4) are written only when asked
+//! ([`ServerConfig::rendezvous`]: pmix-run does), so that tools find the server by its
+//! pid or namespace; otherwise a tool must be told the URI.
+//!
+//! **What is not here.** The system-level file (`pmix.sys.<host>`) is not written; the
+//! listener is IPv4 only (as
 //! OpenPMIx 4.2's default); the real owner of a socket is found for IPv4 loopback
 //! peers (`sock_diag`, else `/proc/net/tcp` and `tcp6`), so a peer on another host
 //! is refused. What the server answers is the core's business (its module docs say
@@ -142,6 +146,13 @@ pub struct ServerConfig {
     /// a client's `PMIx_Spawn` comes as [`JobEvent::Spawn`], answered with
     /// [`Server::spawn_done`]; without it the client gets `PMIX_ERR_NOT_SUPPORTED`.
     pub spawn: bool,
+    /// Tools find this server by its process id or namespace: it writes the
+    /// rendezvous files OpenPMIx's servers write (docs/wire.md §2.4),
+    /// `pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<nspace>` in the system
+    /// temporary directory (the base of [`ServerConfig::tmpdir_base`]), mode 0640,
+    /// each holding the URI, the version, the pid and `uid:gid`, one per line;
+    /// [`Server::shutdown`] removes them.
+    pub rendezvous: bool,
 }
 
 /// A [`ServerConfig::host_sink`]: what takes the hosted core's [`HostCall`]s.
@@ -175,6 +186,7 @@ impl Default for ServerConfig {
             host_sink: None,
             host_pubsub: false,
             spawn: false,
+            rendezvous: false,
         }
     }
 }
@@ -321,6 +333,8 @@ pub struct Server {
     /// The progress thread, and what disconnects when it ends.
     thread: Mutex<Option<(JoinHandle<()>, mpsc::Receiver<()>)>>,
     counters: Arc<Counters>,
+    /// The rendezvous files written ([`ServerConfig::rendezvous`]).
+    rendezvous: Vec<PathBuf>,
 }
 
 impl Server {
@@ -368,8 +382,14 @@ impl Server {
                 return Err(e);
             }
         };
+        let uri = format!("{nspace}.{};tcp4://{addr}", cfg.rank);
+        let rendezvous = if cfg.rendezvous {
+            write_rendezvous(&system_tmpdir, &hostname, &nspace, pid, &uri)
+        } else {
+            Vec::new()
+        };
         Ok(Server {
-            uri: format!("{nspace}.{};tcp4://{addr}", cfg.rank),
+            uri,
             addr,
             hostname,
             tmpdir,
@@ -379,6 +399,7 @@ impl Server {
             events: Mutex::new(events),
             thread: Mutex::new(Some((thread, ended))),
             counters,
+            rendezvous,
         })
     }
 
@@ -633,6 +654,9 @@ impl Server {
         // dropped on the way out, so joining does not wait), or at the limit.
         let ended = ended.recv_timeout(SHUTDOWN_LIMIT);
         let _ = std::fs::remove_dir_all(&self.tmpdir);
+        for f in &self.rendezvous {
+            let _ = std::fs::remove_file(f);
+        }
         if matches!(ended, Err(mpsc::RecvTimeoutError::Timeout)) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
@@ -654,6 +678,30 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.shutdown();
     }
+}
+
+/// Writes the rendezvous files of [`ServerConfig::rendezvous`] in `dir`; returns those
+/// written (a file that cannot be written is left out: tools then need the URI).
+fn write_rendezvous(dir: &Path, host: &str, nspace: &str, pid: u32, uri: &str) -> Vec<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let (uid, gid) = net::effective_ids();
+    let text = format!("{uri}\n{SERVER_VERSION}\n{pid}\n{uid}:{gid}\n");
+    [pid.to_string(), nspace.to_owned()]
+        .iter()
+        .filter(|tail| !tail.contains('/'))
+        .map(|tail| dir.join(format!("pmix.{host}.tool.{tail}")))
+        .filter(|path| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o640)
+                .open(path)
+                .and_then(|mut f| f.write_all(text.as_bytes()))
+                .is_ok()
+        })
+        .collect()
 }
 
 /// Creates `<base>/pmix-rs.<host>.<pid>.<n>` with mode 0700 (a fresh name: an existing
