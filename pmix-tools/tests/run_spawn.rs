@@ -205,7 +205,9 @@ fn killing_pmix_run_during_a_spawn_leaves_no_process_behind() {
     let exe = cprog::build_ours(&c_dir(), "dynamic", &dir.0);
     let pidfile = dir.0.join("child");
     let mut cmd = clean(env!("CARGO_BIN_EXE_pmix-run"));
-    cmd.env("DYNAMIC_PIDFILE", &pidfile)
+    // A killed server leaves its rendezvous files: in this test's directory.
+    cmd.env("TMPDIR", &dir.0)
+        .env("DYNAMIC_PIDFILE", &pidfile)
         .args(["-n", "2", "--timeout", "100"])
         .arg(&exe)
         .arg("slow")

@@ -177,3 +177,33 @@ fn a_removed_namespace_closes_its_ranks_and_its_name_can_be_registered_again() {
     assert_eq!(c.req(), "io.remove");
     c.finalize();
 }
+
+#[test]
+fn rendezvous_files_name_the_server_replace_a_killed_ones_and_go_at_shutdown() {
+    let base = pmix_testkit::TempDir::new("server-rendezvous");
+    let host = "rvhost";
+    // What a killed server of ours left: its pid is gone (pid_max is below 2^22).
+    let stale = base.0.join(format!("pmix.{host}.tool.4999999"));
+    std::fs::write(&stale, "x;tcp4://127.0.0.1:1\n4.2.2\n4999999\n0:0\n").unwrap();
+    // Another's file (its pid line does not match its name) stays.
+    let other = base.0.join(format!("pmix.{host}.tool.4999998"));
+    std::fs::write(&other, "y;tcp4://127.0.0.1:1\n4.2.2\n17\n0:0\n").unwrap();
+    let mut cfg = quiet();
+    cfg.rendezvous = true;
+    cfg.hostname = Some(host.into());
+    cfg.tmpdir_base = Some(base.0.clone());
+    let server = Server::start(cfg).unwrap();
+    let pid = std::process::id();
+    let mine = base.0.join(format!("pmix.{host}.tool.{pid}"));
+    let text = std::fs::read_to_string(&mine).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], server.uri());
+    assert_eq!(lines[2], pid.to_string());
+    let env = pmix::ServerEnv::from_rendezvous(&base.0, host, &pid.to_string()).unwrap();
+    assert_eq!(env.addr, server.local_addr());
+    assert!(!stale.exists(), "a killed server's file is removed");
+    assert!(other.exists(), "a file that is not ours stays");
+    server.shutdown().unwrap();
+    assert!(!mine.exists(), "removed at shutdown");
+    assert!(pmix::ServerEnv::from_rendezvous(&base.0, host, &pid.to_string()).is_err());
+}

@@ -151,7 +151,8 @@ pub struct ServerConfig {
     /// `pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<nspace>` in the system
     /// temporary directory (the base of [`ServerConfig::tmpdir_base`]), mode 0640,
     /// each holding the URI, the version, the pid and `uid:gid`, one per line;
-    /// [`Server::shutdown`] removes them.
+    /// [`Server::shutdown`] removes them, and a server starting removes those a
+    /// killed server of ours left (their pid gone).
     pub rendezvous: bool,
 }
 
@@ -686,6 +687,7 @@ fn write_rendezvous(dir: &Path, host: &str, nspace: &str, pid: u32, uri: &str) -
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let (uid, gid) = net::effective_ids();
+    remove_stale_rendezvous(dir, host);
     let text = format!("{uri}\n{SERVER_VERSION}\n{pid}\n{uid}:{gid}\n");
     [pid.to_string(), nspace.to_owned()]
         .iter()
@@ -702,6 +704,36 @@ fn write_rendezvous(dir: &Path, host: &str, nspace: &str, pid: u32, uri: &str) -
                 .is_ok()
         })
         .collect()
+}
+
+/// Removes the rendezvous files a server of ours left in `dir` when it was killed:
+/// `pmix.<host>.tool.<pid>` and `pmix.<host>.tool.pmix-rs.server.<pid>` whose process
+/// is gone (no `/proc/<pid>`) and whose contents name that pid (an OpenPMIx
+/// server's file, or another user's, is left alone: the pid line must match and
+/// the removal must be allowed).
+fn remove_stale_rendezvous(dir: &Path, host: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("pmix.{host}.tool.");
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(tail) = name.to_str().and_then(|n| n.strip_prefix(prefix.as_str())) else {
+            continue;
+        };
+        let pid = tail.strip_prefix("pmix-rs.server.").unwrap_or(tail);
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if Path::new("/proc").join(pid).exists() {
+            continue;
+        }
+        let ours = std::fs::read_to_string(e.path())
+            .is_ok_and(|t| t.lines().nth(2).is_some_and(|l| l.trim() == pid));
+        if ours {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Creates `<base>/pmix-rs.<host>.<pid>.<n>` with mode 0700 (a fresh name: an existing
