@@ -694,7 +694,7 @@ fn a_tool_pointed_at_no_server_is_unreach() {
 }
 
 #[test]
-fn log_and_job_control_are_served_and_spawn_and_connect_get_our_servers_answers() {
+fn log_and_job_control_are_served_spawn_is_not_and_connect_is_a_collective() {
     use pmix::wire::{App, Proc, WStr};
     let ns = "client.control";
     let s = server(ns);
@@ -716,10 +716,18 @@ fn log_and_job_control_are_served_and_spawn_and_connect_get_our_servers_answers(
         p.spawn(&[], &[]).unwrap_err().status(),
         Status::ERR_BAD_PARAM
     );
-    let all = [Proc::new(ns, pmix::wire::Rank::WILDCARD.0)];
-    not_supported(p.connect(true, &all, &[]));
-    not_supported(p.connect(false, &all, &[]));
+    // Connect and disconnect are collectives of the listed processes: alone, at
+    // once; over the whole job, they wait for the others (here, until pmix.timeout).
     let me = [Proc::new(ns, 0)];
+    p.connect(true, &me, &[]).unwrap();
+    p.connect(false, &me, &[]).unwrap();
+    let all = [Proc::new(ns, pmix::wire::Rank::WILDCARD.0)];
+    assert_eq!(
+        p.connect(true, &all, &[Info::new("pmix.timeout", 1i32)])
+            .unwrap_err()
+            .status(),
+        Status::ERR_TIMEOUT
+    );
     assert_eq!(
         p.job_control(&me, &[Info::new("pmix.reg.cleanup", "/tmp/none")])
             .unwrap(),
