@@ -21,7 +21,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -30,10 +30,11 @@ use pmix_testkit::{TempDir, cprog, peer_absent};
 
 mod shared;
 
+use shared::{clean_command as clean, mpi4py, show};
+
 /// The bound on one job (each takes about a second; an srun may queue).
 const LIMIT: Duration = Duration::from_secs(120);
 const N: u32 = 4;
-const INSTALL_MPI: &str = "apt-get install libopenmpi-dev openmpi-bin";
 
 /// Where Open MPI's PMIx component finds OpenPMIx (what no rank of ours may map).
 const OPENPMIX_MARKS: [&str; 2] = ["libpmix.so.2.6", "pmix2/lib"];
@@ -53,18 +54,7 @@ struct Job {
 /// Builds `mpi_dropin.c` with `mpicc` and the dropin directory; `None` (after the
 /// notice) without Open MPI.
 fn job(tag: &str) -> Option<Job> {
-    let present = |p: &str, arg: &str| {
-        Command::new(p)
-            .arg(arg)
-            .stdin(Stdio::null())
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !present("mpicc", "--showme:version") || !present("mpirun", "--version") {
-        peer_absent(
-            &format!("{tag}: Open MPI (mpicc, mpirun) not found"),
-            INSTALL_MPI,
-        );
+    if !shared::open_mpi_present(tag) {
         return None;
     }
     let dir = TempDir::new(&format!("dropin-{tag}"));
@@ -85,23 +75,6 @@ fn job(tag: &str) -> Option<Job> {
         dropin,
         ours,
     })
-}
-
-/// A command for `program` without what would leak into the job: cargo's
-/// `LD_LIBRARY_PATH`, `PMIX_*`, `OMPI_*` and `SLURM_*`; stdin `/dev/null`.
-fn clean(program: &str) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.env_remove("LD_LIBRARY_PATH").stdin(Stdio::null());
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if ["PMIX_", "OMPI_", "SLURM_"]
-            .iter()
-            .any(|p| k.starts_with(p))
-        {
-            cmd.env_remove(&*k);
-        }
-    }
-    cmd
 }
 
 /// Which library the ranks load.
@@ -167,15 +140,6 @@ fn pmix_run(job: &Job, argv: &[&str], lib: Lib) -> Output {
     cmd.args(["-n", &N.to_string(), "--timeout", "100"])
         .args(argv);
     output_within(&mut cmd, LIMIT)
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The lines of `prog` (`"PROG rank R..."`, whatever precedes them), sorted.
@@ -278,25 +242,6 @@ fn check_abort(what: &str, out: &Output, message: bool) {
             "{what}: no abort message:\n{text}"
         );
     }
-}
-
-/// A Python with mpi4py (`python3`, else Debian's `/usr/bin/python3`); `None` after
-/// the notice.
-fn mpi4py(what: &str) -> Option<&'static str> {
-    let found = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
-        Command::new(py)
-            .args(["-c", "import mpi4py"])
-            .stdin(Stdio::null())
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        peer_absent(
-            &format!("{what}: no python3 with mpi4py"),
-            "apt-get install python3-mpi4py",
-        );
-    }
-    found
 }
 
 fn script() -> String {

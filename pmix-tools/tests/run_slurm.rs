@@ -23,6 +23,8 @@ use pmix_testkit::{TempDir, cprog, peer_absent};
 
 mod shared;
 
+use shared::show;
+
 /// The bound on one `srun` (each job takes about a second; a test may wait in the
 /// queue behind the others).
 const LIMIT: Duration = Duration::from_secs(120);
@@ -148,15 +150,6 @@ fn task_lines(text: &[u8], r: u32) -> Vec<String> {
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix(&prefix).map(str::to_owned))
         .collect()
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The job exited 0 and every task printed its `ok` line.

@@ -30,6 +30,10 @@ use std::time::Duration;
 use pmix_testkit::child::output_within;
 use pmix_testkit::{TempDir, cprog, peer_absent};
 
+mod shared;
+
+use shared::show;
+
 /// The file the `ours` nodes' plugin loads as `libpmix.so`.
 const PLUGIN_LIB: &str = "/run/pmix-rs-slurm/libpmix.so";
 const LIMIT: Duration = Duration::from_secs(120);
@@ -124,15 +128,6 @@ fn task_lines(text: &[u8], r: u32) -> Vec<String> {
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix(&prefix).map(str::to_owned))
         .collect()
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The job exited 0 and every task printed `ok(r)`.

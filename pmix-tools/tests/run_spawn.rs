@@ -22,9 +22,11 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use pmix_testkit::child::output_within;
-use pmix_testkit::{TempDir, cprog, peer_absent};
+use pmix_testkit::{TempDir, cprog};
 
 mod shared;
+
+use shared::{clean_command as clean, show};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -34,23 +36,6 @@ fn c_dir() -> PathBuf {
 
 fn mpi_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mpi"))
-}
-
-/// A command for `program` without cargo's `LD_LIBRARY_PATH` and the `PMIX_*`,
-/// `OMPI_*`, `SLURM_*` variables of the caller; stdin `/dev/null`.
-fn clean(program: impl AsRef<std::ffi::OsStr>) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.env_remove("LD_LIBRARY_PATH").stdin(Stdio::null());
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if ["PMIX_", "OMPI_", "SLURM_"]
-            .iter()
-            .any(|p| k.starts_with(p))
-        {
-            cmd.env_remove(&*k);
-        }
-    }
-    cmd
 }
 
 /// `pmix-run -n 2 ARGV` with `env` added.
@@ -80,25 +65,13 @@ fn mpirun(argv: &[&std::ffi::OsStr], dropin: Option<&Path>) -> Output {
     output_within(&mut cmd, LIMIT)
 }
 
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// The job exited 0 and printed every line of `want` (after whatever tag precedes it).
+/// The job exited 0 and printed every line of `want` (anywhere in its output:
+/// mpirun's forwarding has been seen to join two processes' lines into one).
 fn check(what: &str, out: &Output, want: &[&str]) {
     assert_eq!(out.status.code(), Some(0), "{what}:\n{}", show(out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     for w in want {
-        assert!(
-            stdout.lines().any(|l| l.ends_with(w)),
-            "{what}: no line {w:?}:\n{}",
-            show(out)
-        );
+        assert!(stdout.contains(w), "{what}: no line {w:?}:\n{}", show(out));
     }
 }
 
@@ -262,18 +235,7 @@ fn killing_pmix_run_during_a_spawn_leaves_no_process_behind() {
 
 /// `mpi_spawn.c` built with `mpicc` and the dropin directory; `None` without Open MPI.
 fn mpi_build(dir: &TempDir) -> Option<(PathBuf, PathBuf)> {
-    let present = |p: &str, arg: &str| {
-        Command::new(p)
-            .arg(arg)
-            .stdin(Stdio::null())
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !present("mpicc", "--showme:version") || !present("mpirun", "--version") {
-        peer_absent(
-            "MPI spawn: Open MPI (mpicc, mpirun) not found",
-            "apt-get install libopenmpi-dev openmpi-bin",
-        );
+    if !shared::open_mpi_present("MPI spawn") {
         return None;
     }
     let exe = dir.0.join("mpi_spawn");
@@ -356,31 +318,13 @@ fn the_same_mpi_spawn_programs_run_under_mpirun_on_either_library() {
     }
 }
 
-/// A python3 that imports mpi4py (`None` after the notice).
-fn mpi4py() -> Option<&'static str> {
-    let found = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
-        Command::new(py)
-            .args(["-c", "import mpi4py"])
-            .stdin(Stdio::null())
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        peer_absent(
-            "mpi4py spawn: no python3 with mpi4py",
-            "apt-get install python3-mpi4py",
-        );
-    }
-    found
-}
-
 #[test]
 fn mpi4py_spawn_runs_under_pmix_run_and_mpirun_on_either_library() {
     let dir = TempDir::new("spawn-mpi4py");
     let Some((_, dropin)) = mpi_build(&dir) else {
         return;
     };
-    let Some(py) = mpi4py() else {
+    let Some(py) = shared::mpi4py("mpi4py spawn") else {
         return;
     };
     let script = mpi_dir().join("mpi4py_spawn.py");

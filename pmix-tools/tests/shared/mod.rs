@@ -140,3 +140,71 @@ pub(crate) fn dropin_dir(dir: &std::path::Path) -> std::path::PathBuf {
     std::os::unix::fs::symlink(&ours, dropin.join("libpmix.so.2")).expect("symlink");
     dropin
 }
+
+/// A command for `program` without what would leak into a job it starts: cargo's
+/// `LD_LIBRARY_PATH` and the caller's `PMIX_*`, `OMPI_*` and `SLURM_*` variables;
+/// stdin `/dev/null`.
+pub(crate) fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let mut cmd = std::process::Command::new(program);
+    cmd.env_remove("LD_LIBRARY_PATH")
+        .stdin(std::process::Stdio::null());
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if ["PMIX_", "OMPI_", "SLURM_"]
+            .iter()
+            .any(|p| k.starts_with(p))
+        {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd
+}
+
+/// A finished job's exit code, stdout and stderr, for an assertion's message.
+pub(crate) fn show(out: &std::process::Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A python3 that imports mpi4py, for the run named `what` (`None` after
+/// [`pmix_testkit::peer_absent`]'s notice).
+pub(crate) fn mpi4py(what: &str) -> Option<&'static str> {
+    let found = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
+        std::process::Command::new(py)
+            .args(["-c", "import mpi4py"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        pmix_testkit::peer_absent(
+            &format!("{what}: no python3 with mpi4py"),
+            "apt-get install python3-mpi4py",
+        );
+    }
+    found
+}
+
+/// Whether Open MPI's `mpicc` and `mpirun` are here, for the run named `what` (after
+/// [`pmix_testkit::peer_absent`]'s notice when not).
+pub(crate) fn open_mpi_present(what: &str) -> bool {
+    let present = |p: &str, arg: &str| {
+        std::process::Command::new(p)
+            .arg(arg)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let found = present("mpicc", "--showme:version") && present("mpirun", "--version");
+    if !found {
+        pmix_testkit::peer_absent(
+            &format!("{what}: Open MPI (mpicc, mpirun) not found"),
+            "apt-get install libopenmpi-dev openmpi-bin",
+        );
+    }
+    found
+}
