@@ -25,16 +25,26 @@ struct Spawner {
     ended: Mutex<Vec<(usize, i32)>>,
 }
 
+/// The next scripted event, or (none left) `None` after `timeout`, as a server that
+/// has nothing to say.
+fn next_scripted<T>(events: &Mutex<VecDeque<T>>, timeout: Duration) -> Option<T> {
+    let ev = events.lock().unwrap().pop_front();
+    if ev.is_none() {
+        std::thread::sleep(timeout);
+    }
+    ev
+}
+
+fn fake_env(rank: u32) -> Vec<(String, String)> {
+    vec![("FAKE_RANK".into(), rank.to_string())]
+}
+
 impl JobServer for Spawner {
     fn client_env(&self, rank: u32) -> Vec<(String, String)> {
-        vec![("FAKE_RANK".into(), rank.to_string())]
+        fake_env(rank)
     }
     fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
-        let ev = self.events.lock().unwrap().pop_front();
-        if ev.is_none() {
-            std::thread::sleep(timeout);
-        }
-        ev
+        next_scripted(&self.events, timeout)
     }
     fn proc_exited(&self, job: usize, rank: u32, status: i32) {
         self.exited.lock().unwrap().push((job, rank, status));
@@ -91,14 +101,10 @@ fn run_spawner(parent: &str, fake: Spawner) -> (i32, Arc<Spawner>, String) {
 
 impl JobServer for Fake {
     fn client_env(&self, rank: u32) -> Vec<(String, String)> {
-        vec![("FAKE_RANK".into(), rank.to_string())]
+        fake_env(rank)
     }
     fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
-        let ev = self.events.lock().unwrap().pop_front();
-        if ev.is_none() {
-            std::thread::sleep(timeout);
-        }
-        ev.map(|e| (0, e))
+        next_scripted(&self.events, timeout).map(|e| (0, e))
     }
     fn proc_exited(&self, job: usize, rank: u32, status: i32) {
         assert_eq!(job, 0, "the fake has one job");
