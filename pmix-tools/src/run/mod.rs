@@ -12,9 +12,9 @@
 //!
 //! The parts: the command line ([`args`]), the bindings ([`bind`]), starting a rank
 //! ([`spawn`]), output forwarding ([`output`]), the exit status ([`policy`]), the job
-//! loop ([`job`], written against
-//! the small [`job::JobServer`] trait so it is tested with a fake server too), what
-//! wakes it ([`wake`]) and the embedded server ([`server`]).
+//! loop ([`job`], written against the small [`jobserver::JobServer`] trait so it is
+//! tested with fake servers too; the processes of its jobs are `procs`'), what wakes
+//! it ([`wake`]) and the embedded server ([`server`]).
 //!
 //! **Open MPI.** Open MPI 4.1 uses a PMIx server only when a launcher claims the
 //! process (docs/serving.md §1(b)); pmix-run sets `FLUX_JOB_ID` (to the namespace's name)
@@ -40,8 +40,10 @@
 pub mod args;
 pub mod bind;
 pub mod job;
+pub mod jobserver;
 pub mod output;
 pub mod policy;
+mod procs;
 pub mod server;
 pub mod spawn;
 pub mod wake;

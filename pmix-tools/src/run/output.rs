@@ -95,6 +95,22 @@ fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<u
     }
 }
 
+/// Where a job's output and pmix-run's own lines go.
+#[derive(Clone)]
+pub struct Sinks {
+    /// The ranks' standard output.
+    pub stdout: Sink,
+    /// The ranks' standard error, and pmix-run's own lines (`pmix-run: …`).
+    pub stderr: Sink,
+}
+
+/// Prints one `pmix-run: …` line on the stderr sink.
+pub fn say(sinks: &Sinks, line: &str) {
+    let mut err = sinks.stderr.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = writeln!(err, "pmix-run: {line}");
+    let _ = err.flush();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
