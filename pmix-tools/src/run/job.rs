@@ -165,13 +165,7 @@ fn run_job(
                         let _ = c.wait();
                     }
                 }
-                let Pumps {
-                    threads,
-                    drained_tx,
-                    ..
-                } = pumps;
-                drop(drained_tx);
-                join(threads, &drained);
+                drain(pumps, &drained);
                 return code;
             }
         }
@@ -373,14 +367,20 @@ fn run_job(
             server.spawn_done(id, Err(ERR_JOB_CANCELED));
         }
     }
+    drain(pumps, &drained);
+    verdict.code()
+}
+
+/// Waits for the output threads of `pumps` as [`join`] does, once the loop's own
+/// sender of `drained` is dropped.
+fn drain(pumps: Pumps<'_>, drained: &Receiver<()>) {
     let Pumps {
         threads,
         drained_tx,
         ..
     } = pumps;
     drop(drained_tx);
-    join(threads, &drained);
-    verdict.code()
+    join(threads, drained);
 }
 
 /// How long the output of ranks that have all ended may take to drain: a process a
