@@ -211,3 +211,37 @@ fn a_connect_with_a_lost_participant_fails_instead_of_hanging() {
         Status::ERR_LOST_CONNECTION.0
     );
 }
+
+#[test]
+fn a_process_that_never_connected_and_exited_0_is_done_not_lost() {
+    // A spawned program that is no PMIx client (/bin/true) ran to its end: nobody
+    // hears of a loss. One that exited non-zero without connecting is lost.
+    let now = Instant::now();
+    let (mut core, mut f) = spawning_core(now);
+    let reg = Request::RegEvents(pmix_wire::msg::RegEvents {
+        codes: vec![],
+        info: vec![],
+    });
+    f[0].send(&mut core, &reg, now);
+    core.add_namespace(NamespaceSpec::single_node("job.1", 2, UID, GID))
+        .unwrap();
+    drain(&mut core);
+    core.proc_exited("job.1", 0, 0, now);
+    let outs = drain(&mut core);
+    assert!(
+        !outs
+            .iter()
+            .any(|o| matches!(o, Output::Job(JobEvent::Lost { .. }))),
+        "{outs:?}"
+    );
+    assert!(events(&outs, &f[0]).is_empty(), "no event for a clean end");
+    core.proc_exited("job.1", 1, 3, now);
+    let outs = drain(&mut core);
+    assert!(outs.iter().any(|o| matches!(
+        o,
+        Output::Job(JobEvent::Lost { nspace, rank: 1 }) if nspace == "job.1"
+    )));
+    let ev = events(&outs, &f[0]);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].status, pmix::server::core::PROC_ABORTED);
+}

@@ -175,6 +175,7 @@ fn run_job(
         ranks: first,
         pending: None,
         ended: true,
+        failed: false,
     }];
 
     let mut verdict = Verdict::default();
@@ -233,16 +234,20 @@ fn run_job(
                 };
                 rank.child = None;
                 rank.end = Some(end);
-                server.proc_exited(j, r as u32, end.status());
                 if job.pending.is_some() && !rank.connected && end.code() != 0 {
                     // A spawned process that died before it connected: the spawn
-                    // fails, the parent is told, the job does not end.
+                    // fails, the parent is told, the job does not end, and the
+                    // server forgets the spawned job (`job_failed`) rather than
+                    // hearing of each of its processes.
                     say(
                         sinks,
                         &format!("spawned rank {name} {} before it connected", end.describe()),
                     );
                     launch_failed = true;
                     continue;
+                }
+                if !job.failed {
+                    server.proc_exited(j, r as u32, end.status());
                 }
                 verdict.rank_ended(end, rank.killed_by_us);
                 // An exit without finalizing is the server's to tell (Event::Lost):
@@ -262,6 +267,8 @@ fn run_job(
                     }
                 }
                 job.ended = true;
+                job.failed = true;
+                server.job_failed(j);
                 server.spawn_done(id, Err(ERR_JOB_FAILED_TO_LAUNCH));
             }
             if let Some(id) = job.pending

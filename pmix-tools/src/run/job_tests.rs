@@ -23,6 +23,7 @@ struct Spawner {
     exited: Mutex<Vec<(usize, u32, i32)>>,
     answers: Mutex<Vec<(u64, Result<String, i32>)>>,
     ended: Mutex<Vec<(usize, i32)>>,
+    failed: Mutex<Vec<usize>>,
 }
 
 /// The next scripted event, or (none left) `None` after `timeout`, as a server that
@@ -71,6 +72,9 @@ impl JobServer for Spawner {
     }
     fn job_ended(&self, job: usize, status: i32) {
         self.ended.lock().unwrap().push((job, status));
+    }
+    fn job_failed(&self, job: usize) {
+        self.failed.lock().unwrap().push(job);
     }
 }
 
@@ -378,6 +382,10 @@ fn a_spawned_child_that_dies_before_connecting_fails_the_spawn_not_the_job() {
         [(3, Err(ERR_JOB_FAILED_TO_LAUNCH))]
     );
     assert!(fake.ended.lock().unwrap().is_empty());
+    // The server forgets the job instead of hearing of its processes.
+    assert_eq!(*fake.failed.lock().unwrap(), [1]);
+    let exited = fake.exited.lock().unwrap().clone();
+    assert!(exited.iter().all(|e| e.0 == 0), "{exited:?}");
     assert!(err.contains("spawned rank fake.1:"), "{err}");
 }
 
@@ -394,6 +402,7 @@ fn a_spawned_program_that_does_not_exist_is_exe_not_found() {
         *fake.answers.lock().unwrap(),
         [(4, Err(ERR_JOB_EXE_NOT_FOUND))]
     );
+    assert_eq!(*fake.failed.lock().unwrap(), [1]);
     assert!(
         err.contains("cannot start spawned rank fake.1:0 (/nonexistent/pmix-run-child)"),
         "{err}"

@@ -111,6 +111,12 @@ pub trait JobServer: Send + Sync {
     fn spawn_done(&self, id: u64, result: Result<String, i32>) {
         let _ = (id, result);
     }
+    /// Spawned job `job` failed to launch (its parent is told by
+    /// [`JobServer::spawn_done`]): its namespace is forgotten, quietly, so that no
+    /// other process hears of the processes it had.
+    fn job_failed(&self, job: usize) {
+        let _ = job;
+    }
     /// Every process of spawned job `job` has ended; `status` is the first
     /// non-zero exit status among them (minus a signal), or 0.
     fn job_ended(&self, job: usize, status: i32) {

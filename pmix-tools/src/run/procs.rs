@@ -37,6 +37,9 @@ pub(super) struct Job {
     pub(super) pending: Option<u64>,
     /// [`JobServer::job_ended`] was called (or the spawn failed: nobody is told).
     pub(super) ended: bool,
+    /// The spawn failed ([`JobServer::job_failed`]): the server forgot the job, and
+    /// is not told of its processes' ends.
+    pub(super) failed: bool,
 }
 
 impl Job {
@@ -104,14 +107,12 @@ fn start_error_status(e: &std::io::Error) -> i32 {
 }
 
 /// Kills and reaps the processes of a job that could not be started whole.
-fn kill_and_reap(ranks: &mut [Rank], server: &dyn JobServer, j: usize) {
-    for (r, rank) in ranks.iter_mut().enumerate() {
+fn kill_and_reap(ranks: &mut [Rank]) {
+    for rank in ranks.iter_mut() {
         if let Some(mut c) = rank.child.take() {
             signal_rank(&c, Signal::KILL);
-            let end = c.wait().map(RankEnd::of).unwrap_or(RankEnd::Exited(1));
-            rank.end = Some(end);
+            rank.end = Some(c.wait().map(RankEnd::of).unwrap_or(RankEnd::Exited(1)));
             rank.killed_by_us = true;
-            server.proc_exited(j, r as u32, end.status());
         }
     }
 }
@@ -218,15 +219,14 @@ pub(super) fn start_spawned(
         ranks,
         pending: Some(req.id),
         ended: false,
+        failed: false,
     };
     if let Some(status) = failed {
-        kill_and_reap(&mut job.ranks, server, j);
-        // The ranks never started are gone as well.
-        for r in job.ranks.len()..new.procs.len() {
-            server.proc_exited(j, r as u32, 127);
-        }
+        kill_and_reap(&mut job.ranks);
         job.pending = None;
         job.ended = true;
+        job.failed = true;
+        server.job_failed(j);
         server.spawn_done(req.id, Err(status));
     }
     jobs.push(job);

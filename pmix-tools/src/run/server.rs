@@ -338,6 +338,13 @@ impl JobServer for Embedded {
         let _ = self.server.spawn_done(id, result);
     }
 
+    fn job_failed(&self, job: usize) {
+        if let Some(ns) = self.nspace_of(job) {
+            // Its processes were killed or never ran: none is reported lost.
+            let _ = self.server.remove_namespace(&ns);
+        }
+    }
+
     fn job_ended(&self, job: usize, status: i32) {
         let (nspace, parent) = {
             let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());

@@ -474,7 +474,10 @@ impl Core {
 
     /// The launcher saw `nspace`:`rank` exit with `status`. A rank that had not
     /// finalized is lost (as if its socket had closed, and its connection, if
-    /// still open, is closed); a rank that had is forgotten quietly.
+    /// still open, is closed); a rank that had is forgotten quietly, and so is one
+    /// that never connected and exited 0 (a program that is no PMIx client, which
+    /// ran to its end: no `JobEvent::Lost`, no `PMIX_ERR_PROC_ABORTED`; what waited
+    /// on it settles as for a finalized rank).
     pub fn proc_exited(&mut self, nspace: &str, rank: u32, status: i32, now: Instant) {
         let Some(ns) = self.namespaces.get(nspace) else {
             return;
@@ -491,6 +494,18 @@ impl Core {
                 if !finalized {
                     self.rank_lost(&proc, Some(status), now);
                 }
+            }
+            Some(RankState::Waiting) if status == 0 => {
+                if let Some(st) = self
+                    .namespaces
+                    .get_mut(nspace)
+                    .and_then(|ns| ns.states.get_mut(&rank))
+                {
+                    *st = RankState::Finalized;
+                }
+                fence::proc_departed(self, &proc);
+                store::proc_departed(self, &proc);
+                groups::proc_lost(self, &proc, now);
             }
             Some(RankState::Waiting) => self.rank_lost(&proc, Some(status), now),
             _ => {}
