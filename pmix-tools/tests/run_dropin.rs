@@ -324,26 +324,9 @@ fn open_mpi_ranks_on_our_libpmix_so_2_span_mpirun_and_an_orted_under_openpmix_se
             .trim()
             .to_owned();
     let hosts = format!("{host}:2,pmix-rs-second-node:2");
-    let agent = agent.display().to_string();
-    let opts = [
-        "--mca",
-        "btl",
-        "self,tcp",
-        "--mca",
-        "btl_tcp_if_include",
-        "lo",
-        "--mca",
-        "oob_tcp_if_include",
-        "lo",
-        "--mca",
-        "plm",
-        "rsh",
-        "--mca",
-        "plm_rsh_agent",
-        &agent,
-        "-H",
-        &hosts,
-    ];
+    let mut opts = shared::loopback_rsh_mca(&agent.display().to_string());
+    opts.extend(["-H".to_owned(), hosts]);
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     let exe = job.exe.display().to_string();
     let out = mpirun_with(&job, &opts, &[&exe, "basic", "4"], Lib::Ours, false);
     check_ok("mpirun + orted, ranks on ours", "mpi_dropin", &job, &out);

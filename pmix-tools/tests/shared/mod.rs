@@ -100,8 +100,30 @@ pub(crate) fn write_fake_host_agent(dir: &std::path::Path) -> std::path::PathBuf
 /// through `agent`: TCP over loopback for the ranks (vader's segments would collide)
 /// and the daemons, rsh without a tree.
 pub(crate) fn fake_hosts_mpirun_args(agent: &std::path::Path) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = [
-        "--allow-run-as-root",
+    let mut args: Vec<std::ffi::OsString> = vec!["--allow-run-as-root".into()];
+    args.extend(
+        loopback_rsh_mca(&agent.display().to_string())
+            .into_iter()
+            .map(Into::into),
+    );
+    args.extend(
+        [
+            "--mca",
+            "plm_rsh_no_tree_spawn",
+            "1",
+            "--host",
+            "nodeA:4,nodeB:4",
+        ]
+        .iter()
+        .map(Into::into),
+    );
+    args
+}
+
+/// `mpirun`'s MCA options for daemons started through the rsh agent `agent` on this
+/// machine: TCP over loopback for the ranks and for the daemons.
+pub(crate) fn loopback_rsh_mca(agent: &str) -> Vec<String> {
+    [
         "--mca",
         "btl",
         "self,tcp",
@@ -115,17 +137,12 @@ pub(crate) fn fake_hosts_mpirun_args(agent: &std::path::Path) -> Vec<std::ffi::O
         "plm",
         "rsh",
         "--mca",
-        "plm_rsh_no_tree_spawn",
-        "1",
-        "--mca",
         "plm_rsh_agent",
+        agent,
     ]
     .iter()
-    .map(Into::into)
-    .collect();
-    args.push(agent.into());
-    args.extend(["--host", "nodeA:4,nodeB:4"].iter().map(Into::into));
-    args
+    .map(|s| (*s).to_owned())
+    .collect()
 }
 
 /// A directory `dir/dropin` whose `libpmix.so.2` is this build's
