@@ -27,6 +27,12 @@
 //! stopper returns. (Whoever holds tickets must make sure they are used or dropped:
 //! the client fails its pending requests before it stops the engine.)
 //!
+//! **Started on first use.** The thread is not started with the engine but by the first
+//! job or ticket ([`Progress::post`], [`Progress::reserve`], a [`Poster`]): a process
+//! that never makes a non-blocking call nor receives an event never pays for a thread
+//! (a connected `PMIx_Init` stays a few system calls). An engine stopped before any
+//! job is Stopped at once.
+//!
 //! A [`Job`] carries its own completion: the computation's result (or
 //! [`Error::Internal`] if it panicked) goes to the completion exactly once, and a panic
 //! in the completion (the user's callback) is caught and reported on stderr, never
@@ -142,6 +148,10 @@ struct Engine {
 /// What the thread and the stoppers share.
 struct Shared {
     engine: Mutex<Engine>,
+    /// The thread, once started; `None` before the first job or ticket.
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// This engine's id (what [`CURRENT`] holds on its thread).
+    id: u64,
     /// Wakes the thread: a job was queued, or a stop began.
     work: Condvar,
     /// Wakes the stoppers: the state became Stopped.
@@ -155,6 +165,36 @@ impl Shared {
     fn lock(&self) -> MutexGuard<'_, Engine> {
         // No user code runs under this lock, so it cannot be poisoned by a callback.
         self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts the thread unless it was started already. Called with the engine's lock
+    /// held and the engine Running, so a stop cannot begin in between.
+    ///
+    /// # Errors
+    /// [`Error::Os`] when the OS refuses a thread.
+    fn ensure_thread(self: &Arc<Self>) -> Result<(), Error> {
+        let mut thread = self.thread.lock().unwrap_or_else(PoisonError::into_inner);
+        if thread.is_some() {
+            return Ok(());
+        }
+        let (shared, id) = (Arc::clone(self), self.id);
+        let handle = thread::Builder::new()
+            .name("pmix-progress".into())
+            .spawn(move || {
+                CURRENT.with(|c| c.set(id));
+                run_engine(&shared);
+            })
+            .map_err(|e| Error::Os(format!("cannot start the progress thread: {e}")))?;
+        *thread = Some(handle);
+        Ok(())
+    }
+
+    /// `true` once the thread was started.
+    fn started(&self) -> bool {
+        self.thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 }
 
@@ -194,18 +234,17 @@ fn run_engine(shared: &Shared) {
     }
 }
 
-/// An instance's progress thread.
+/// An instance's progress thread (started by its first job: module docs).
 pub(crate) struct Progress {
     shared: Arc<Shared>,
-    handle: Mutex<Option<JoinHandle<()>>>,
-    id: u64,
 }
 
 impl Progress {
-    /// Starts the thread.
+    /// A Running engine; its thread starts with the first job or ticket.
     ///
     /// # Errors
-    /// [`Error::Os`] when the OS refuses a thread.
+    /// None today (the thread starts later: [`Progress::post`] and
+    /// [`Progress::reserve`] report a refused thread); kept fallible for callers.
     pub(crate) fn start() -> Result<Progress, Error> {
         let shared = Arc::new(Shared {
             engine: Mutex::new(Engine {
@@ -213,29 +252,18 @@ impl Progress {
                 queue: VecDeque::new(),
                 tickets: 0,
             }),
+            thread: Mutex::new(None),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             work: Condvar::new(),
             stopped: Condvar::new(),
             accepting: AtomicBool::new(true),
         });
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let for_thread = Arc::clone(&shared);
-        let handle = thread::Builder::new()
-            .name("pmix-progress".into())
-            .spawn(move || {
-                CURRENT.with(|c| c.set(id));
-                run_engine(&for_thread);
-            })
-            .map_err(|e| Error::Os(format!("cannot start the progress thread: {e}")))?;
-        Ok(Progress {
-            shared,
-            handle: Mutex::new(Some(handle)),
-            id,
-        })
+        Ok(Progress { shared })
     }
 
     /// `true` when called on this progress thread.
     pub(crate) fn is_current(&self) -> bool {
-        CURRENT.with(|c| c.get()) == self.id
+        CURRENT.with(|c| c.get()) == self.shared.id
     }
 
     /// `true` once a stop has begun (Draining or Stopped).
@@ -243,10 +271,11 @@ impl Progress {
         !self.shared.accepting.load(Ordering::Acquire)
     }
 
-    /// Queues `job` if the engine is Running.
+    /// Queues `job` if the engine is Running, starting the thread if it was not.
     ///
     /// # Errors
-    /// [`Error::NotAvailable`] once a stop has begun (the job is dropped unrun).
+    /// [`Error::NotAvailable`] once a stop has begun; [`Error::Os`] when the thread
+    /// cannot be started (the job is dropped unrun either way).
     pub(crate) fn post(&self, job: Job) -> Result<(), Error> {
         post(&self.shared, job)
     }
@@ -258,15 +287,18 @@ impl Progress {
     }
 
     /// Takes a [`Ticket`]: the right to post one job later, even once a stop has
-    /// begun; the engine does not stop while it is outstanding.
+    /// begun; the engine does not stop while it is outstanding. Starts the thread if
+    /// it was not running.
     ///
     /// # Errors
-    /// [`Error::NotAvailable`] once a stop has begun.
+    /// [`Error::NotAvailable`] once a stop has begun; [`Error::Os`] when the thread
+    /// cannot be started.
     pub(crate) fn reserve(&self) -> Result<Ticket, Error> {
         let mut engine = self.shared.lock();
         if engine.state != State::Running {
             return Err(Error::NotAvailable);
         }
+        self.shared.ensure_thread()?;
         engine.tickets += 1;
         Ok(Ticket {
             shared: Some(Arc::clone(&self.shared)),
@@ -288,6 +320,11 @@ impl Progress {
         if self.is_current() {
             return;
         }
+        if !self.shared.started() {
+            // No job or ticket was ever accepted: nothing can run, nothing to reap.
+            engine.state = State::Stopped;
+            return;
+        }
         while engine.state != State::Stopped {
             engine = self
                 .shared
@@ -299,7 +336,8 @@ impl Progress {
         // Stopped is set as the thread's last act, so every stopper may return now;
         // whoever finds the handle also reaps the thread.
         let handle = self
-            .handle
+            .shared
+            .thread
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
@@ -310,12 +348,13 @@ impl Progress {
     }
 }
 
-/// Queues `job` if the engine is Running.
-fn post(shared: &Shared, job: Job) -> Result<(), Error> {
+/// Queues `job` if the engine is Running, starting the thread if it was not.
+fn post(shared: &Arc<Shared>, job: Job) -> Result<(), Error> {
     let mut engine = shared.lock();
     if engine.state != State::Running {
         return Err(Error::NotAvailable);
     }
+    shared.ensure_thread()?;
     engine.queue.push_back(job);
     drop(engine);
     shared.work.notify_one();
@@ -330,7 +369,7 @@ impl Poster {
     /// As [`Progress::post`].
     ///
     /// # Errors
-    /// [`Error::NotAvailable`] once a stop has begun (the job is dropped unrun).
+    /// As [`Progress::post`].
     pub(crate) fn post(&self, job: Job) -> Result<(), Error> {
         post(&self.0, job)
     }
@@ -380,6 +419,34 @@ mod tests {
 
     fn plain(f: impl FnOnce() + Send + 'static) -> Job {
         Job::plain(f)
+    }
+
+    #[test]
+    fn the_thread_starts_with_the_first_job_and_an_unused_engine_stops_at_once() {
+        let p = Progress::start().unwrap();
+        assert!(!p.shared.started(), "no thread before a job");
+        p.stop();
+        assert!(p.is_stopped());
+        assert!(p.post(plain(|| {})).is_err(), "stopped: refused");
+        assert!(!p.shared.started(), "a stop starts nothing");
+
+        let p = Progress::start().unwrap();
+        let (tx, rx) = channel();
+        p.post(plain(move || {
+            let _ = tx.send(on_any_progress_thread());
+        }))
+        .unwrap();
+        assert!(p.shared.started());
+        assert!(
+            rx.recv_timeout(Duration::from_secs(5)).unwrap(),
+            "ran on the thread"
+        );
+        let t = Progress::start().unwrap();
+        let ticket = t.reserve().unwrap();
+        assert!(t.shared.started(), "a ticket starts the thread");
+        drop(ticket);
+        p.stop();
+        t.stop();
     }
 
     #[test]
