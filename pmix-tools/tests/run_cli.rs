@@ -292,3 +292,23 @@ fn no_rank_outlives_a_pmix_run_killed_without_warning() {
     }
     reader.join().unwrap();
 }
+
+#[test]
+fn each_rank_inherits_its_socket_to_the_server_named_by_pmix_rs_server_fd() {
+    // FD:PID, the descriptor open in the rank (a socket), the pid pmix-run's.
+    let script = r#"fd=${PMIX_RS_SERVER_FD%%:*}; pid=${PMIX_RS_SERVER_FD##*:}
+[ "$pid" = "$PPID" ] || { echo "pid $pid is not pmix-run's ($PPID)"; exit 1; }
+readlink /proc/self/fd/$fd"#;
+    let out = pmix_run(&["-n", "2", "sh", "-c", script]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let lines: Vec<String> = text(&out.stdout).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines.iter().all(|l| l.starts_with("socket:[")), "{lines:?}");
+    assert_ne!(lines[0], lines[1], "one socket per rank");
+}

@@ -1,4 +1,5 @@
-//! The operating-system calls of the runtime: the process's and thread's cpu binding.
+//! The operating-system calls of the runtime: the process's and thread's cpu binding,
+//! and taking the socket a launcher handed this process.
 
 use std::io;
 
@@ -94,6 +95,82 @@ fn affinity(tid: libc::pid_t) -> io::Result<CpuSet> {
             .map(move |b| i as u32 * 64 + b)
     });
     Ok(CpuSet::from_pus(pus))
+}
+
+/// Whether this process took its launcher's socket already ([`take_channel`]).
+static CHANNEL_TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An `int` socket option of `fd`.
+fn sockopt_int(fd: std::os::fd::RawFd, name: libc::c_int) -> Option<libc::c_int> {
+    let mut v: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: `v` and `len` are valid for writes of the sizes given; a bad `fd` is
+    // an error return, not undefined behaviour.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            name,
+            (&raw mut v).cast(),
+            &raw mut len,
+        )
+    };
+    (rc == 0).then_some(v)
+}
+
+/// The socket its launcher made for this process (`PMIX_RS_SERVER_FD`, its server's
+/// `client_channel`): descriptor `fd`, taken only if it is a Unix stream socket
+/// whose pair process `launcher` made (its peer credentials), and only once per
+/// process (a later init, or a descriptor number reused since, connects over TCP).
+/// The descriptor becomes close-on-exec, so this process's children do not inherit
+/// it. `None` when it is not that socket.
+pub(crate) fn take_channel(
+    fd: std::os::fd::RawFd,
+    launcher: u32,
+) -> Option<std::os::unix::net::UnixStream> {
+    use std::sync::atomic::Ordering;
+    if fd < 0 || CHANNEL_TAKEN.load(Ordering::Acquire) {
+        return None;
+    }
+    if sockopt_int(fd, libc::SO_DOMAIN)? != libc::AF_UNIX
+        || sockopt_int(fd, libc::SO_TYPE)? != libc::SOCK_STREAM
+    {
+        return None;
+    }
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` and `len` are valid for writes of the sizes given.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut cred).cast(),
+            &raw mut len,
+        )
+    };
+    if rc != 0 || u32::try_from(cred.pid).ok() != Some(launcher) {
+        return None;
+    }
+    // Checked first, taken once: a refused descriptor leaves the flag alone.
+    if CHANNEL_TAKEN
+        .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
+        return None;
+    }
+    // SAFETY: plain fcntl on a descriptor just checked to be an open socket.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+        return None;
+    }
+    // SAFETY: `fd` is an open Unix stream socket (checked above) that nothing else in
+    // this process owns: the launcher handed it to this process for this purpose,
+    // and `CHANNEL_TAKEN` makes this the only place that ever takes it.
+    Some(unsafe { <std::os::unix::net::UnixStream as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
 
 #[cfg(test)]

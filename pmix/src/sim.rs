@@ -292,6 +292,7 @@ impl Job {
             uri_var: "PMIX_SERVER_URI42",
             buffer_type: BufferType::NonDescribed,
             hostname: Some(HOST.into()),
+            channel: None,
         }
     }
 

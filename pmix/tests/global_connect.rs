@@ -30,6 +30,7 @@ fn calls_go_on_while_an_init_waits_for_a_silent_server() {
         uri_var: "PMIX_SERVER_URI42",
         buffer_type: BufferType::NonDescribed,
         hostname: Some("node0".into()),
+        channel: None,
     };
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::spawn(move || {

@@ -143,6 +143,7 @@ fn run_job(
     let (drained_tx, drained) = mpsc::channel::<()>();
     let mut pumps = Pumps {
         sinks,
+        server,
         tag: spec.tag_output,
         threads: Vec::with_capacity(2 * n),
         drained_tx,

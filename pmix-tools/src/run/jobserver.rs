@@ -99,6 +99,13 @@ pub trait JobServer: Send + Sync {
     /// The launcher saw `rank` of job `job` end: `status` is its exit status, or
     /// minus the signal that killed it.
     fn proc_exited(&self, job: usize, rank: u32, status: i32);
+    /// The socket a process about to be started inherits to speak to the server
+    /// without connecting (its server's `client_channel`); `None` (the default)
+    /// when the server offers none, or could not make one: the process then
+    /// connects over TCP, as every client can.
+    fn channel(&self) -> Option<std::os::unix::net::UnixStream> {
+        None
+    }
     /// Registers the job `req` asks for and says how to start its processes.
     ///
     /// # Errors

@@ -56,6 +56,8 @@ impl Job {
 /// Where the output threads of the processes go, and what they hold.
 pub(super) struct Pumps<'a> {
     pub(super) sinks: &'a Sinks,
+    /// Gives each process its socket to the server ([`JobServer::channel`]).
+    pub(super) server: &'a dyn JobServer,
     pub(super) tag: bool,
     pub(super) threads: Vec<JoinHandle<()>>,
     /// Every output thread holds a clone; the last one to end disconnects it.
@@ -71,7 +73,10 @@ impl Pumps<'_> {
         } else {
             format!("{j}:{r}")
         };
-        let mut child = spawn::spawn_proc(l)?;
+        // The socket is made before the fork; the parent's copy of the child's
+        // end closes when `channel` drops, after the spawn.
+        let channel = self.server.channel();
+        let mut child = spawn::spawn_proc(l, channel.as_ref())?;
         let out = child.stdout.take().expect("piped stdout");
         let err = child.stderr.take().expect("piped stderr");
         self.threads.push(output::forward(

@@ -160,6 +160,10 @@ impl JobServer for Embedded {
         self.server.client_env(&ns, rank)
     }
 
+    fn channel(&self) -> Option<std::os::unix::net::UnixStream> {
+        self.server.client_channel().ok()
+    }
+
     fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
         let until = Instant::now() + timeout;
         loop {

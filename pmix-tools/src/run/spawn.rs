@@ -12,6 +12,8 @@
 //! ones (an outer mpirun's daemon), plus its [`Launch`]'s variables (the PMIx
 //! rendezvous, the job's extra variables, a spawned app's own).
 
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 
@@ -35,12 +37,14 @@ pub fn is_scrubbed(name: &str) -> bool {
         || name.starts_with("OMPI_MCA_orte_")
 }
 
-/// Starts one process as `l` says (a rank of the first job, or of a spawned one).
+/// Starts one process as `l` says (a rank of the first job, or of a spawned one);
+/// with `channel`, the process inherits that socket (the only descriptor beyond
+/// its standard streams) and [`pmix::server::SERVER_FD_VAR`] names it.
 ///
 /// # Errors
 /// The OS error of starting it (the program not found, not executable, its working
 /// directory missing), or of a step before exec (binding to PUs it may not use).
-pub fn spawn_proc(l: &Launch) -> std::io::Result<Child> {
+pub fn spawn_proc(l: &Launch, channel: Option<&UnixStream>) -> std::io::Result<Child> {
     let mut cmd = Command::new(&l.program);
     if let Some(a) = &l.argv0 {
         cmd.arg0(a);
@@ -52,6 +56,13 @@ pub fn spawn_proc(l: &Launch) -> std::io::Result<Child> {
         }
     }
     cmd.envs(l.env.iter().map(|(k, v)| (k, v)));
+    let inherit = channel.map(|c| c.as_fd().as_raw_fd());
+    if let Some(fd) = inherit {
+        cmd.env(
+            pmix::server::SERVER_FD_VAR,
+            pmix::server::server_fd_value(fd),
+        );
+    }
     if let Some(d) = &l.cwd {
         cmd.current_dir(d);
     }
@@ -62,9 +73,11 @@ pub fn spawn_proc(l: &Launch) -> std::io::Result<Child> {
     let mask = cpus.map(Mask::new);
     let launcher = rustix::process::getpid();
     // SAFETY: the closure runs in the child between fork and exec and makes only
-    // async-signal-safe system calls (setpgid, prctl, getppid, sched_setaffinity:
-    // each one raw system call through rustix), allocating nothing: the mask was built
-    // before the fork, and errors are plain OS error codes.
+    // async-signal-safe system calls (setpgid, prctl, getppid, sched_setaffinity,
+    // fcntl: each one raw system call through rustix), allocating nothing: the mask
+    // was built before the fork, and errors are plain OS error codes. The borrowed
+    // descriptor is `channel`'s, open in the parent (which holds it until the spawn
+    // returns) and so in the child.
     unsafe {
         cmd.pre_exec(move || {
             use rustix::process::{Signal, getppid, set_parent_process_death_signal, setpgid};
@@ -77,6 +90,11 @@ pub fn spawn_proc(l: &Launch) -> std::io::Result<Child> {
             }
             if let Some(m) = &mask {
                 m.apply()?;
+            }
+            if let Some(fd) = inherit {
+                // The socket survives the exec: this one descriptor, in this child.
+                let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
+                rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())?;
             }
             Ok(())
         });

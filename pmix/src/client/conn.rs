@@ -1,14 +1,26 @@
 //! A client's TCP link to its server: the handshake's bytes over the socket
 //! (`Handshake`, docs/wire.md §3), each request's frame written by the caller, and
-//! one reader thread that hands what it reads to the client's protocol core
+//! whoever reads the socket hands the bytes to the client's protocol core
 //! (`ClientCore`, `core.rs`), which matches replies to requests by tag (§4) and
 //! decodes them. Every byte is made and read by `pmix-wire`.
 //!
+//! **Who reads.** Until something needs the server's bytes while no caller waits,
+//! nobody reads between calls: a blocking call made through `Conn::blocking` (the
+//! job information at init, a fence, a get, a commit, finalize) reads the socket on
+//! its own thread until its reply is in, as OpenPMIx's own blocking calls wait for
+//! their reply. The first request sent otherwise (a non-blocking call, a handler's
+//! registration, any other family) starts the reader thread, which from then on reads
+//! everything; so does a blocking call that ends while another thread's request is
+//! still waiting. So a process that inits, fences and finalizes starts no thread for
+//! its link, and a server's event (which only a handler or a group waits for: both
+//! are requests that start the thread first) is never left unread while someone
+//! listens for it.
+//!
 //! **Threads.** The caller starts its request in the core (under the core's lock,
 //! which registers the completion and gives the frame's bytes) and writes the bytes
-//! (under the socket's lock, so frames never interleave); the reader thread reads,
-//! passes the bytes to the core, and runs the `Delivery`s it gets back after
-//! releasing the lock: each reply to its request's completion, each event (tag 0)
+//! (under the socket's lock, so frames never interleave); the reader (the thread, or
+//! a blocking caller) reads, passes the bytes to the core, and runs the `Delivery`s
+//! it gets back after releasing the lock: each reply to its request's completion, each event (tag 0)
 //! to the event sink. A completion must be quick: a blocking caller's is a channel
 //! send. When the server's socket closes (or sends bytes that are not frames), every
 //! pending completion gets [`Error::Unreach`] at once and every later request is
@@ -20,10 +32,11 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::thread::{JoinHandle, ThreadId};
+use std::time::{Duration, Instant};
 
 use pmix_wire::{Codec, Reply, Request};
 
@@ -47,9 +60,84 @@ pub(crate) trait Link: Send + Sync {
     fn shutdown(&self);
 }
 
-struct Tcp(Mutex<TcpStream>);
+/// A client's socket: TCP to the server's listener, or the end of a socket pair
+/// its launcher made for it (`PMIX_RS_SERVER_FD`, [`ServerEnv::channel`]).
+enum Sock {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
 
-impl Link for Tcp {
+impl Sock {
+    /// The socket to `env`'s server: the launcher's socket pair when the
+    /// environment names one that is this process's to take, else a TCP connection
+    /// (within `wait`, without Nagle's delay). Tools always connect.
+    fn open(env: &ServerEnv, tool: bool, wait: Duration) -> std::io::Result<Sock> {
+        if !tool
+            && let Some(s) = env
+                .channel
+                .and_then(|(fd, pid)| crate::os::take_channel(fd, pid))
+        {
+            return Ok(Sock::Unix(s));
+        }
+        let s = TcpStream::connect_timeout(&env.addr, wait)?;
+        s.set_nodelay(true)?;
+        Ok(Sock::Tcp(s))
+    }
+
+    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Sock::Tcp(s) => s.set_read_timeout(t),
+            Sock::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+
+    fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Sock::Tcp(s) => s.set_write_timeout(t),
+            Sock::Unix(s) => s.set_write_timeout(t),
+        }
+    }
+
+    fn try_clone(&self) -> std::io::Result<Sock> {
+        Ok(match self {
+            Sock::Tcp(s) => Sock::Tcp(s.try_clone()?),
+            Sock::Unix(s) => Sock::Unix(s.try_clone()?),
+        })
+    }
+
+    fn shutdown(&self) -> std::io::Result<()> {
+        match self {
+            Sock::Tcp(s) => s.shutdown(Shutdown::Both),
+            Sock::Unix(s) => s.shutdown(Shutdown::Both),
+        }
+    }
+}
+
+impl Read for Sock {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Sock::Tcp(s) => s.read(buf),
+            Sock::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Sock {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sock::Tcp(s) => s.write(buf),
+            Sock::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Socket(Mutex<Sock>);
+
+impl Link for Socket {
     fn write(&self, bytes: &[u8]) -> Result<(), Error> {
         let mut s = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         s.write_all(bytes)
@@ -61,7 +149,7 @@ impl Link for Tcp {
             .0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .shutdown(Shutdown::Both);
+            .shutdown();
     }
 }
 
@@ -106,34 +194,58 @@ impl Shared {
     }
 }
 
+/// Who reads the socket (module docs).
+enum Reading {
+    /// Nobody: the read half waits for the next blocking caller or the thread.
+    Idle(Sock),
+    /// The blocking caller on thread `by` reads; `wanted` once another thread sent a
+    /// request (the reader thread starts when that caller is done).
+    Caller { by: ThreadId, wanted: bool },
+    /// The reader thread reads.
+    Thread(JoinHandle<()>),
+    /// Nobody here: an in-memory link (its owner delivers), or the link is gone.
+    Elsewhere,
+}
+
 /// A connected client's link to its server.
 pub(crate) struct Conn {
     shared: Arc<Shared>,
     codec: Codec,
     link: Arc<dyn Link>,
-    reader: Mutex<Option<JoinHandle<()>>>,
+    reading: Mutex<Reading>,
 }
 
 impl Conn {
-    /// Connects to `env`'s server as `env`'s process and completes the handshake,
-    /// each step bounded by `wait`, then starts the reader thread; events go to
-    /// `events`.
+    /// Connects to `env`'s server as `env`'s process (over the launcher's socket
+    /// pair when there is one, else TCP) and completes the handshake, each step
+    /// bounded by `wait`, with `req` sent right behind the connect message
+    /// ([`Handshake::pipeline`]: the handshake and `req` in one round trip); returns
+    /// the connection and `req`'s reply, read on this thread. Events go to `events`
+    /// once someone reads (module docs).
     ///
     /// # Errors
     /// [`Error::Unreach`] when the server cannot be reached, closes the connection
     /// (how an OpenPMIx server refuses a client) or does not answer within `wait`;
-    /// the server's status when it answers with one other than success;
-    /// [`Error::Os`] when the reader thread cannot be started.
-    pub(crate) fn connect(
+    /// the server's status when it answers with one other than success; as
+    /// [`Conn::call`] for `req`.
+    pub(crate) fn connect_asking(
         env: &ServerEnv,
         wait: Duration,
         events: EventSink,
-    ) -> Result<Conn, Error> {
-        Self::connect_as(env, false, wait, events).map(|(c, _)| c)
+        req: &Request,
+    ) -> Result<(Conn, Reply), Error> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let done: Completion = Box::new(move |r| {
+            let _ = tx.send(r);
+        });
+        let (conn, _) = Self::connect_as(env, false, wait, events, Some((req, done)))?;
+        let stream = conn.take_reader();
+        let reply = conn.wait_for(stream, &rx, None, lost)?;
+        Ok((conn, reply))
     }
 
     /// Connects to `env`'s server as a tool (its pid and command line in the
-    /// trailer, docs/wire.md §3.1) and completes the handshake as [`Conn::connect`]
+    /// trailer, docs/wire.md §3.1) and completes the handshake as [`Conn::connect_asking`]
     /// does; returns the tool's identity. A tool started by that server (`env` names
     /// a namespace: `PMIX_NAMESPACE` / `PMIX_RANK` were set) is type 5 with that
     /// identity, as libpmix2's; any other is type 3 and takes the identifier the
@@ -142,13 +254,13 @@ impl Conn {
     /// for an identifier).
     ///
     /// # Errors
-    /// As [`Conn::connect`]; a nonzero status in the tool reply is that status.
+    /// As [`Conn::connect_asking`]; a nonzero status in the tool reply is that status.
     pub(crate) fn connect_tool(
         env: &ServerEnv,
         wait: Duration,
         events: EventSink,
     ) -> Result<(Conn, (String, u32)), Error> {
-        let (conn, id) = Self::connect_as(env, true, wait, events)?;
+        let (conn, id) = Self::connect_as(env, true, wait, events, None)?;
         Ok((conn, tool_identity(env, id)?))
     }
 
@@ -157,24 +269,24 @@ impl Conn {
         tool: bool,
         wait: Duration,
         events: EventSink,
+        first: Option<(&Request, Completion)>,
     ) -> Result<(Conn, Option<(String, u32)>), Error> {
         let unreach = |what: &str, e: std::io::Error| {
             Error::Unreach(
                 format!("PMIx server {} at {}: {what}: {e}", env.server, env.addr).into(),
             )
         };
-        let mut stream =
-            TcpStream::connect_timeout(&env.addr, wait).map_err(|e| unreach("connect", e))?;
-        stream
-            .set_nodelay(true)
-            .map_err(|e| unreach("TCP_NODELAY", e))?;
+        let mut stream = Sock::open(env, tool, wait).map_err(|e| unreach("connect", e))?;
         stream
             .set_read_timeout(Some(wait))
             .map_err(|e| unreach("read timeout", e))?;
         stream
             .set_write_timeout(Some(wait))
             .map_err(|e| unreach("write timeout", e))?;
-        let (mut handshake, hello) = Handshake::start(env, tool)?;
+        let (mut handshake, mut hello) = Handshake::start(env, tool)?;
+        if let Some((req, done)) = first {
+            hello.extend(handshake.pipeline(req, done)?);
+        }
         stream
             .write_all(&hello)
             .map_err(|e| unreach("sending the connect message", e))?;
@@ -208,15 +320,8 @@ impl Conn {
         let read_half = stream
             .try_clone()
             .map_err(|e| unreach("cloning the socket", e))?;
-        let conn = Conn::over(*core, Arc::new(Tcp(Mutex::new(stream))), events);
-        let reader = {
-            let shared = Arc::clone(&conn.shared);
-            std::thread::Builder::new()
-                .name("pmix-client-reader".into())
-                .spawn(move || read_loop(read_half, &shared))
-                .map_err(|e| Error::Os(format!("cannot start the client's reader thread: {e}")))?
-        };
-        *conn.reader.lock().unwrap_or_else(PoisonError::into_inner) = Some(reader);
+        let mut conn = Conn::over(*core, Arc::new(Socket(Mutex::new(stream))), events);
+        conn.reading = Mutex::new(Reading::Idle(read_half));
         Ok((conn, assigned))
     }
 
@@ -230,8 +335,207 @@ impl Conn {
                 events,
             }),
             link,
-            reader: Mutex::new(None),
+            reading: Mutex::new(Reading::Elsewhere),
         }
+    }
+
+    fn reading(&self) -> MutexGuard<'_, Reading> {
+        // No user code runs under this lock.
+        self.reading.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes sure someone will read the reply of a request this thread is about to
+    /// send: the blocking caller reading now, else the reader thread (started here
+    /// if nobody reads).
+    ///
+    /// # Errors
+    /// [`Error::Os`] when the reader thread cannot be started.
+    fn ensure_reader(&self) -> Result<(), Error> {
+        let mut reading = self.reading();
+        match &mut *reading {
+            Reading::Caller { by, wanted } => {
+                if *by != std::thread::current().id() {
+                    *wanted = true;
+                }
+                Ok(())
+            }
+            Reading::Idle(_) => {
+                let Reading::Idle(stream) = std::mem::replace(&mut *reading, Reading::Elsewhere)
+                else {
+                    return Ok(());
+                };
+                *reading = self.spawn_reader(stream)?;
+                Ok(())
+            }
+            Reading::Thread(_) | Reading::Elsewhere => Ok(()),
+        }
+    }
+
+    /// The reader thread over `stream`, as a [`Reading`].
+    ///
+    /// # Errors
+    /// [`Error::Os`] when it cannot be started.
+    fn spawn_reader(&self, stream: Sock) -> Result<Reading, Error> {
+        let shared = Arc::clone(&self.shared);
+        std::thread::Builder::new()
+            .name("pmix-client-reader".into())
+            .spawn(move || read_loop(stream, &shared))
+            .map(Reading::Thread)
+            .map_err(|e| Error::Os(format!("cannot start the client's reader thread: {e}")))
+    }
+
+    /// Runs a blocking call: `start` sends its request(s) with the completion it is
+    /// given, and this waits for that completion, at most `wait`. While nobody else
+    /// reads the socket, it is read here, on the caller's thread (module docs), and
+    /// handed back afterwards (to the reader thread if another request is still
+    /// waiting); otherwise this waits for whoever reads.
+    ///
+    /// # Errors
+    /// `start`'s; `dropped()` when the completion is dropped unrun (the connection
+    /// went away); `PMIX_ERR_TIMEOUT` past `wait`.
+    pub(crate) fn blocking<T: Send + 'static>(
+        &self,
+        wait: Option<Duration>,
+        start: impl FnOnce(super::Done<T>) -> Result<(), Error>,
+        dropped: impl FnOnce() -> Error,
+    ) -> Result<T, Error> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let done: super::Done<T> = Box::new(move |r| {
+            let _ = tx.send(r);
+        });
+        let stream = self.take_reader();
+        if let Err(e) = start(done) {
+            if let Some(stream) = stream {
+                self.hand_back(stream);
+            }
+            return Err(e);
+        }
+        self.wait_for(stream, &rx, wait, dropped)
+    }
+
+    /// The socket's read half for this thread to read, when nobody reads it
+    /// (this thread is then the reader until [`Conn::hand_back`]).
+    fn take_reader(&self) -> Option<Sock> {
+        let me = std::thread::current().id();
+        let mut reading = self.reading();
+        match std::mem::replace(
+            &mut *reading,
+            Reading::Caller {
+                by: me,
+                wanted: false,
+            },
+        ) {
+            Reading::Idle(stream) => Some(stream),
+            other => {
+                *reading = other;
+                None
+            }
+        }
+    }
+
+    /// Waits for `rx`, at most `wait`: reading `stream` here when this thread holds
+    /// it (and handing it back after), else waiting for whoever reads.
+    ///
+    /// # Errors
+    /// What `rx` gets; `dropped()` when its sender is dropped unused;
+    /// `PMIX_ERR_TIMEOUT` past `wait`.
+    fn wait_for<T>(
+        &self,
+        stream: Option<Sock>,
+        rx: &mpsc::Receiver<Result<T, Error>>,
+        wait: Option<Duration>,
+        dropped: impl FnOnce() -> Error,
+    ) -> Result<T, Error> {
+        let Some(mut stream) = stream else {
+            let got = match wait {
+                None => rx.recv().ok(),
+                Some(w) => match rx.recv_timeout(w) {
+                    Ok(v) => Some(v),
+                    Err(mpsc::RecvTimeoutError::Timeout) => return Err(timed_out(w)),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                },
+            };
+            return got.ok_or_else(dropped)?;
+        };
+        let deadline = wait.map(|w| (Instant::now() + w, w));
+        // One page to start with (a 64 KiB buffer costs 16 page faults the first
+        // time, more than the reads it serves); doubled while reads fill it.
+        let mut chunk = vec![0u8; 4096];
+        let got = loop {
+            match rx.try_recv() {
+                Ok(v) => break Ok(Some(v)),
+                Err(mpsc::TryRecvError::Disconnected) => break Ok(None),
+                Err(mpsc::TryRecvError::Empty) => {}
+            }
+            if let Some((at, w)) = deadline {
+                let left = at.saturating_duration_since(Instant::now());
+                if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+                    break Err(timed_out(w));
+                }
+            }
+            match stream.read(&mut chunk) {
+                Ok(0) => self
+                    .shared
+                    .lose("the PMIx server closed the connection".to_owned()),
+                Ok(n) => {
+                    if !self.shared.receive(chunk.get(..n).unwrap_or_default()) {
+                        self.shared
+                            .lose("the PMIx server sent bytes that are not frames".to_owned());
+                    }
+                    if n == chunk.len() && n < READ_CHUNK {
+                        chunk.resize(n * 2, 0);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => self
+                    .shared
+                    .lose(format!("reading from the PMIx server: {e}")),
+            }
+            if self.shared.lock().is_lost() {
+                // Whatever completes the wait has run by now (a loss fails it).
+                break Ok(rx.try_recv().ok());
+            }
+        };
+        if deadline.is_some() {
+            let _ = stream.set_read_timeout(None);
+        }
+        self.hand_back(stream);
+        got?.ok_or_else(dropped)?
+    }
+
+    /// A blocking caller is done reading: the socket goes to the reader thread when
+    /// another request waits (or another thread asked), else back to idle; nowhere
+    /// once the link is gone or closed.
+    fn hand_back(&self, stream: Sock) {
+        let mut reading = self.reading();
+        let Reading::Caller { wanted, .. } = *reading else {
+            // Closed meanwhile ([`Conn::close`]).
+            return;
+        };
+        let (lost, waiting) = {
+            let core = self.shared.lock();
+            (core.is_lost(), core.has_waiting())
+        };
+        *reading = if lost {
+            Reading::Elsewhere
+        } else if wanted || waiting {
+            match self.spawn_reader(stream) {
+                Ok(r) => r,
+                Err(e) => {
+                    drop(reading);
+                    // Nobody could read their replies: they fail now, not never.
+                    self.fail_pending(&e);
+                    return;
+                }
+            }
+        } else {
+            Reading::Idle(stream)
+        };
     }
 
     /// The core and sink that received bytes go to.
@@ -263,6 +567,9 @@ impl Conn {
     }
 
     fn start(&self, req: &Request, done: Option<Completion>) -> Result<(), Error> {
+        if done.is_some() {
+            self.ensure_reader()?;
+        }
         let (tag, bytes) = self.shared.lock().start(req, done)?;
         if let Err(e) = self.link.write(&bytes) {
             // Not sent: the completion is not run (the caller gets the error).
@@ -272,31 +579,15 @@ impl Conn {
         Ok(())
     }
 
-    /// Sends `req` and waits for its reply, decoded; `wait` bounds the wait (`None`:
-    /// until the reply or the loss of the connection).
+    /// Sends `req` and waits for its reply, decoded ([`Conn::blocking`]); `wait`
+    /// bounds the wait (`None`: until the reply or the loss of the connection).
     ///
     /// # Errors
     /// As [`Conn::send`]; [`Error::Unreach`] when the connection is lost before the
     /// reply; `PMIX_ERR_TIMEOUT` past `wait`; [`Error::Internal`] for a reply that
     /// does not decode as `req`'s.
     pub(crate) fn call(&self, req: &Request, wait: Option<Duration>) -> Result<Reply, Error> {
-        let (tx, rx) = mpsc::sync_channel(1);
-        self.send(
-            req,
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )?;
-        match wait {
-            None => rx.recv().map_err(|_| lost())?,
-            Some(w) => rx.recv_timeout(w).map_err(|e| match e {
-                mpsc::RecvTimeoutError::Timeout => Error::Status {
-                    status: pmix_core::Status::ERR_TIMEOUT,
-                    why: format!("no reply to {:?} within {w:?}", req.command()).into(),
-                },
-                mpsc::RecvTimeoutError::Disconnected => lost(),
-            })?,
-        }
+        self.blocking(wait, |done| self.send(req, done), lost)
     }
 
     /// Completes every request still waiting for its reply with `error` (a reply
@@ -312,12 +603,8 @@ impl Conn {
     pub(crate) fn close(&self) {
         self.shared.lock().close();
         self.link.shutdown();
-        let handle = self
-            .reader
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(h) = handle
+        let reading = std::mem::replace(&mut *self.reading(), Reading::Elsewhere);
+        if let Reading::Thread(h) = reading
             && h.thread().id() != std::thread::current().id()
         {
             let _ = h.join();
@@ -352,9 +639,19 @@ fn lost() -> Error {
     Error::Unreach("the connection to the PMIx server was lost".into())
 }
 
+/// The most a reader reads at once.
+const READ_CHUNK: usize = 64 * 1024;
+
+fn timed_out(w: Duration) -> Error {
+    Error::Status {
+        status: pmix_core::Status::ERR_TIMEOUT,
+        why: format!("no reply from the PMIx server within {w:?}").into(),
+    }
+}
+
 /// The reader thread: bytes to the core until the socket closes or fails.
-fn read_loop(mut stream: TcpStream, shared: &Shared) {
-    let mut chunk = vec![0u8; 64 * 1024];
+fn read_loop(mut stream: Sock, shared: &Shared) {
+    let mut chunk = vec![0u8; READ_CHUNK];
     let why = loop {
         match stream.read(&mut chunk) {
             Ok(0) => break "the PMIx server closed the connection".to_owned(),

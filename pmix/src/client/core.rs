@@ -62,6 +62,9 @@ pub(crate) struct Handshake {
     server: Proc,
     server_name: String,
     got: Vec<u8>,
+    /// The request sent right behind the connect message ([`Handshake::pipeline`]):
+    /// its tag, command and completion, for the core.
+    first: Option<(u32, Command, Completion)>,
 }
 
 /// What [`Handshake::receive`] made of the bytes so far.
@@ -110,9 +113,36 @@ impl Handshake {
                 server,
                 server_name: env.server.clone(),
                 got: Vec::new(),
+                first: None,
             },
             bytes,
         ))
+    }
+
+    /// The frame of `req`, to be sent right behind the connect message, before the
+    /// server's answer (the job information a client asks for first: one round trip
+    /// for both). Its pindex is −1, as a tool's, since the index comes with the
+    /// answer (no server reads a request's pindex, docs/wire.md §4); `done` gets the
+    /// reply once the handshake is done, and is dropped unrun if it is refused.
+    ///
+    /// # Errors
+    /// [`Error::BadParam`] when `req` cannot be encoded; [`Error::Internal`] for a
+    /// second request.
+    pub(crate) fn pipeline(&mut self, req: &Request, done: Completion) -> Result<Vec<u8>, Error> {
+        if self.first.is_some() {
+            return Err(Error::Internal(
+                "one request rides with the handshake".into(),
+            ));
+        }
+        let payload = req.encode(&self.codec).map_err(|e| {
+            Error::BadParam(format!("{:?} cannot be encoded: {e}", req.command()).into())
+        })?;
+        let tag = next_tag(TAG_DYNAMIC);
+        let bytes = Frame::new(-1, tag, payload)
+            .and_then(|f| f.encode())
+            .map_err(|e| Error::BadParam(format!("the request's frame: {e}").into()))?;
+        self.first = Some((tag, req.command(), done));
+        Ok(bytes)
     }
 
     /// Takes `bytes` (the next part of the server's answer; none at first, to learn
@@ -162,11 +192,17 @@ impl Handshake {
             }
             (item.index as i32, None)
         };
+        let mut waiting = HashMap::new();
+        let mut tag = TAG_DYNAMIC;
+        if let Some((t, command, done)) = self.first.take() {
+            waiting.insert(t, (command, done));
+            tag = t;
+        }
         let core = ClientCore {
             codec: self.codec.clone(),
             pindex,
-            tag: TAG_DYNAMIC,
-            waiting: HashMap::new(),
+            tag,
+            waiting,
             lost: None,
             decoder: FrameDecoder::new(Limits::DEFAULT),
             inbuf: Vec::new(),
@@ -305,6 +341,11 @@ impl ClientCore {
                 range: None,
             }));
         }
+    }
+
+    /// Whether a request still waits for its reply.
+    pub(crate) fn has_waiting(&self) -> bool {
+        !self.waiting.is_empty()
     }
 
     /// Whether the link is gone (lost, or closed by this process).

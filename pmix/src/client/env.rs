@@ -40,6 +40,11 @@ pub struct ServerEnv {
     pub buffer_type: BufferType,
     /// `PMIX_HOSTNAME`, when set.
     pub hostname: Option<String>,
+    /// `PMIX_RS_SERVER_FD` (`FD:PID`): the inherited end of a socket pair the
+    /// launcher (pid `PID`) made for this process
+    /// ([`Server::client_channel`](crate::server::Server::client_channel)), used
+    /// instead of connecting when it is that socket; `None` when unset or malformed.
+    pub channel: Option<(i32, u32)>,
 }
 
 impl ServerEnv {
@@ -98,6 +103,7 @@ impl ServerEnv {
             uri_var,
             buffer_type,
             hostname: get("PMIX_HOSTNAME").filter(|h| !h.is_empty()),
+            channel: get(crate::server::SERVER_FD_VAR).and_then(|v| parse_channel(&v)),
         }))
     }
 }
@@ -152,8 +158,15 @@ impl ServerEnv {
             uri_var: var,
             buffer_type: BufferType::NonDescribed,
             hostname: None,
+            channel: None,
         })
     }
+}
+
+/// `FD:PID` of [`ServerEnv::channel`].
+fn parse_channel(v: &str) -> Option<(i32, u32)> {
+    let (fd, pid) = v.split_once(':')?;
+    Some((fd.trim().parse().ok()?, pid.trim().parse().ok()?))
 }
 
 impl ServerEnv {

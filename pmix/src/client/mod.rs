@@ -183,11 +183,10 @@ impl Client {
         hostname: &str,
         events: impl Fn(pmix_wire::Event) + Send + Sync + 'static,
     ) -> Result<Client, Error> {
-        Client::over(
-            Conn::connect(env, CONNECT_WAIT, Box::new(events))?,
-            env,
-            hostname,
-        )
+        // REQ rides with the connect message: one round trip for both.
+        let (conn, reply) =
+            Conn::connect_asking(env, CONNECT_WAIT, Box::new(events), &Request::Req)?;
+        Client::with_job(conn, reply, env, hostname)
     }
 
     /// The client of `env`'s process over `conn`, whose handshake is done: asks for
@@ -196,7 +195,21 @@ impl Client {
     /// # Errors
     /// As [`Client::connect`] after the handshake.
     pub(crate) fn over(conn: Conn, env: &ServerEnv, hostname: &str) -> Result<Client, Error> {
-        let job = match conn.call(&Request::Req, None)? {
+        let reply = conn.call(&Request::Req, None)?;
+        Client::with_job(conn, reply, env, hostname)
+    }
+
+    /// The client of `env`'s process over `conn`, whose REQ was answered `reply`.
+    ///
+    /// # Errors
+    /// As [`Client::connect`] after the handshake.
+    fn with_job(
+        conn: Conn,
+        reply: Reply,
+        env: &ServerEnv,
+        hostname: &str,
+    ) -> Result<Client, Error> {
+        let job = match reply {
             Reply::Req(job) => job,
             Reply::Status { status, .. } => {
                 return Err(status_error(
@@ -318,7 +331,11 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND` when nobody has the key; the server's status
     /// (`PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn get(&self, nspace: &str, rank: u32, key: &str, info: &[Info]) -> Result<Value, Error> {
-        wait(|done| self.get_then(nspace, rank, key, info, done), lost)
+        self.conn.blocking(
+            None,
+            |done| self.get_then(nspace, rank, key, info, done),
+            lost,
+        )
     }
 
     /// [`Client::get`], handing the result to `done` instead of waiting for it: at
@@ -475,7 +492,8 @@ impl Client {
     /// # Errors
     /// The server's status; [`Error::Unreach`] when the server is gone.
     pub fn commit(&self) -> Result<(), Error> {
-        wait(|done| self.commit_then(done), lost)
+        self.conn
+            .blocking(None, |done| self.commit_then(done), lost)
     }
 
     /// [`Client::commit`], handing the server's answer to `done` instead of waiting
@@ -506,7 +524,8 @@ impl Client {
     /// The server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
     /// `PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<(), Error> {
-        wait(|done| self.fence_then(procs, info, done), lost)
+        self.conn
+            .blocking(None, |done| self.fence_then(procs, info, done), lost)
     }
 
     /// [`Client::fence`], handing the result to `done` (on the reader thread) instead

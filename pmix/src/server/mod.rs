@@ -10,4 +10,6 @@ pub mod io;
 pub mod net;
 
 pub use self::core::{HostCall, JobEvent, LogStream, NamespaceSpec, RankSpec, ServerError};
-pub use io::{ApiError, HostSink, Server, ServerConfig, ServerStats};
+pub use io::{
+    ApiError, HostSink, SERVER_FD_VAR, Server, ServerConfig, ServerStats, server_fd_value,
+};

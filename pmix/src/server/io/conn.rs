@@ -4,7 +4,65 @@
 use std::io::{self, Read, Write};
 use std::time::Instant;
 
-use mio::net::TcpStream;
+use mio::event::Source;
+use mio::net::{TcpStream, UnixStream};
+use mio::{Interest, Registry, Token};
+
+/// A connection's socket: accepted on the TCP listener, or one end of a socket pair
+/// the launcher made for a rank it starts ([`Server::client_channel`](super::Server::client_channel)).
+#[derive(Debug)]
+pub(crate) enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.flush(),
+            Stream::Unix(s) => s.flush(),
+        }
+    }
+}
+
+impl Source for Stream {
+    fn register(&mut self, r: &Registry, t: Token, i: Interest) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.register(r, t, i),
+            Stream::Unix(s) => s.register(r, t, i),
+        }
+    }
+
+    fn reregister(&mut self, r: &Registry, t: Token, i: Interest) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.reregister(r, t, i),
+            Stream::Unix(s) => s.reregister(r, t, i),
+        }
+    }
+
+    fn deregister(&mut self, r: &Registry) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.deregister(r),
+            Stream::Unix(s) => s.deregister(r),
+        }
+    }
+}
 
 /// The most bytes read from one socket before the others get a turn.
 pub(crate) const READ_BUDGET: usize = 1 << 20;
@@ -12,8 +70,9 @@ pub(crate) const READ_BUDGET: usize = 1 << 20;
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
-    /// Waiting for the whole connect message, until the deadline.
-    Handshake { deadline: Instant },
+    /// Waiting for the whole connect message, until the deadline (none for a
+    /// launcher's socket pair: its rank may never call `PMIx_Init`).
+    Handshake { deadline: Option<Instant> },
     /// Exchanging frames.
     Framed,
     /// The core closed it: write what is queued until the deadline, then drop it.
@@ -23,8 +82,9 @@ pub(crate) enum Phase {
 /// An accepted connection.
 #[derive(Debug)]
 pub(crate) struct Conn {
-    pub(crate) stream: TcpStream,
-    /// The socket's real owner (from the kernel's socket table).
+    pub(crate) stream: Stream,
+    /// The socket's real owner (from the kernel's socket table; this process for a
+    /// socket pair).
     pub(crate) peer_uid: u32,
     pub(crate) phase: Phase,
     /// Its requests are not read until what is queued for it drains
@@ -50,7 +110,7 @@ pub(crate) enum ReadOutcome {
 }
 
 impl Conn {
-    pub(crate) fn new(stream: TcpStream, peer_uid: u32, handshake_deadline: Instant) -> Conn {
+    pub(crate) fn new(stream: Stream, peer_uid: u32, handshake_deadline: Option<Instant>) -> Conn {
         Conn {
             stream,
             peer_uid,

@@ -240,9 +240,20 @@ pub(crate) struct Counters {
     pub(crate) read_pauses: AtomicU64,
 }
 
+/// The variable that names, to a rank, the inherited end of its
+/// [`Server::client_channel`]: `FD:PID`, the descriptor and the pid of the process
+/// that made the pair (the launcher), which the client checks before using it.
+pub const SERVER_FD_VAR: &str = "PMIX_RS_SERVER_FD";
+
+/// The value of [`SERVER_FD_VAR`] for descriptor `fd` made by this process.
+pub fn server_fd_value(fd: std::os::fd::RawFd) -> String {
+    format!("{fd}:{}", std::process::id())
+}
+
 /// A command from the API to the progress thread.
 #[derive(Debug)]
 pub(crate) enum Command {
+    Adopt(std::os::unix::net::UnixStream),
     AddNamespace(NamespaceSpec, mpsc::Sender<Result<(), ServerError>>),
     RemoveNamespace(String, mpsc::Sender<Result<(), ServerError>>),
     ProcExited {
@@ -518,6 +529,26 @@ impl Server {
             ("PMIX_VERSION".into(), SERVER_VERSION.into()),
         ]);
         env
+    }
+
+    /// A connection for a rank this process is about to start, made before it exists:
+    /// one end of a new Unix socket pair is served at once (as an accepted connection
+    /// whose owner is this server's uid, without a handshake deadline), the other is
+    /// returned for the rank to inherit, named to it by [`SERVER_FD_VAR`]
+    /// ([`server_fd_value`]). Our client then speaks over it at once (no TCP connect,
+    /// no accept, no lookup of the socket's owner); a client that does not know the
+    /// variable (libpmix2) connects over TCP as always, and the unused pair closes
+    /// when the rank exits. The end returned is close-on-exec: the launcher clears
+    /// that in the child only.
+    ///
+    /// # Errors
+    /// The OS error of creating the pair; [`std::io::ErrorKind::NotConnected`] when
+    /// the progress thread has stopped.
+    pub fn client_channel(&self) -> std::io::Result<std::os::unix::net::UnixStream> {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair()?;
+        self.send(Command::Adopt(ours))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotConnected, e.to_string()))?;
+        Ok(theirs)
     }
 
     /// The next job event (a rank connected, finalized, aborted or was lost), waiting

@@ -13,7 +13,7 @@ use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_wire::{ConnectMsg, Decoded, FrameDecoder, Limits};
 
-use super::conn::{Conn, Phase, ReadOutcome};
+use super::conn::{Conn, Phase, ReadOutcome, Stream};
 use super::ratelimit::{LOG_BURST, LOG_INTERVAL, LogLimiter};
 use super::{Command, Counters, HostAnswer, LINGER, ServerConfig};
 use crate::server::core::{ConnId, Core, CoreConfig, JobEvent, Output, Refused};
@@ -162,7 +162,8 @@ impl Loop {
             return Some(Duration::ZERO);
         }
         let conn_deadlines = self.conns.values().filter_map(|c| match c.phase {
-            Phase::Handshake { deadline } | Phase::Closing { deadline } => Some(deadline),
+            Phase::Handshake { deadline } => deadline,
+            Phase::Closing { deadline } => Some(deadline),
             Phase::Framed => None,
         });
         conn_deadlines
@@ -235,9 +236,42 @@ impl Loop {
                 continue;
             }
             let deadline = Instant::now() + self.handshake_timeout;
-            self.conns.insert(id, Conn::new(stream, uid, deadline));
+            self.conns
+                .insert(id, Conn::new(Stream::Tcp(stream), uid, Some(deadline)));
             ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
         }
+    }
+
+    /// Serves `stream`, one end of a socket pair this process made for a rank it
+    /// starts: its owner is this server's uid by construction, and it has no
+    /// handshake deadline.
+    fn adopt(&mut self, stream: std::os::unix::net::UnixStream, ctx: &mut Ctx<'_>) {
+        ctx.counters.accepted.fetch_add(1, Ordering::Relaxed);
+        if self.conns.len() >= self.max_connections {
+            self.warn_conn(format_args!(
+                "refused a launcher's socket pair: {} connections are open already",
+                self.conns.len()
+            ));
+            return;
+        }
+        if let Err(e) = stream.set_nonblocking(true) {
+            self.warn(format_args!("cannot serve a launcher's socket pair: {e}"));
+            return;
+        }
+        let mut stream = Stream::Unix(mio::net::UnixStream::from_std(stream));
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Err(e) = self.poll.registry().register(
+            &mut stream,
+            Token(id as usize),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            self.warn(format_args!("cannot watch a launcher's socket pair: {e}"));
+            return;
+        }
+        self.conns
+            .insert(id, Conn::new(stream, self.server_uid, None));
+        ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
     }
 
     /// Reads what `id` has and hands every whole message to the core.
@@ -508,6 +542,7 @@ impl Loop {
                 }
             };
             match cmd {
+                Command::Adopt(stream) => self.adopt(stream, ctx),
                 Command::AddNamespace(spec, reply) => {
                     let core = &mut self.core;
                     let r = catch_unwind(AssertUnwindSafe(|| core.add_namespace(spec)));
@@ -617,7 +652,9 @@ impl Loop {
             .conns
             .iter()
             .filter_map(|(&id, c)| match c.phase {
-                Phase::Handshake { deadline } if deadline <= now => Some((id, true)),
+                Phase::Handshake {
+                    deadline: Some(deadline),
+                } if deadline <= now => Some((id, true)),
                 Phase::Closing { deadline } if deadline <= now => Some((id, false)),
                 _ => None,
             })
