@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 use pmix_wire::msg::{DeregEvents, Notify, RegEvents};
 use pmix_wire::{Command, DataRange, Event, Info, Proc, Rank, Status, Value};
 
+use super::namespace::RankState;
 use super::{ConnId, Core, ProcKey, info_flag, info_value};
 
 /// `PMIX_ERR_PROC_ABORTED`.
@@ -154,6 +155,32 @@ fn in_range(range: DataRange, source: &ProcKey, target: &ProcKey, info: &[Info])
     }
 }
 
+/// The connections a CUSTOM range can reach, from its procs rather than by looking
+/// at every connection (the groups tell each member apart: a scan per event
+/// would make telling n members quadratic): the connection of each listed rank
+/// of a namespace registered here (for a non-finalized peer, a rank's connection
+/// is the one its state names). `None` for another range, or a list naming a
+/// WILDCARD rank or another namespace: then every connection is looked at.
+fn custom_conns(core: &Core, range: DataRange, info: &[Info]) -> Option<Vec<ConnId>> {
+    if range != DataRange::CUSTOM {
+        return None;
+    }
+    let Some(list) = info_value(info, "pmix.evrange").map(procs_of) else {
+        return Some(Vec::new());
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for (nspace, rank) in &list {
+        let ns = core.namespaces.get(nspace)?;
+        if *rank == Rank::WILDCARD.0 {
+            return None;
+        }
+        if let Some(RankState::Connected(c)) = ns.states.get(rank) {
+            out.push(*c);
+        }
+    }
+    Some(out)
+}
+
 /// Sends `ev` on tag 0 to `conn`.
 fn send_event(core: &mut Core, conn: ConnId, ev: &Event) {
     let Some(peer) = core.conns.get(&conn) else {
@@ -233,19 +260,26 @@ pub(crate) fn raise(
 ) {
     let nondef = info_flag(&info, "pmix.evnondef");
     let aff = affected(&info);
-    let mut conns: Vec<ConnId> = core
-        .conns
-        .iter()
-        .filter(|(c, p)| {
-            Some(**c) != except
-                && !p.finalized
-                && &p.proc != source
-                && in_range(range, source, &p.proc, &info)
-                && p.regs.iter().any(|r| reg_matches(r, code.0, nondef, &aff))
-        })
-        .map(|(c, _)| *c)
-        .collect();
+    let wanted = |c: ConnId, p: &super::Peer| {
+        Some(c) != except
+            && !p.finalized
+            && &p.proc != source
+            && p.regs.iter().any(|r| reg_matches(r, code.0, nondef, &aff))
+    };
+    let mut conns: Vec<ConnId> = match custom_conns(core, range, &info) {
+        Some(reach) => reach
+            .into_iter()
+            .filter(|c| core.conns.get(c).is_some_and(|p| wanted(*c, p)))
+            .collect(),
+        None => core
+            .conns
+            .iter()
+            .filter(|(c, p)| wanted(**c, p) && in_range(range, source, &p.proc, &info))
+            .map(|(c, _)| *c)
+            .collect(),
+    };
     conns.sort_unstable();
+    conns.dedup();
     let ev = Event {
         status: code,
         source: Proc::new(source.0.as_str(), source.1),

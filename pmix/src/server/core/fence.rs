@@ -39,6 +39,7 @@ use pmix_wire::modex::ModexEntry;
 use pmix_wire::msg::{FT_CONTRIBUTION_KEY, FenceNb, FenceNbReply};
 use pmix_wire::{ByteObject, Command, Proc, Rank, Reply, Status, Value};
 
+use super::namespace::RankState;
 use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 /// What a non-FT fence answers when a participant is gone
@@ -103,6 +104,10 @@ enum Unknown {
 #[derive(Debug)]
 struct Fence {
     kind: Kind,
+    /// The procs of the request that opened it, with the job size of each one's
+    /// namespace then, when they named only namespaces: a request listing the
+    /// same joins without expanding them again ([`joinable`]).
+    spec: Option<(Vec<Proc>, Vec<u32>)>,
     /// Sorted, without duplicates.
     participants: Vec<ProcKey>,
     /// The group ids the request named (their members are participants).
@@ -203,6 +208,63 @@ fn participants(core: &Core, f: &FenceNb) -> Result<(Vec<ProcKey>, Vec<String>),
     Ok((out, groups))
 }
 
+/// The job size of each namespace `procs` names, when it names only namespaces.
+fn spec_sizes(core: &Core, procs: &[Proc]) -> Option<Vec<u32>> {
+    procs
+        .iter()
+        .map(|p| {
+            let ns = core.namespaces.get(p.nspace.as_str()?)?;
+            Some(ns.spec.job_size)
+        })
+        .collect()
+}
+
+/// Whether `me` is one of the procs `spec` named when its namespaces had `sizes`.
+fn in_spec(spec: &[Proc], sizes: &[u32], me: &ProcKey) -> bool {
+    spec.iter().zip(sizes).any(|(p, &size)| {
+        p.nspace.as_bytes() == me.0.as_bytes()
+            && (p.rank.0 == me.1 || (p.rank == Rank::WILDCARD && me.1 < size))
+    })
+}
+
+/// The fence in flight that a request of `kind` over `procs` by `me` joins, found
+/// without expanding `procs` (a WILDCARD over a large job costs a pass over its
+/// ranks, every request a quadratic fence): the first fence of `kind` that `me`
+/// is in and has not joined, if it was opened by a request listing the same
+/// namespaces and ranks as `procs`, of the same job sizes now. Then its
+/// participants are what `procs` expands to, and it is the fence the expansion
+/// would find. `None`: expand.
+fn joinable(core: &Core, kind: Kind, procs: &[Proc], me: &ProcKey) -> Option<usize> {
+    let (i, x) = core.fences.list.iter().enumerate().find(|(_, x)| {
+        x.kind == kind
+            && !x.contributed.contains(me)
+            // Without `me` it is not the fence of any request of `me`'s.
+            && match &x.spec {
+                Some((spec, sizes)) => in_spec(spec, sizes, me),
+                None => x.participants.binary_search(me).is_ok(),
+            }
+    })?;
+    let (spec, sizes) = x.spec.as_ref()?;
+    (spec.as_slice() == procs && spec_sizes(core, procs).as_ref() == Some(sizes)).then_some(i)
+}
+
+/// How many of `parts` are on this node, and whether one of those is gone already
+/// (what a full look of [`evaluate`] at a new fence would find gone), in one pass.
+fn survey(core: &Core, parts: &[ProcKey], groups: &[String]) -> (usize, bool) {
+    let (mut local, mut gone) = (0, false);
+    for p in parts {
+        let state = core.namespaces.get(&p.0).and_then(|ns| ns.states.get(&p.1));
+        let Some(state) = state else {
+            continue;
+        };
+        local += 1;
+        gone = gone
+            || matches!(state, RankState::Lost | RankState::Finalized)
+            || core.group_fence_departed(groups, p).is_some();
+    }
+    (local, gone)
+}
+
 /// FENCENB from `conn` (or CONNECTNB / DISCONNECTNB, by `kind`).
 pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: Kind, now: Instant) {
     let cmd = kind.command();
@@ -210,6 +272,12 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
         return;
     };
     let me = peer.proc.clone();
+    if let Some(idx) = joinable(core, kind, &f.procs, &me) {
+        if !core.may_wait(conn) {
+            return core.reply_status(conn, tag, cmd, super::ERR_OUT_OF_RESOURCE);
+        }
+        return join(core, idx, conn, tag, me, &f, now);
+    }
     let (parts, groups) = match participants(core, &f) {
         Ok(p) => p,
         Err(Unknown::Refused(s)) => return core.reply_status(conn, tag, cmd, s),
@@ -237,8 +305,6 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
     if !core.may_wait(conn) {
         return core.reply_status(conn, tag, cmd, super::ERR_OUT_OF_RESOURCE);
     }
-    let ft = info_flag(&f.info, FT_KEY);
-    let deadline = info_deadline(&f.info, now, None);
     let idx = match core
         .fences
         .list
@@ -252,14 +318,21 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
         }) {
         Some(i) => i,
         None => {
-            let local = parts.iter().filter(|p| core.is_local(p)).count();
+            let (local, gone) = survey(core, &parts, &groups);
+            let spec = if groups.is_empty() {
+                spec_sizes(core, &f.procs).map(|sizes| (f.procs.clone(), sizes))
+            } else {
+                None
+            };
             core.fences.list.push(Fence {
                 kind,
+                spec,
                 participants: parts,
                 groups,
-                contributors: Vec::new(),
-                contributed: HashSet::new(),
-                gone_seen: true,
+                contributors: Vec::with_capacity(local),
+                contributed: HashSet::with_capacity(local),
+                // The look `evaluate` would take at the first contribution.
+                gone_seen: gone,
                 ft: false,
                 deadline: None,
                 local,
@@ -269,6 +342,21 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
             core.fences.list.len() - 1
         }
     };
+    join(core, idx, conn, tag, me, &f, now);
+}
+
+/// `me`'s request `f` on `conn` contributes to fence `idx`.
+fn join(
+    core: &mut Core,
+    idx: usize,
+    conn: ConnId,
+    tag: u32,
+    me: ProcKey,
+    f: &FenceNb,
+    now: Instant,
+) {
+    let ft = info_flag(&f.info, FT_KEY);
+    let deadline = info_deadline(&f.info, now, None);
     let collect = info_flag(&f.info, "pmix.collect");
     let fence = &mut core.fences.list[idx];
     fence.ft |= ft;
@@ -309,6 +397,13 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
     }
     if !full && !fence.gone_seen && fence.contributed.len() < fence.local {
         return false;
+    }
+    if fence.contributed.len() == fence.participants.len() {
+        // Every participant joined (contributors are participants): nobody to
+        // look for.
+        let fence = core.fences.take(idx);
+        finish(core, fence, Status::SUCCESS, Vec::new());
+        return true;
     }
     let mut missing_alive = false;
     let mut remote = false;
@@ -454,12 +549,7 @@ fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, V
     match fence.kind {
         Kind::Fence => {}
         Kind::Connect if status == Status::SUCCESS => return connected(core, fence),
-        k => {
-            for c in fence.contributors {
-                core.reply_status(c.conn, c.tag, k.command(), status);
-            }
-            return;
-        }
+        k => return reply_all(core, fence.contributors, k.command(), status),
     }
     let hosted = fence.host.is_some();
     let carried = fence.contributors.iter().any(|c| c.data.is_some()) || !remote.is_empty();
@@ -490,12 +580,10 @@ fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, V
                 continue;
             };
             match &encoded {
-                Some((k, bytes)) if *k == codec => {
-                    core.send_payload(c.conn, c.tag, Some(bytes.clone()));
-                }
+                Some((k, bytes)) if *k == codec => core.send_bytes(c.conn, c.tag, bytes),
                 _ => match reply.encode(&codec) {
                     Ok(bytes) => {
-                        core.send_payload(c.conn, c.tag, Some(bytes.clone()));
+                        core.send_bytes(c.conn, c.tag, &bytes);
                         encoded = Some((codec, bytes));
                     }
                     Err(_) => core.reply(c.conn, c.tag, &reply),
@@ -504,8 +592,33 @@ fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, V
         }
         return;
     }
-    for c in fence.contributors {
-        core.reply_status(c.conn, c.tag, Command::FenceNb, status);
+    reply_all(core, fence.contributors, Command::FenceNb, status);
+}
+
+/// A lone `status` to every contributor, encoded once per codec rather than once
+/// per contributor.
+fn reply_all(core: &mut Core, contributors: Vec<Contrib>, cmd: Command, status: Status) {
+    let reply = Reply::Status {
+        command: cmd,
+        status,
+    };
+    let mut encoded: Option<(pmix_wire::Codec, Vec<u8>)> = None;
+    for c in contributors {
+        let Some(peer) = core.conns.get(&c.conn) else {
+            continue;
+        };
+        if !encoded.as_ref().is_some_and(|(k, _)| *k == peer.codec) {
+            match reply.encode(&peer.codec) {
+                Ok(bytes) => encoded = Some((peer.codec.clone(), bytes)),
+                Err(_) => {
+                    core.reply(c.conn, c.tag, &reply);
+                    continue;
+                }
+            }
+        }
+        if let Some((_, bytes)) = &encoded {
+            core.send_bytes(c.conn, c.tag, bytes);
+        }
     }
 }
 

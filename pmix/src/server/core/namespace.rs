@@ -179,7 +179,7 @@ impl Namespace {
         // Check once that the items encode: a launcher's job info that cannot be
         // packed is refused here, not at a client's REQ.
         head.shrink_to_fit();
-        let ns = Namespace {
+        let mut ns = Namespace {
             spec,
             states,
             lost_reported: HashSet::new(),
@@ -190,7 +190,9 @@ impl Namespace {
             tail,
             blobs: HashMap::new(),
         };
-        ns.encode_blob(&pmix_wire::Codec::v422())
+        // Packed now for the codec every 4.2 client speaks: the first REQ is then
+        // answered from the cache, like every later one.
+        ns.blob_for(&pmix_wire::Codec::v422())
             .map_err(|e| ServerError::BadSpec(format!("the job info does not encode: {e}")))?;
         Ok(ns)
     }
@@ -212,13 +214,18 @@ impl Namespace {
 
     /// The packed blob for `codec`, from the cache or packed now.
     pub(super) fn blob(&mut self, codec: &pmix_wire::Codec) -> Option<Arc<Vec<u8>>> {
+        self.blob_for(codec).ok()
+    }
+
+    /// [`Namespace::blob`], with the encoder's error.
+    fn blob_for(&mut self, codec: &pmix_wire::Codec) -> Result<Arc<Vec<u8>>, pmix_wire::WireError> {
         let key = (codec.buffer_type, codec.version.text.clone());
         if let Some(b) = self.blobs.get(&key) {
-            return Some(b.clone());
+            return Ok(b.clone());
         }
-        let b = Arc::new(self.encode_blob(codec).ok()?);
+        let b = Arc::new(self.encode_blob(codec)?);
         self.blobs.insert(key, b.clone());
-        Some(b)
+        Ok(b)
     }
 
     /// The job-level value of `key`.
@@ -260,7 +267,7 @@ pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
         .get_mut(&peer.proc.0)
         .and_then(|ns| ns.blob(&codec));
     match blob {
-        Some(b) => core.send_payload(conn, tag, Some(b.as_ref().clone())),
+        Some(b) => core.send_bytes(conn, tag, &b),
         None => core.reply_status(
             conn,
             tag,

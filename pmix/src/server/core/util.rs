@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
-use pmix_wire::{Command, Frame, Reply, Status};
+use pmix_wire::{Command, FrameHeader, Reply, Status};
 
 use super::namespace::RankState;
 use super::{ConnId, Core, Output, ProcKey};
@@ -42,14 +42,31 @@ impl Core {
     /// Sends an encoded payload as one frame on `tag` (pindex 0, as the 4.2
     /// server).
     pub(crate) fn send_payload(&mut self, conn: ConnId, tag: u32, payload: Option<Vec<u8>>) {
-        let bytes = payload
-            .and_then(|p| Frame::new(0, tag, p).ok())
-            .and_then(|f| f.encode().ok());
-        match bytes {
-            Some(bytes) => self.out.push_back(Output::Send { conn, bytes }),
-            // Only a payload over 4 GiB gets here: the peer cannot be answered.
+        match payload {
+            Some(p) => self.send_bytes(conn, tag, &p),
+            // The payload did not encode: the peer cannot be answered.
             None => self.out.push_back(Output::Close { conn }),
         }
+    }
+
+    /// Sends `payload` as one frame on `tag` (pindex 0), its bytes copied once,
+    /// behind the header: a payload shared by many replies (a job's blob, a
+    /// collective's answer) is not cloned first.
+    pub(crate) fn send_bytes(&mut self, conn: ConnId, tag: u32, payload: &[u8]) {
+        let Ok(nbytes) = u32::try_from(payload.len()) else {
+            // Over 4 GiB: the peer cannot be answered.
+            return self.out.push_back(Output::Close { conn });
+        };
+        let header = FrameHeader {
+            pindex: 0,
+            tag,
+            nbytes,
+        }
+        .encode();
+        let mut bytes = Vec::with_capacity(header.len() + payload.len());
+        bytes.extend_from_slice(&header);
+        bytes.extend_from_slice(payload);
+        self.out.push_back(Output::Send { conn, bytes });
     }
 
     /// Whether `conn` may have one more waiting request ([`CoreConfig::max_pending`]).

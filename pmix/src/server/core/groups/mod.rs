@@ -95,8 +95,9 @@
 //!   `PMIX_PROC_TERMINATED` itself).
 //! - Cost of the notifications: each member told of a leave, a loss (with
 //!   `pmix.grp.notterm`) or a departure (FT construct) is one raise through the
-//!   core's event path, which looks at every connection; telling the n members
-//!   of a group costs O(n) raises of O(connections) each.
+//!   core's event path (range CUSTOM naming the member: only its connection is
+//!   looked at), and one event in the cache for late registrants, which n of
+//!   them flush of everything else.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
