@@ -10,15 +10,14 @@
 //!
 //! `cargo bench -p pmix --bench server_groups` (release; well under a minute).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use pmix::server::core::{ConnId, Core, CoreConfig, NamespaceSpec, Output};
 use pmix_wire::frame::{Decoded, TAG_FIRST_REQUEST, next_tag};
-use pmix_wire::handshake::Trailer;
 use pmix_wire::msg::{GroupConstruct, GroupDestruct};
-use pmix_wire::{
-    BufferType, ClientReply, ConnectMsg, Frame, Identity, Proc, Rank, Request, Version,
-};
+use pmix_wire::{ClientReply, ConnectMsg, Frame, Proc, Rank, Request};
 
 const UID: u32 = 1000;
 const GID: u32 = 1000;
@@ -28,31 +27,9 @@ const REPEATS: [u32; 3] = [7, 3, 1];
 const TARGET_MEMBERS: u32 = 2_048;
 const TARGET: Duration = Duration::from_millis(10);
 
-/// A flag-0 connect message from a 4.2.2 client, through the wire.
+/// A flag-0 connect message from a 4.2.2 client of "job", through the wire.
 fn connect_msg(rank: u32) -> ConnectMsg {
-    let mut cred = UID.to_le_bytes().to_vec();
-    cred.extend_from_slice(&GID.to_le_bytes());
-    let msg = ConnectMsg {
-        psec: "native".into(),
-        credential: cred,
-        identity: Identity::Client {
-            nspace: "job".into(),
-            rank,
-        },
-        version: Version::parse("4.2.2", 0).expect("version"),
-        bfrops: "v41".into(),
-        buffer_type: BufferType::NonDescribed,
-        gds: "hash".into(),
-        trailer: Trailer {
-            info: Vec::new(),
-            stray_byte: true,
-        },
-    };
-    let bytes = msg.encode().expect("connect message");
-    match ConnectMsg::decode(&bytes, &Default::default()) {
-        Ok(Decoded::Item { item, .. }) => item,
-        _ => panic!("connect message incomplete"),
-    }
+    common::connect_msg(rank, UID, GID)
 }
 
 /// A core serving job "job" of `n` ranks, all connected; the peers' frame
