@@ -32,7 +32,6 @@
 //! gets [`FENCE_LOST`] at once, and so does any later one. `pmix.timeout`
 //! (seconds) fails the fence with `PMIX_ERR_TIMEOUT`. Nobody waits on a dead peer.
 
-use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use pmix_wire::modex::ModexEntry;
@@ -40,6 +39,7 @@ use pmix_wire::msg::{FT_CONTRIBUTION_KEY, FenceNb, FenceNbReply};
 use pmix_wire::{ByteObject, Command, Proc, Rank, Reply, Status, Value};
 
 use super::namespace::RankState;
+use super::util::{FastMap, FastSet};
 use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 
 /// What a non-FT fence answers when a participant is gone
@@ -79,7 +79,7 @@ pub(crate) struct Fences {
     unresolved: Vec<Unresolved>,
     /// How many contributions each connection has in `list` (the per-peer bound,
     /// asked on every request, without walking the contributors).
-    per_conn: HashMap<ConnId, usize>,
+    per_conn: FastMap<ConnId, usize>,
 }
 
 #[derive(Debug)]
@@ -114,7 +114,7 @@ struct Fence {
     groups: Vec<String>,
     contributors: Vec<Contrib>,
     /// The procs in `contributors`.
-    contributed: HashSet<ProcKey>,
+    contributed: FastSet<ProcKey>,
     /// A participant was found gone at the last full look: contributions look
     /// again (else a contribution only counts).
     gone_seen: bool,
@@ -330,7 +330,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
                 participants: parts,
                 groups,
                 contributors: Vec::with_capacity(local),
-                contributed: HashSet::with_capacity(local),
+                contributed: FastSet::with_capacity_and_hasher(local, Default::default()),
                 // The look `evaluate` would take at the first contribution.
                 gone_seen: gone,
                 ft: false,

@@ -104,7 +104,7 @@ pub(crate) const ERR_DUPLICATE_KEY: Status = Status::ERR_DUPLICATE_KEY;
 pub struct Core {
     cfg: CoreConfig,
     namespaces: BTreeMap<String, Namespace>,
-    conns: HashMap<ConnId, Peer>,
+    conns: util::FastMap<ConnId, Peer>,
     out: VecDeque<Output>,
     next_index: u32,
     next_tool: u32,
@@ -145,7 +145,7 @@ impl Core {
             events: events::Events::new(cfg.max_cached_events),
             cfg,
             namespaces: BTreeMap::new(),
-            conns: HashMap::new(),
+            conns: util::FastMap::default(),
             out: VecDeque::new(),
             next_index: 0,
             next_tool: 0,

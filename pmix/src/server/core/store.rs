@@ -39,6 +39,8 @@
 //! after) until the namespace goes, at most `max_keys_per_proc` per process.
 
 use std::collections::HashMap;
+
+use super::util::FastMap;
 use std::time::Instant;
 
 use pmix_wire::modex::ModexEntry;
@@ -56,12 +58,12 @@ const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo
 /// The committed values and the held gets.
 #[derive(Debug, Default)]
 pub(crate) struct Store {
-    data: HashMap<ProcKey, Committed>,
+    data: FastMap<ProcKey, Committed>,
     /// Per process, its qualified values (`pmix.qual.val` KVALs), oldest first.
-    qualified: HashMap<ProcKey, Vec<Kval>>,
+    qualified: FastMap<ProcKey, Vec<Kval>>,
     /// Per connection, per (target, scope): the target's generation its last
     /// answer carried (what that connection has filed).
-    sent: HashMap<ConnId, HashMap<(ProcKey, Option<u8>), u64>>,
+    sent: FastMap<ConnId, FastMap<(ProcKey, Option<u8>), u64>>,
     held: HeldList<HeldGet>,
     /// Direct modex requests made of the host: id → the remote process.
     asked: HashMap<u64, ProcKey>,

@@ -1,6 +1,6 @@
 //! Small shared pieces of the core: sending replies, the per-connection bound,
-//! a rank's state, reading directives, and the list of requests held until they
-//! can be answered (held gets, held lookups).
+//! a rank's state, reading directives, the list of requests held until they
+//! can be answered (held gets, held lookups), and the hasher of the core's hot maps.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
@@ -9,6 +9,66 @@ use pmix_wire::{Command, FrameHeader, Reply, Status};
 
 use super::namespace::RankState;
 use super::{ConnId, Core, Output, ProcKey};
+
+/// The hasher of the maps every request looks in (connections, a fence's
+/// contributors): a multiply-rotate over 8-byte words (FxHash's), several times
+/// cheaper than SipHash on a connection id or a short namespace. Its keys are ids
+/// this server assigned and the names of registered namespaces, sent by clients
+/// of this server's own uid (docs/design.md §8): nobody untrusted chooses them, so
+/// the flooding SipHash resists is not a threat here.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FastHasher(u64);
+
+impl FastHasher {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u8(&mut self, v: u8) {
+        self.add(u64::from(v));
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+/// A `HashSet` with [`FastHasher`].
+pub(crate) type FastSet<K> =
+    std::collections::HashSet<K, std::hash::BuildHasherDefault<FastHasher>>;
 
 impl Core {
     /// Sends `reply` on `conn` with `tag` in the peer's codec. A reply that cannot

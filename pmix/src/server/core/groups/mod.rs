@@ -152,7 +152,7 @@ pub(crate) struct GroupState {
     records: BTreeMap<String, Record>,
     /// The groups each local process holds (the records where it is a
     /// [`Standing::Holder`]): a departure touches those alone.
-    by_proc: HashMap<ProcKey, BTreeSet<String>>,
+    by_proc: super::util::FastMap<ProcKey, BTreeSet<String>>,
     /// The last context id handed out.
     last_ctxid: u64,
     /// The host's collectives in flight for groups that span nodes: id → group.
