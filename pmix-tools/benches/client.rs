@@ -30,11 +30,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use common::{median, rank_mean, run, scrub};
-use pmix_testkit::cprog;
+use common::{Row, median, print_table, rank_mean, run, scrub};
 
 /// The ranks of the job and of the fence and get measurements.
 const RANKS: u32 = 8;
@@ -125,16 +124,6 @@ fn gather(s: &Setup) -> Result<Numbers, String> {
     Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
 }
 
-struct Row {
-    what: &'static str,
-    ours: f64,
-    theirs: f64,
-    theirs_name: &'static str,
-    unit: &'static str,
-    target: &'static str,
-    met: Option<bool>,
-}
-
 fn table(n: &Numbers) -> Vec<Row> {
     let g = |side, what| n[&(side, what)];
     let not_slower = |what: &'static str, label: &'static str| {
@@ -200,49 +189,14 @@ fn table(n: &Numbers) -> Vec<Row> {
     ]
 }
 
-fn print_table(rows: &[Row]) {
-    println!(
-        "{:<40} {:>12} {:>12} {:>8}  {:<20} {:<16} met?",
-        "what", "ours", "theirs", "ratio", "theirs are", "target"
-    );
-    for r in rows {
-        println!(
-            "{:<40} {:>9.1} {:<2} {:>9.1} {:<2} {:>7.2}x  {:<20} {:<16} {}",
-            r.what,
-            r.ours,
-            r.unit,
-            r.theirs,
-            r.unit,
-            r.theirs / r.ours,
-            r.theirs_name,
-            r.target,
-            match r.met {
-                Some(true) => "yes",
-                Some(false) => "NO",
-                None => "-",
-            }
-        );
-    }
-}
-
 fn main() -> ExitCode {
     let Some((openpmix, dir)) = common::peers("client", "pmix-tools-bench-client") else {
         return ExitCode::SUCCESS;
     };
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let build = |name: &str, include: &Path, link: &[String]| {
-        let exe = dir.join(name);
-        common::build_timing(&exe, include, link);
-        exe
-    };
-    let lib = cprog::lib_dir("pmix_ffi");
+    let (ours, theirs, lib) = common::build_both(&dir, &openpmix);
     let setup = Setup {
-        ours: build(
-            "timing.ffi",
-            &manifest.join("../pmix-ffi/include"),
-            &cprog::link_shared(&lib, "pmix_ffi"),
-        ),
-        theirs: build("timing.libpmix2", &openpmix.include_dir, &openpmix.link),
+        ours,
+        theirs,
         pmix_run: PathBuf::from(env!("CARGO_BIN_EXE_pmix-run")),
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -266,16 +220,5 @@ fn main() -> ExitCode {
          CLOCK_PROCESS_CPUTIME_ID, every thread of the rank's process; job wall: spawn of \
          the launcher to its exit."
     );
-    let missed: Vec<&Row> = rows.iter().filter(|r| r.met == Some(false)).collect();
-    if missed.is_empty() {
-        println!("bench client: every target met");
-        return ExitCode::SUCCESS;
-    }
-    for r in missed {
-        println!(
-            "bench client: MISSED: {}: ours {:.1} {} against {:.1} {} ({}), target {}",
-            r.what, r.ours, r.unit, r.theirs, r.unit, r.theirs_name, r.target
-        );
-    }
-    ExitCode::FAILURE
+    common::verdict("client", &rows)
 }

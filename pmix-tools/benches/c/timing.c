@@ -20,6 +20,11 @@
  *                                     prints "timing rank R size N init_us X
  *                                     init_cpu_us C" (C: CPU time of all the process's
  *                                     threads during PMIx_Init).
+ *   timing lifecycle                  the RSS of the process (VmRSS, kB) before init;
+ *                                     PMIx_Init (timed), one fence, the RSS of the idle
+ *                                     connected client, PMIx_Finalize (timed); prints
+ *                                     "timing rank R init_us X final_us F rss_before_kb
+ *                                     A rss_idle_kb B".
  *   timing measure FENCES GETS        PMIx_Init (timed); put + commit of "bench.key";
  *                                     a fence without data; the first PMIx_Get of every
  *                                     peer's key (timed: each is a direct-modex request
@@ -100,6 +105,21 @@ static void timed_init(int serverless)
     init_cpu_us = cpu_us() - c0;
     if (!(serverless && PMIX_ERR_UNREACH == rc))
         CHECK_OK(rc, "PMIx_Init");
+}
+
+/* This process's resident set (VmRSS of /proc/self/status), in kB; -1 if unknown. */
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (1 == sscanf(line, "VmRSS: %ld kB", &kb))
+            break;
+    fclose(f);
+    return kb;
 }
 
 static uint32_t job_size(void)
@@ -214,6 +234,16 @@ int main(int argc, char **argv)
                init_cpu_us);
         fflush(stdout);
         CHECK_OK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
+    } else if (0 == strcmp(mode, "lifecycle")) {
+        long before = rss_kb();
+        timed_init(0);
+        fence(0);
+        long idle = rss_kb();
+        double t0 = now_us();
+        CHECK_OK(PMIx_Finalize(NULL, 0), "PMIx_Finalize");
+        double final_us = now_us() - t0;
+        printf("timing rank %u init_us %.1f final_us %.1f rss_before_kb %ld rss_idle_kb %ld\n",
+               me.rank, init_us, final_us, before, idle);
     } else if (0 == strcmp(mode, "measure") && argc == 4) {
         long fences = strtol(argv[2], NULL, 10);
         long gets = strtol(argv[3], NULL, 10);
@@ -221,7 +251,7 @@ int main(int argc, char **argv)
             fail("FENCES and GETS must be positive");
         measure(fences, gets);
     } else {
-        fprintf(stderr, "usage: timing none | serverless | job | init | measure FENCES GETS\n");
+        fprintf(stderr, "usage: timing none | serverless | job | init | lifecycle | measure FENCES GETS\n");
         return 64;
     }
     return 0;

@@ -1,7 +1,8 @@
-//! What the two job benches share (`jobs.rs`, `client.rs`): running a launcher with
-//! the C timing client bounded by [`RUN_LIMIT`] (SIGTERM, then SIGKILL of its process
-//! group, by pid, past it), reading the ranks' `timing rank R key value …` lines,
-//! medians and means over ranks, and the environment every launcher starts from.
+//! What the job benches share (`jobs.rs`, `client.rs`, `speed.rs`): running a
+//! launcher with the C timing client bounded by [`RUN_LIMIT`] (SIGTERM, then SIGKILL
+//! of its process group, by pid, past it), reading the ranks' `timing rank R key
+//! value …` lines, medians and means over ranks, the environment every launcher
+//! starts from, and the table of ours against theirs with its verdict.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -186,4 +187,77 @@ pub fn rank_mean(run: &Run, key: &str, want_ranks: u32) -> Result<f64, String> {
         ));
     }
     Ok(vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// One line of a comparison table: ours against theirs, with the target.
+pub struct Row {
+    pub what: &'static str,
+    pub ours: f64,
+    pub theirs: f64,
+    pub theirs_name: &'static str,
+    pub unit: &'static str,
+    pub target: &'static str,
+    /// `None`: no target, the line informs.
+    pub met: Option<bool>,
+}
+
+/// Prints `rows` as a table (ours, theirs, their ratio, who they are, the target, met?).
+pub fn print_table(rows: &[Row]) {
+    println!(
+        "{:<40} {:>12} {:>12} {:>8}  {:<20} {:<16} met?",
+        "what", "ours", "theirs", "ratio", "theirs are", "target"
+    );
+    for r in rows {
+        println!(
+            "{:<40} {:>9.1} {:<2} {:>9.1} {:<2} {:>7.2}x  {:<20} {:<16} {}",
+            r.what,
+            r.ours,
+            r.unit,
+            r.theirs,
+            r.unit,
+            r.theirs / r.ours,
+            r.theirs_name,
+            r.target,
+            match r.met {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            }
+        );
+    }
+}
+
+/// The bench's verdict on `rows`: success when every target is met, else one
+/// `MISSED` line per miss and failure.
+pub fn verdict(bench: &str, rows: &[Row]) -> std::process::ExitCode {
+    let missed: Vec<&Row> = rows.iter().filter(|r| r.met == Some(false)).collect();
+    if missed.is_empty() {
+        println!("bench {bench}: every target met");
+        return std::process::ExitCode::SUCCESS;
+    }
+    for r in missed {
+        println!(
+            "bench {bench}: MISSED: {}: ours {:.1} {} against {:.1} {} ({}), target {}",
+            r.what, r.ours, r.unit, r.theirs, r.unit, r.theirs_name, r.target
+        );
+    }
+    std::process::ExitCode::FAILURE
+}
+
+/// The C timing client built twice in `dir`: against `pmix-ffi/include` linked with
+/// `libpmix_ffi` ("ours", `timing.ffi`) and against `openpmix` (`timing.libpmix2`);
+/// returns both and the directory of `libpmix_ffi`.
+pub fn build_both(dir: &Path, openpmix: &pmix_testkit::OpenPmix) -> (PathBuf, PathBuf, PathBuf) {
+    use pmix_testkit::cprog;
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let lib = cprog::lib_dir("pmix_ffi");
+    let ours = dir.join("timing.ffi");
+    build_timing(
+        &ours,
+        &manifest.join("../pmix-ffi/include"),
+        &cprog::link_shared(&lib, "pmix_ffi"),
+    );
+    let theirs = dir.join("timing.libpmix2");
+    build_timing(&theirs, &openpmix.include_dir, &openpmix.link);
+    (ours, theirs, lib)
 }
