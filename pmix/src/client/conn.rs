@@ -473,28 +473,13 @@ impl Conn {
                     break Err(timed_out(w));
                 }
             }
-            match stream.read(&mut chunk) {
-                Ok(0) => self
-                    .shared
-                    .lose("the PMIx server closed the connection".to_owned()),
+            match read_once(&mut stream, &mut chunk, &self.shared) {
                 Ok(n) => {
-                    if !self.shared.receive(chunk.get(..n).unwrap_or_default()) {
-                        self.shared
-                            .lose("the PMIx server sent bytes that are not frames".to_owned());
-                    }
                     if n == chunk.len() && n < READ_CHUNK {
                         chunk.resize(n * 2, 0);
                     }
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(e) => self
-                    .shared
-                    .lose(format!("reading from the PMIx server: {e}")),
+                Err(why) => self.shared.lose(why),
             }
             if self.shared.lock().is_lost() {
                 // Whatever completes the wait has run by now (a loss fails it).
@@ -649,19 +634,26 @@ fn timed_out(w: Duration) -> Error {
     }
 }
 
+/// One read of `stream` into `chunk`, handed to `shared`'s core: the bytes read (0
+/// when interrupted, or when a read timeout passed); why the link is over when the
+/// server closed it, sent bytes that are not frames, or the read failed.
+fn read_once(stream: &mut Sock, chunk: &mut [u8], shared: &Shared) -> Result<usize, String> {
+    use std::io::ErrorKind::{Interrupted, TimedOut, WouldBlock};
+    match stream.read(chunk) {
+        Ok(0) => Err("the PMIx server closed the connection".to_owned()),
+        Ok(n) if shared.receive(chunk.get(..n).unwrap_or_default()) => Ok(n),
+        Ok(_) => Err("the PMIx server sent bytes that are not frames".to_owned()),
+        Err(e) if matches!(e.kind(), Interrupted | WouldBlock | TimedOut) => Ok(0),
+        Err(e) => Err(format!("reading from the PMIx server: {e}")),
+    }
+}
+
 /// The reader thread: bytes to the core until the socket closes or fails.
 fn read_loop(mut stream: Sock, shared: &Shared) {
     let mut chunk = vec![0u8; READ_CHUNK];
     let why = loop {
-        match stream.read(&mut chunk) {
-            Ok(0) => break "the PMIx server closed the connection".to_owned(),
-            Ok(n) => {
-                if !shared.receive(chunk.get(..n).unwrap_or_default()) {
-                    break "the PMIx server sent bytes that are not frames".to_owned();
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => break format!("reading from the PMIx server: {e}"),
+        if let Err(why) = read_once(&mut stream, &mut chunk, shared) {
+            break why;
         }
     };
     shared.lose(why);
