@@ -61,23 +61,9 @@ mkdir -p "$logdir" "$spool/ctld" "$spool/d.$node" "$spool/d.ours1" "$spool/d.our
   "/tmp/slurm-ci.$node" /tmp/slurm-ci.ours1 /tmp/slurm-ci.ours2
 
 # --- munge
-install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
-install -d -o munge -g munge -m 0755 /run/munge
-if [ ! -s /etc/munge/munge.key ]; then
-  say "creating /etc/munge/munge.key"
-  dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
-fi
-chown munge:munge /etc/munge/munge.key
-chmod 0400 /etc/munge/munge.key
-if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
-  say "starting munged"
-  runuser -u munge -- /usr/sbin/munged --force
-  for _ in $(seq 50); do
-    munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break
-    sleep 0.2
-  done
-  munge -n | unmunge >/dev/null || die "munged does not answer (see /var/log/munge/munged.log)"
-fi
+# shellcheck source=.ci/munge-up.sh
+. "$(dirname "$0")/munge-up.sh"
+munge_up
 
 # --- slurm.conf
 # The node's memory in MB, less a margin (the node is refused if it declares more
