@@ -78,6 +78,8 @@ pub struct Client {
     me: ProcId,
     /// The server's own identity (the URI's `nspace.rank` before `;`).
     server: Proc,
+    /// The server's URI as the environment gave it (`pmix.srvr.uri`).
+    server_uri: String,
     store: Arc<Store>,
 }
 
@@ -238,7 +240,8 @@ impl Client {
             conn,
             me: proc_id(&env.nspace, env.rank)?,
             server: server_id(&env.server),
-            store: Arc::new(Store::new(job, hostname)),
+            server_uri: format!("{};tcp4://{}", env.server, env.addr),
+            store: Arc::new(Store::new(job, env.rank, hostname)),
         })
     }
 
@@ -276,7 +279,8 @@ impl Client {
             conn,
             me: proc_id(&nspace, rank)?,
             server: server_id(&env.server),
-            store: Arc::new(Store::new(job, hostname)),
+            server_uri: format!("{};tcp4://{}", env.server, env.addr),
+            store: Arc::new(Store::new(job, rank, hostname)),
         })
     }
 
@@ -390,6 +394,20 @@ impl Client {
                 qualified_reply(reply, &nspace, rank, &key, &quals)
             });
         }
+        if !fresh
+            && own_job
+            && rank == Rank::WILDCARD.0
+            && let Some((name, id)) = node_directive(info)
+            && let Some(found) = self.store.node_level(name, id, key)
+        {
+            done(found.ok_or_else(|| {
+                status_error(
+                    Status::ERR_NOT_FOUND.0,
+                    format!("no {key:?} in the information of that node"),
+                )
+            }));
+            return Ok(());
+        }
         if !fresh && let Some(answer) = self.get_local(nspace, rank, key) {
             done(answer);
             return Ok(());
@@ -422,10 +440,15 @@ impl Client {
             } else if rank == self.me.rank {
                 match self.store.own_value(key) {
                     Some(v) => Ok(Some(v)),
-                    None => self.store.rank_value(rank, key),
+                    None => self.store.rank_value(rank, key).map(|v| {
+                        v.or_else(|| self.server_value(key))
+                            .or_else(|| self.store.rank_fallback(rank, key))
+                    }),
                 }
             } else if key.starts_with("pmix") {
-                self.store.rank_value(rank, key)
+                self.store
+                    .rank_value(rank, key)
+                    .map(|v| v.or_else(|| self.store.rank_fallback(rank, key)))
             } else {
                 Ok(None)
             };
@@ -436,6 +459,17 @@ impl Client {
             }
         }
         self.store.peer_value(nspace, rank, key).map(Ok)
+    }
+
+    /// What this process knows of its server under its own name, as OpenPMIx's
+    /// client files it: `pmix.srv.nspace`, `pmix.srv.rank`, `pmix.srvr.uri`.
+    fn server_value(&self, key: &str) -> Option<Value> {
+        match key {
+            "pmix.srv.nspace" => Some(Value::from(self.server.nspace.to_string().as_str())),
+            "pmix.srv.rank" => Some(Value::ProcRank(self.server.rank.0)),
+            "pmix.srvr.uri" => Some(Value::from(self.server_uri.as_str())),
+            _ => None,
+        }
     }
 
     /// Puts `value` under `key` in `scope` (LOCAL, REMOTE or GLOBAL go to the server
@@ -1292,6 +1326,23 @@ fn qualified_reply(
 
 /// What a GETNB reply means for a Get of `key` for `nspace`:`rank`: its data is kept
 /// in `store` (rank UNDEF: the target itself), then the key is looked up there.
+/// The node a get's directives name (`PMIX_NODE_INFO`, with `PMIX_HOSTNAME` or
+/// `PMIX_NODEID`, or one of those two alone): `Some((name, id))`, both `None` for
+/// this node; `None` when the get is not about a node.
+fn node_directive(info: &[Info]) -> Option<(Option<&str>, Option<u32>)> {
+    let mut node = false;
+    let (mut name, mut id) = (None, None);
+    for i in info {
+        match i.key.as_str() {
+            Some("pmix.node.info") => node = true,
+            Some("pmix.hname") => name = i.value.as_str(),
+            Some("pmix.nodeid") => id = i.value.as_u64().and_then(|v| u32::try_from(v).ok()),
+            _ => {}
+        }
+    }
+    (node || name.is_some() || id.is_some()).then_some((name, id))
+}
+
 fn get_reply(
     store: &Store,
     reply: Reply,

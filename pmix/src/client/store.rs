@@ -4,9 +4,15 @@
 //!
 //! **Job information.** Job-level values (rank WILDCARD) are looked up in the job's
 //! own KVALs, then in this node's array (`pmix.lpeers`, `pmix.local.size`, … of the
-//! node whose `pmix.hname` is this host's, else the only one), the session array and
-//! the app array, as OpenPMIx's `hash` store answers them. A rank's values come from
-//! its `pmix.pblob`, decoded the first time one of them is asked for.
+//! node named by this process's own `pmix.pblob`, else by the host name it was
+//! given, else the first array: a server sends its own node's first), the session
+//! array and the app array, as OpenPMIx's `hash` store answers them. A get with
+//! `PMIX_NODE_INFO` and another node's `PMIX_HOSTNAME` or `PMIX_NODEID` reads that
+//! node's array alone ([`Store::node_level`]). A rank's values come from its
+//! `pmix.pblob`, decoded the first time one of them is asked for; what it lacks of
+//! its node (`pmix.lpeers`, `pmix.lldr`, `pmix.local.size` of a rank of another
+//! node) and of its session (`pmix.tmpdir`, `pmix.tdir.rmclean`, `pmix.univ.size`)
+//! comes from there, as the `hash` store answers ([`Store::rank_fallback`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -74,8 +80,9 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    /// The store of a job whose REQ reply is `job`, on host `hostname`.
-    pub(crate) fn new(job: JobInfo, hostname: &str) -> Store {
+    /// The store of rank `rank` of a job whose REQ reply is `job`, on host
+    /// `hostname`.
+    pub(crate) fn new(job: JobInfo, rank: u32, hostname: &str) -> Store {
         let mut store = Store {
             job: Vec::new(),
             node: Vec::new(),
@@ -103,17 +110,93 @@ impl Store {
                 }
             }
         }
-        let is_here = |n: &Vec<Info>| {
-            n.iter()
-                .any(|i| i.key == "pmix.hname" && i.value.as_str() == Some(hostname))
-        };
-        store.node = match nodes.iter().position(is_here) {
-            Some(i) => nodes.swap_remove(i),
-            None if nodes.len() == 1 => nodes.pop().unwrap_or_default(),
-            None => Vec::new(),
-        };
+        // This node: the one this rank's own blob names (the host's name for it),
+        // else the host name given, else the first (a server sends its own first).
+        let own_node = store.rank_value(rank, "pmix.hname").ok().flatten();
+        fn named(n: &[Info], name: Option<&str>) -> bool {
+            name.is_some()
+                && n.iter()
+                    .any(|i| i.key == "pmix.hname" && i.value.as_str() == name)
+        }
+        let own = own_node.as_ref().and_then(Value::as_str);
+        let here = nodes
+            .iter()
+            .position(|n| named(n, own))
+            .or_else(|| nodes.iter().position(|n| named(n, Some(hostname))))
+            .or(if nodes.is_empty() { None } else { Some(0) });
+        if let Some(i) = here {
+            store.node = nodes.remove(i);
+        }
         store.other_nodes = nodes;
         store
+    }
+
+    /// The array of the node named `name`, or of id `id` (this node's included).
+    fn node_array(&self, name: Option<&str>, id: Option<u32>) -> Option<&Vec<Info>> {
+        std::iter::once(&self.node)
+            .chain(self.other_nodes.iter())
+            .find(|arr| {
+                arr.iter().any(|i| {
+                    (name.is_some() && i.key == "pmix.hname" && i.value.as_str() == name)
+                        || (id.is_some()
+                            && i.key == "pmix.nodeid"
+                            && i.value.as_u64() == id.map(u64::from))
+                })
+            })
+    }
+
+    /// A node-level get (`PMIX_NODE_INFO`) of `key` for the node named `name` or of
+    /// id `id` (neither: this node): this node's answers as a job-level get's;
+    /// another node's from its array alone, never its identity (`pmix.hname`,
+    /// `pmix.nodeid`), a key it lacks `Some(None)`. `None` when no array names
+    /// such a node (only the server could answer).
+    pub(crate) fn node_level(
+        &self,
+        name: Option<&str>,
+        id: Option<u32>,
+        key: &str,
+    ) -> Option<Option<Value>> {
+        let this = name.is_none() && id.is_none();
+        let arr = if this {
+            Some(&self.node)
+        } else {
+            self.node_array(name, id)
+        }?;
+        if std::ptr::eq(arr, &self.node) {
+            return Some(self.job_value(key));
+        }
+        if key == "pmix.hname" || key == "pmix.nodeid" {
+            return Some(None);
+        }
+        Some(
+            arr.iter()
+                .find(|i| i.key.as_bytes() == key.as_bytes())
+                .map(|i| i.value.clone()),
+        )
+    }
+
+    /// What a rank-level get of `key` for `rank` finds beyond the rank's own blob,
+    /// as the `hash` store answers it: for a rank of another node, that node's array
+    /// (its peers, leader and count, not its identity); for every rank, the
+    /// session-level values (`pmix.tmpdir`, `pmix.tdir.rmclean`, `pmix.univ.size`).
+    pub(crate) fn rank_fallback(&self, rank: u32, key: &str) -> Option<Value> {
+        const SESSION: [&str; 3] = ["pmix.tmpdir", "pmix.tdir.rmclean", "pmix.univ.size"];
+        const NODE: [&str; 3] = ["pmix.lpeers", "pmix.lldr", "pmix.local.size"];
+        if NODE.contains(&key) {
+            let host = self.rank_value(rank, "pmix.hname").ok().flatten()?;
+            let arr = self.node_array(host.as_str(), None)?;
+            if std::ptr::eq(arr, &self.node) {
+                return None;
+            }
+            return arr
+                .iter()
+                .find(|i| i.key.as_bytes() == key.as_bytes())
+                .map(|i| i.value.clone());
+        }
+        if SESSION.contains(&key) && self.blobs.contains_key(&rank) {
+            return self.job_value(key);
+        }
+        None
     }
 
     /// The value of `key` in the array of node `hostname` (`None`: this node).
