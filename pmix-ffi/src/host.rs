@@ -187,9 +187,15 @@ callback! {
         }
         match take_pending(cbdata as usize) {
             Some(Pending::Fence { id, server, .. }) => {
+                if std::env::var_os(HOST_TRACE_VAR).is_some() {
+                    trace_line(format!("fence_nb #{id} done: status {status}, {} bytes", bytes.len()));
+                }
                 let _ = server.host_fence_done(id, status, bytes);
             }
             Some(Pending::Modex { id, server }) => {
+                if std::env::var_os(HOST_TRACE_VAR).is_some() {
+                    trace_line(format!("direct_modex #{id} done: status {status}, {} bytes", bytes.len()));
+                }
                 let _ = server.host_modex_done(id, status, bytes);
             }
             // Not an answer to a modex upcall: put it back.
@@ -484,6 +490,9 @@ fn modex_upcall(module: &pmix_server_module_t, server: &Arc<Server>, id: u64, pr
         let _ = server.host_modex_done(id, Status::ERR_NOT_FOUND.0, Vec::new());
         return;
     };
+    if std::env::var_os(HOST_TRACE_VAR).is_some() {
+        trace_line(format!("direct_modex #{id}: {}:{}", proc.0, proc.1));
+    }
     let p = c_proc(&proc.0, proc.1);
     let token = pend(Pending::Modex {
         id,
@@ -732,7 +741,15 @@ fn host_call(module: &pmix_server_module_t, server: &Arc<Server>, call: HostCall
             procs,
             collect,
             data,
-        } => fence_upcall(module, server, id, procs, collect, data),
+        } => {
+            if std::env::var_os(HOST_TRACE_VAR).is_some() {
+                trace_line(format!(
+                    "fence_nb #{id}: procs {procs:?}, collect {collect}, {} bytes",
+                    data.len()
+                ));
+            }
+            fence_upcall(module, server, id, procs, collect, data)
+        }
         call
         @ (HostCall::Publish { .. } | HostCall::Lookup { .. } | HostCall::Unpublish { .. }) => {
             pubsub_upcall(module, server, call)
@@ -807,6 +824,49 @@ fn watch(
     }
 }
 
+/// `PMIX_RS_HOST_TRACE`: a directory where a hosted server appends, to
+/// `<dir>/host.<pid>.trace`, one line per host call that describes the job
+/// (`PMIx_server_init`, `PMIx_server_register_nspace`), with its infos decoded: what
+/// a host (Slurm's plugin, `mpirun`, `orted`) registers, for whoever debugs a host.
+/// Unset (the default), nothing is written; a directory that cannot be written to is
+/// ignored.
+pub const HOST_TRACE_VAR: &str = "PMIX_RS_HOST_TRACE";
+
+/// Appends `call` and `infos` to the host trace (see [`HOST_TRACE_VAR`]).
+fn trace_host(call: &str, infos: &[pmix::wire::Info]) {
+    if std::env::var_os(HOST_TRACE_VAR).is_none() {
+        return;
+    }
+    let mut line = format!("{call}:");
+    for i in infos {
+        line.push_str(&format!(
+            " {}={:?};",
+            i.key.as_str().unwrap_or("?"),
+            i.value
+        ));
+    }
+    trace_line(line);
+}
+
+/// Appends `line` to the host trace (see [`HOST_TRACE_VAR`]), after the wall-clock
+/// time.
+fn trace_line(line: String) {
+    let Some(dir) = std::env::var_os(HOST_TRACE_VAR) else {
+        return;
+    };
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let mut line = format!("{t:.3} {line}");
+    let path = std::path::Path::new(&dir).join(format!("host.{}.trace", std::process::id()));
+    line.push('\n');
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+}
+
 /// What `PMIx_server_init`'s infos configure.
 fn server_config(infos: &[pmix::wire::Info]) -> Result<ServerConfig, Status> {
     let mut cfg = ServerConfig {
@@ -869,11 +929,15 @@ export! {
         let module = unsafe { module.as_ref() }.copied().unwrap_or_default();
         // SAFETY: forwarded from the caller.
         let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        trace_host("PMIx_server_init", &infos);
         let mut cfg = server_config(&infos)?;
         // Published names must be found from every node: the host keeps them when it
         // can (Open MPI's daemons hand them to mpirun; Slurm answers NOT_SUPPORTED).
         cfg.host_pubsub =
             module.publish.is_some() && module.lookup.is_some() && module.unpublish.is_some();
+        // A host that collects but carries no events (Slurm's plugin) runs collectives
+        // over whole namespaces only: the server relays the rest over them.
+        cfg.relay = module.fence_nb.is_some() && module.notify_event.is_none();
         let slot: Arc<std::sync::OnceLock<Arc<Server>>> = Arc::default();
         let sink_slot = Arc::clone(&slot);
         cfg.host_sink = Some(pmix::server::HostSink(Arc::new(move |call| {
@@ -977,6 +1041,7 @@ export! {
         let nspace = unsafe { nspace_arg(nspace) }?;
         // SAFETY: forwarded from the caller.
         let infos = unsafe { infos_to_wire(info_slice(info, ninfo)?) }?;
+        trace_host(&format!("PMIx_server_register_nspace({nspace}, {nlocalprocs})"), &infos);
         // SAFETY: plain libc calls without arguments.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         let host = server.hostname();
@@ -1193,6 +1258,9 @@ export! {
         let p = unsafe { c_ref(proc_) }?;
         let nspace = proc_nspace(p)?;
         let cbfunc = cbfunc.ok_or(BAD_PARAM)?;
+        if std::env::var_os(HOST_TRACE_VAR).is_some() {
+            trace_line(format!("dmodex request for {nspace}:{}", p.rank));
+        }
         let token = pend(Pending::Request {
             cbfunc,
             cbdata: CbData(cbdata),

@@ -3,36 +3,46 @@
 //!
 //! Hosts (Slurm's PMIx plugin, Open MPI's `mpirun` and `orted`) describe a job with
 //! OpenPMIx's job-level keys and one `pmix.pdata` array per rank. What the job-info
-//! blob computes itself (sizes, the node array, the per-rank blobs) is taken from
+//! blob computes itself (sizes, the node arrays, the per-rank blobs) is taken from
 //! them; every other job-level key is passed to the clients as it came.
 //!
 //! - **Size**: `pmix.job.size`, else the number of `pmix.pdata` arrays, else the
 //!   local count. `pmix.max.size` and `pmix.univ.size` when given.
+//! - **Placement** ([`Placement`]): the nodes and the ranks on each from the node
+//!   and process maps (`pmix.nmap`, `pmix.pmap`: the regular expressions of
+//!   `PMIx_generate_regex` / `_ppn`, or plain lists), else from the `pmix.hname` (and
+//!   `pmix.nodeid`) of every `pmix.pdata`. **This node** is the one the host says:
+//!   the node whose id is the job-level `pmix.nodeid` the host registers (Slurm and
+//!   `mpirun` both do), checked against the local ranks; else the node holding
+//!   exactly the local ranks; else the node named as this server was
+//!   (`PMIX_HOSTNAME` at `PMIx_server_init`, else the host name). Never the host name
+//!   first: sites name Slurm nodes otherwise than their hosts.
 //! - **Local ranks**: `pmix.lpeers` (a comma-separated list of ranks, `a-b` ranges
 //!   allowed); else none when the host gives a local count of 0 (Open MPI's `mpirun`
-//!   registers a job all of whose ranks are on other nodes so); else the ranks whose
-//!   `pmix.pdata` carries a `pmix.lrank` and names this node (`pmix.hname`, when
-//!   given; all those with a `pmix.lrank` when that count is not the local count:
-//!   the host's node names are not ours); else, when the local count is the job size, every rank. Their number
-//!   must be the local count the host gave (when it gave one, ≥ 0).
+//!   registers a job all of whose ranks are on other nodes so); else this node's
+//!   ranks in the placement; else the ranks whose `pmix.pdata` carries a
+//!   `pmix.lrank`; else, when the local count is the job size, every rank. Their
+//!   number must be the local count the host gave (when it gave one, ≥ 0).
 //! - **Per rank**: `pmix.lrank`, `pmix.nrank`, `pmix.appnum`, `pmix.cpuset`,
 //!   `pmix.locstr` from its `pmix.pdata` (`pmix.rank` first, as every host sends
 //!   it); a local rank without a local rank is numbered by its place in the local
-//!   list.
-//! - **Dropped**: the node and process maps (`pmix.nmap`, `pmix.pmap`, `pmix.anlmap`:
-//!   regular expressions the blob replaces with explicit arrays) and the keys the
-//!   blob writes itself.
+//!   list. Every rank's `pmix.pdata` also reaches the clients whole, as OpenPMIx
+//!   passes it (its `pmix.pblob`), but for `pmix.hname` and `pmix.nodeid`, which
+//!   are the placement's (Slurm 22.05 registers this node's id as every rank's).
+//! - **Dropped**: the maps themselves (`pmix.nmap`, `pmix.pmap`: the blob carries
+//!   the node arrays and `pmix.nlist` they describe), this node's id and the keys
+//!   the blob writes itself.
 
 use pmix_wire::{Info, Kval, Value};
 
-use super::core::{NamespaceSpec, RankSpec, ServerError};
+use super::core::{NamespaceSpec, NodeSpec, Placement, RankSpec, ServerError};
 
 /// The most ranks a registration may describe (a bound on what a host's bytes make
 /// the server allocate).
 pub const MAX_RANKS: u32 = 1 << 22;
 
 /// Job-level keys the blob writes itself, or that only a host reads.
-const GENERATED: [&str; 17] = [
+const GENERATED: [&str; 15] = [
     "pmix.job.size",
     "pmix.univ.size",
     "pmix.max.size",
@@ -42,14 +52,12 @@ const GENERATED: [&str; 17] = [
     "pmix.node.size",
     "pmix.num.nodes",
     "pmix.nlist",
-    "pmix.jobid",
     "pmix.nmap",
     "pmix.pmap",
-    "pmix.anlmap",
     "pmix.lldr",
     "pmix.nodeid",
-    "pmix.job.napps",
     "pmix.hname",
+    "pmix.node.arr",
 ];
 
 fn bad(what: impl Into<String>) -> ServerError {
@@ -104,6 +112,9 @@ struct ProcData {
     cpuset: Option<String>,
     locstr: Option<String>,
     hostname: Option<String>,
+    nodeid: Option<u32>,
+    /// Every entry but `pmix.rank`, in order.
+    kvals: Vec<Kval>,
 }
 
 fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
@@ -135,10 +146,108 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
             "pmix.cpuset" => d.cpuset = i.value.as_str().map(str::to_string),
             "pmix.locstr" => d.locstr = i.value.as_str().map(str::to_string),
             "pmix.hname" => d.hostname = i.value.as_str().map(str::to_string),
+            "pmix.nodeid" => d.nodeid = Some(u32_of(&i.value, key)?),
             _ => {}
         }
+        d.kvals.push(Kval {
+            key: i.key.clone(),
+            value: i.value.clone(),
+        });
     }
     Ok(d)
+}
+
+/// The nodes of the maps `nmap` / `pmap` (module docs), every rank below `size`.
+fn nodes_of_maps(nmap: &str, pmap: &str, size: u32) -> Result<Vec<NodeSpec>, ServerError> {
+    let names = crate::regex::parse_nodes(nmap).map_err(|e| bad(format!("pmix.nmap: {e}")))?;
+    let procs = crate::regex::parse_procs(pmap).map_err(|e| bad(format!("pmix.pmap: {e}")))?;
+    if names.len() != procs.len() {
+        return Err(bad(format!(
+            "pmix.nmap names {} nodes, pmix.pmap {}",
+            names.len(),
+            procs.len()
+        )));
+    }
+    names
+        .into_iter()
+        .zip(procs)
+        .enumerate()
+        .map(|(id, (name, mut ranks))| {
+            if let Some(r) = ranks.iter().find(|&&r| r >= size) {
+                return Err(bad(format!("pmix.pmap: rank {r} in a job of size {size}")));
+            }
+            ranks.sort_unstable();
+            Ok(NodeSpec {
+                name,
+                id: id as u32,
+                ranks,
+                info: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// The nodes the `pmix.hname` of every rank's `pmix.pdata` name, by node id when
+/// every rank has one, else in order of appearance; `None` when a rank lacks one.
+fn nodes_of_pdata(pdata: &[ProcData]) -> Option<Vec<NodeSpec>> {
+    if pdata.is_empty() || pdata.iter().any(|d| d.hostname.is_none()) {
+        return None;
+    }
+    let by_id = pdata.iter().all(|d| d.nodeid.is_some());
+    let mut nodes: Vec<NodeSpec> = Vec::new();
+    for d in pdata {
+        let name = d.hostname.as_deref().unwrap_or_default();
+        match nodes.iter_mut().find(|n| n.name == name) {
+            Some(n) => n.ranks.push(d.rank),
+            None => nodes.push(NodeSpec {
+                name: name.to_string(),
+                id: if by_id {
+                    d.nodeid.unwrap_or(0)
+                } else {
+                    nodes.len() as u32
+                },
+                ranks: vec![d.rank],
+                info: Vec::new(),
+            }),
+        }
+    }
+    if by_id {
+        nodes.sort_by_key(|n| n.id);
+        // Ids that are not 0..n (or repeat) say nothing a list cannot: renumber.
+        if nodes.iter().enumerate().any(|(i, n)| n.id != i as u32) {
+            return None;
+        }
+    }
+    for n in &mut nodes {
+        n.ranks.sort_unstable();
+    }
+    Some(nodes)
+}
+
+/// Which of `nodes` this server serves (module docs): `None` when none holds the
+/// local ranks `local` (a host may register a job none of whose ranks run here).
+fn this_node(
+    nodes: &[NodeSpec],
+    nodeid: Option<u32>,
+    local: Option<&[u32]>,
+    hostname: &str,
+) -> Option<usize> {
+    let holds = |i: usize| local.is_none_or(|l| nodes[i].ranks == l);
+    let by_id = nodeid
+        .map(|id| id as usize)
+        .filter(|&i| i < nodes.len() && holds(i));
+    let by_ranks = || {
+        local
+            .filter(|l| !l.is_empty())
+            .and_then(|l| nodes.iter().position(|n| n.ranks == l))
+    };
+    let by_name = || {
+        nodes
+            .iter()
+            .position(|n| n.name == hostname)
+            .filter(|&i| holds(i))
+    };
+    by_id.or_else(by_ranks).or_else(by_name)
 }
 
 /// The namespace `nspace` a host registers with `info`, `nlocal` of whose ranks run
@@ -148,8 +257,9 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
 /// # Errors
 /// [`ServerError::BadSpec`] naming the key: a size that is not an unsigned 32-bit
 /// integer, more than [`MAX_RANKS`] ranks, a `pmix.pdata` that is not a data array of
-/// infos led by `pmix.rank`, a rank outside the job, a malformed `pmix.lpeers`, or a
-/// local list whose length is not `nlocal`.
+/// infos led by `pmix.rank`, a rank outside the job, a malformed `pmix.lpeers`,
+/// node and process maps that do not parse or disagree, or a local list whose
+/// length is not `nlocal`.
 pub fn namespace_from_host(
     nspace: &str,
     nlocal: i32,
@@ -161,27 +271,44 @@ pub fn namespace_from_host(
     let mut size = None;
     let (mut max, mut univ) = (0, 0);
     let mut lpeers = None;
+    let (mut nmap, mut pmap, mut nodeid) = (None, None, None);
     let mut pdata = Vec::new();
+    let mut node_arrays = Vec::new();
     let mut job_info = Vec::new();
     for i in info {
         let key = i.key.as_str().unwrap_or_default();
+        let text = || {
+            i.value
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad(format!("{key}: not a string")))
+        };
         match key {
             "pmix.job.size" => size = Some(u32_of(&i.value, key)?),
             "pmix.max.size" => max = u32_of(&i.value, key)?,
             "pmix.univ.size" => univ = u32_of(&i.value, key)?,
-            "pmix.lpeers" => {
-                lpeers = Some(
-                    i.value
-                        .as_str()
-                        .ok_or_else(|| bad("pmix.lpeers: not a string"))?
-                        .to_string(),
-                )
-            }
+            "pmix.lpeers" => lpeers = Some(text()?),
+            "pmix.nmap" => nmap = Some(text()?),
+            "pmix.pmap" => pmap = Some(text()?),
+            "pmix.nodeid" => nodeid = Some(u32_of(&i.value, key)?),
             "pmix.pdata" => {
                 if pdata.len() as u32 >= MAX_RANKS {
                     return Err(bad(format!("more than {MAX_RANKS} pmix.pdata arrays")));
                 }
                 pdata.push(proc_data(&i.value)?);
+            }
+            "pmix.node.arr" => {
+                if let Value::DataArray(a) = &i.value {
+                    node_arrays.push(
+                        a.items
+                            .iter()
+                            .filter_map(|v| match v {
+                                Value::Info(i) => Some(i.as_ref().clone()),
+                                _ => None,
+                            })
+                            .collect::<Vec<Info>>(),
+                    );
+                }
             }
             k if GENERATED.contains(&k) => {}
             _ => job_info.push(Kval {
@@ -204,24 +331,37 @@ pub fn namespace_from_host(
             d.rank
         )));
     }
-    let local = match &lpeers {
-        Some(s) => rank_list(s, size)?,
-        None if nlocal == 0 => Vec::new(),
-        None if pdata.iter().any(|d| d.local_rank.is_some()) => {
-            let with_lrank = || pdata.iter().filter(|d| d.local_rank.is_some());
-            let here = |d: &&ProcData| d.hostname.as_deref().is_none_or(|h| h == hostname);
-            let mut v: Vec<u32> = with_lrank().filter(here).map(|d| d.rank).collect();
-            if nlocal >= 0 && v.len() != nlocal as usize {
-                // The host names its nodes otherwise than this server does (a node
-                // name that is not the host name): its local ranks are all it lists.
-                v = with_lrank().map(|d| d.rank).collect();
+    pdata.sort_by_key(|d| d.rank);
+    let mut nodes = match (&nmap, &pmap) {
+        (Some(n), Some(p)) => Some(nodes_of_maps(n, p, size)?),
+        _ => nodes_of_pdata(&pdata),
+    };
+    let listed = match &lpeers {
+        Some(s) => Some(rank_list(s, size)?),
+        None if nlocal == 0 => Some(Vec::new()),
+        None => None,
+    };
+    let here = nodes.as_deref().and_then(|n| {
+        let count_fits = |i: usize| nlocal < 0 || n[i].ranks.len() == nlocal as usize;
+        this_node(n, nodeid, listed.as_deref(), hostname).filter(|&i| count_fits(i))
+    });
+    let local = match listed {
+        Some(l) => l,
+        None => match (nodes.as_deref(), here) {
+            (Some(n), Some(i)) => n[i].ranks.clone(),
+            _ if pdata.iter().any(|d| d.local_rank.is_some()) => {
+                let mut v: Vec<u32> = pdata
+                    .iter()
+                    .filter(|d| d.local_rank.is_some())
+                    .map(|d| d.rank)
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
             }
-            v.sort_unstable();
-            v.dedup();
-            v
-        }
-        None if nlocal < 0 || nlocal as u32 == size => (0..size).collect(),
-        None => return Err(bad("no pmix.lpeers: which ranks are local is not said")),
+            _ if nlocal < 0 || nlocal as u32 == size => (0..size).collect(),
+            _ => return Err(bad("no pmix.lpeers: which ranks are local is not said")),
+        },
     };
     if nlocal >= 0 && local.len() != nlocal as usize {
         return Err(bad(format!(
@@ -233,7 +373,10 @@ pub fn namespace_from_host(
         .iter()
         .enumerate()
         .map(|(idx, &rank)| {
-            let d = pdata.iter().find(|d| d.rank == rank);
+            let d = pdata
+                .binary_search_by_key(&rank, |d| d.rank)
+                .ok()
+                .map(|i| &pdata[i]);
             let place = u16::try_from(idx).unwrap_or(u16::MAX);
             RankSpec {
                 rank,
@@ -247,6 +390,50 @@ pub fn namespace_from_host(
             }
         })
         .collect();
+    let placement = nodes.take().map(|mut nodes| {
+        for arr in node_arrays {
+            let named = |n: &NodeSpec| {
+                arr.iter().any(|i| {
+                    (i.key == "pmix.hname" && i.value.as_str() == Some(n.name.as_str()))
+                        || (i.key == "pmix.nodeid" && i.value.as_u64() == Some(u64::from(n.id)))
+                })
+            };
+            if let Some(n) = nodes.iter_mut().find(|n| named(n)) {
+                n.info.extend(
+                    arr.into_iter()
+                        .filter(|i| i.key != "pmix.hname" && i.key != "pmix.nodeid"),
+                );
+            }
+        }
+        let mut node_of = std::collections::HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            for &r in &n.ranks {
+                node_of.insert(r, i);
+            }
+        }
+        let proc_info = pdata
+            .into_iter()
+            .map(|d| {
+                let mut kvals = d.kvals;
+                if let Some(n) = node_of.get(&d.rank).map(|&i| &nodes[i]) {
+                    kvals.retain(|k| k.key != "pmix.hname" && k.key != "pmix.nodeid");
+                    kvals.push(Kval::new("pmix.hname", n.name.as_str()));
+                    kvals.push(Kval::new("pmix.nodeid", n.id));
+                }
+                // OpenPMIx gives every rank an application number (0 when the host
+                // says none: mpirun 4.1 does not).
+                if !kvals.iter().any(|k| k.key == "pmix.appnum") {
+                    kvals.push(Kval::new("pmix.appnum", 0u32));
+                }
+                (d.rank, kvals)
+            })
+            .collect();
+        Placement {
+            nodes,
+            this_node: here,
+            proc_info,
+        }
+    });
     Ok(NamespaceSpec {
         nspace: nspace.to_string(),
         uid,
@@ -256,6 +443,7 @@ pub fn namespace_from_host(
         max_size: max,
         univ_size: univ,
         job_info,
+        placement,
     })
 }
 
@@ -367,7 +555,8 @@ mod tests {
             Info::new("pmix.job.size", 4u32),
             Info::new("pmix.local.size", 2u32),
             Info::new("pmix.max.size", 4u32),
-            Info::new("pmix.nmap", "pmix[n[1-2]]"),
+            Info::new("pmix.nmap", "pmix[n[1:1-2]]"),
+            Info::new("pmix.pmap", "raw:0,1;2,3"),
             Info::new("pmix.lpeers", "2,3"),
         ]);
         v
@@ -386,7 +575,74 @@ mod tests {
             .collect();
         assert_eq!(ranks, [(2, 0, 0), (3, 1, 1)]);
         let keys: Vec<&str> = ns.job_info.iter().filter_map(|k| k.key.as_str()).collect();
-        assert_eq!(keys, ["pmix.tmpdir"]);
+        assert_eq!(keys, ["pmix.jobid", "pmix.tmpdir"]);
+        // The maps place the ranks: n1 holds 0 and 1, n2 (this node: pmix.nodeid 1)
+        // holds 2 and 3; each rank's host name and node id are the maps'.
+        let p = ns.placement.expect("placed");
+        let nodes: Vec<(&str, u32, &[u32])> = p
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.id, n.ranks.as_slice()))
+            .collect();
+        assert_eq!(nodes, [("n1", 0, &[0, 1][..]), ("n2", 1, &[2, 3][..])]);
+        assert_eq!(p.this_node, Some(1));
+        let of = |r: u32, k: &str| {
+            p.proc_info[r as usize]
+                .1
+                .iter()
+                .find(|kv| kv.key == k)
+                .map(|kv| kv.value.clone())
+        };
+        assert_eq!(of(0, "pmix.hname"), Some(Value::from("n1")));
+        assert_eq!(of(0, "pmix.nodeid"), Some(Value::Uint32(0)));
+        assert_eq!(of(3, "pmix.nodeid"), Some(Value::Uint32(1)));
+    }
+
+    #[test]
+    fn this_node_is_the_one_the_host_names_never_the_host_name() {
+        // Slurm's node names are not this machine's host name ("vm"): the node id
+        // the host registers says which node this is, and its name is the node's.
+        let ns = namespace_from_host("j", 2, &slurm_like(), "vm", 0, 0).unwrap();
+        let p = ns.placement.unwrap();
+        assert_eq!(p.nodes[p.this_node.unwrap()].name, "n2");
+        // Without a node id: the node holding the local ranks.
+        let info: Vec<Info> = slurm_like()
+            .into_iter()
+            .filter(|i| i.key.as_str() != Some("pmix.nodeid"))
+            .collect();
+        let p = namespace_from_host("j", 2, &info, "vm", 0, 0)
+            .unwrap()
+            .placement
+            .unwrap();
+        assert_eq!(p.this_node, Some(1));
+        // Without maps, from every rank's pmix.hname.
+        let info: Vec<Info> = slurm_like()
+            .into_iter()
+            .filter(|i| i.key.as_str() != Some("pmix.nmap"))
+            .collect();
+        let p = namespace_from_host("j", 2, &info, "vm", 0, 0)
+            .unwrap()
+            .placement
+            .unwrap();
+        let names: Vec<&str> = p.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["n1", "n2"]);
+        assert_eq!(p.this_node, Some(1));
+    }
+
+    #[test]
+    fn maps_that_disagree_or_name_ranks_outside_the_job_are_refused() {
+        let mut info = slurm_like();
+        info.push(Info::new("pmix.pmap", "raw:0,1;2,3;4"));
+        let e = namespace_from_host("j", 2, &info, "n2", 0, 0).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("pmix.nmap names 2 nodes, pmix.pmap 3"),
+            "{e}"
+        );
+        let mut info = slurm_like();
+        info.push(Info::new("pmix.pmap", "raw:0,1;2,9"));
+        let e = namespace_from_host("j", 2, &info, "n2", 0, 0).unwrap_err();
+        assert!(e.to_string().contains("rank 9"), "{e}");
     }
 
     #[test]

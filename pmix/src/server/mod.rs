@@ -9,7 +9,9 @@ pub mod hosted;
 pub mod io;
 pub mod net;
 
-pub use self::core::{HostCall, JobEvent, LogStream, NamespaceSpec, RankSpec, ServerError};
+pub use self::core::{
+    HostCall, JobEvent, LogStream, NamespaceSpec, NodeSpec, Placement, RankSpec, ServerError,
+};
 pub use io::{
     ApiError, HostSink, SERVER_FD_VAR, Server, ServerConfig, ServerStats, server_fd_value,
 };

@@ -71,6 +71,7 @@ mod monitor;
 mod namespace;
 mod pubsub;
 mod query;
+mod relay;
 mod store;
 mod types;
 mod util;
@@ -83,8 +84,8 @@ pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
 pub use types::{
-    ConnId, CoreConfig, HostCall, JobEvent, LogStream, NamespaceSpec, Output, RankSpec, Refused,
-    ServerError,
+    ConnId, CoreConfig, HostCall, JobEvent, LogStream, NamespaceSpec, NodeSpec, Output, Placement,
+    RankSpec, Refused, ServerError,
 };
 
 use namespace::{Namespace, RankState};
@@ -121,6 +122,8 @@ pub struct Core {
     spawns: dynamic::Spawns,
     /// The state the groups commands need (owned by `groups.rs`).
     pub(crate) groups: groups::GroupState,
+    /// Collectives and events carried for a host that cannot ([`CoreConfig::relay`]).
+    relay: relay::Relay,
 }
 
 /// One connected peer.
@@ -157,6 +160,7 @@ impl Core {
             monitors: Default::default(),
             spawns: Default::default(),
             groups: Default::default(),
+            relay: Default::default(),
         }
     }
 
@@ -176,7 +180,9 @@ impl Core {
             return Err(ServerError::DuplicateNamespace(ns.nspace));
         }
         let ns = Namespace::new(ns, &self.cfg)?;
-        self.namespaces.insert(ns.spec.nspace.clone(), ns);
+        let name = ns.spec.nspace.clone();
+        self.namespaces.insert(name.clone(), ns);
+        relay::namespace_added(self, &name);
         Ok(())
     }
 
@@ -224,6 +230,7 @@ impl Core {
         self.pubsub.forget_nspace(nspace);
         self.events.purge_nspace(nspace);
         self.namespaces.remove(nspace);
+        relay::namespace_removed(self, nspace);
         Ok(())
     }
 
@@ -430,6 +437,7 @@ impl Core {
             events::proc_aborted(self, proc, status);
         }
         fence::proc_departed(self, proc);
+        relay::local_departed(self, &proc.0);
         store::proc_departed(self, proc);
         groups::proc_lost(self, proc, now);
     }
@@ -442,6 +450,7 @@ impl Core {
         pubsub::tick(self, now);
         monitor::tick(self, now);
         groups::tick(self, now);
+        relay::tick(self, now);
     }
 
     /// When [`Core::tick`] must next be called; `None` when no timer is pending.
@@ -452,6 +461,7 @@ impl Core {
             self.pubsub.next_deadline(),
             self.monitors.next_deadline(),
             groups::next_deadline(self),
+            self.relay.next_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -461,7 +471,15 @@ impl Core {
     /// The next thing the I/O layer must do; `None` when there is nothing. Drain
     /// after every call.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.out.pop_front()
+        loop {
+            let out = self.out.pop_front()?;
+            if !self.cfg.relay {
+                return Some(out);
+            }
+            if let Some(out) = relay::divert(self, out) {
+                return Some(out);
+            }
+        }
     }
 
     /// The launcher's answer to [`JobEvent::Spawn`] `id`: `Ok` with the new
@@ -506,6 +524,7 @@ impl Core {
                 fence::proc_departed(self, &proc);
                 store::proc_departed(self, &proc);
                 groups::proc_lost(self, &proc, now);
+                relay::local_departed(self, &proc.0);
             }
             Some(RankState::Waiting) => self.rank_lost(&proc, Some(status), now),
             _ => {}
@@ -543,6 +562,7 @@ impl Core {
             // A finalized member holds no group: it departs them now, not when its
             // socket closes (collectives in flight complete or abort as for a loss).
             groups::proc_lost(self, &proc, now);
+            relay::local_departed(self, &proc.0);
         }
     }
 
@@ -573,6 +593,7 @@ impl Core {
     pub fn finalize_acked(&mut self, nspace: &str, rank: u32) {
         if let Some((conn, tag)) = self.finalizing.remove(&(nspace.to_string(), rank))
             && self.conns.contains_key(&conn)
+            && !relay::hold_finalize(self, nspace, conn, tag)
         {
             self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
         }
@@ -590,21 +611,46 @@ impl Core {
         pubsub::host_lookup_done(self, id, Status(status), data);
     }
 
+    /// [`Core::host_fence_done`] at time `now` (the relay's idle rounds count from
+    /// it, [`CoreConfig::relay`]).
+    pub fn host_fence_done_at(&mut self, id: u64, status: i32, data: &[u8], now: Instant) {
+        relay::clock(self, now);
+        self.host_fence_done(id, status, data);
+    }
+
     /// The host's answer to [`HostCall::Fence`] `id`: `status`, and on success the
     /// concatenation of every node's blob (ours included), in any order. The local
     /// contributors are answered; an id no fence waits for is ignored.
     pub fn host_fence_done(&mut self, id: u64, status: i32, data: &[u8]) {
+        if relay::round_done(self, id, Status(status), data) {
+            return;
+        }
         if groups::host_done(self, id, Status(status), data) {
             return;
         }
         fence::host_done(self, id, Status(status), data);
     }
 
+    /// A host collective's answer: its entries on success, else its status (or
+    /// `PMIX_ERROR` for bytes that do not decode).
+    pub(crate) fn host_entries(
+        &self,
+        status: Status,
+        data: &[u8],
+    ) -> Result<Vec<pmix_wire::modex::ModexEntry>, Status> {
+        if status != Status::SUCCESS {
+            return Err(status);
+        }
+        pmix_wire::modex::decode_all(data, self.cfg.limits).map_err(|_| Status::ERROR)
+    }
+
     /// The host's answer to [`HostCall::DirectModex`] `id`: on success the remote
     /// process's blob, stored; the gets held for it are answered (a key it does not
     /// hold: NOT_FOUND), as they are on failure.
     pub fn host_modex_done(&mut self, id: u64, status: i32, data: &[u8]) {
-        store::host_modex_done(self, id, Status(status), data);
+        if let Some(data) = relay::modex_arrived(self, id, status, data) {
+            store::host_modex_done(self, id, Status(status), &data);
+        }
     }
 
     /// Another node asks, through the host, for local process `nspace`:`rank`'s
@@ -660,5 +706,7 @@ impl Core {
         let (status, keep) = (Status(code), info.clone());
         events::raise(self, status, &source, info, range, None);
         groups::notified(self, &source, status, &keep);
+        // A fence over the id of a group this event made known waits for it.
+        fence::resolve(self);
     }
 }

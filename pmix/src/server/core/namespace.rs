@@ -67,6 +67,19 @@ pub(crate) struct Namespace {
     tail: Vec<JobItem>,
     /// Packed REQ replies by (buffer type, client version).
     blobs: HashMap<(BufferType, String), Arc<Vec<u8>>>,
+    /// Where the ranks run, when the host placed them.
+    pub(crate) node_map: Option<NodeMap>,
+}
+
+/// The nodes of a placed namespace ([`crate::server::Placement`]), by place.
+#[derive(Debug)]
+pub(crate) struct NodeMap {
+    /// This node's place (`None`: none of the job's ranks runs here).
+    pub(crate) this_node: Option<u32>,
+    /// How many nodes.
+    pub(crate) nodes: u32,
+    /// Each rank's node (ranks the maps do not place: none).
+    pub(crate) node_of: Vec<u32>,
 }
 
 impl Namespace {
@@ -117,20 +130,49 @@ impl Namespace {
             .collect::<Vec<_>>()
             .join(",");
         let nlocal = local.len() as u32;
-        let host = cfg.hostname.as_str();
-
+        let placement = spec.placement.as_ref();
+        let this_node = placement.and_then(|p| p.this_node.map(|i| &p.nodes[i]));
+        // This node's name and id: the host's (docs/serving.md §4), else this server's.
+        let host = this_node.map_or(cfg.hostname.as_str(), |n| n.name.as_str());
+        let node_id = this_node.map_or(0, |n| n.id);
+        let (num_nodes, nlist) = match placement {
+            Some(p) => (
+                p.nodes.len() as u32,
+                p.nodes
+                    .iter()
+                    .map(|n| n.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            None => (1, host.to_string()),
+        };
+        // A key the host gave takes the place of the one written here.
+        let given = |key: &str| spec.job_info.iter().find(|k| k.key == key).cloned();
         let mut job_kvals = vec![
-            Kval::new("pmix.srv.nspace", cfg.nspace.as_str()),
-            Kval::new("pmix.srv.rank", cfg.rank),
-            Kval::new("pmix.jobid", spec.nspace.as_str()),
-            Kval::new("pmix.offset", 0u32),
-            Kval::new("pmix.num.nodes", 1u32),
-            Kval::new("pmix.nlist", host),
+            given("pmix.srv.nspace")
+                .unwrap_or_else(|| Kval::new("pmix.srv.nspace", cfg.nspace.as_str())),
+            given("pmix.srv.rank").unwrap_or_else(|| Kval::new("pmix.srv.rank", cfg.rank)),
+            given("pmix.jobid").unwrap_or_else(|| Kval::new("pmix.jobid", spec.nspace.as_str())),
+            given("pmix.offset").unwrap_or_else(|| Kval::new("pmix.offset", 0u32)),
+            Kval::new("pmix.num.nodes", num_nodes),
+            Kval::new("pmix.nlist", nlist.as_str()),
             Kval::new("pmix.job.size", size),
-            Kval::new("pmix.job.napps", napps),
+            given("pmix.job.napps").unwrap_or_else(|| Kval::new("pmix.job.napps", napps)),
             Kval::new("pmix.max.size", max),
         ];
-        job_kvals.extend(spec.job_info.iter().cloned());
+        const REPLACED: [&str; 5] = [
+            "pmix.srv.nspace",
+            "pmix.srv.rank",
+            "pmix.jobid",
+            "pmix.offset",
+            "pmix.job.napps",
+        ];
+        job_kvals.extend(
+            spec.job_info
+                .iter()
+                .filter(|k| !REPLACED.iter().any(|r| k.key == *r))
+                .cloned(),
+        );
         let mut head: Vec<JobItem> = job_kvals.iter().cloned().map(JobItem::Value).collect();
         let session = vec![
             Info::new("pmix.session.id", u32::MAX),
@@ -139,7 +181,7 @@ impl Namespace {
         ];
         let mut node = vec![
             Info::new("pmix.hname", host),
-            Info::new("pmix.nodeid", 0u32),
+            Info::new("pmix.nodeid", node_id),
             Info::new("pmix.node.size", nlocal),
             Info::new("pmix.lpeers", lpeers.as_str()),
         ];
@@ -147,6 +189,9 @@ impl Namespace {
             node.push(Info::new("pmix.lldr", Rank(*first)));
         }
         node.push(Info::new("pmix.local.size", nlocal));
+        if let Some(n) = this_node {
+            node.extend(n.info.iter().cloned());
+        }
         // GETNB of rank WILDCARD answers node and session keys too (the client's
         // hash store files them as job-level data of its own node).
         job_kvals.extend(session.iter().chain(node.iter()).map(|i| Kval {
@@ -154,9 +199,46 @@ impl Namespace {
             value: i.value.clone(),
         }));
         let mut tail = vec![JobItem::Session(session), JobItem::Node(node)];
+        // Every other node of the job, as OpenPMIx describes them: name, id, the
+        // job's ranks there, their leader and count.
+        if let Some(p) = placement {
+            for (i, n) in p.nodes.iter().enumerate() {
+                if Some(i) == p.this_node {
+                    continue;
+                }
+                let peers = n
+                    .ranks
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let mut arr = vec![
+                    Info::new("pmix.hname", n.name.as_str()),
+                    Info::new("pmix.nodeid", n.id),
+                    Info::new("pmix.lpeers", peers.as_str()),
+                ];
+                if let Some(first) = n.ranks.first() {
+                    arr.push(Info::new("pmix.lldr", Rank(*first)));
+                }
+                arr.push(Info::new("pmix.local.size", n.ranks.len() as u32));
+                arr.extend(n.info.iter().cloned());
+                tail.push(JobItem::Node(arr));
+            }
+        }
+        let host_info = |rank: u32| -> &[Kval] {
+            placement
+                .and_then(|p| {
+                    p.proc_info
+                        .binary_search_by_key(&rank, |(r, _)| *r)
+                        .ok()
+                        .map(|i| p.proc_info[i].1.as_slice())
+                })
+                .unwrap_or(&[])
+        };
         let mut rank_kvals = BTreeMap::new();
         let mut ranks = spec.ranks.clone();
         ranks.sort_by_key(|r| r.rank);
+        let mut blobs: Vec<(u32, Vec<Kval>)> = Vec::with_capacity(ranks.len());
         for r in &ranks {
             let mut kv = Vec::new();
             if let Some(l) = &r.locstr {
@@ -169,17 +251,57 @@ impl Namespace {
                 Kval::new("pmix.grank", Rank(r.rank)),
                 Kval::new("pmix.lrank", r.local_rank),
                 Kval::new("pmix.nrank", r.node_rank),
-                Kval::new("pmix.nodeid", 0u32),
+                Kval::new("pmix.nodeid", node_id),
                 Kval::new("pmix.hname", host),
                 Kval::new("pmix.appnum", r.appnum),
             ]);
-            tail.push(JobItem::Proc(ProcBlob::new(Rank(r.rank), kv.clone())));
-            rank_kvals.insert(r.rank, kv);
+            // What the host registered for the rank, in the host's types, takes the
+            // place of what is written here; its other keys come after.
+            for h in host_info(r.rank) {
+                match kv.iter_mut().find(|k| k.key == h.key) {
+                    Some(k) => k.value = h.value.clone(),
+                    None => kv.push(h.clone()),
+                }
+            }
+            rank_kvals.insert(r.rank, kv.clone());
+            blobs.push((r.rank, kv));
         }
+        // The ranks of other nodes: what the host registered (OpenPMIx sends every
+        // rank's), so a client reads a remote rank's host name and node at once.
+        if let Some(p) = placement {
+            for (rank, kv) in &p.proc_info {
+                if rank_kvals.contains_key(rank) {
+                    continue;
+                }
+                blobs.push((*rank, kv.clone()));
+            }
+        }
+        blobs.sort_by_key(|(r, _)| *r);
+        tail.extend(
+            blobs
+                .into_iter()
+                .map(|(r, kv)| JobItem::Proc(ProcBlob::new(Rank(r), kv))),
+        );
         // Check once that the items encode: a launcher's job info that cannot be
         // packed is refused here, not at a client's REQ.
         head.shrink_to_fit();
+        let node_map = spec.placement.as_ref().map(|p| {
+            let mut node_of = vec![u32::MAX; spec.job_size as usize];
+            for (i, n) in p.nodes.iter().enumerate() {
+                for &r in &n.ranks {
+                    if let Some(slot) = node_of.get_mut(r as usize) {
+                        *slot = i as u32;
+                    }
+                }
+            }
+            NodeMap {
+                this_node: p.this_node.map(|i| i as u32),
+                nodes: p.nodes.len() as u32,
+                node_of,
+            }
+        });
         let mut ns = Namespace {
+            node_map,
             spec,
             states,
             lost_reported: HashSet::new(),

@@ -65,6 +65,12 @@ pub struct CoreConfig {
     /// of the core's own store (a host whose module has the three upcalls; a name
     /// must be found from every node).
     pub host_pubsub: bool,
+    /// The host runs collectives only over whole namespaces and carries no events
+    /// (a module with `fence_nb` and no `notify_event`: Slurm's plugin). Each
+    /// namespace that spans nodes then gets a channel of collectives over the whole
+    /// namespace that carries the fences over some of its ranks and the events
+    /// beyond the node (docs/serving.md §4.1).
+    pub relay: bool,
     /// A number that tells this server from the other servers of a host (the
     /// runtime sets the process id and start time; 0 by default): part of the mark
     /// by which it knows its own events when a host hands them back.
@@ -105,6 +111,7 @@ impl CoreConfig {
             hwloc_xml: None,
             hosted: false,
             host_pubsub: false,
+            relay: false,
             instance: 0,
             spawn: false,
         }
@@ -146,8 +153,42 @@ pub struct NamespaceSpec {
     /// The universe size (`pmix.univ.size` in the session array); 0 means the job
     /// size.
     pub univ_size: u32,
-    /// Job-level values added to the blob as they are (after the standard ones).
+    /// Job-level values added to the blob as they are (after the standard ones); a
+    /// value of a key the blob writes itself (`pmix.jobid`, `pmix.offset`, …) takes
+    /// that key's place instead.
     pub job_info: Vec<pmix_wire::Kval>,
+    /// Where every rank of the job runs, as a host registered it (its node and
+    /// process maps); `None`: one node, this one, holding the ranks of `ranks`.
+    pub placement: Option<Placement>,
+}
+
+/// A job's nodes as its host describes them (docs/serving.md §4): what the job-info
+/// blob tells every client about the nodes and the ranks on them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Placement {
+    /// Every node of the job, in node-id order.
+    pub nodes: Vec<NodeSpec>,
+    /// The place of the node this server serves in `nodes`; `None` when none of
+    /// the job's ranks runs on it.
+    pub this_node: Option<usize>,
+    /// Per rank of the job (local or not, ascending), the values the host
+    /// registered for it (its `pmix.pdata` but `pmix.rank`), in the host's order.
+    pub proc_info: Vec<(u32, Vec<pmix_wire::Kval>)>,
+}
+
+/// One node of a [`Placement`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSpec {
+    /// Its name as the host registered it (`pmix.hname`): Slurm's node name,
+    /// `mpirun`'s host name.
+    pub name: String,
+    /// Its node id (`pmix.nodeid`).
+    pub id: u32,
+    /// The job's ranks on it, ascending.
+    pub ranks: Vec<u32>,
+    /// Node-level values the host registered for it (a `pmix.node.arr` of the
+    /// registration), added to its node array.
+    pub info: Vec<pmix_wire::Info>,
 }
 
 impl NamespaceSpec {

@@ -53,11 +53,12 @@ mod conn;
 mod progress;
 mod ratelimit;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -65,6 +66,10 @@ use pmix_wire::Limits;
 
 use super::core::{HostCall, JobEvent, NamespaceSpec, ServerError};
 use super::net;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// The version this server announces to its clients (`PMIX_VERSION`): the OpenPMIx
 /// release whose wire it speaks.
@@ -142,6 +147,9 @@ pub struct ServerConfig {
     /// Published data is the host's ([`CoreConfig::host_pubsub`](super::core::CoreConfig::host_pubsub)):
     /// answered with [`Server::host_op_done`] and [`Server::host_lookup_done`].
     pub host_pubsub: bool,
+    /// The host runs collectives only over whole namespaces and carries no events
+    /// ([`CoreConfig::relay`](super::core::CoreConfig::relay)).
+    pub relay: bool,
     /// The launcher starts processes ([`CoreConfig::spawn`](super::core::CoreConfig::spawn)):
     /// a client's `PMIx_Spawn` comes as [`JobEvent::Spawn`], answered with
     /// [`Server::spawn_done`]; without it the client gets `PMIX_ERR_NOT_SUPPORTED`.
@@ -186,6 +194,7 @@ impl Default for ServerConfig {
             hosted: false,
             host_sink: None,
             host_pubsub: false,
+            relay: false,
             spawn: false,
             rendezvous: false,
         }
@@ -347,6 +356,9 @@ pub struct Server {
     counters: Arc<Counters>,
     /// The rendezvous files written ([`ServerConfig::rendezvous`]).
     rendezvous: Vec<PathBuf>,
+    /// The name a host gave this node in each namespace it placed
+    /// ([`NamespaceSpec::placement`]): its clients' `PMIX_HOSTNAME`.
+    node_names: Mutex<HashMap<String, String>>,
 }
 
 impl Server {
@@ -412,6 +424,7 @@ impl Server {
             thread: Mutex::new(Some((thread, ended))),
             counters,
             rendezvous,
+            node_names: Mutex::new(HashMap::new()),
         })
     }
 
@@ -446,11 +459,19 @@ impl Server {
     /// running.
     pub fn add_namespace(&self, spec: NamespaceSpec) -> Result<(), ApiError> {
         let (tx, rx) = mpsc::channel();
+        let name = spec.placement.as_ref().and_then(|p| {
+            p.this_node
+                .map(|i| (spec.nspace.clone(), p.nodes[i].name.clone()))
+        });
         self.send(Command::AddNamespace(spec, tx))?;
         match rx.recv_timeout(CALL_LIMIT) {
-            Ok(r) => r.map_err(ApiError::Core),
-            Err(_) => Err(ApiError::Stopped),
+            Ok(r) => r.map_err(ApiError::Core)?,
+            Err(_) => return Err(ApiError::Stopped),
         }
+        if let Some((nspace, node)) = name {
+            lock(&self.node_names).insert(nspace, node);
+        }
+        Ok(())
     }
 
     /// Forgets a namespace whose job is over ([`Core::remove_namespace`]): its
@@ -464,6 +485,7 @@ impl Server {
     ///
     /// [`Core::remove_namespace`]: super::core::Core::remove_namespace
     pub fn remove_namespace(&self, nspace: &str) -> Result<(), ApiError> {
+        lock(&self.node_names).remove(nspace);
         let (tx, rx) = mpsc::channel();
         self.send(Command::RemoveNamespace(nspace.into(), tx))?;
         match rx.recv_timeout(CALL_LIMIT) {
@@ -525,7 +547,7 @@ impl Server {
             ("PMIX_GDS_MODULE".into(), "hash".into()),
             ("PMIX_SERVER_TMPDIR".into(), path(&self.tmpdir)),
             ("PMIX_SYSTEM_TMPDIR".into(), path(&self.system_tmpdir)),
-            ("PMIX_HOSTNAME".into(), self.hostname.clone()),
+            ("PMIX_HOSTNAME".into(), self.node_name(nspace)),
             ("PMIX_VERSION".into(), SERVER_VERSION.into()),
         ]);
         env
@@ -549,6 +571,15 @@ impl Server {
         self.send(Command::Adopt(ours))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotConnected, e.to_string()))?;
         Ok(theirs)
+    }
+
+    /// The name of this node in `nspace`: the host's when it placed the namespace
+    /// ([`NamespaceSpec::placement`]), else this server's host name.
+    pub fn node_name(&self, nspace: &str) -> String {
+        lock(&self.node_names)
+            .get(nspace)
+            .cloned()
+            .unwrap_or_else(|| self.hostname.clone())
     }
 
     /// The next job event (a rank connected, finalized, aborted or was lost), waiting

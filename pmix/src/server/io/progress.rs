@@ -78,6 +78,7 @@ impl Loop {
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.hosted = cfg.hosted;
         core_cfg.host_pubsub = cfg.host_pubsub;
+        core_cfg.relay = cfg.relay;
         core_cfg.spawn = cfg.spawn;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -600,7 +601,7 @@ impl Loop {
                     let core = &mut self.core;
                     let r = catch_unwind(AssertUnwindSafe(|| match h {
                         HostAnswer::Fence { id, status, data } => {
-                            core.host_fence_done(id, status, &data)
+                            core.host_fence_done_at(id, status, &data, now)
                         }
                         HostAnswer::Modex { id, status, data } => {
                             core.host_modex_done(id, status, &data)

@@ -127,12 +127,7 @@ pub(crate) fn host_done(core: &mut Core, id: u64, status: Status, data: &[u8]) -
         // It timed out meanwhile.
         return true;
     }
-    let entries = if status == Status::SUCCESS {
-        pmix_wire::modex::decode_all(data, core.cfg.limits).map_err(|_| Status::ERROR)
-    } else {
-        Err(status)
-    };
-    let entries = match entries {
+    let entries = match core.host_entries(status, data) {
         Ok(e) => e,
         Err(s) => {
             fail(core, &name, s);
