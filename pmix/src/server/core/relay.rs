@@ -24,8 +24,19 @@
 //! - An event the core hands the host goes out on the channel; every other node
 //!   raises it as a host-injected one ([`Core::raise_event`]).
 //!
-//! **Rounds.** A round starts as soon as this node has something to send and no
-//! round is in flight, else after an idle delay (20 ms, doubled after each round in
+//! - A fence over the whole namespace goes to the host as it is, but collecting and
+//!   with this node's mark as data: Slurm runs a fence without data as a tree that
+//!   does not wait for the other nodes, and one with data as its ring, which does.
+//! - A direct-modex answer given after this node relayed an event names the round
+//!   that carries the event ([`AFTER`]); the asking node takes it once that round
+//!   completed there, so a process's event comes before its data.
+//! - Slurm ends a node's server with the node's last process, after which no round
+//!   completes: a node whose processes of the namespace are all done says so
+//!   ([`DONE`]) and holds their FINALIZE answers until every node has.
+//!
+//! **Rounds.** A round starts as soon as this node has something to send, no round
+//! is in flight and [`GAP`] passed since the last (a node that finished a round
+//! never presses the next on one still finishing it), else after an idle delay (20 ms, doubled after each round in
 //! which no node sent anything, up to 200 ms): a round completes when every node
 //! joined, so a part waits at most one idle delay of the slowest node. A round's data
 //! is never empty (Slurm picks its algorithm by whether there is data; every node
@@ -472,8 +483,9 @@ pub(crate) fn round_done(core: &mut Core, id: u64, status: Status, data: &[u8]) 
         c.idle = if carried { 0 } else { c.idle.saturating_add(1) };
     }
     for (code, source, info, range) in events {
-        let (info, range) =
-            crate::server::hosted::event_info_from_host(info, pmix_wire::DataRange(range as u8));
+        // As the core handed it over (a CUSTOM range's procs in `pmix.evrange`):
+        // the relay is no host, nothing was converted for one.
+        let range = pmix_wire::DataRange(u8::try_from(range).unwrap_or(0));
         core.raise_event(
             i32::try_from(code).unwrap_or(Status::ERROR.0),
             Some((source.0.as_str(), source.1)),
@@ -497,10 +509,7 @@ pub(crate) fn round_done(core: &mut Core, id: u64, status: Status, data: &[u8]) 
     let Some(c) = core.relay.channels.get_mut(&nspace) else {
         return true;
     };
-    // Never back to back: Slurm 22.05's ring loses a node's contribution when the
-    // next collective of the same procs starts as the last completes (one node
-    // then waits forever for a round the others finished); a round waits at least
-    // GAP after the last.
+    // Never back to back: a round waits at least GAP after the last.
     let delay = if carried || !c.queue.is_empty() {
         GAP
     } else {
