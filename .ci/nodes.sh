@@ -170,10 +170,21 @@ start_slurmctld() { # cluster
   in_node node1 /usr/sbin/slurmctld -i -f "$(conf_of "$c")" || die "slurmctld $c failed to start"
 }
 
-wait_cluster() { # cluster: every node idle (bounded: 60 s)
-  local c=$1 deadline=$((SECONDS + 60)) want got
+restart_slurmd() { # cluster node: the slurmd this script started there, anew
+  local c=$1 n=$2 pidf pid
+  pidf="$STATE/$c/slurmd.$n.pid"
+  if running "$pidf" slurmd; then
+    pid=$(cat "$pidf")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  start_slurmd "$c" "$n"
+}
+
+wait_cluster() { # cluster: every node idle (bounded: 90 s)
+  local c=$1 t0=$SECONDS want got kicked=0
   want=$(nodes | wc -l)
-  while [ $SECONDS -lt $deadline ]; do
+  while [ $SECONDS -lt $((t0 + 90)) ]; do
     got=$(in_node node1 env SLURM_CONF="$(conf_of "$c")" sinfo -h -N -o '%N %t' 2>/dev/null |
       awk '$2 ~ /^(idle|mix|alloc)$/' | wc -l)
     [ "$got" = "$want" ] && return 0
@@ -182,9 +193,19 @@ wait_cluster() { # cluster: every node idle (bounded: 60 s)
       while read -r n; do
         in_node node1 env SLURM_CONF="$(conf_of "$c")" scontrol update NodeName="$n" State=RESUME 2>/dev/null || true
       done
+    # A slurmd that registered while slurmctld was still declaring its killed
+    # predecessor not responding stays "idle*": registering again clears it.
+    if [ $kicked = 0 ] && [ $SECONDS -ge $((t0 + 15)) ]; then
+      kicked=1
+      for n in $(in_node node1 env SLURM_CONF="$(conf_of "$c")" sinfo -h -N -o '%N %t' 2>/dev/null |
+        awk '$2 ~ /\*$/ { print $1 }'); do
+        say "cluster $c: $n not responding, restarting its slurmd"
+        restart_slurmd "$c" "$n"
+      done
+    fi
     sleep 1
   done
-  die "cluster $c: $got of $want nodes idle after 60 s: $(in_node node1 env SLURM_CONF="$(conf_of "$c")" sinfo -N 2>&1)"
+  die "cluster $c: $got of $want nodes idle after 90 s: $(in_node node1 env SLURM_CONF="$(conf_of "$c")" sinfo -N 2>&1)"
 }
 
 # shellcheck source=.ci/munge-up.sh

@@ -5,8 +5,9 @@
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The longest any one command a test runs may take (a C program under valgrind, or
@@ -24,66 +25,112 @@ pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
 /// # Panics
 /// When the command cannot start, or still runs after `limit`.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        let bytes = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&bytes);
-        let reader = std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut buf) {
-                lock(&sink).extend_from_slice(&buf[..n]);
-            }
-        });
-        (bytes, reader)
-    };
-    let (stdout, out_reader) = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let (stderr, err_reader) = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let mut p = Piped::spawn(cmd);
     let deadline = Instant::now() + limit;
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the child") {
+        if let Some(status) = p.child.try_wait().expect("wait for the child") {
             break status;
         }
         if Instant::now() >= deadline {
-            let group = child.id();
+            let group = p.child.id();
             let snapshot = group_snapshot(group);
             let _ = Command::new("kill")
                 .args(["-KILL", "--", &format!("-{group}")])
                 .status();
-            let _ = child.kill();
-            let _ = child.wait();
+            let _ = p.child.kill();
+            let _ = p.child.wait();
             // The group is gone, so its pipes close; wait a little for the readers.
-            let until = Instant::now() + Duration::from_secs(5);
-            while !(out_reader.is_finished() && err_reader.is_finished()) && Instant::now() < until
-            {
-                std::thread::sleep(Duration::from_millis(10));
-            }
+            p.drained(Duration::from_secs(5));
             panic!(
                 "{cmd:?} still ran after {limit:?}: killed its process group {group}\n\
                  processes then (pid state wchan command):\n{snapshot}\n\
                  stdout so far:\n{}\nstderr so far:\n{}",
-                String::from_utf8_lossy(&lock(&stdout)),
-                String::from_utf8_lossy(&lock(&stderr)),
+                String::from_utf8_lossy(&p.stdout()),
+                String::from_utf8_lossy(&p.stderr()),
             );
         }
         std::thread::sleep(Duration::from_millis(10));
     };
     // Whatever the child left running in its group (a daemon holding the pipes) must
     // not hold the test: wait for the readers only as long as it takes to drain.
-    let until = Instant::now() + Duration::from_secs(10);
-    while !(out_reader.is_finished() && err_reader.is_finished()) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let take = |b: &Arc<Mutex<Vec<u8>>>| std::mem::take(&mut *lock(b));
+    p.drained(Duration::from_secs(10));
     Output {
         status,
-        stdout: take(&stdout),
-        stderr: take(&stderr),
+        stdout: p.stdout(),
+        stderr: p.stderr(),
+    }
+}
+
+/// Removes from `cmd`'s environment what would leak into a job it starts: cargo's
+/// `LD_LIBRARY_PATH` and the caller's `PMIX_*`, `OMPI_*` and `SLURM_*` variables.
+pub fn without_job_env(cmd: &mut Command) -> &mut Command {
+    cmd.env_remove("LD_LIBRARY_PATH");
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if ["PMIX_", "OMPI_", "SLURM_"]
+            .iter()
+            .any(|p| k.starts_with(p))
+        {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd
+}
+
+/// A child in a process group of its own, stdin from `/dev/null`, whose stdout and
+/// stderr threads drain as it writes (so a chatty child never blocks on a full pipe).
+pub(crate) struct Piped {
+    /// The child.
+    pub(crate) child: Child,
+    out: (Arc<Mutex<Vec<u8>>>, JoinHandle<()>),
+    err: (Arc<Mutex<Vec<u8>>>, JoinHandle<()>),
+}
+
+impl Piped {
+    /// Starts `cmd`.
+    ///
+    /// # Panics
+    /// When it cannot start.
+    pub(crate) fn spawn(cmd: &mut Command) -> Piped {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            let bytes = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&bytes);
+            let reader = std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                    lock(&sink).extend_from_slice(&buf[..n]);
+                }
+            });
+            (bytes, reader)
+        };
+        let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+        let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+        Piped { child, out, err }
+    }
+
+    /// Waits at most `within` for both pipes to close.
+    pub(crate) fn drained(&self, within: Duration) {
+        let until = Instant::now() + within;
+        while !(self.out.1.is_finished() && self.err.1.is_finished()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// What it wrote to stdout so far.
+    pub(crate) fn stdout(&self) -> Vec<u8> {
+        lock(&self.out.0).clone()
+    }
+
+    /// What it wrote to stderr so far.
+    pub(crate) fn stderr(&self) -> Vec<u8> {
+        lock(&self.err.0).clone()
     }
 }
 

@@ -24,6 +24,7 @@
 
 pub mod child;
 pub mod cprog;
+pub mod nodes;
 pub mod race;
 pub mod timing;
 

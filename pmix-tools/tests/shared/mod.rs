@@ -163,17 +163,7 @@ pub(crate) fn dropin_dir(dir: &std::path::Path) -> std::path::PathBuf {
 /// stdin `/dev/null`.
 pub(crate) fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
     let mut cmd = std::process::Command::new(program);
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .stdin(std::process::Stdio::null());
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if ["PMIX_", "OMPI_", "SLURM_"]
-            .iter()
-            .any(|p| k.starts_with(p))
-        {
-            cmd.env_remove(&*k);
-        }
-    }
+    pmix_testkit::child::without_job_env(&mut cmd).stdin(std::process::Stdio::null());
     cmd
 }
 

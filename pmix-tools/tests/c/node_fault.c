@@ -1,0 +1,129 @@
+/* node_fault: what the survivors of a fault across nodes see (usage: node_fault OP
+ * SECONDS [MB]). OP is what every rank does over and over while the test bed makes a
+ * fault (a node killed whole, a link cut, a slow link):
+ *   fence      PMIx_Fence over the whole job, collecting nothing;
+ *   bigfence   puts MB MiB (default 1), commits, PMIx_Fence collecting data;
+ *   construct  PMIx_Group_construct of every rank (a new group each time, with
+ *              PMIX_GROUP_FT_COLLECTIVE), then its destruct;
+ *   validate   pmixrs_ft_validate_global over the job (pmix_ft.h).
+ * A default event handler records every event. For SECONDS seconds (from the first
+ * operation) each rank prints, with the wall-clock time (CLOCK_REALTIME, seconds):
+ *   "node_fault rank R: T ready"                 after a first fence,
+ *   "node_fault rank R: T op N STATUS S"         an operation that did not succeed,
+ *                                                 or every 100th that did,
+ *   "node_fault rank R: T event CODE from NS:R"  an event,
+ *   "node_fault rank R: T end"                   when the time is up (then it
+ *                                                 finalizes: a survivor's finalize
+ *                                                 with a dead peer must not hang).
+ * An operation that fails is not retried forever: after 3 failures in a row the rank
+ * stops operating and waits for the end. */
+#include "common.h"
+
+#include <pmix_ft.h>
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)info, (void)ninfo, (void)results, (void)nresults;
+    printf("node_fault rank %u: %.3f event %s from %s:%u\n", me.rank, wall(),
+           PMIx_Error_string(status), source ? source->nspace : "?",
+           source ? source->rank : 0);
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static pmix_status_t op(const char *what, uint32_t n, size_t mb, unsigned iter)
+{
+    if (!strcmp(what, "fence"))
+        return PMIx_Fence(NULL, 0, NULL, 0);
+    if (!strcmp(what, "bigfence")) {
+        size_t len = mb << 20;
+        char *buf = malloc(len);
+        memset(buf, (int)(me.rank + iter), len);
+        pmix_value_t v;
+        PMIX_VALUE_CONSTRUCT(&v);
+        v.type = PMIX_BYTE_OBJECT;
+        v.data.bo.bytes = buf;
+        v.data.bo.size = len;
+        char key[32];
+        snprintf(key, sizeof key, "big-%u", iter);
+        pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+        free(buf);
+        if (PMIX_SUCCESS == rc)
+            rc = PMIx_Commit();
+        pmix_info_t collect;
+        PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+        if (PMIX_SUCCESS == rc)
+            rc = PMIx_Fence(NULL, 0, &collect, 1);
+        return rc;
+    }
+    if (!strcmp(what, "construct")) {
+        char grp[64];
+        snprintf(grp, sizeof grp, "fault-%u", iter);
+        pmix_proc_t *procs;
+        PMIX_PROC_CREATE(procs, n);
+        for (uint32_t r = 0; r < n; r++)
+            PMIX_LOAD_PROCID(&procs[r], me.nspace, r);
+        pmix_info_t ft;
+        PMIX_INFO_LOAD(&ft, PMIX_GROUP_FT_COLLECTIVE, NULL, PMIX_BOOL);
+        pmix_info_t *results = NULL;
+        size_t nresults = 0;
+        pmix_status_t rc = PMIx_Group_construct(grp, procs, n, &ft, 1, &results, &nresults);
+        PMIX_PROC_FREE(procs, n);
+        if (results)
+            PMIX_INFO_FREE(results, nresults);
+        if (PMIX_SUCCESS == rc)
+            rc = PMIx_Group_destruct(grp, NULL, 0);
+        return rc;
+    }
+    if (!strcmp(what, "validate")) {
+        int failed = 0, fresh = 0;
+        pmix_status_t rc = pmixrs_ft_validate_global(me.nspace, &failed, &fresh);
+        if (PMIX_SUCCESS == rc && fresh > 0)
+            printf("node_fault rank %u: %.3f validate_global %d failed\n", me.rank, wall(),
+                   failed);
+        return rc;
+    }
+    fail("unknown operation %s", what);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t n = init_or_fail("node_fault");
+    if (argc < 3)
+        fail("usage: node_fault OP SECONDS [MB]");
+    const char *what = argv[1];
+    double seconds = atof(argv[2]);
+    size_t mb = argc > 3 ? (size_t)atoi(argv[3]) : 1;
+    /* The blocking form returns the handler's reference (>= 0) or an error. */
+    pmix_status_t ref = PMIx_Register_event_handler(NULL, 0, NULL, 0, handler, NULL, NULL);
+    if (ref < 0)
+        fail("PMIx_Register_event_handler: %s (%d)", PMIx_Error_string(ref), ref);
+    CHECK_OK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
+    double start = wall();
+    printf("node_fault rank %u: %.3f ready\n", me.rank, start);
+    unsigned failures = 0;
+    for (unsigned i = 1; wall() - start < seconds; i++) {
+        if (failures >= 3) {
+            sleep_ms(50);
+            continue;
+        }
+        pmix_status_t rc = op(what, n, mb, i);
+        if (PMIX_SUCCESS != rc || i % 100 == 0)
+            printf("node_fault rank %u: %.3f op %u STATUS %s\n", me.rank, wall(), i,
+                   PMIx_Error_string(rc));
+        failures = PMIX_SUCCESS == rc ? 0 : failures + 1;
+    }
+    printf("node_fault rank %u: %.3f end\n", me.rank, wall());
+    PMIx_Finalize(NULL, 0);
+    printf("node_fault rank %u: %.3f finalized\n", me.rank, wall());
+    return 0;
+}
