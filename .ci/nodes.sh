@@ -237,6 +237,11 @@ make_node() { # node
     ip -n "$ns" addr add "$addr/24" dev eth0
     ip -n "$ns" link set eth0 up
   fi
+  # A node cut off is noticed in seconds, not in Linux's default 15 minutes (a TCP
+  # connection with data unacknowledged is given up after tcp_retries2 = 15
+  # retransmissions; a connect after tcp_syn_retries = 6, 2 minutes): 4 (about 6 s)
+  # and 2 (7 s). mpirun's daemons learn of a lost peer only from TCP.
+  ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_retries2=4 net.ipv4.tcp_syn_retries=2
   {
     echo "127.0.0.1 localhost"
     for m in $(nodes); do echo "$(node_addr "$m") $m"; done
@@ -365,9 +370,15 @@ case "$cmd" in
     n=${1:?node}
     pids=$(node_pids "$n")
     [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
-    # Until they are gone (bounded: 10 s), so that a revive starts new daemons.
+    # Until they are gone (bounded: 10 s), so that a revive starts new daemons: a
+    # dying process has left the namespace's list before it is gone, and a daemon
+    # this script started is looked up by its pid file, so those pids too.
+    daemons=$(cat "$STATE"/*/slurmd."$n".pid 2>/dev/null || true)
+    [ "$n" != node1 ] || daemons="$daemons $(cat "$STATE"/*/slurmctld.pid 2>/dev/null || true)"
     for _ in $(seq 100); do
-      [ -z "$(node_pids "$n")" ] && break
+      alive=""
+      for p in $daemons; do kill -0 "$p" 2>/dev/null && alive=1; done
+      [ -z "$(node_pids "$n")" ] && [ -z "$alive" ] && break
       sleep 0.1
     done
     ;;

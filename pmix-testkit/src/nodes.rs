@@ -486,6 +486,17 @@ impl TestBed {
                     "--mca",
                     "btl",
                     "self,vader,tcp",
+                    // A node cut off is noticed in about 4 s (the defaults, 300 s
+                    // idle then 9 probes 20 s apart, are 8 minutes).
+                    "--mca",
+                    "oob_tcp_keepalive_time",
+                    "1",
+                    "--mca",
+                    "oob_tcp_keepalive_intvl",
+                    "1",
+                    "--mca",
+                    "oob_tcp_keepalive_probes",
+                    "3",
                     "-x",
                     "LD_LIBRARY_PATH=/nonexistent",
                 ],

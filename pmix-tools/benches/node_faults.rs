@@ -12,7 +12,9 @@
 //! bound (hung). The rows of our server are held to "hung: no" and "at least as good
 //! as OpenPMIx's" by `tests/run_nodes.rs`; this prints them all.
 //!
-//! `PMIX_RS_FAULTS=quick`: only the node-killed and link-cut-for-good rows.
+//! `PMIX_RS_FAULTS=quick`: only the node-killed and link-cut-for-good rows;
+//! `PMIX_RS_FAULT_ROWS=TEXT`: only the rows whose host, fault and operation (as
+//! "mpirun link cut for good fence") contain `TEXT`.
 
 use std::time::Duration;
 
@@ -43,11 +45,19 @@ fn main() {
     if !quick {
         faults.extend([(Fault::LinkCut2s, "fence"), (Fault::SlowLink, "bigfence")]);
     }
+    let only = std::env::var("PMIX_RS_FAULT_ROWS").unwrap_or_default();
     let mut rows: Vec<FaultRow> = Vec::new();
     for (fault, op) in &faults {
         for host in &hosts {
+            let name = format!("{} {} {op}", host.host_name(), fault.name());
+            if !name.contains(&only) {
+                continue;
+            }
             let row = bed.fault_row(host, *fault, &program, op, 10, Duration::from_secs(75));
             eprintln!("{}", line(&row));
+            if row.hung {
+                eprintln!("{}", row.output);
+            }
             rows.push(row);
         }
     }
