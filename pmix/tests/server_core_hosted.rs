@@ -291,6 +291,41 @@ fn a_failed_host_fence_fails_the_local_contributors_and_a_late_answer_is_ignored
 }
 
 #[test]
+fn a_local_participant_finalized_without_joining_still_hands_the_host_this_nodes_part() {
+    let mut j = job();
+    // Rank 0 is done and finalizes; rank 1 starts one more fence over the job.
+    let t = j.send(0, &Request::Finalize);
+    drain(&mut j.a);
+    j.a.finalize_acked(NS, 0);
+    let outs = drain(&mut j.a);
+    assert_eq!(status(&outs, &j.fakes[0], t, Command::Finalize), 0);
+    let t1 = j.send(1, &fence(false));
+    let (calls, outs) = split(drain(&mut j.a));
+    // Node B's ranks wait on the host's collective: node A must take part in it.
+    let [HostCall::Fence { id, .. }] = &calls[..] else {
+        panic!("node A kept its part from the host: {calls:?}")
+    };
+    assert!(no_reply(&outs, &j.fakes[1], t1), "answered before the host");
+    let t2 = j.send(2, &fence(false));
+    let t3 = j.send(3, &fence(false));
+    let (calls_b, _) = split(drain(&mut j.b));
+    let [HostCall::Fence { id: ib, .. }] = &calls_b[..] else {
+        panic!("{calls_b:?}")
+    };
+    j.a.host_fence_done(*id, 0, &[]);
+    j.b.host_fence_done(*ib, 0, &[]);
+    let outs = drain(&mut j.a);
+    assert_eq!(
+        status(&outs, &j.fakes[1], t1, Command::FenceNb),
+        pmix::server::core::FENCE_LOST.0,
+        "rank 1's fence named a rank that left without joining"
+    );
+    let outs = drain(&mut j.b);
+    assert_eq!(status(&outs, &j.fakes[2], t2, Command::FenceNb), 0);
+    assert_eq!(status(&outs, &j.fakes[3], t3, Command::FenceNb), 0);
+}
+
+#[test]
 fn an_unhosted_core_keeps_other_nodes_ranks_not_found() {
     let now = Instant::now();
     let mut cfg = CoreConfig::new("srv", 0, "n", UID, GID);

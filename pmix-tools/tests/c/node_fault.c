@@ -7,7 +7,10 @@
  *              PMIX_GROUP_FT_COLLECTIVE), then its destruct;
  *   validate   pmixrs_ft_validate_global over the job (pmix_ft.h).
  * A default event handler records every event. For SECONDS seconds (from the first
- * operation) each rank prints, with the wall-clock time (CLOCK_REALTIME, seconds):
+ * operation, as rank 0 counts them: every rank stops after the same operation, agreed
+ * every 100 fences, 20 constructs or validates, or each big fence by a fence
+ * carrying rank 0's decision) each rank prints, with the wall-clock time
+ * (CLOCK_REALTIME, seconds):
  *   "node_fault rank R: T ready"                 after a first fence,
  *   "node_fault rank R: T op N STATUS S"         an operation that did not succeed,
  *                                                 or every 100th that did,
@@ -95,6 +98,41 @@ static pmix_status_t op(const char *what, uint32_t n, size_t mb, unsigned iter)
     fail("unknown operation %s", what);
 }
 
+/* Whether to go on, as rank 0 decides (mine: its own view): every rank stops after
+ * the same operation, so that no rank is left alone in a collective its peers have
+ * stopped making (deciding by each rank's own clock hangs some runs at the end,
+ * with any server). Rank 0 puts its decision, a fence collecting data carries it. */
+static pmix_status_t agree(unsigned iter, int mine, int *go)
+{
+    char key[32];
+    snprintf(key, sizeof key, "nf.go.%u", iter);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (0 == me.rank) {
+        pmix_value_t v;
+        PMIX_VALUE_CONSTRUCT(&v);
+        v.type = PMIX_UINT32;
+        v.data.uint32 = (uint32_t)mine;
+        rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+        if (PMIX_SUCCESS == rc)
+            rc = PMIx_Commit();
+    }
+    pmix_info_t collect;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+    if (PMIX_SUCCESS == rc)
+        rc = PMIx_Fence(NULL, 0, &collect, 1);
+    if (PMIX_SUCCESS != rc)
+        return rc;
+    pmix_proc_t zero;
+    PMIX_LOAD_PROCID(&zero, me.nspace, 0);
+    pmix_value_t *v = NULL;
+    rc = PMIx_Get(&zero, key, NULL, 0, &v);
+    if (PMIX_SUCCESS == rc && v) {
+        *go = PMIX_UINT32 == v->type ? (int)v->data.uint32 : 0;
+        PMIX_VALUE_RELEASE(v);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     uint32_t n = init_or_fail("node_fault");
@@ -110,17 +148,32 @@ int main(int argc, char **argv)
     CHECK_OK(PMIx_Fence(NULL, 0, NULL, 0), "PMIx_Fence");
     double start = wall();
     printf("node_fault rank %u: %.3f ready\n", me.rank, start);
+    /* Operations between two agreements: about 1 % of the run. */
+    unsigned every = !strcmp(what, "fence") ? 100 : !strcmp(what, "bigfence") ? 1 : 20;
     unsigned failures = 0;
-    for (unsigned i = 1; wall() - start < seconds; i++) {
+    for (unsigned i = 1;; i++) {
         if (failures >= 3) {
-            sleep_ms(50);
-            continue;
+            /* Given up: wait out the time (the host may end the job first). */
+            while (wall() - start < seconds)
+                sleep_ms(50);
+            break;
         }
         pmix_status_t rc = op(what, n, mb, i);
         if (PMIX_SUCCESS != rc || i % 100 == 0)
             printf("node_fault rank %u: %.3f op %u STATUS %s\n", me.rank, wall(), i,
                    PMIx_Error_string(rc));
         failures = PMIX_SUCCESS == rc ? 0 : failures + 1;
+        if (PMIX_SUCCESS == rc && i % every == 0) {
+            int go = 1;
+            rc = agree(i, wall() - start < seconds, &go);
+            if (PMIX_SUCCESS != rc) {
+                printf("node_fault rank %u: %.3f op %u STATUS %s\n", me.rank, wall(), i,
+                       PMIx_Error_string(rc));
+                failures++;
+            } else if (!go) {
+                break;
+            }
+        }
     }
     printf("node_fault rank %u: %.3f end\n", me.rank, wall());
     PMIx_Finalize(NULL, 0);

@@ -18,7 +18,6 @@
 //! collective and every survivor decides from the same bytes. OpenPMIx 4.2 servers
 //! ignore the key (their clients never send it).
 //!
-//! A participant that is gone (lost, or finalized without joining): with
 //! A fence naming an id that is neither a namespace nor a group yet is held until
 //! the id becomes a group, or until its deadline (`pmix.timeout`, else the get
 //! timeout), when it answers `PMIX_ERR_BAD_PARAM` as an unknown id always did: an
@@ -27,10 +26,16 @@
 //! `PMIX_GROUP_CONSTRUCT_COMPLETE` reaches the server (libpmix2's invitees and
 //! ours alike).
 //!
+//! A participant that is gone (lost, or finalized without joining): with
 //! `PMIX_GROUP_FT_COLLECTIVE` (`pmix.grp.ftcoll`, asked by any contributor) the
 //! fence completes on the survivors with `STATUS 0`; without it every contributor
 //! gets [`FENCE_LOST`] at once, and so does any later one. `pmix.timeout`
 //! (seconds) fails the fence with `PMIX_ERR_TIMEOUT`. Nobody waits on a dead peer.
+//! Hosted, a fence spanning nodes is the host's collective, which cannot fail: a
+//! gone local participant makes this node hand its part up anyway, once every
+//! local participant alive has joined, and answer its contributors
+//! [`FENCE_LOST`] when the host answers, so that no other node waits for ever for
+//! this one (the other nodes get the host's answer).
 
 use std::time::Instant;
 
@@ -127,6 +132,9 @@ struct Fence {
     collect: bool,
     /// The host's fence this one waits for ([`HostCall::Fence`]).
     host: Option<u64>,
+    /// A local participant is gone (non-FT): what this node's contributors get
+    /// once the host answers ([`evaluate`]).
+    fail: Option<Status>,
 }
 
 #[derive(Debug)]
@@ -338,6 +346,7 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
                 local,
                 collect: false,
                 host: None,
+                fail: None,
             });
             core.fences.list.len() - 1
         }
@@ -426,12 +435,24 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
             None => missing_alive = true,
         }
     }
+    let spans = remote && core.cfg.hosted && fence.kind == Kind::Fence;
     let status = match gone {
-        Some(s) if !fence.ft => s,
+        // Hosted, spanning nodes: the other nodes wait for this node's part (the
+        // host's collective has no way to fail), so it goes up once every local
+        // participant alive has joined, and this node's contributors get the
+        // failure when the host answers. Failing here at once would leave every
+        // other node's participants waiting for ever.
+        Some(s) if !fence.ft && spans && !missing_alive => {
+            core.fences.list[idx].fail = Some(s);
+            to_host(core, idx);
+            return false;
+        }
+        Some(s) if !fence.ft && !spans => s,
         _ if missing_alive => {
             core.fences.list[idx].gone_seen = gone.is_some();
             return false;
         }
+        Some(s) if !fence.ft => s,
         _ => Status::SUCCESS,
     };
     if status == Status::SUCCESS && remote {
@@ -518,6 +539,9 @@ pub(super) fn host_done(core: &mut Core, id: u64, status: Status, data: &[u8]) {
     let fence = core.fences.take(idx);
     if status != Status::SUCCESS {
         return finish(core, fence, status, Vec::new());
+    }
+    if let Some(fail) = fence.fail {
+        return finish(core, fence, fail, Vec::new());
     }
     let entries = match pmix_wire::modex::decode_all(data, core.cfg.limits) {
         Ok(e) => e,
