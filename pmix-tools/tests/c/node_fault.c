@@ -43,6 +43,21 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
+/* A fence over the job collecting data. */
+static pmix_status_t fence_collecting(void)
+{
+    pmix_info_t collect;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+    return PMIx_Fence(NULL, 0, &collect, 1);
+}
+
+/* "op N STATUS S", stamped. */
+static void report(unsigned iter, pmix_status_t rc)
+{
+    printf("node_fault rank %u: %.3f op %u STATUS %s\n", me.rank, wall(), iter,
+           PMIx_Error_string(rc));
+}
+
 static pmix_status_t op(const char *what, uint32_t n, size_t mb, unsigned iter)
 {
     if (!strcmp(what, "fence"))
@@ -62,10 +77,8 @@ static pmix_status_t op(const char *what, uint32_t n, size_t mb, unsigned iter)
         free(buf);
         if (PMIX_SUCCESS == rc)
             rc = PMIx_Commit();
-        pmix_info_t collect;
-        PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
         if (PMIX_SUCCESS == rc)
-            rc = PMIx_Fence(NULL, 0, &collect, 1);
+            rc = fence_collecting();
         return rc;
     }
     if (!strcmp(what, "construct")) {
@@ -116,10 +129,8 @@ static pmix_status_t agree(unsigned iter, int mine, int *go)
         if (PMIX_SUCCESS == rc)
             rc = PMIx_Commit();
     }
-    pmix_info_t collect;
-    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
     if (PMIX_SUCCESS == rc)
-        rc = PMIx_Fence(NULL, 0, &collect, 1);
+        rc = fence_collecting();
     if (PMIX_SUCCESS != rc)
         return rc;
     pmix_proc_t zero;
@@ -160,15 +171,13 @@ int main(int argc, char **argv)
         }
         pmix_status_t rc = op(what, n, mb, i);
         if (PMIX_SUCCESS != rc || i % 100 == 0)
-            printf("node_fault rank %u: %.3f op %u STATUS %s\n", me.rank, wall(), i,
-                   PMIx_Error_string(rc));
+            report(i, rc);
         failures = PMIX_SUCCESS == rc ? 0 : failures + 1;
         if (PMIX_SUCCESS == rc && i % every == 0) {
             int go = 1;
             rc = agree(i, wall() - start < seconds, &go);
             if (PMIX_SUCCESS != rc) {
-                printf("node_fault rank %u: %.3f op %u STATUS %s\n", me.rank, wall(), i,
-                       PMIx_Error_string(rc));
+                report(i, rc);
                 failures++;
             } else if (!go) {
                 break;

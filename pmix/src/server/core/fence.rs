@@ -437,22 +437,19 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
     }
     let spans = remote && core.cfg.hosted && fence.kind == Kind::Fence;
     let status = match gone {
-        // Hosted, spanning nodes: the other nodes wait for this node's part (the
-        // host's collective has no way to fail), so it goes up once every local
-        // participant alive has joined, and this node's contributors get the
-        // failure when the host answers. Failing here at once would leave every
-        // other node's participants waiting for ever.
-        Some(s) if !fence.ft && spans && !missing_alive => {
-            core.fences.list[idx].fail = Some(s);
-            to_host(core, idx);
-            return false;
-        }
         Some(s) if !fence.ft && !spans => s,
         _ if missing_alive => {
             core.fences.list[idx].gone_seen = gone.is_some();
             return false;
         }
-        Some(s) if !fence.ft => s,
+        // Hosted, spanning nodes: the other nodes wait for this node's part (the
+        // host's collective has no way to fail), so it goes up as any other, and
+        // this node's contributors get the failure when the host answers. Failing
+        // here at once would leave every other node's participants waiting for ever.
+        Some(s) if !fence.ft => {
+            core.fences.list[idx].fail = Some(s);
+            Status::SUCCESS
+        }
         _ => Status::SUCCESS,
     };
     if status == Status::SUCCESS && remote {
