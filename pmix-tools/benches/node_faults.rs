@@ -13,8 +13,9 @@
 //! as OpenPMIx's" by `tests/run_nodes.rs`; this prints them all.
 //!
 //! `PMIX_RS_FAULTS=quick`: only the node-killed and link-cut-for-good rows;
-//! `PMIX_RS_FAULT_ROWS=TEXT`: only the rows whose host, fault and operation (as
-//! "mpirun link cut for good fence") contain `TEXT`.
+//! `PMIX_RS_FAULT_ROWS=TEXT`: only the rows whose host, server, fault and operation
+//! (as "mpirun pmix-rs link cut for good fence") contain `TEXT`;
+//! `PMIX_RS_FAULT_OUTPUT=1`: every job's output after its row (else only a hung one's).
 
 use std::time::Duration;
 
@@ -46,16 +47,22 @@ fn main() {
         faults.extend([(Fault::LinkCut2s, "fence"), (Fault::SlowLink, "bigfence")]);
     }
     let only = std::env::var("PMIX_RS_FAULT_ROWS").unwrap_or_default();
+    let show = std::env::var_os("PMIX_RS_FAULT_OUTPUT").is_some();
     let mut rows: Vec<FaultRow> = Vec::new();
     for (fault, op) in &faults {
         for host in &hosts {
-            let name = format!("{} {} {op}", host.host_name(), fault.name());
+            let name = format!(
+                "{} {} {} {op}",
+                host.host_name(),
+                host.server_name(),
+                fault.name()
+            );
             if !name.contains(&only) {
                 continue;
             }
             let row = bed.fault_row(host, *fault, &program, op, 10, Duration::from_secs(75));
             eprintln!("{}", line(&row));
-            if row.hung {
+            if row.hung || show {
                 eprintln!("{}", row.output);
             }
             rows.push(row);

@@ -533,6 +533,45 @@ fn a_node_lost_during_a_fence_hangs_no_survivor_of_our_server_under_either_host(
     }
 }
 
+/// node3's link slowed (`nodes.sh slow`: netem's 50 ms, or a 4 Mbit/s rate where
+/// the kernel has no netem) while every rank fences 1 MiB: under our server, with
+/// either host, the job still ends within its bound, every rank finishing each fence.
+#[test]
+fn a_slow_link_during_a_fence_of_one_mib_per_rank_hangs_no_rank_of_our_server() {
+    let Some(bed) = TestBed::get("a slow link") else {
+        return;
+    };
+    if !shared::open_mpi_present("a slow link") {
+        return;
+    }
+    let dir = SharedDir::new("slow-test");
+    let program = dir.build_ours(&c_dir(), "node_fault");
+    bed.install_ours(&dir.lib("pmix_ffi"));
+    let dropin = dir.dropin();
+    for ours in [Host::Slurm(Cluster::Ours), Host::Mpirun(Some(dropin))] {
+        let o = bed.fault_row(
+            &ours,
+            Fault::SlowLink,
+            &program,
+            "bigfence",
+            10,
+            Duration::from_secs(75),
+        );
+        assert!(!o.hung, "slow link, {}: hung\n{}", o.host, o.output);
+        assert_eq!(
+            o.seen, "nothing",
+            "slow link, {}: a rank failed\n{}",
+            o.host, o.output
+        );
+        assert!(
+            o.ops_after > 0,
+            "slow link, {}: no fence after the fault\n{}",
+            o.host,
+            o.output
+        );
+    }
+}
+
 /// Where `.ci/run` unpacks mpi4py's source (its `test/` suite), for the version
 /// Debian's `python3-mpi4py` is; `PMIX_RS_MPI4PY_SRC` overrides it.
 fn mpi4py_suite() -> PathBuf {

@@ -2,7 +2,8 @@
  * SECONDS [MB]). OP is what every rank does over and over while the test bed makes a
  * fault (a node killed whole, a link cut, a slow link):
  *   fence      PMIx_Fence over the whole job, collecting nothing;
- *   bigfence   puts MB MiB (default 1), commits, PMIx_Fence collecting data;
+ *   bigfence   puts MB MiB (default 1) under one key, commits, PMIx_Fence collecting
+ *              data (each fence carries MB MiB per rank);
  *   construct  PMIx_Group_construct of every rank (a new group each time, with
  *              PMIX_GROUP_FT_COLLECTIVE), then its destruct;
  *   validate   pmixrs_ft_validate_global over the job (pmix_ft.h).
@@ -13,7 +14,8 @@
  * (CLOCK_REALTIME, seconds):
  *   "node_fault rank R: T ready"                 after a first fence,
  *   "node_fault rank R: T op N STATUS S"         an operation that did not succeed,
- *                                                 or every 100th that did,
+ *                                                 or one that did before an
+ *                                                 agreement,
  *   "node_fault rank R: T event CODE from NS:R"  an event,
  *   "node_fault rank R: T end"                   when the time is up (then it
  *                                                 finalizes: a survivor's finalize
@@ -71,9 +73,9 @@ static pmix_status_t op(const char *what, uint32_t n, size_t mb, unsigned iter)
         v.type = PMIX_BYTE_OBJECT;
         v.data.bo.bytes = buf;
         v.data.bo.size = len;
-        char key[32];
-        snprintf(key, sizeof key, "big-%u", iter);
-        pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+        /* One key, put again each time: every fence carries MB MiB per rank (a key
+         * per fence would carry all the earlier ones too, growing without end). */
+        pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, "nf.big", &v);
         free(buf);
         if (PMIX_SUCCESS == rc)
             rc = PMIx_Commit();
@@ -170,7 +172,7 @@ int main(int argc, char **argv)
             break;
         }
         pmix_status_t rc = op(what, n, mb, i);
-        if (PMIX_SUCCESS != rc || i % 100 == 0)
+        if (PMIX_SUCCESS != rc || i % every == 0)
             report(i, rc);
         failures = PMIX_SUCCESS == rc ? 0 : failures + 1;
         if (PMIX_SUCCESS == rc && i % every == 0) {
