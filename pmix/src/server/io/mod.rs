@@ -109,6 +109,15 @@ pub struct ServerConfig {
     /// The most connections open at once; one more is closed as soon as it is
     /// accepted.
     pub max_connections: usize,
+    /// The most TCP connections whose connect message has not come whole yet
+    /// (half-open; default 1024). The server admits only its own uid, so this is
+    /// also the bound per uid. One more drops the oldest half-open connection, and
+    /// when [`ServerConfig::max_connections`] are open a new connection drops the
+    /// oldest half-open one (it is refused only when none is half-open): a peer that
+    /// opens connections and never finishes them cannot keep a rank out, whose
+    /// connect message comes at once. A launcher's socket pairs are never dropped.
+    /// 0 counts as 1.
+    pub max_half_open: usize,
     /// The most bytes queued for one connection that does not read them; past it the
     /// connection is closed (and its rank lost).
     pub max_pending_output: usize,
@@ -122,6 +131,11 @@ pub struct ServerConfig {
     /// The most events kept for clients that register later (OpenPMIx caches
     /// events and replays them to late registrants); the oldest is dropped first.
     pub max_cached_events: usize,
+    /// The most bytes of events kept for late registrants (default 16 MiB): the
+    /// oldest are dropped first, an event larger than this is delivered but not
+    /// kept, and a notifier's events go when its connection does
+    /// ([`CoreConfig::max_cached_event_bytes`](super::core::CoreConfig::max_cached_event_bytes)).
+    pub max_cached_event_bytes: usize,
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from; `None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`.
     pub service: Option<Arc<crate::Service>>,
@@ -185,9 +199,11 @@ impl Default for ServerConfig {
             get_timeout: Duration::from_secs(2),
             handshake_timeout: Duration::from_secs(30),
             max_connections: 4096,
+            max_half_open: 1024,
             max_pending_output: 256 << 20,
             read_pause_output: 4 << 20,
             max_cached_events: 256,
+            max_cached_event_bytes: 16 << 20,
             service: None,
             hwloc_xml: None,
             log: true,
@@ -235,6 +251,9 @@ pub struct ServerStats {
     /// Times a connection's requests stopped being read because too much was
     /// queued for it ([`ServerConfig::read_pause_output`]).
     pub read_pauses: u64,
+    /// Half-open connections dropped to admit a newer one
+    /// ([`ServerConfig::max_half_open`]).
+    pub dropped_half_open: u64,
 }
 
 /// Counters shared with the progress thread.
@@ -247,6 +266,7 @@ pub(crate) struct Counters {
     pub(crate) connected: AtomicU64,
     pub(crate) open: AtomicUsize,
     pub(crate) read_pauses: AtomicU64,
+    pub(crate) dropped_half_open: AtomicU64,
 }
 
 /// The variable that names, to a rank, the inherited end of its
@@ -690,6 +710,7 @@ impl Server {
             connected: c.connected.load(Ordering::Relaxed),
             open: c.open.load(Ordering::Relaxed) as u64,
             read_pauses: c.read_pauses.load(Ordering::Relaxed),
+            dropped_half_open: c.dropped_half_open.load(Ordering::Relaxed),
         }
     }
 

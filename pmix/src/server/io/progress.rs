@@ -1,7 +1,7 @@
 //! The progress thread: one `mio` poll loop over the listener, the connections, the
 //! core's timers and the launcher's commands (module docs of [`super`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -37,6 +37,10 @@ pub(crate) struct Loop {
     limits: Limits,
     handshake_timeout: Duration,
     max_connections: usize,
+    max_half_open: usize,
+    /// The TCP connections whose connect message has not come whole, oldest (lowest
+    /// id) first.
+    half_open: BTreeSet<ConnId>,
     max_pending_output: usize,
     read_pause_output: usize,
     log: bool,
@@ -74,6 +78,7 @@ impl Loop {
         core_cfg.get_timeout = cfg.get_timeout;
         core_cfg.max_conns = cfg.max_connections;
         core_cfg.max_cached_events = cfg.max_cached_events;
+        core_cfg.max_cached_event_bytes = cfg.max_cached_event_bytes;
         core_cfg.service = cfg.service.clone();
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.hosted = cfg.hosted;
@@ -94,6 +99,8 @@ impl Loop {
             limits: cfg.limits,
             handshake_timeout: cfg.handshake_timeout,
             max_connections: cfg.max_connections,
+            max_half_open: cfg.max_half_open.max(1),
+            half_open: BTreeSet::new(),
             max_pending_output: cfg.max_pending_output,
             read_pause_output: cfg.read_pause_output,
             log: cfg.log,
@@ -191,13 +198,6 @@ impl Loop {
                 }
             };
             ctx.counters.accepted.fetch_add(1, Ordering::Relaxed);
-            if self.conns.len() >= self.max_connections {
-                self.warn_conn(format_args!(
-                    "refused {peer}: {} connections are open already",
-                    self.conns.len()
-                ));
-                continue;
-            }
             // The socket's real owner, before any byte of it is read (docs/design.md §8).
             let uid = match stream
                 .local_addr()
@@ -223,6 +223,13 @@ impl Loop {
                 self.warn_conn(format_args!("refused {peer}: {why}"));
                 continue;
             }
+            if self.conns.len() >= self.max_connections && !self.drop_oldest_half_open(ctx) {
+                self.warn_conn(format_args!(
+                    "refused {peer}: {} connections are open already",
+                    self.conns.len()
+                ));
+                continue;
+            }
             // Replies are small and latency matters (fences, gets): no Nagle delay.
             let _ = stream.set_nodelay(true);
             let id = self.next_id;
@@ -239,8 +246,40 @@ impl Loop {
             let deadline = Instant::now() + self.handshake_timeout;
             self.conns
                 .insert(id, Conn::new(Stream::Tcp(stream), uid, Some(deadline)));
+            self.half_open.insert(id);
+            if self.half_open.len() > self.max_half_open {
+                self.drop_oldest_half_open(ctx);
+            }
             ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
         }
+    }
+
+    /// Frees a place held by a half-open TCP connection
+    /// ([`ServerConfig::max_half_open`]): the oldest is read first (its connect
+    /// message may be waiting in the socket, not read yet: then it is served and the
+    /// next oldest tried), and dropped when its message is still not whole. `false`
+    /// when no connection is half-open.
+    fn drop_oldest_half_open(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        while let Some(&id) = self.half_open.first() {
+            self.read(id, ctx);
+            if !self.half_open.contains(&id) {
+                if self.conns.contains_key(&id) {
+                    // Its connect message was there: it is served, try the next.
+                    continue;
+                }
+                // Closed by its peer or refused: its place is free.
+                return true;
+            }
+            ctx.counters
+                .dropped_half_open
+                .fetch_add(1, Ordering::Relaxed);
+            self.warn_conn(format_args!(
+                "closed connection {id}: the oldest without a whole connect message, dropped for a newer connection"
+            ));
+            self.drop_conn(id, false, ctx);
+            return true;
+        }
+        false
     }
 
     /// Serves `stream`, one end of a socket pair this process made for a rank it
@@ -345,6 +384,7 @@ impl Loop {
                         match result {
                             Ok(Ok(reply)) => {
                                 ctx.counters.connected.fetch_add(1, Ordering::Relaxed);
+                                self.half_open.remove(&id);
                                 if let Some(conn) = self.conns.get_mut(&id) {
                                     conn.phase = Phase::Framed;
                                     // The reply goes before anything the core queued
@@ -513,6 +553,7 @@ impl Loop {
     /// Closes `id`'s socket; with `tell_core`, the core hears of it
     /// ([`Core::closed`]) and its output is drained.
     fn drop_conn(&mut self, id: ConnId, tell_core: bool, ctx: &mut Ctx<'_>) {
+        self.half_open.remove(&id);
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };

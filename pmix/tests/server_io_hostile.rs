@@ -1,0 +1,84 @@
+//! Peers of the server's own uid that try to make it hold what others need: each
+//! limit is hit, and the honest ranks are still admitted and served.
+
+mod server_io_common;
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::Duration;
+
+use pmix::{Server, ServerConfig};
+use server_io_common::{RawClient, dial, ids};
+
+const NS: &str = "io.hostile";
+
+fn start(size: u32, cfg: ServerConfig) -> Server {
+    server_io_common::start(cfg, NS, size)
+}
+
+/// `n` connections that send five bytes of a connect header and then nothing.
+fn half_open(server: &Server, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| {
+            let mut s = dial(server.local_addr());
+            s.write_all(&[0xff; 5]).unwrap();
+            s
+        })
+        .collect()
+}
+
+fn served(server: &Server, rank: u32) -> RawClient {
+    let (uid, gid) = ids();
+    let mut c = RawClient::connect(server.local_addr(), NS, rank, uid, gid)
+        .unwrap_or_else(|b| panic!("rank {rank} refused ({b:?})"));
+    assert_eq!(c.req(), NS, "rank {rank}");
+    c
+}
+
+#[test]
+fn half_open_connections_past_their_bound_drop_the_oldest_so_a_rank_is_admitted() {
+    let server = start(
+        2,
+        ServerConfig {
+            max_half_open: 16,
+            handshake_timeout: Duration::from_secs(60),
+            ..server_io_common::quiet()
+        },
+    );
+    let idle = half_open(&server, 200);
+    let mut c = served(&server, 0);
+    let st = server.stats();
+    // The rank came after the 200: the 185 oldest made way (16 were kept, the
+    // rank's made 17).
+    assert!(st.dropped_half_open >= 185, "{st:?}");
+    assert!(st.open <= 17, "{st:?}");
+    c.finalize();
+    drop(idle);
+}
+
+#[test]
+fn with_every_connection_taken_by_half_open_ones_a_rank_is_still_admitted() {
+    let server = start(
+        4,
+        ServerConfig {
+            max_connections: 8,
+            handshake_timeout: Duration::from_secs(60),
+            ..server_io_common::quiet()
+        },
+    );
+    // Two ranks connected first keep their connections throughout.
+    let mut early = [served(&server, 1), served(&server, 2)];
+    let idle = half_open(&server, 100);
+    let mut c = served(&server, 0);
+    for (i, e) in early.iter_mut().enumerate() {
+        assert_eq!(e.req(), NS, "early rank {}", i + 1);
+    }
+    let st = server.stats();
+    assert!(st.dropped_half_open >= 94, "{st:?}");
+    assert!(st.open <= 8, "{st:?}");
+    c.finalize();
+    for mut e in early {
+        e.finalize();
+    }
+    drop(idle);
+}
