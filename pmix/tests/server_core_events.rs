@@ -478,3 +478,152 @@ fn the_launcher_can_raise_an_event_of_its_own() {
     f1.send(&mut core, &reg(&[Status(-3)], vec![]), Instant::now());
     assert_eq!(events(&drain(&mut core), &f1).len(), 1);
 }
+
+#[test]
+fn cached_events_are_bounded_by_bytes_and_go_with_their_notifier() {
+    let now = Instant::now();
+    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
+    cfg.max_cached_event_bytes = 1 << 20;
+    let mut core = Core::new(cfg);
+    core.add_namespace(NamespaceSpec::single_node("job", 3, UID, GID))
+        .unwrap();
+    let mut f: Vec<Fake> = (0..3)
+        .map(|r| connect(&mut core, r.into(), "job", r, now))
+        .collect();
+    drain(&mut core);
+    // 64 events of 256 KiB, nobody registered: 16 MiB notified, at most 1 MiB kept.
+    for i in 0..64u32 {
+        let info = vec![
+            Info::new("demo.seq", i),
+            Info::new(
+                "demo.blob",
+                Value::ByteObject(pmix_wire::ByteObject(vec![7; 256 << 10])),
+            ),
+        ];
+        let t = f[0].send(&mut core, &notify(DataRange::GLOBAL, info), now);
+        let outs = drain(&mut core);
+        assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+        let (n, bytes) = core.cached_events();
+        assert!(bytes <= 1 << 20, "event {i}: {n} kept, {bytes} bytes");
+    }
+    let (n, _) = core.cached_events();
+    assert!((1..=4).contains(&n), "{n} kept");
+    // An event larger than the bound reaches a registered peer but is not kept.
+    let t = f[2].send(&mut core, &reg(&[CODE], vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], t, Command::RegEvents), 0);
+    let replayed: Vec<u32> = events(&outs, &f[2])
+        .iter()
+        .filter_map(|e| e.info.iter().find(|i| i.key == "demo.seq"))
+        .filter_map(|i| match i.value {
+            Value::Uint32(u) => Some(u),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        replayed,
+        (64 - n as u32..64).collect::<Vec<_>>(),
+        "the newest are kept"
+    );
+    let big = vec![Info::new(
+        "demo.blob",
+        Value::ByteObject(pmix_wire::ByteObject(vec![7; 2 << 20])),
+    )];
+    let t = f[1].send(&mut core, &notify(DataRange::GLOBAL, big), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[1], t, Command::Notify), 0);
+    assert_eq!(events(&outs, &f[2]).len(), 1, "delivered");
+    assert_eq!(core.cached_events().0, n, "not kept");
+    // The notifier leaves: what it notified goes with it (what stays is the
+    // server's own PMIX_ERR_PROC_ABORTED about it, a few bytes).
+    core.closed(0, now);
+    drain(&mut core);
+    let (n, bytes) = core.cached_events();
+    assert_eq!(n, 1);
+    assert!(bytes < 256, "{bytes} bytes kept");
+}
+
+/// Whether `f` finds `key` (a lookup answered with data).
+fn finds(core: &mut Core, f: &mut Fake, key: &str) -> bool {
+    let now = Instant::now();
+    let t = f.send(core, &lookup(&[key], vec![]), now);
+    matches!(
+        reply(&drain(core), f, t, Command::LookupNb),
+        Reply::Lookup(_)
+    )
+}
+
+#[test]
+fn one_publisher_cannot_fill_the_servers_published_data_and_its_proc_data_goes_with_it() {
+    let now = Instant::now();
+    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
+    cfg.max_published_per_proc = 100;
+    cfg.max_published = 150;
+    let mut core = Core::new(cfg);
+    core.add_namespace(NamespaceSpec::single_node("job", 3, UID, GID))
+        .unwrap();
+    let mut f: Vec<Fake> = (0..3)
+        .map(|r| connect(&mut core, r.into(), "job", r, now))
+        .collect();
+    drain(&mut core);
+    let keys = |from: u32, n: u32, persist: Option<u8>| {
+        let mut v: Vec<Info> = (from..from + n)
+            .map(|i| Info::new(format!("k{i}").as_str(), i))
+            .collect();
+        if let Some(p) = persist {
+            v.push(Info::new("pmix.persist", Value::Persist(p)));
+        }
+        publish(v)
+    };
+    // The hostile one: 100 keys, then one more is refused and stores nothing.
+    let t = f[0].send(&mut core, &keys(0, 100, Some(2)), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::PublishNb), 0);
+    let t = f[0].send(&mut core, &keys(100, 1, None), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::PublishNb),
+        Status::ERR_OUT_OF_RESOURCE.0
+    );
+    assert!(!finds(&mut core, &mut f[1], "k100"));
+    // Another's publish still succeeds.
+    let t = f[1].send(&mut core, &keys(1000, 10, None), now);
+    assert_eq!(status(&drain(&mut core), &f[1], t, Command::PublishNb), 0);
+    // PERSIST_PROC (2): gone when its publisher leaves; the default (SESSION) stays.
+    core.closed(0, now);
+    drain(&mut core);
+    assert!(!finds(&mut core, &mut f[1], "k0"));
+    assert!(finds(&mut core, &mut f[2], "k1000"));
+    let t = f[2].send(&mut core, &keys(2000, 100, None), now);
+    assert_eq!(status(&drain(&mut core), &f[2], t, Command::PublishNb), 0);
+}
+
+#[test]
+fn first_read_data_goes_after_its_first_lookup_and_app_data_with_the_last_rank() {
+    let now = Instant::now();
+    let (mut core, mut f) = job(3, &[None, None, None]);
+    let one = |k: &str, p: u8| {
+        publish(vec![
+            Info::new(k, 1u32),
+            Info::new("pmix.persist", Value::Persist(p)),
+        ])
+    };
+    let t = f[0].send(&mut core, &one("once", 1), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::PublishNb), 0);
+    let t = f[0].send(&mut core, &one("app", 3), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::PublishNb), 0);
+    assert!(finds(&mut core, &mut f[1], "once"));
+    assert!(!finds(&mut core, &mut f[2], "once"), "read once already");
+    // APP (3): stays while a rank of its namespace is left.
+    core.closed(0, now);
+    core.closed(1, now);
+    drain(&mut core);
+    assert!(finds(&mut core, &mut f[2], "app"));
+    core.closed(2, now);
+    core.add_namespace(NamespaceSpec::single_node("other", 1, UID, GID))
+        .unwrap();
+    let mut other = connect(&mut core, 9, "other", 0, now);
+    drain(&mut core);
+    assert!(
+        !finds(&mut core, &mut other, "app"),
+        "the last rank of its app left"
+    );
+}

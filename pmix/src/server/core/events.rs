@@ -15,8 +15,9 @@
 //! WILDCARD rank covers its namespace), NAMESPACE the source's namespace, every
 //! other range (LOCAL, SESSION, GLOBAL, RM, UNDEF) every local peer. It is cached
 //! for late registrants unless `pmix.evnocache` (at most
-//! [`super::CoreConfig::max_cached_events`], the oldest dropped first; a source's
-//! events are purged when it finalizes).
+//! [`super::CoreConfig::max_cached_events`] events and
+//! [`super::CoreConfig::max_cached_event_bytes`] bytes, the oldest dropped first; a
+//! source's events are purged when it finalizes or its connection closes).
 //!
 //! A rank that calls ABORT, or is lost, raises `PMIX_ERR_PROC_ABORTED` (-7), once,
 //! from the server
@@ -54,6 +55,8 @@ struct Cached {
     info: Vec<Info>,
     range: DataRange,
     delivered: Vec<ProcKey>,
+    /// Its size as encoded for a 4.2.2 peer.
+    bytes: usize,
 }
 
 /// The event cache.
@@ -61,33 +64,59 @@ struct Cached {
 pub(crate) struct Events {
     cache: VecDeque<Cached>,
     max: usize,
+    max_bytes: usize,
+    /// The sum of the cached events' sizes.
+    bytes: usize,
 }
 
 impl Events {
-    pub(crate) fn new(max: usize) -> Events {
+    pub(crate) fn new(max: usize, max_bytes: usize) -> Events {
         Events {
             cache: VecDeque::new(),
             max,
+            max_bytes,
+            bytes: 0,
         }
+    }
+
+    /// The cached events and their bytes.
+    pub(crate) fn held(&self) -> (usize, usize) {
+        (self.cache.len(), self.bytes)
     }
 
     /// Drops the cached events `source` raised.
     pub(crate) fn purge_source(&mut self, source: &ProcKey) {
-        self.cache.retain(|c| &c.source != source);
+        self.retain(|c| &c.source != source);
     }
 
     /// Drops the cached events raised by a rank of `nspace`.
     pub(crate) fn purge_nspace(&mut self, nspace: &str) {
-        self.cache.retain(|c| c.source.0 != nspace);
+        self.retain(|c| c.source.0 != nspace);
+    }
+
+    fn retain(&mut self, keep: impl Fn(&Cached) -> bool) {
+        let mut bytes = 0;
+        self.cache.retain(|c| {
+            let k = keep(c);
+            if k {
+                bytes += c.bytes;
+            }
+            k
+        });
+        self.bytes = bytes;
     }
 
     fn push(&mut self, c: Cached) {
-        if self.max == 0 {
+        if self.max == 0 || c.bytes > self.max_bytes {
             return;
         }
-        while self.cache.len() >= self.max {
-            self.cache.pop_front();
+        while self.cache.len() >= self.max || self.bytes + c.bytes > self.max_bytes {
+            match self.cache.pop_front() {
+                Some(old) => self.bytes -= old.bytes,
+                None => break,
+            }
         }
+        self.bytes += c.bytes;
         self.cache.push_back(c);
     }
 }
@@ -294,7 +323,13 @@ pub(crate) fn raise(
         send_event(core, c, &ev);
     }
     if range != DataRange::PROC_LOCAL && !info_flag(&ev.info, "pmix.evnocache") {
+        // Measured once, as a 4.2.2 peer gets it (an event that does not encode is
+        // not kept).
+        let Ok(bytes) = ev.encode(&pmix_wire::Codec::v422()).map(|b| b.len()) else {
+            return;
+        };
         core.events.push(Cached {
+            bytes,
             code,
             source: source.clone(),
             info: ev.info,

@@ -145,7 +145,7 @@ impl Core {
     /// A server with no namespace and no peer.
     pub fn new(cfg: CoreConfig) -> Core {
         Core {
-            events: events::Events::new(cfg.max_cached_events),
+            events: events::Events::new(cfg.max_cached_events, cfg.max_cached_event_bytes),
             cfg,
             namespaces: BTreeMap::new(),
             conns: util::FastMap::default(),
@@ -162,6 +162,12 @@ impl Core {
             groups: Default::default(),
             relay: Default::default(),
         }
+    }
+
+    /// The events kept for late registrants now, and their bytes (bounded by
+    /// [`CoreConfig::max_cached_events`] and [`CoreConfig::max_cached_event_bytes`]).
+    pub fn cached_events(&self) -> (usize, usize) {
+        self.events.held()
     }
 
     /// The configuration.
@@ -404,6 +410,15 @@ impl Core {
                 RankState::Lost
             };
         }
+        // What it notified is kept no longer than it is there; what it published
+        // as long as its persistence says.
+        self.events.purge_source(&peer.proc);
+        let last = self.namespaces.get(&peer.proc.0).is_none_or(|ns| {
+            ns.states
+                .values()
+                .all(|s| matches!(s, RankState::Finalized | RankState::Lost))
+        });
+        self.pubsub.proc_left(&peer.proc, last);
         self.store.forget_conn(conn);
         self.pubsub.forget_conn(conn);
         self.monitors.forget_conn(conn);

@@ -10,8 +10,17 @@
 //! meaning all of them, as the standard says) it is held until that many of its keys
 //! are published or `pmix.timeout` passes (then what was found, or
 //! `PMIX_ERR_TIMEOUT`). UNPUBLISH removes the named keys (none named: all) the
-//! requester published and answers `STATUS 0`. Persistence is not implemented:
-//! data stays until unpublished.
+//! requester published and answers `STATUS 0`.
+//!
+//! Persistence (`pmix.persist`, default `PMIX_PERSIST_SESSION` as the data servers
+//! of Open MPI's `mpirun` and PRRTE): `PROC` data goes when its publisher leaves
+//! (finalizes or its connection closes), `APP` data when no rank of its
+//! publisher's namespace is left (an app is taken as its namespace), `FIRST_READ`
+//! data after the first lookup that finds it, `SESSION` and `INDEF` data when its
+//! namespace is deregistered. One publisher holds at most
+//! [`super::CoreConfig::max_published_per_proc`] keys and all together
+//! [`super::CoreConfig::max_published`]: a PUBLISH past either stores nothing and is
+//! answered `PMIX_ERR_OUT_OF_RESOURCE`.
 //!
 //! With [`super::CoreConfig::host_pubsub`] the data is the host's: each request goes
 //! to it as it came, with the requester's uid appended as `pmix.euid` (as OpenPMIx's
@@ -45,6 +54,8 @@ pub(crate) struct PubSub {
     held: HeldList<HeldLookup>,
     /// Requests the host answers: id → the client's connection, tag and command.
     at_host: std::collections::HashMap<u64, (ConnId, u32, Command)>,
+    /// The keys each publisher holds.
+    per_proc: std::collections::HashMap<ProcKey, usize>,
 }
 
 #[derive(Debug)]
@@ -52,7 +63,14 @@ struct Published {
     proc: ProcKey,
     value: Value,
     range: DataRange,
+    persist: u8,
 }
+
+/// `PMIX_PERSIST_FIRST_READ`, `_PROC`, `_APP`, `_SESSION` (pmix_common.h).
+const PERSIST_FIRST_READ: u8 = 1;
+const PERSIST_PROC: u8 = 2;
+const PERSIST_APP: u8 = 3;
+const PERSIST_SESSION: u8 = 4;
 
 #[derive(Debug)]
 struct HeldLookup {
@@ -96,7 +114,44 @@ impl PubSub {
 
     /// Drops what the ranks of `nspace` published.
     pub(crate) fn forget_nspace(&mut self, nspace: &str) {
-        self.data.retain(|_, p| p.proc.0 != nspace);
+        self.remove_where(|_, p| p.proc.0 != nspace);
+    }
+
+    /// `proc` left (finalized, or its connection closed; `last`: no rank of its
+    /// namespace is left): its `PERSIST_PROC` data goes, and with `last` its
+    /// namespace's `PERSIST_APP` data.
+    pub(crate) fn proc_left(&mut self, proc: &ProcKey, last: bool) {
+        self.remove_where(|_, p| {
+            !(p.persist == PERSIST_PROC && &p.proc == proc
+                || last && p.persist == PERSIST_APP && p.proc.0 == proc.0)
+        });
+    }
+
+    /// Keeps the data `keep` says, counting what goes.
+    fn remove_where(&mut self, keep: impl Fn(&String, &Published) -> bool) {
+        let per_proc = &mut self.per_proc;
+        self.data.retain(|k, p| {
+            let k = keep(k, p);
+            if !k {
+                uncount(per_proc, &p.proc);
+            }
+            k
+        });
+    }
+
+    /// The publisher's keys that `found` holds with `PERSIST_FIRST_READ`: gone now.
+    fn first_reads(&mut self, found: &[Pdata]) {
+        for d in found {
+            let Some(k) = d.key.as_str() else { continue };
+            if self
+                .data
+                .get(k)
+                .is_some_and(|p| p.persist == PERSIST_FIRST_READ)
+                && let Some(p) = self.data.remove(k)
+            {
+                uncount(&mut self.per_proc, &p.proc);
+            }
+        }
     }
 
     fn find(&self, who: &ProcKey, keys: &[String]) -> Vec<Pdata> {
@@ -115,6 +170,28 @@ impl PubSub {
                 })
             })
             .collect()
+    }
+}
+
+fn uncount(per_proc: &mut std::collections::HashMap<ProcKey, usize>, proc: &ProcKey) {
+    if let Some(n) = per_proc.get_mut(proc) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            per_proc.remove(proc);
+        }
+    }
+}
+
+/// `pmix.persist` (`PMIX_PERSIST_SESSION` when absent or unknown).
+fn persist_of(info: &[Info]) -> u8 {
+    match info_value(info, "pmix.persist") {
+        Some(Value::Persist(p)) if *p <= PERSIST_SESSION => *p,
+        Some(v) => v
+            .as_u64()
+            .and_then(|p| u8::try_from(p).ok())
+            .filter(|p| *p <= PERSIST_SESSION)
+            .unwrap_or(PERSIST_SESSION),
+        None => PERSIST_SESSION,
     }
 }
 
@@ -145,6 +222,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
         return;
     }
     let range = range_of(&p.info);
+    let persist = persist_of(&p.info);
     let items: Vec<(String, Value)> = p
         .info
         .into_iter()
@@ -154,9 +232,13 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
     if items.iter().any(|(k, _)| core.pubsub.data.contains_key(k)) {
         return core.reply_status(conn, tag, Command::PublishNb, ERR_DUPLICATE_KEY);
     }
-    if core.pubsub.data.len() + items.len() > core.cfg.max_published {
+    let mine = core.pubsub.per_proc.get(&who).copied().unwrap_or(0);
+    if core.pubsub.data.len() + items.len() > core.cfg.max_published
+        || mine + items.len() > core.cfg.max_published_per_proc
+    {
         return core.reply_status(conn, tag, Command::PublishNb, super::ERR_OUT_OF_RESOURCE);
     }
+    *core.pubsub.per_proc.entry(who.clone()).or_default() += items.len();
     for (k, value) in items {
         core.pubsub.data.insert(
             k,
@@ -164,6 +246,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
                 proc: who.clone(),
                 value,
                 range,
+                persist,
             },
         );
     }
@@ -175,6 +258,7 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
         let h = &taken.1;
         let found = core.pubsub.find(&h.who, &h.keys);
         if found.len() >= h.want {
+            core.pubsub.first_reads(&found);
             answer(core, h.conn, h.tag, found, Status::ERR_NOT_FOUND);
         } else {
             keep.push(taken);
@@ -253,6 +337,7 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         });
         return;
     }
+    core.pubsub.first_reads(&found);
     answer(core, conn, tag, found, Status::ERR_NOT_FOUND);
 }
 
@@ -280,13 +365,11 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
         return;
     }
     if u.keys.is_empty() {
-        core.pubsub.data.retain(|_, p| p.proc != who);
+        core.pubsub.remove_where(|_, p| p.proc != who);
     } else {
-        for k in u.keys.iter().filter_map(|k| k.as_str()) {
-            if core.pubsub.data.get(k).is_some_and(|p| p.proc == who) {
-                core.pubsub.data.remove(k);
-            }
-        }
+        let keys: Vec<&str> = u.keys.iter().filter_map(|k| k.as_str()).collect();
+        core.pubsub
+            .remove_where(|k, p| p.proc != who || !keys.contains(&k.as_str()));
     }
     core.reply_status(conn, tag, Command::UnpublishNb, Status::SUCCESS);
 }
@@ -295,6 +378,7 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
 pub(super) fn tick(core: &mut Core, now: Instant) {
     for h in core.pubsub.held.take_due(now) {
         let found = core.pubsub.find(&h.who, &h.keys);
+        core.pubsub.first_reads(&found);
         answer(core, h.conn, h.tag, found, Status::ERR_TIMEOUT);
     }
 }

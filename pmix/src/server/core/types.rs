@@ -29,6 +29,10 @@ pub struct CoreConfig {
     pub get_timeout: Duration,
     /// The most events kept for late registrants (the oldest is dropped first).
     pub max_cached_events: usize,
+    /// The most bytes (as encoded for a 4.2.2 peer) of the events kept for late
+    /// registrants, default 16 MiB: the oldest are dropped first, and an event
+    /// larger than this is delivered but not kept.
+    pub max_cached_event_bytes: usize,
     /// The most connections served at once; a connect beyond it is refused.
     pub max_conns: usize,
     /// The most requests one connection may have waiting at once (held gets, held
@@ -42,6 +46,10 @@ pub struct CoreConfig {
     /// apart); a COMMIT that would exceed it stores nothing and is answered
     /// `PMIX_ERR_OUT_OF_RESOURCE`.
     pub max_keys_per_proc: usize,
+    /// The most keys one publisher may hold published at once (default 4096), so
+    /// that no one process fills [`CoreConfig::max_published`]; a PUBLISH that would
+    /// exceed it stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_published_per_proc: usize,
     /// The most keys published at once, server-wide; a PUBLISH that would exceed it
     /// stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
     pub max_published: usize,
@@ -102,11 +110,13 @@ impl CoreConfig {
             limits: Limits::DEFAULT,
             get_timeout: Duration::from_secs(2),
             max_cached_events: 256,
+            max_cached_event_bytes: 16 << 20,
             max_conns: 4096,
             max_pending: 4096,
             max_registrations: 1024,
             max_keys_per_proc: 1 << 16,
             max_published: 1 << 16,
+            max_published_per_proc: 4096,
             service: None,
             hwloc_xml: None,
             hosted: false,
