@@ -15,6 +15,11 @@ pub struct Limits {
     pub max_count: u32,
     /// The longest string or byte object, in bytes.
     pub max_bytes: u32,
+    /// The most processes one list of a message may name (a fence's, a group's,
+    /// an abort's, a connect's), checked at its `SIZE` before any is read. A server
+    /// sets it to what it can serve (its procs and namespaces); the default is
+    /// [`Limits::max_count`]'s.
+    pub max_procs: u32,
     /// The deepest nesting of buffers, values and arrays.
     pub max_depth: u8,
     /// The length of hwloc's three support structures after a TOPO element's XML
@@ -24,14 +29,15 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The defaults: 64 MiB frames, 128 KiB handshakes, a million elements, 64 MiB
-    /// strings and byte objects, nesting 16 deep, hwloc 2.9's 32 bytes of
+    /// The defaults: 64 MiB frames, 128 KiB handshakes, a million elements (and
+    /// processes in a list), 64 MiB strings and byte objects, nesting 16 deep, hwloc 2.9's 32 bytes of
     /// topology support structures.
     pub const DEFAULT: Limits = Limits {
         max_frame: 64 << 20,
         max_handshake: 131_072,
         max_count: 1 << 20,
         max_bytes: 64 << 20,
+        max_procs: 1 << 20,
         max_depth: 16,
         topo_support: 32,
     };

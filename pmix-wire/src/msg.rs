@@ -590,11 +590,16 @@ impl Iof {
 // ---------------------------------------------------------------------------
 // Shared pieces of the layouts.
 
-/// `SIZE n` then, if n > 0, one pack of n `T`.
+/// `SIZE n` then, if n > 0, one pack of n `T` (of processes, at most
+/// [`crate::Limits::max_procs`]).
 fn read_list<T: Element>(r: &mut Reader<'_>, what: &'static str) -> Result<Vec<T>, WireError> {
+    let size_at = r.offset();
     let n = r.unpack_one::<Size>(what)?.0;
     if n == 0 {
         return Ok(Vec::new());
+    }
+    if T::TYPE == crate::DataType::Proc {
+        r.bounded(n, r.limits().max_procs, what, size_at)?;
     }
     let pack_at = r.offset();
     let v = r.unpack::<T>(what)?;
@@ -754,6 +759,34 @@ mod tests {
         let mut r = Reader::new(&[0x02, 0x00], BufferType::NonDescribed, Limits::DEFAULT);
         assert_eq!(read_list::<Proc>(&mut r, "procs"), Ok(vec![]));
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn a_list_of_more_processes_than_max_procs_is_refused_at_its_size() {
+        let procs = vec![Proc::new("ns", 0); 3];
+        let mut w = Writer::new(BufferType::NonDescribed);
+        write_list(&mut w, &procs);
+        let tight = Limits {
+            max_procs: 2,
+            ..Limits::DEFAULT
+        };
+        let mut r = Reader::new(w.as_bytes(), BufferType::NonDescribed, tight);
+        let e = read_list::<Proc>(&mut r, "procs").unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::TooLarge { .. }), "{e}");
+        assert_eq!(e.offset, 0, "refused at its SIZE");
+        // Other lists are held to max_count, not max_procs.
+        let mut w = Writer::new(BufferType::NonDescribed);
+        let u = [crate::Uint32(1), crate::Uint32(2), crate::Uint32(3)];
+        write_list(&mut w, &u);
+        let mut r = Reader::new(w.as_bytes(), BufferType::NonDescribed, tight);
+        assert_eq!(
+            read_list::<crate::Uint32>(&mut r, "u32s").map(|v| v.len()),
+            Ok(3)
+        );
+        let mut w = Writer::new(BufferType::NonDescribed);
+        write_list(&mut w, &procs[..2]);
+        let mut r = Reader::new(w.as_bytes(), BufferType::NonDescribed, tight);
+        assert_eq!(read_list::<Proc>(&mut r, "procs").map(|v| v.len()), Ok(2));
     }
 
     #[test]

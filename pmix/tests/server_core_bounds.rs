@@ -188,6 +188,44 @@ fn a_fence_of_2048_ranks_completes_without_quadratic_work() {
     assert_eq!(status(&outs, &f[7], tags[7], Command::FenceNb), 0);
 }
 
+#[test]
+fn a_fence_naming_its_namespace_a_million_times_is_refused_at_its_count() {
+    let now = Instant::now();
+    let mut core = Core::new(CoreConfig::new("srv", 0, "node0", UID, GID));
+    core.add_namespace(NamespaceSpec::single_node("job", 4, UID, GID))
+        .unwrap();
+    let mut f: Vec<_> = (0..4)
+        .map(|r| connect(&mut core, r.into(), "job", r, now))
+        .collect();
+    drain(&mut core);
+    let whole = Proc {
+        nspace: "job".into(),
+        rank: Rank::WILDCARD,
+    };
+    let fence = |n: usize| {
+        Request::FenceNb(FenceNb {
+            procs: vec![whole.clone(); n],
+            info: vec![],
+        })
+    };
+    // 1,000,000 entries (a 17 MB frame) where the server knows 4 ranks: the
+    // connection is closed at the count, nothing is held.
+    f[3].send(&mut core, &fence(1_000_000), now);
+    let outs = drain(&mut core);
+    assert!(outs.contains(&pmix::server::core::Output::Close { conn: f[3].conn }));
+    // As many entries as the bound allows is a request like any other.
+    let bound = pmix::server::core::MIN_PROC_BOUND as usize;
+    let tags: Vec<u32> = f[..3]
+        .iter_mut()
+        .map(|c| c.send(&mut core, &fence(bound), now))
+        .collect();
+    let outs = drain(&mut core);
+    for (c, t) in f[..3].iter().zip(tags) {
+        // Rank 3 was lost: the fence over the namespace fails on the others.
+        assert_ne!(status(&outs, c, t, Command::FenceNb), 0);
+    }
+}
+
 /// Valid requests of every kind the core handles, to mutate.
 fn seeds() -> Vec<Request> {
     use pmix_wire::msg::{

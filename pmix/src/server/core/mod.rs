@@ -80,6 +80,10 @@ use util::{info_deadline, info_flag, info_value};
 
 pub use distances::ORIGIN_KEY as DIST_ORIGIN_DIRECTIVE;
 pub use events::PROC_ABORTED;
+
+/// The least bound on the processes one request's list may name, whatever the
+/// namespaces registered ([`Core::frame`]).
+pub const MIN_PROC_BOUND: u64 = 1 << 16;
 pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
@@ -277,7 +281,11 @@ impl Core {
             }
             return;
         }
-        let req = match pmix_wire::decode_request(&frame.payload, &peer.codec) {
+        // A list of processes longer than what this server could name is refused
+        // at its count, before anything is read or done.
+        let mut codec = peer.codec.clone();
+        codec.limits.max_procs = codec.limits.max_procs.min(self.proc_bound());
+        let req = match pmix_wire::decode_request(&frame.payload, &codec) {
             Ok(r) => r,
             Err(_) => {
                 self.close(conn, now);
@@ -285,6 +293,19 @@ impl Core {
             }
         };
         self.dispatch(conn, frame.header.tag, req, now);
+    }
+
+    /// The most processes one list of a request may name: every process of every
+    /// namespace registered, once each and once more as its namespace's wildcard
+    /// (a request naming more names one twice), and never less than
+    /// [`MIN_PROC_BOUND`] (a request may name a namespace not registered yet).
+    fn proc_bound(&self) -> u32 {
+        let known: u64 = self
+            .namespaces
+            .values()
+            .map(|ns| u64::from(ns.spec.job_size.max(ns.spec.univ_size)) + 1)
+            .sum();
+        u32::try_from(known.max(MIN_PROC_BOUND)).unwrap_or(u32::MAX)
     }
 
     fn dispatch(&mut self, conn: ConnId, tag: u32, req: Request, now: Instant) {
