@@ -358,18 +358,21 @@ impl Pmix {
                     .unwrap_or_else(crate::server::net::short_hostname);
                 let (poster, registry) = (progress.poster(), Arc::clone(&events));
                 let memberships = Arc::clone(&groups);
+                // Failures are believed only from the server and its host's daemons.
+                let server = crate::client::server_id(&env.server);
                 // The server's events run through the handlers on the progress thread
                 // (once a stop has begun they are dropped).
                 let sink = move |ev: pmix_wire::Event| {
                     let registry = Arc::clone(&registry);
                     let memberships = Arc::clone(&memberships);
+                    let server = server.clone();
                     let _ = poster.post(Job::plain(move || {
                         let ev = EventInfo {
                             status: ev.status.0,
                             source: ev.source,
                             info: ev.info,
                         };
-                        crate::membership::group_event(&memberships, &ev);
+                        crate::membership::group_event(&memberships, &ev, &server);
                         let chain = lock_events(&registry).chain(&ev);
                         run_chain(&chain, &ev);
                     }));

@@ -33,9 +33,13 @@ pub(crate) fn lock_groups(g: &Mutex<Membership>) -> MutexGuard<'_, Membership> {
 }
 
 /// What a server event changes: a `PMIX_GROUP_LEFT` takes the departed member out of
-/// the record, then the trackers learn of the event ([`crate::trackers::on_event`]).
-pub(crate) fn group_event(m: &Mutex<Membership>, ev: &EventInfo) {
+/// the record, then the trackers learn of the event ([`crate::trackers::on_event`]);
+/// only what [`crate::trackers::believed`] believes of `server`'s events counts.
+pub(crate) fn group_event(m: &Mutex<Membership>, ev: &EventInfo, server: &pmix_wire::Proc) {
     let mut m = lock_groups(m);
+    if !crate::trackers::believed(&m.ft, ev, server) {
+        return;
+    }
     if ev.status == pmix_core::Status::GROUP_LEFT.0 {
         let (grp, who) = (ev.group_id(), ev.affected_proc());
         if let (Some(grp), Some(who)) = (grp, who)

@@ -784,3 +784,73 @@ fn a_get_without_key_outside_a_client_returns_everything_stored_for_the_process(
     let e = p.get_all_stored("hnp", 3).unwrap_err();
     assert_eq!(e.status(), Status::ERR_NOT_FOUND);
 }
+
+#[test]
+fn a_failure_notified_by_a_client_or_a_tool_reaches_the_handlers_but_no_tracker_believes_it() {
+    use pmix::events::{EventAction, EventHandler};
+    use pmix::wire::{DataRange, Info, Proc};
+    use std::sync::mpsc;
+    let ns = "client.spoof";
+    let s = server(ns);
+    let (a, b) = (client(&s, ns, 0), client(&s, ns, 1));
+    let tool = Pmix::init(
+        Role::Tool,
+        InitOptions {
+            connect: Connect::To(ServerEnv {
+                nspace: String::new(),
+                ..env_of(&s, ns, 0)
+            }),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap();
+    // b keeps the namespace's rank states.
+    assert_eq!(b.ft_get_failed(ns).unwrap(), Vec::<u32>::new());
+    let (tx, rx) = mpsc::channel();
+    let handler: EventHandler = std::sync::Arc::new(move |_, ev| {
+        tx.send((ev.status, ev.source.clone())).unwrap();
+        EventAction::Complete
+    });
+    let aborted = Status::ERR_PROC_ABORTED.0;
+    let revoked = Status::FT_EVENT_REVOKED.0;
+    b.register_event_handler(&[aborted, revoked], &[], handler)
+        .unwrap();
+    let about_2 = [Info::new("pmix.evproc", Proc::new(ns, 2))];
+    let revoke = [Info::new("pmix.grp.id", ns)];
+    let notify = |notifier: &Pmix, code: i32, info: &[Info]| {
+        let (done_tx, done_rx) = mpsc::channel();
+        notifier
+            .notify_event(code, None, DataRange::GLOBAL, info, move |r| {
+                done_tx.send(r).unwrap()
+            })
+            .unwrap();
+        done_rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap()
+            .unwrap();
+        // Delivered, with its real source.
+        let (status, source) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert_eq!(status, code);
+        assert_eq!(
+            source.nspace.as_str().map(str::to_owned),
+            Some(notifier.proc_id().nspace.to_string())
+        );
+    };
+    for (who, notifier) in [("rank 0", &a), ("a tool", &tool)] {
+        notify(notifier, aborted, &about_2);
+        assert_eq!(
+            b.ft_get_failed(ns).unwrap(),
+            Vec::<u32>::new(),
+            "{who}: rank 2 lives"
+        );
+    }
+    // A revocation: not from a tool; from a member, as ULFM has it.
+    notify(&tool, revoked, &revoke);
+    assert!(!b.ft_is_revoked(ns).unwrap(), "a tool revoked");
+    notify(&a, revoked, &revoke);
+    assert!(b.ft_is_revoked(ns).unwrap(), "rank 0 revoked");
+    tool.finalize().unwrap();
+    a.finalize().unwrap();
+    b.finalize().unwrap();
+    s.shutdown().unwrap();
+}

@@ -1262,7 +1262,7 @@ impl Client {
 }
 
 /// The server's identity from its name in the URI (`nspace.rank`; no rank: 0).
-fn server_id(name: &str) -> Proc {
+pub(crate) fn server_id(name: &str) -> Proc {
     match name.rsplit_once('.') {
         Some((ns, r)) => Proc::new(ns, r.parse().unwrap_or(0)),
         None => Proc::new(name, 0),

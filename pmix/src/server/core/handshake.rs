@@ -8,7 +8,8 @@
 //! rank, and its credential must be the uid/gid registered for its namespace. A
 //! tool, launcher or singleton (flags 3–10) must claim the server's uid in both
 //! its credential and its identity block; one that needs an identifier (3, 6) gets
-//! `<server nspace>.tool.<n>`, rank 0. Legacy flags 1 and 2 never reach us (the
+//! `<server nspace>.tool.<n>`, rank 0; one that names itself may not take the
+//! server's namespace or a job's. Legacy flags 1 and 2 never reach us (the
 //! codec refuses pre-4.2 versions). A tool or launcher started as a rank of one of
 //! our jobs (flags 5 and 8 naming a registered namespace) is that rank, with the
 //! checks of a launched client, answered with the tool reply. Every refusal closes
@@ -106,9 +107,11 @@ pub(super) fn connect(
                     ((ns.clone(), 0), Some((ns, 0)))
                 }
             };
-            if core.namespaces.contains_key(&proc.0) {
+            // Nobody else speaks as the server: clients believe a failure only
+            // from its namespace.
+            if core.namespaces.contains_key(&proc.0) || proc.0 == core.cfg.nspace {
                 return Err(Refused::Unsupported(format!(
-                    "a tool naming itself after the job namespace {}",
+                    "a tool naming itself after the server's or a job's namespace {}",
                     proc.0
                 )));
             }
