@@ -82,3 +82,45 @@ fn with_every_connection_taken_by_half_open_ones_a_rank_is_still_admitted() {
     }
     drop(idle);
 }
+
+#[test]
+fn unfinished_messages_past_their_bound_close_the_oldest_and_ranks_are_served() {
+    let server = start(
+        8,
+        ServerConfig {
+            max_unfinished_bytes: 8 << 20,
+            ..server_io_common::quiet()
+        },
+    );
+    // Six ranks each send 3 MiB of a 4 MiB message and stop: 18 MiB unfinished.
+    let frame = pmix_wire::Frame::new(0, 101, vec![0x5a; 4 << 20])
+        .unwrap()
+        .encode()
+        .unwrap();
+    let mut hostile: Vec<RawClient> = (0..6).map(|r| served(&server, r)).collect();
+    for h in &mut hostile {
+        // Written whole or closed meanwhile (then the server dropped it).
+        let _ = h.stream.write_all(&frame[..3 << 20]);
+    }
+    // An honest rank is served; the server held at most the bound (and one read).
+    let mut honest = served(&server, 7);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let st = loop {
+        let st = server.stats();
+        if st.dropped_unfinished >= 3 || std::time::Instant::now() > deadline {
+            break st;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(st.dropped_unfinished >= 3, "{st:?}");
+    assert!(st.unfinished_bytes <= 8 << 20, "{st:?}");
+    assert_eq!(honest.req(), NS);
+    // The hostile ranks leave: nothing unfinished is held.
+    drop(hostile);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while server.stats().unfinished_bytes > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.stats().unfinished_bytes, 0);
+    honest.finalize();
+}

@@ -64,6 +64,9 @@ impl Source for Stream {
     }
 }
 
+/// An empty input buffer keeps at most this much capacity.
+const SHRINK_ABOVE: usize = 1 << 20;
+
 /// The most bytes read from one socket before the others get a turn.
 pub(crate) const READ_BUDGET: usize = 1 << 20;
 
@@ -96,6 +99,10 @@ pub(crate) struct Conn {
     /// Bytes to send: `out[outpos..]`.
     out: Vec<u8>,
     outpos: usize,
+    /// The unconsumed input last counted in the server's total of unfinished
+    /// messages, and since when it has held some.
+    pub(crate) counted: usize,
+    pub(crate) unfinished_since: Option<Instant>,
 }
 
 /// What reading did.
@@ -122,6 +129,8 @@ impl Conn {
             inpos: 0,
             out: Vec::new(),
             outpos: 0,
+            counted: 0,
+            unfinished_since: None,
         }
     }
 
@@ -136,6 +145,10 @@ impl Conn {
         if self.inpos == self.inbuf.len() {
             self.inbuf.clear();
             self.inpos = 0;
+            // A large message read once is not held as capacity for ever.
+            if self.inbuf.capacity() > SHRINK_ABOVE {
+                self.inbuf.shrink_to(SHRINK_ABOVE);
+            }
         }
     }
 

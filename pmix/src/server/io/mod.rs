@@ -118,6 +118,14 @@ pub struct ServerConfig {
     /// connect message comes at once. A launcher's socket pairs are never dropped.
     /// 0 counts as 1.
     pub max_half_open: usize,
+    /// The most bytes of messages not yet whole that all connections together may
+    /// make the server hold (default 256 MiB; one message is held to
+    /// [`Limits::max_frame`], refused at its header). Past it the connection whose
+    /// unfinished message is the oldest is closed, until the total is back under:
+    /// peers that start large messages and never finish them cannot make the
+    /// server hold more, and an honest message, which comes whole at once, is not
+    /// the oldest.
+    pub max_unfinished_bytes: usize,
     /// The most bytes queued for one connection that does not read them; past it the
     /// connection is closed (and its rank lost).
     pub max_pending_output: usize,
@@ -200,6 +208,7 @@ impl Default for ServerConfig {
             handshake_timeout: Duration::from_secs(30),
             max_connections: 4096,
             max_half_open: 1024,
+            max_unfinished_bytes: 256 << 20,
             max_pending_output: 256 << 20,
             read_pause_output: 4 << 20,
             max_cached_events: 256,
@@ -254,6 +263,11 @@ pub struct ServerStats {
     /// Half-open connections dropped to admit a newer one
     /// ([`ServerConfig::max_half_open`]).
     pub dropped_half_open: u64,
+    /// Connections closed because the unfinished messages of all passed
+    /// [`ServerConfig::max_unfinished_bytes`] and theirs was the oldest.
+    pub dropped_unfinished: u64,
+    /// Bytes of messages not yet whole that the server holds now.
+    pub unfinished_bytes: u64,
 }
 
 /// Counters shared with the progress thread.
@@ -267,6 +281,8 @@ pub(crate) struct Counters {
     pub(crate) open: AtomicUsize,
     pub(crate) read_pauses: AtomicU64,
     pub(crate) dropped_half_open: AtomicU64,
+    pub(crate) dropped_unfinished: AtomicU64,
+    pub(crate) unfinished_bytes: AtomicUsize,
 }
 
 /// The variable that names, to a rank, the inherited end of its
@@ -711,6 +727,8 @@ impl Server {
             open: c.open.load(Ordering::Relaxed) as u64,
             read_pauses: c.read_pauses.load(Ordering::Relaxed),
             dropped_half_open: c.dropped_half_open.load(Ordering::Relaxed),
+            dropped_unfinished: c.dropped_unfinished.load(Ordering::Relaxed),
+            unfinished_bytes: c.unfinished_bytes.load(Ordering::Relaxed) as u64,
         }
     }
 

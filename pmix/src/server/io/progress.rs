@@ -38,6 +38,9 @@ pub(crate) struct Loop {
     handshake_timeout: Duration,
     max_connections: usize,
     max_half_open: usize,
+    max_unfinished: usize,
+    /// The bytes of unfinished messages all connections hold ([`Conn::counted`]).
+    unfinished: usize,
     /// The TCP connections whose connect message has not come whole, oldest (lowest
     /// id) first.
     half_open: BTreeSet<ConnId>,
@@ -100,6 +103,8 @@ impl Loop {
             handshake_timeout: cfg.handshake_timeout,
             max_connections: cfg.max_connections,
             max_half_open: cfg.max_half_open.max(1),
+            max_unfinished: cfg.max_unfinished_bytes,
+            unfinished: 0,
             half_open: BTreeSet::new(),
             max_pending_output: cfg.max_pending_output,
             read_pause_output: cfg.read_pause_output,
@@ -254,6 +259,44 @@ impl Loop {
         }
     }
 
+    /// Counts what `id` holds of messages not yet whole; past
+    /// [`ServerConfig::max_unfinished_bytes`] in all, closes the connections whose
+    /// unfinished message is the oldest until the total is back under.
+    fn account(&mut self, id: ConnId, ctx: &mut Ctx<'_>) {
+        if let Some(c) = self.conns.get_mut(&id) {
+            let held = c.input().len();
+            self.unfinished = self.unfinished - c.counted + held;
+            c.counted = held;
+            c.unfinished_since = match (held, c.unfinished_since) {
+                (0, _) => None,
+                (_, None) => Some(Instant::now()),
+                (_, since) => since,
+            };
+        }
+        while self.unfinished > self.max_unfinished {
+            let Some((&oldest, held)) = self
+                .conns
+                .iter()
+                .filter_map(|(i, c)| c.unfinished_since.map(|t| (i, (t, c.counted))))
+                .min_by_key(|(_, (t, _))| *t)
+                .map(|(i, (_, n))| (i, n))
+            else {
+                break;
+            };
+            ctx.counters
+                .dropped_unfinished
+                .fetch_add(1, Ordering::Relaxed);
+            let limit = self.max_unfinished;
+            self.warn_conn(format_args!(
+                "closed connection {oldest}: its unfinished message ({held} bytes) is the oldest, and unfinished messages passed {limit} bytes"
+            ));
+            self.drop_conn(oldest, true, ctx);
+        }
+        ctx.counters
+            .unfinished_bytes
+            .store(self.unfinished, Ordering::Relaxed);
+    }
+
     /// Frees a place held by a half-open TCP connection
     /// ([`ServerConfig::max_half_open`]): the oldest is read first (its connect
     /// message may be waiting in the socket, not read yet: then it is served and the
@@ -325,6 +368,7 @@ impl Loop {
         let outcome = conn.read_some(&mut ctx.scratch);
         // Whole messages first: what came before an end of stream is still served.
         self.process(id, ctx);
+        self.account(id, ctx);
         if self.conns.get(&id).is_some_and(|c| c.paused) {
             // Its requests wait until its replies drain: `flush` reads it again
             // (an end of stream or error is seen then).
@@ -557,6 +601,10 @@ impl Loop {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };
+        self.unfinished -= conn.counted;
+        ctx.counters
+            .unfinished_bytes
+            .store(self.unfinished, Ordering::Relaxed);
         // What the socket takes at once of what is queued (a reply before an error
         // found later in the same read) is not lost.
         let _ = conn.flush();
