@@ -867,6 +867,10 @@ fn trace_line(line: String) {
         .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
 }
 
+/// The prefix of the `PMIx_server_init` infos that set a server limit
+/// (`pmixrs.limit.max_half_open` = 256: `pmix::server::LIMITS` names them).
+pub const LIMIT_INFO_PREFIX: &str = "pmixrs.limit.";
+
 /// What `PMIx_server_init`'s infos configure.
 fn server_config(infos: &[pmix::wire::Info]) -> Result<ServerConfig, Status> {
     let mut cfg = ServerConfig {
@@ -889,7 +893,16 @@ fn server_config(infos: &[pmix::wire::Info]) -> Result<ServerConfig, Status> {
                     .ok_or(BAD_PARAM)?
             }
             "pmix.hname" => cfg.hostname = Some(text()?),
-            _ => {}
+            key => {
+                // pmix-rs's own: "pmixrs.limit.NAME" = a number sets that limit.
+                if let Some(name) = key.strip_prefix(LIMIT_INFO_PREFIX) {
+                    let value = i.value.as_u64().ok_or(BAD_PARAM)?;
+                    cfg.set_limit(name, value).map_err(|e| {
+                        eprintln!("pmix-rs: PMIx_server_init: {e}");
+                        BAD_PARAM
+                    })?;
+                }
+            }
         }
     }
     if cfg.tmpdir_base.is_none() {
@@ -906,7 +919,8 @@ export! {
     /// `PMIX_ERR_INIT` when this process is a client or tool already;
     /// `PMIX_ERR_BAD_PARAM` for a malformed info (`PMIX_SERVER_TMPDIR`,
     /// `PMIX_SYSTEM_TMPDIR`, `PMIX_SERVER_NSPACE`, `PMIX_HOSTNAME` not strings,
-    /// `PMIX_SERVER_RANK` not a rank); `PMIX_ERROR` when the listener, the directory
+    /// `PMIX_SERVER_RANK` not a rank, a `pmixrs.limit.NAME` that names no limit or
+    /// is not a number); `PMIX_ERROR` when the listener, the directory
     /// or a thread cannot be made (the reason on stderr).
     ///
     /// # Safety
@@ -1549,7 +1563,26 @@ export! {
 
 #[cfg(test)]
 mod tests {
-    use super::host_owned_copy;
+    use super::{BAD_PARAM, host_owned_copy, server_config};
+    use pmix::wire::{Info, Value};
+
+    #[test]
+    fn a_limit_info_sets_that_limit_and_a_wrong_one_is_bad_param() {
+        let cfg = server_config(&[Info::new("pmixrs.limit.max_half_open", 16u32)]).unwrap();
+        assert_eq!(cfg.max_half_open, 16);
+        let cfg = server_config(&[Info::new(
+            "pmixrs.limit.max_unfinished_bytes",
+            Value::Size(1 << 20),
+        )])
+        .unwrap();
+        assert_eq!(cfg.max_unfinished_bytes, 1 << 20);
+        for bad in [
+            Info::new("pmixrs.limit.nonsense", 1u32),
+            Info::new("pmixrs.limit.max_half_open", "sixteen"),
+        ] {
+            assert_eq!(server_config(&[bad]).err(), Some(BAD_PARAM));
+        }
+    }
 
     #[test]
     fn fence_data_handed_to_the_host_is_its_own_malloced_copy() {

@@ -43,6 +43,31 @@ fn usage_errors_exit_64_with_the_synopsis() {
 }
 
 #[test]
+fn server_limits_are_set_by_name_and_a_wrong_name_is_a_usage_error_listing_them() {
+    for bad in ["nonsense=1", "max_half_open", "max_frame=5000000000"] {
+        let out = pmix_run(&["-n", "1", "--server-limit", bad, "true"]);
+        assert_eq!(out.status.code(), Some(64), "{bad}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("pmix-run: "), "{bad}: {err}");
+    }
+    let err = text(&pmix_run(&["-n", "1", "--server-limit", "nonsense=1", "true"]).stderr);
+    assert!(
+        err.contains("max_half_open") && err.contains("max_unfinished_bytes"),
+        "{err}"
+    );
+    let out = pmix_run(&[
+        "-n",
+        "2",
+        "--server-limit",
+        "max_half_open=4",
+        "--server-limit",
+        "max_published_per_proc=8",
+        "true",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
 fn the_job_exits_with_its_first_failure_a_signal_as_128_plus() {
     let out = pmix_run(&["-n", "2", "sh", "-c", "exit 0"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -54,6 +54,11 @@ pub struct Cli {
     /// round robin).
     #[arg(long, value_enum, value_name = "B", default_value_t = Bind::None)]
     pub bind: Bind,
+    /// Set one of the server's limits (repeatable; a NAME that is none of them is
+    /// refused with the list): what a connection may make the server hold. NAME=N,
+    /// for example `max_half_open=256`.
+    #[arg(long = "server-limit", value_name = "NAME=N", value_parser = parse_limit)]
+    pub server_limits: Vec<(String, u64)>,
     /// The program each rank runs, and its arguments.
     #[arg(value_name = "PROG", required = true, num_args = 1..)]
     pub command: Vec<OsString>,
@@ -116,6 +121,19 @@ fn message(rendered: &str) -> String {
 }
 
 /// Seconds: a non-negative decimal number (`5`, `0.5`), at most a year.
+/// NAME=N of `--server-limit`, NAME one of the server's limits.
+fn parse_limit(s: &str) -> Result<(String, u64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not NAME=N"))?;
+    let value: u64 = value
+        .parse()
+        .map_err(|_| format!("{value:?} is not a whole number"))?;
+    // Checked here, so that a wrong name is a usage error.
+    pmix::ServerConfig::default().set_limit(name, value)?;
+    Ok((name.to_owned(), value))
+}
+
 fn parse_seconds(s: &str) -> Result<Duration, String> {
     let v: f64 = s
         .parse()

@@ -109,8 +109,13 @@ pub fn main(args: &[OsString]) -> i32 {
         let bind = cli.bind;
         Box::new(move |n| plan_bindings(&service, bind, n))
     };
-    let server = match server::Embedded::start(&nspace, &cpusets, Some(Arc::clone(&service)), plan)
-    {
+    let server = match server::Embedded::start(
+        &nspace,
+        &cpusets,
+        Some(Arc::clone(&service)),
+        plan,
+        &cli.server_limits,
+    ) {
         Ok(s) => Arc::new(s),
         Err(e) => {
             job::say(&sinks, &e);

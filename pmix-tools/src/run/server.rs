@@ -50,22 +50,27 @@ impl Embedded {
     /// docs/serving.md §1(b), and Open MPI parses it as hwloc's locality grammar, which
     /// needs the object levels the topology model does not keep). The server spawns
     /// ([`ServerConfig::spawn`]): a spawned job's processes are bound by `bind`.
+    /// `limits`: the server's limits to set ([`ServerConfig::set_limit`]).
     ///
     /// # Errors
-    /// A message naming what failed: starting the server, or registering the
-    /// namespace.
+    /// A message naming what failed: a limit, starting the server, or registering
+    /// the namespace.
     pub fn start(
         nspace: &str,
         cpusets: &[Option<CpuSet>],
         service: Option<Arc<pmix::Service>>,
         bind: BindPlan,
+        limits: &[(String, u64)],
     ) -> Result<Embedded, String> {
-        let cfg = ServerConfig {
+        let mut cfg = ServerConfig {
             service,
             spawn: true,
             rendezvous: true,
             ..ServerConfig::default()
         };
+        for (name, value) in limits {
+            cfg.set_limit(name, *value)?;
+        }
         let server =
             Server::start(cfg).map_err(|e| format!("cannot start the PMIx server: {e}"))?;
         let uid = rustix::process::getuid().as_raw();

@@ -13,5 +13,5 @@ pub use self::core::{
     HostCall, JobEvent, LogStream, NamespaceSpec, NodeSpec, Placement, RankSpec, ServerError,
 };
 pub use io::{
-    ApiError, HostSink, SERVER_FD_VAR, Server, ServerConfig, ServerStats, server_fd_value,
+    ApiError, HostSink, LIMITS, SERVER_FD_VAR, Server, ServerConfig, ServerStats, server_fd_value,
 };

@@ -144,6 +144,18 @@ pub struct ServerConfig {
     /// kept, and a notifier's events go when its connection does
     /// ([`CoreConfig::max_cached_event_bytes`](super::core::CoreConfig::max_cached_event_bytes)).
     pub max_cached_event_bytes: usize,
+    /// The most requests one connection may have waiting at once (held gets and
+    /// lookups, fence contributions; default 4096); one more is answered
+    /// `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_pending: usize,
+    /// The most event registrations one connection may hold (default 1024).
+    pub max_registrations: usize,
+    /// The most keys one process may have committed (default 65,536).
+    pub max_keys_per_proc: usize,
+    /// The most keys published at once, server-wide (default 65,536).
+    pub max_published: usize,
+    /// The most keys one publisher may hold published (default 4096).
+    pub max_published_per_proc: usize,
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from; `None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`.
     pub service: Option<Arc<crate::Service>>,
@@ -196,6 +208,78 @@ impl std::fmt::Debug for HostSink {
     }
 }
 
+/// The limits a launcher may set by name ([`ServerConfig::set_limit`]), each with
+/// what it bounds.
+pub const LIMITS: [(&str, &str); 15] = [
+    ("max_connections", "connections open at once"),
+    (
+        "max_half_open",
+        "connections whose connect message is not whole yet",
+    ),
+    (
+        "max_unfinished_bytes",
+        "bytes of messages not yet whole, all connections",
+    ),
+    ("max_frame", "bytes of one message (refused at its header)"),
+    ("max_count", "elements of one list or array in a message"),
+    ("max_procs", "processes one list of a request names"),
+    (
+        "max_pending_output",
+        "bytes queued for one connection that does not read",
+    ),
+    (
+        "read_pause_output",
+        "bytes queued for one connection before its requests wait",
+    ),
+    ("max_cached_events", "events kept for late registrants"),
+    (
+        "max_cached_event_bytes",
+        "bytes of events kept for late registrants",
+    ),
+    ("max_pending", "requests one connection has waiting"),
+    ("max_registrations", "event registrations of one connection"),
+    ("max_keys_per_proc", "keys one process has committed"),
+    ("max_published", "keys published, server-wide"),
+    ("max_published_per_proc", "keys one publisher has published"),
+];
+
+impl ServerConfig {
+    /// Sets the limit `name` (one of [`LIMITS`]) to `value`.
+    ///
+    /// # Errors
+    /// A message naming the limits when `name` is none of them, or when `value`
+    /// does not fit the limit (`max_frame`, `max_count`, `max_procs` are 32-bit).
+    pub fn set_limit(&mut self, name: &str, value: u64) -> Result<(), String> {
+        let size = || usize::try_from(value).map_err(|_| format!("{name}: {value} is too large"));
+        let u32v = || u32::try_from(value).map_err(|_| format!("{name}: {value} is over 2^32 - 1"));
+        match name {
+            "max_connections" => self.max_connections = size()?,
+            "max_half_open" => self.max_half_open = size()?,
+            "max_unfinished_bytes" => self.max_unfinished_bytes = size()?,
+            "max_frame" => self.limits.max_frame = u32v()?,
+            "max_count" => self.limits.max_count = u32v()?,
+            "max_procs" => self.limits.max_procs = u32v()?,
+            "max_pending_output" => self.max_pending_output = size()?,
+            "read_pause_output" => self.read_pause_output = size()?,
+            "max_cached_events" => self.max_cached_events = size()?,
+            "max_cached_event_bytes" => self.max_cached_event_bytes = size()?,
+            "max_pending" => self.max_pending = size()?,
+            "max_registrations" => self.max_registrations = size()?,
+            "max_keys_per_proc" => self.max_keys_per_proc = size()?,
+            "max_published" => self.max_published = size()?,
+            "max_published_per_proc" => self.max_published_per_proc = size()?,
+            _ => {
+                let names: Vec<&str> = LIMITS.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "no limit {name:?}; the limits: {}",
+                    names.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
@@ -213,6 +297,11 @@ impl Default for ServerConfig {
             read_pause_output: 4 << 20,
             max_cached_events: 256,
             max_cached_event_bytes: 16 << 20,
+            max_pending: 4096,
+            max_registrations: 1024,
+            max_keys_per_proc: 1 << 16,
+            max_published: 1 << 16,
+            max_published_per_proc: 4096,
             service: None,
             hwloc_xml: None,
             log: true,

@@ -82,6 +82,11 @@ impl Loop {
         core_cfg.max_conns = cfg.max_connections;
         core_cfg.max_cached_events = cfg.max_cached_events;
         core_cfg.max_cached_event_bytes = cfg.max_cached_event_bytes;
+        core_cfg.max_pending = cfg.max_pending;
+        core_cfg.max_registrations = cfg.max_registrations;
+        core_cfg.max_keys_per_proc = cfg.max_keys_per_proc;
+        core_cfg.max_published = cfg.max_published;
+        core_cfg.max_published_per_proc = cfg.max_published_per_proc;
         core_cfg.service = cfg.service.clone();
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.hosted = cfg.hosted;
