@@ -12,9 +12,10 @@
  * namespace, then rank). A group's tracker is made on the first call naming it.
  * Failures come from the events the PMIx server sends (a process that aborted or
  * was lost, a group member that failed; a member that left is not a failure).
- * Only the server's are believed: a failure event counts when its source is in
- * the server's namespace (the server itself, or its host's daemons on other
- * nodes), a PMIX_GROUP_LEFT also when its source is the member that left, a
+ * Only the server's are believed: a failure event or a PMIX_GROUP_LEFT counts
+ * when its source is in the server's namespace (the server itself, or its host's
+ * daemons on other nodes) or is the process it names (Open MPI's daemons relay a
+ * rank's abort in that rank's name: a process can declare only itself failed), a
  * revocation also when its source is a member of the group. The same event
  * notified by a client or a tool still reaches every event handler, with its
  * real source (the server stamps it), and changes no state here.

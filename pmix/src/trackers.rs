@@ -98,10 +98,11 @@ impl Members {
 /// Whether the trackers and the group records take what `ev` says (every event
 /// still reaches the handlers, with its real source: the server stamps it). A
 /// process's failure (`PMIX_ERR_PROC_ABORTED`, `PMIX_EVENT_PROC_TERMINATED`,
-/// `PMIX_GROUP_MEMBER_FAILED`) only from `server`'s namespace (the server, or its
-/// host's daemons on other nodes, which share it); a departure (`PMIX_GROUP_LEFT`)
-/// from there or from the member that left; a revocation from there or from a
-/// member of the group it names. A client or tool that notifies the rest is
+/// `PMIX_GROUP_MEMBER_FAILED`) and a departure (`PMIX_GROUP_LEFT`) only from
+/// `server`'s namespace (the server, or its host's daemons on other nodes, which
+/// share it) or in the name of the process it is about (Open MPI's `orted`s relay a
+/// rank's abort with that rank as the source; a process can so declare only itself
+/// failed or gone); a revocation from there or from a member of the group it names. A client or tool that notifies the rest is
 /// heard by the handlers and believed by nobody. Other codes: always.
 pub(crate) fn believed(st: &FtState, ev: &EventInfo, server: &Proc) -> bool {
     if !DETECTED.contains(&ev.status) || ev.source.nspace == server.nspace {
@@ -112,8 +113,9 @@ pub(crate) fn believed(st: &FtState, ev: &EventInfo, server: &Proc) -> bool {
             .group_id()
             .and_then(|g| st.groups.get(g))
             .is_some_and(|g| g.members.rank_of(&ev.source).is_some()),
-        s if s == Status::GROUP_LEFT.0 => ev.affected_proc() == Some(&ev.source),
-        _ => false,
+        // A departure or a failure in the name of the process it is about: only
+        // itself (Open MPI's daemons relay a dead rank's abort in its name).
+        _ => ev.affected_proc() == Some(&ev.source),
     }
 }
 
