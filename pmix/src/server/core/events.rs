@@ -55,7 +55,7 @@ struct Cached {
     info: Vec<Info>,
     range: DataRange,
     delivered: Vec<ProcKey>,
-    /// Its size as encoded for a 4.2.2 peer.
+    /// About its size packed ([`info_bytes`]).
     bytes: usize,
 }
 
@@ -323,11 +323,7 @@ pub(crate) fn raise(
         send_event(core, c, &ev);
     }
     if range != DataRange::PROC_LOCAL && !info_flag(&ev.info, "pmix.evnocache") {
-        // Measured once, as a 4.2.2 peer gets it (an event that does not encode is
-        // not kept).
-        let Ok(bytes) = ev.encode(&pmix_wire::Codec::v422()).map(|b| b.len()) else {
-            return;
-        };
+        let bytes = ev.info.iter().map(info_bytes).sum::<usize>() + 64;
         core.events.push(Cached {
             bytes,
             code,
@@ -336,6 +332,27 @@ pub(crate) fn raise(
             range,
             delivered,
         });
+    }
+}
+
+/// About what `i` takes packed (its key, its value's strings and bytes, 16 for
+/// anything else): what the event cache counts, without packing it.
+fn info_bytes(i: &Info) -> usize {
+    i.key.len() + value_bytes(&i.value)
+}
+
+fn value_bytes(v: &Value) -> usize {
+    16 + match v {
+        Value::String(Some(s)) | Value::Float(s) | Value::Double(s) => s.len(),
+        Value::ByteObject(b) => b.0.len(),
+        Value::Buffer(b) => b.bytes.len(),
+        Value::Proc(p) => p.nspace.len(),
+        Value::Value(v) => value_bytes(v),
+        Value::Info(i) => info_bytes(i),
+        Value::Kval(k) => k.key.len() + value_bytes(&k.value),
+        Value::Pdata(p) => p.proc.nspace.len() + p.key.len() + value_bytes(&p.value),
+        Value::DataArray(a) => a.items.iter().map(value_bytes).sum(),
+        _ => 0,
     }
 }
 

@@ -269,7 +269,8 @@ impl Core {
     /// One whole frame arrived on `conn` after its handshake. A frame that does not
     /// decode, or that comes on a tag no client uses for requests, closes `conn`.
     pub fn frame(&mut self, conn: ConnId, frame: &Frame, now: Instant) {
-        let Some(peer) = self.conns.get(&conn) else {
+        let bound = self.proc_bound();
+        let Some(peer) = self.conns.get_mut(&conn) else {
             return;
         };
         if !pmix_wire::frame::is_request_tag(frame.header.tag) {
@@ -283,9 +284,8 @@ impl Core {
         }
         // A list of processes longer than what this server could name is refused
         // at its count, before anything is read or done.
-        let mut codec = peer.codec.clone();
-        codec.limits.max_procs = codec.limits.max_procs.min(self.proc_bound());
-        let req = match pmix_wire::decode_request(&frame.payload, &codec) {
+        peer.codec.limits.max_procs = self.cfg.limits.max_procs.min(bound);
+        let req = match pmix_wire::decode_request(&frame.payload, &peer.codec) {
             Ok(r) => r,
             Err(_) => {
                 self.close(conn, now);

@@ -29,8 +29,8 @@ pub struct CoreConfig {
     pub get_timeout: Duration,
     /// The most events kept for late registrants (the oldest is dropped first).
     pub max_cached_events: usize,
-    /// The most bytes (as encoded for a 4.2.2 peer) of the events kept for late
-    /// registrants, default 16 MiB: the oldest are dropped first, and an event
+    /// The most bytes (about what they take packed: their keys, strings and byte
+    /// objects) of the events kept for late registrants, default 16 MiB: the oldest are dropped first, and an event
     /// larger than this is delivered but not kept.
     pub max_cached_event_bytes: usize,
     /// The most connections served at once; a connect beyond it is refused.
