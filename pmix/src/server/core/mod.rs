@@ -80,10 +80,6 @@ use util::{info_deadline, info_flag, info_value};
 
 pub use distances::ORIGIN_KEY as DIST_ORIGIN_DIRECTIVE;
 pub use events::PROC_ABORTED;
-
-/// The least bound on the processes one request's list may name, whatever the
-/// namespaces registered ([`Core::frame`]).
-pub const MIN_PROC_BOUND: u64 = 1 << 16;
 pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
@@ -103,12 +99,19 @@ pub(crate) const ERR_OUT_OF_RESOURCE: Status = Status::ERR_OUT_OF_RESOURCE;
 /// `PMIX_ERR_DUPLICATE_KEY`.
 pub(crate) const ERR_DUPLICATE_KEY: Status = Status::ERR_DUPLICATE_KEY;
 
+/// The least bound on the processes one request's list may name, whatever the
+/// namespaces registered ([`Core::frame`]).
+pub const MIN_PROC_BOUND: u64 = 1 << 16;
+
 /// The server's state machine: namespaces, connected peers, the commit store, held
 /// gets, fences, event registrations, published data (module docs).
 #[derive(Debug)]
 pub struct Core {
     cfg: CoreConfig,
     namespaces: BTreeMap<String, Namespace>,
+    /// The most processes one list of a request may name, kept as namespaces come
+    /// and go ([`Core::proc_bound`]).
+    proc_bound: u32,
     conns: util::FastMap<ConnId, Peer>,
     out: VecDeque<Output>,
     next_index: u32,
@@ -152,6 +155,7 @@ impl Core {
             events: events::Events::new(cfg.max_cached_events, cfg.max_cached_event_bytes),
             cfg,
             namespaces: BTreeMap::new(),
+            proc_bound: MIN_PROC_BOUND as u32,
             conns: util::FastMap::default(),
             out: VecDeque::new(),
             next_index: 0,
@@ -192,6 +196,7 @@ impl Core {
         let ns = Namespace::new(ns, &self.cfg)?;
         let name = ns.spec.nspace.clone();
         self.namespaces.insert(name.clone(), ns);
+        self.proc_bound = self.proc_bound();
         relay::namespace_added(self, &name);
         Ok(())
     }
@@ -240,6 +245,7 @@ impl Core {
         self.pubsub.forget_nspace(nspace);
         self.events.purge_nspace(nspace);
         self.namespaces.remove(nspace);
+        self.proc_bound = self.proc_bound();
         relay::namespace_removed(self, nspace);
         Ok(())
     }
@@ -269,7 +275,7 @@ impl Core {
     /// One whole frame arrived on `conn` after its handshake. A frame that does not
     /// decode, or that comes on a tag no client uses for requests, closes `conn`.
     pub fn frame(&mut self, conn: ConnId, frame: &Frame, now: Instant) {
-        let bound = self.proc_bound();
+        let bound = self.proc_bound;
         let Some(peer) = self.conns.get_mut(&conn) else {
             return;
         };
@@ -299,6 +305,7 @@ impl Core {
     /// namespace registered, once each and once more as its namespace's wildcard
     /// (a request naming more names one twice), and never less than
     /// [`MIN_PROC_BOUND`] (a request may name a namespace not registered yet).
+    /// Computed when a namespace comes or goes, not per request.
     fn proc_bound(&self) -> u32 {
         let known: u64 = self
             .namespaces

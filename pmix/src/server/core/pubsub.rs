@@ -139,18 +139,23 @@ impl PubSub {
         });
     }
 
-    /// The publisher's keys that `found` holds with `PERSIST_FIRST_READ`: gone now.
+    /// The keys of `found` published with `PERSIST_FIRST_READ`: gone now.
     fn first_reads(&mut self, found: &[Pdata]) {
-        for d in found {
-            let Some(k) = d.key.as_str() else { continue };
+        for k in found.iter().filter_map(|d| d.key.as_str()) {
             if self
                 .data
                 .get(k)
                 .is_some_and(|p| p.persist == PERSIST_FIRST_READ)
-                && let Some(p) = self.data.remove(k)
             {
-                uncount(&mut self.per_proc, &p.proc);
+                self.remove(k);
             }
+        }
+    }
+
+    /// Removes key `k`, counting it off its publisher's.
+    fn remove(&mut self, k: &str) {
+        if let Some(p) = self.data.remove(k) {
+            uncount(&mut self.per_proc, &p.proc);
         }
     }
 
@@ -184,15 +189,14 @@ fn uncount(per_proc: &mut std::collections::HashMap<ProcKey, usize>, proc: &Proc
 
 /// `pmix.persist` (`PMIX_PERSIST_SESSION` when absent or unknown).
 fn persist_of(info: &[Info]) -> u8 {
-    match info_value(info, "pmix.persist") {
-        Some(Value::Persist(p)) if *p <= PERSIST_SESSION => *p,
-        Some(v) => v
-            .as_u64()
-            .and_then(|p| u8::try_from(p).ok())
-            .filter(|p| *p <= PERSIST_SESSION)
-            .unwrap_or(PERSIST_SESSION),
-        None => PERSIST_SESSION,
-    }
+    let asked = match info_value(info, "pmix.persist") {
+        Some(Value::Persist(p)) => Some(u64::from(*p)),
+        other => other.and_then(Value::as_u64),
+    };
+    asked
+        .and_then(|p| u8::try_from(p).ok())
+        .filter(|p| *p <= PERSIST_SESSION)
+        .unwrap_or(PERSIST_SESSION)
 }
 
 fn range_of(info: &[Info]) -> DataRange {

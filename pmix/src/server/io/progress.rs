@@ -279,13 +279,12 @@ impl Loop {
             };
         }
         while self.unfinished > self.max_unfinished {
-            let Some((&oldest, held)) = self
+            let oldest = self
                 .conns
                 .iter()
-                .filter_map(|(i, c)| c.unfinished_since.map(|t| (i, (t, c.counted))))
-                .min_by_key(|(_, (t, _))| *t)
-                .map(|(i, (_, n))| (i, n))
-            else {
+                .filter_map(|(&i, c)| Some((c.unfinished_since?, i, c.counted)))
+                .min();
+            let Some((_, oldest, held)) = oldest else {
                 break;
             };
             ctx.counters
