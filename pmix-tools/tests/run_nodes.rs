@@ -496,22 +496,31 @@ fn open_mpi_with_shared_memory_runs_across_three_nodes_under_both_hosts() {
     }
 }
 
+/// What the fault tests run with: the bed, a shared directory holding
+/// `tests/c/node_fault.c` built with our client library (the program) and the
+/// drop-in for `mpirun`, our library installed for Slurm. `None` (a NOTICE) without
+/// the bed or Open MPI.
+fn fault_rig(what: &str) -> Option<(TestBed, SharedDir, PathBuf, PathBuf)> {
+    let bed = TestBed::get(what)?;
+    if !shared::open_mpi_present(what) {
+        return None;
+    }
+    let dir = SharedDir::new("faults-test");
+    let program = dir.build_ours(&c_dir(), "node_fault");
+    bed.install_ours(&dir.lib("pmix_ffi"));
+    let dropin = dir.dropin();
+    Some((bed, dir, program, dropin))
+}
+
 /// A node lost (every process of node3 killed, daemons included) or cut off for good
 /// while the job fences: no survivor under our server hangs, and they are told
 /// whenever OpenPMIx's survivors are, under both hosts (the whole table, with more
 /// faults and operations: `benches/node_faults.rs`).
 #[test]
 fn a_node_lost_during_a_fence_hangs_no_survivor_of_our_server_under_either_host() {
-    let Some(bed) = TestBed::get("faults across nodes") else {
+    let Some((bed, _dir, program, dropin)) = fault_rig("faults across nodes") else {
         return;
     };
-    if !shared::open_mpi_present("faults across nodes") {
-        return;
-    }
-    let dir = SharedDir::new("faults-test");
-    let program = dir.build_ours(&c_dir(), "node_fault");
-    bed.install_ours(&dir.lib("pmix_ffi"));
-    let dropin = dir.dropin();
     let bound = Duration::from_secs(75);
     for fault in [Fault::NodeKilled, Fault::LinkCut] {
         for (theirs, ours) in [
@@ -538,16 +547,9 @@ fn a_node_lost_during_a_fence_hangs_no_survivor_of_our_server_under_either_host(
 /// either host, the job still ends within its bound, every rank finishing each fence.
 #[test]
 fn a_slow_link_during_a_fence_of_one_mib_per_rank_hangs_no_rank_of_our_server() {
-    let Some(bed) = TestBed::get("a slow link") else {
+    let Some((bed, _dir, program, dropin)) = fault_rig("a slow link") else {
         return;
     };
-    if !shared::open_mpi_present("a slow link") {
-        return;
-    }
-    let dir = SharedDir::new("slow-test");
-    let program = dir.build_ours(&c_dir(), "node_fault");
-    bed.install_ours(&dir.lib("pmix_ffi"));
-    let dropin = dir.dropin();
     for ours in [Host::Slurm(Cluster::Ours), Host::Mpirun(Some(dropin))] {
         let o = bed.fault_row(
             &ours,

@@ -34,8 +34,17 @@ fn notify(range: DataRange, info: Vec<Info>) -> Request {
 /// `n` ranks of "job" connected, each registered with `regs[i]` (None: not
 /// registered), registrations answered.
 fn job(n: u32, regs: &[Option<Request>]) -> (Core, Vec<Fake>) {
+    job_configured(|_| {}, n, regs)
+}
+
+/// [`job`], with the core's configuration first changed by `set`.
+fn job_configured(
+    set: impl FnOnce(&mut CoreConfig),
+    n: u32,
+    regs: &[Option<Request>],
+) -> (Core, Vec<Fake>) {
     let now = Instant::now();
-    let mut core = core_with("job", n);
+    let mut core = core_configured(set, "job", n);
     let mut f: Vec<Fake> = (0..n)
         .map(|r| connect(&mut core, r.into(), "job", r, now))
         .collect();
@@ -482,15 +491,7 @@ fn the_launcher_can_raise_an_event_of_its_own() {
 #[test]
 fn cached_events_are_bounded_by_bytes_and_go_with_their_notifier() {
     let now = Instant::now();
-    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
-    cfg.max_cached_event_bytes = 1 << 20;
-    let mut core = Core::new(cfg);
-    core.add_namespace(NamespaceSpec::single_node("job", 3, UID, GID))
-        .unwrap();
-    let mut f: Vec<Fake> = (0..3)
-        .map(|r| connect(&mut core, r.into(), "job", r, now))
-        .collect();
-    drain(&mut core);
+    let (mut core, mut f) = job_configured(|c| c.max_cached_event_bytes = 1 << 20, 3, &[]);
     // 64 events of 256 KiB, nobody registered: 16 MiB notified, at most 1 MiB kept.
     for i in 0..64u32 {
         let info = vec![
@@ -556,16 +557,11 @@ fn finds(core: &mut Core, f: &mut Fake, key: &str) -> bool {
 #[test]
 fn one_publisher_cannot_fill_the_servers_published_data_and_its_proc_data_goes_with_it() {
     let now = Instant::now();
-    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
-    cfg.max_published_per_proc = 100;
-    cfg.max_published = 150;
-    let mut core = Core::new(cfg);
-    core.add_namespace(NamespaceSpec::single_node("job", 3, UID, GID))
-        .unwrap();
-    let mut f: Vec<Fake> = (0..3)
-        .map(|r| connect(&mut core, r.into(), "job", r, now))
-        .collect();
-    drain(&mut core);
+    let set = |c: &mut CoreConfig| {
+        c.max_published_per_proc = 100;
+        c.max_published = 150;
+    };
+    let (mut core, mut f) = job_configured(set, 3, &[]);
     let keys = |from: u32, n: u32, persist: Option<u8>| {
         let mut v: Vec<Info> = (from..from + n)
             .map(|i| Info::new(format!("k{i}").as_str(), i))

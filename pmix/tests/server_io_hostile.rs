@@ -124,3 +124,16 @@ fn unfinished_messages_past_their_bound_close_the_oldest_and_ranks_are_served() 
     assert_eq!(server.stats().unfinished_bytes, 0);
     honest.finalize();
 }
+
+#[test]
+fn every_limit_listed_can_be_set_by_its_name_and_no_other_name_is_taken() {
+    for (name, _) in pmix::server::LIMITS {
+        let mut cfg = ServerConfig::default();
+        cfg.set_limit(name, 7)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let err = ServerConfig::default()
+        .set_limit("max_nothing", 7)
+        .unwrap_err();
+    assert!(err.contains("max_half_open"), "{err}");
+}

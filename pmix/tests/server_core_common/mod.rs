@@ -21,7 +21,14 @@ pub const GID: u32 = 1000;
 /// A core for server "srv" on host "node0" run as UID/GID, with namespace `ns` of
 /// `n` ranks registered.
 pub fn core_with(ns: &str, n: u32) -> Core {
-    let mut core = Core::new(CoreConfig::new("srv", 0, "node0", UID, GID));
+    core_configured(|_| {}, ns, n)
+}
+
+/// [`core_with`], its configuration first changed by `set`.
+pub fn core_configured(set: impl FnOnce(&mut CoreConfig), ns: &str, n: u32) -> Core {
+    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
+    set(&mut cfg);
+    let mut core = Core::new(cfg);
     core.add_namespace(NamespaceSpec::single_node(ns, n, UID, GID))
         .unwrap();
     core
