@@ -1,12 +1,13 @@
-//! OS devices: their PMIx type, identity and system-wide uuid.
+//! OS devices: their PMIx type, identity, system-wide uuid and which of the
+//! topology's distinct localities each has.
 
 use alloc::format;
 use alloc::string::String;
 use core::fmt;
+use core::num::NonZeroU32;
 
 use crate::cpuset::CpuSet;
 use crate::pci::PciAddr;
-use crate::topology::LocalityId;
 
 /// A `pmix_device_type_t` bitmask: one bit for a device, any union for a selection.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -189,6 +190,31 @@ impl Device {
     /// The node of the topology tree this device is.
     pub fn node(&self) -> crate::NodeId {
         crate::NodeId(self.node)
+    }
+}
+
+/// Which of [`Topology::localities`](crate::Topology::localities) a device has: the
+/// index plus one in a `NonZeroU32`, so that a query's "last locality seen" cache, an
+/// `Option<LocalityId>`, is four bytes and its hit test one comparison.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LocalityId(NonZeroU32);
+
+impl LocalityId {
+    /// The id of `localities[index]` (there are fewer localities than objects, and
+    /// `build()` keeps objects below `u32::MAX`).
+    pub(crate) fn new(index: usize) -> LocalityId {
+        LocalityId(NonZeroU32::MIN.saturating_add(index as u32))
+    }
+
+    /// The index in the localities.
+    pub(crate) fn index(self) -> usize {
+        (self.0.get() - 1) as usize
+    }
+}
+
+impl fmt::Debug for LocalityId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.index().fmt(f)
     }
 }
 

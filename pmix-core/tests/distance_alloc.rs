@@ -3,7 +3,7 @@
 
 mod machines;
 
-mod counting;
+use pmix_testkit::counting;
 
 use counting::allocations_during;
 use machines::{cpus, dgx_like, reference_machine};

@@ -4,7 +4,7 @@
 //! exchange (contribute, combine, decide, apply, and adding contributions received
 //! from other processes) at 1,048,576 members.
 
-mod counting;
+use pmix_testkit::counting;
 
 use counting::allocations_during;
 

@@ -3,7 +3,7 @@
 //! the test's thread while armed, through a whole group life at 1,048,576 members
 //! and a small group whose three replicas talk to each other.
 
-mod counting;
+use pmix_testkit::counting;
 
 use counting::allocations_during;
 

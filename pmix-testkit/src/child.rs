@@ -20,11 +20,12 @@ pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
 /// wait on a terminal). A command still running then is killed with everything in
 /// that group (only processes this call started: the child and what it spawned), and
 /// the test fails naming the processes that were still there, their states and what
-/// the command had printed so far.
+/// the command had printed so far. An `srun`'s job is cancelled then too.
 ///
 /// # Panics
 /// When the command cannot start, or still runs after `limit`.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
+    let job = slurm_job_name(cmd);
     let mut p = Piped::spawn(cmd);
     let deadline = Instant::now() + limit;
     let status = loop {
@@ -39,11 +40,12 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
                 .status();
             let _ = p.child.kill();
             let _ = p.child.wait();
+            let slurm = job.as_deref().map(cancel_job).unwrap_or_default();
             // The group is gone, so its pipes close; wait a little for the readers.
             p.drained(Duration::from_secs(5));
             panic!(
                 "{cmd:?} still ran after {limit:?}: killed its process group {group}\n\
-                 processes then (pid state wchan command):\n{snapshot}\n\
+                 processes then (pid state wchan command):\n{snapshot}\n{slurm}\
                  stdout so far:\n{}\nstderr so far:\n{}",
                 String::from_utf8_lossy(&p.stdout()),
                 String::from_utf8_lossy(&p.stderr()),
@@ -59,6 +61,54 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
         stdout: p.stdout(),
         stderr: p.stderr(),
     }
+}
+
+/// For an `srun`: names its job (`SLURM_JOB_NAME`, unique to this call) and returns
+/// the name, so that a timeout can cancel the job (an `srun` killed with SIGKILL
+/// leaves its allocation to Slurm until cancelled, and every later job of its nodes
+/// waits for it). `None` for another program.
+fn slurm_job_name(cmd: &mut Command) -> Option<String> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let program = std::path::Path::new(cmd.get_program());
+    if program.file_name() != Some(std::ffi::OsStr::new("srun")) {
+        return None;
+    }
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("pmixrs-test-{}-{n}", std::process::id());
+    cmd.env("SLURM_JOB_NAME", &name);
+    Some(name)
+}
+
+/// Cancels the Slurm job named `name` (the one a timed-out `srun` started), each
+/// command bounded; returns what `squeue` said of it before, and how `scancel` went.
+fn cancel_job(name: &str) -> String {
+    let run = |program: &str, args: &[&str]| -> String {
+        let Ok(mut child) = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        else {
+            return format!("{program}: cannot run\n");
+        };
+        let until = Instant::now() + Duration::from_secs(20);
+        while child.try_wait().ok().flatten().is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        match child.wait_with_output() {
+            Ok(o) => format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => format!("{program}: {e}\n"),
+        }
+    };
+    let queue = run("squeue", &["-h", "-n", name, "-o", "%i %T %R"]);
+    let cancel = run("scancel", &["-n", name]);
+    format!("its Slurm job {name} then (id state reason):\n{queue}cancelled: {cancel}\n")
 }
 
 /// Removes from `cmd`'s environment what would leak into a job it starts: cargo's

@@ -23,6 +23,7 @@
 //! is its own (pmix-ffi's headers and C sources).
 
 pub mod child;
+pub mod counting;
 pub mod cprog;
 pub mod nodes;
 pub mod race;

@@ -3,7 +3,8 @@
 //! Both read only what `build()` precomputed, so measuring never walks the tree.
 
 use crate::cpuset::CpuSet;
-use crate::topology::{Entry, LocalityId, PackedIndex, Place, Topology};
+use crate::device::LocalityId;
+use crate::topology::{Entry, PackedIndex, Place, Topology};
 
 /// Measures entries from a query's origin: one implementation per kind of origin, so
 /// that each query loop is compiled for its own and the test is inlined in it.

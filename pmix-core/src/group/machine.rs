@@ -1,7 +1,8 @@
 //! One process's replica of one group: the sans-I/O state machine of docs/design.md §4. It
 //! owns the replica's phase, its current and lost members, and its output queue;
 //! it checks each call and input, hands the collective accounting to
-//! `collective`, and turns what happens into outputs (the types of `messages`).
+//! `collective`, and turns what happens into outputs (the types of `messages`). A
+//! leave hands the replica out as a [`Departure`].
 
 use heapless::Deque;
 
@@ -9,7 +10,7 @@ use super::collective::{Collectives, Outcome};
 use super::id::{GroupId, ProcId};
 use super::members::{MemberSet, Roster};
 use super::messages::{
-    Body, CollectiveOp, Completion, ConstructOptions, Departure, DepartureCause, GroupError,
+    Body, CollectiveOp, Completion, ConstructOptions, DepartureCause, GroupError, Message,
     Notification, Output,
 };
 use crate::status::Status;
@@ -464,6 +465,60 @@ impl Group {
             return None;
         }
         self.collectives.called()
+    }
+}
+
+/// A completed leave: the group is gone for the leaver. Holds the
+/// `PMIX_GROUP_LEFT` message, ranged to the members that were current at the leave.
+#[derive(Debug, Clone)]
+pub struct Departure {
+    group: Group,
+}
+
+impl Departure {
+    /// The departure of this process from `group`, as it stood at the leave.
+    fn new(group: Group) -> Departure {
+        Departure { group }
+    }
+
+    /// The group left.
+    pub fn group_id(&self) -> &GroupId {
+        self.group.id()
+    }
+
+    /// The `PMIX_GROUP_LEFT` message naming the group and the leaver.
+    pub fn message(&self) -> Message {
+        let from = self.leaver();
+        Message {
+            group: *self.group.id(),
+            from,
+            body: Body::Left,
+        }
+    }
+
+    /// The leaver (this process).
+    pub fn leaver(&self) -> ProcId {
+        self.group.roster().proc_at(self.group.my_rank())
+    }
+
+    /// Where the message goes: the current other members at the leave.
+    pub fn recipients(&self) -> impl Iterator<Item = ProcId> + '_ {
+        self.group.others()
+    }
+
+    /// The number of recipients.
+    pub fn recipient_count(&self) -> u32 {
+        self.group.member_count() - 1
+    }
+
+    /// A call of the leaver that was in flight on the group; it completes with
+    /// `PMIX_ERR_NOT_A_MEMBER` (its contribution still counts at the others).
+    pub fn cancelled(&self) -> Option<Completion> {
+        self.group.pending_call().map(|(op, seq)| Completion {
+            op,
+            seq,
+            status: Status::ERR_NOT_A_MEMBER,
+        })
     }
 }
 

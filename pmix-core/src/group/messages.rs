@@ -1,13 +1,13 @@
 //! What crosses a group replica's boundary (docs/design.md §4): the collectives and their
 //! options, the messages replicas exchange ([`Message`], [`Body`]), what a replica
-//! asks its runtime to do ([`Output`]: sends, events, completions), what a leave
-//! hands out ([`Departure`]) and why a call or input is refused ([`GroupError`]).
-//! Values only: the state machine that produces them is in `machine`.
+//! asks its runtime to do ([`Output`]: sends, events, completions) and why a call or
+//! input is refused ([`GroupError`]). Values only: the state machine that produces
+//! them is in `machine`, with what a leave hands out (`Departure`, which holds the
+//! replica).
 
 use core::fmt;
 
 use super::id::{GroupId, ProcId};
-use super::machine::Group;
 use super::members::{NoMemory, RosterError};
 use crate::status::{PmixError, Status};
 
@@ -114,7 +114,7 @@ pub struct Completion {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
     /// Send `body` (as a [`Message`] from this process) to every current other member
-    /// ([`Group::others`], read before the next input).
+    /// ([`Group::others`](super::Group::others), read before the next input).
     Send(Body),
     /// Raise this event on the local process.
     Notify(Notification),
@@ -231,59 +231,5 @@ impl PmixError for GroupError {
             | GroupError::OpMismatch { .. }
             | GroupError::DuplicateContribution { .. } => Status::ERR_BAD_PARAM,
         }
-    }
-}
-
-/// A completed leave: the group is gone for the leaver. Holds the
-/// `PMIX_GROUP_LEFT` message, ranged to the members that were current at the leave.
-#[derive(Debug, Clone)]
-pub struct Departure {
-    group: Group,
-}
-
-impl Departure {
-    /// The departure of this process from `group`, as it stood at the leave.
-    pub(super) fn new(group: Group) -> Departure {
-        Departure { group }
-    }
-
-    /// The group left.
-    pub fn group_id(&self) -> &GroupId {
-        self.group.id()
-    }
-
-    /// The `PMIX_GROUP_LEFT` message naming the group and the leaver.
-    pub fn message(&self) -> Message {
-        let from = self.leaver();
-        Message {
-            group: *self.group.id(),
-            from,
-            body: Body::Left,
-        }
-    }
-
-    /// The leaver (this process).
-    pub fn leaver(&self) -> ProcId {
-        self.group.roster().proc_at(self.group.my_rank())
-    }
-
-    /// Where the message goes: the current other members at the leave.
-    pub fn recipients(&self) -> impl Iterator<Item = ProcId> + '_ {
-        self.group.others()
-    }
-
-    /// The number of recipients.
-    pub fn recipient_count(&self) -> u32 {
-        self.group.member_count() - 1
-    }
-
-    /// A call of the leaver that was in flight on the group; it completes with
-    /// `PMIX_ERR_NOT_A_MEMBER` (its contribution still counts at the others).
-    pub fn cancelled(&self) -> Option<Completion> {
-        self.group.pending_call().map(|(op, seq)| Completion {
-            op,
-            seq,
-            status: Status::ERR_NOT_A_MEMBER,
-        })
     }
 }

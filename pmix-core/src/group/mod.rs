@@ -109,11 +109,12 @@
 //! # Layout
 //! - `id`: group ids, namespaces and process ids.
 //! - `members`: [`MemberSet`] bitsets and the [`Roster`] that numbers the members.
-//! - `messages`: what crosses a replica's boundary: [`Message`]s, [`Output`]s,
-//!   [`Departure`]s and [`GroupError`]s.
+//! - `messages`: what crosses a replica's boundary: [`Message`]s, [`Output`]s and
+//!   [`GroupError`]s.
 //! - `collective`: the in-flight collectives' accounting (contributed, departed,
 //!   pending) and their outcomes.
-//! - `machine`: the [`Group`] replica: phases, checks, the output queue.
+//! - `machine`: the [`Group`] replica: phases, checks, the output queue, and the
+//!   [`Departure`] a leave hands out (it holds the replica).
 //! - `table`: [`Groups`], a process's replicas by id.
 
 mod collective;
@@ -124,11 +125,11 @@ mod messages;
 mod table;
 
 pub use id::{FIRST_RESERVED_RANK, GroupId, IdError, IdKind, MAX_NSLEN, Nspace, ProcId};
-pub use machine::{Group, Phase};
+pub use machine::{Departure, Group, Phase};
 pub use members::{Iter, MAX_MEMBERS, MemberSet, NoMemory, OutOfRange, Roster, RosterError};
 pub use messages::{
-    Body, CollectiveOp, Completion, ConstructOptions, Departure, DepartureCause, GroupError,
-    Message, Notification, Output,
+    Body, CollectiveOp, Completion, ConstructOptions, DepartureCause, GroupError, Message,
+    Notification, Output,
 };
 pub use table::{GroupOutput, Groups};
 

@@ -3,9 +3,9 @@
 use alloc::collections::BTreeMap;
 
 use super::id::{GroupId, ProcId};
-use super::machine::{Group, Phase};
+use super::machine::{Departure, Group, Phase};
 use super::members::Roster;
-use super::messages::{ConstructOptions, Departure, GroupError, Message, Output};
+use super::messages::{ConstructOptions, GroupError, Message, Output};
 
 /// An output of one of the process's groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use core::ops::Range;
 
 use super::{DeviceId, Node, NodeId, NodeKind};
 use crate::cpuset::CpuSet;
-use crate::device::{Device, DeviceTypes, make_uuid};
+use crate::device::{Device, DeviceTypes, LocalityId, make_uuid};
 
 /// Gives every I/O object without an explicit locality the one of its nearest ancestor
 /// that has one (an I/O ancestor's explicit locality, or a processor's cpuset).
@@ -162,31 +162,6 @@ pub(crate) struct Locality {
     /// Index of the package whose PUs contain all of `cpus`; `None` when it spans
     /// packages (or is empty).
     pub(crate) package: Option<u32>,
-}
-
-/// Which of [`Topology::localities`](super::Topology::localities) a device has: the
-/// index plus one in a `NonZeroU32`, so that a query's "last locality seen" cache, an
-/// `Option<LocalityId>`, is four bytes and its hit test one comparison.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LocalityId(NonZeroU32);
-
-impl LocalityId {
-    /// The id of `localities[index]` (there are fewer localities than objects, and
-    /// `build()` keeps objects below `u32::MAX`).
-    fn new(index: usize) -> LocalityId {
-        LocalityId(NonZeroU32::MIN.saturating_add(index as u32))
-    }
-
-    /// The index in the localities.
-    pub(crate) fn index(self) -> usize {
-        (self.0.get() - 1) as usize
-    }
-}
-
-impl fmt::Debug for LocalityId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.index().fmt(f)
-    }
 }
 
 /// An index below `u32::MAX` kept plus one in a `NonZeroU32`, so that

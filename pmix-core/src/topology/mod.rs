@@ -39,7 +39,7 @@ mod entries;
 mod validate;
 
 pub use builder::TopologyBuilder;
-pub(crate) use entries::{Entry, Locality, LocalityId, PackedIndex, Place, entry_order};
+pub(crate) use entries::{Entry, Locality, PackedIndex, Place, entry_order};
 pub use validate::BuildError;
 
 /// The id of an object in a topology (its insertion index).

@@ -30,7 +30,7 @@ pub fn cpus(list: &str) -> CpuSet {
     CpuSet::parse_list(list).expect("test cpu list")
 }
 
-/// The reference machine of the distance tests (and the README example):
+/// The reference machine of the distance tests (and the example of docs/guide.md):
 ///
 /// ```text
 /// machine 0-15, host "node1"

@@ -1,10 +1,9 @@
-//! A counting global allocator for the "never allocates" tests. Each test binary that
-//! includes this module installs it with
-//! `#[global_allocator] static GLOBAL: counting::Counting = counting::Counting;`
+//! A counting global allocator for the "never allocates" tests (pmix-core's queries and
+//! membership updates, the node store's reads). Each test binary installs it with
+//! `#[global_allocator] static GLOBAL: Counting = Counting;`
 //! (one per binary), then measures with [`allocations_during`]: only allocations made
 //! on the calling thread while armed are counted, so the test harness's own threads
 //! cannot disturb the count.
-#![allow(dead_code, unreachable_pub)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
