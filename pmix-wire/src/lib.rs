@@ -26,6 +26,12 @@
 //! - [`stream`]: a [`Conversation`] fed either direction's bytes in any chunking;
 //!   it yields the handshake, then frames classified as requests, replies (matched
 //!   to their request by tag), events or I/O, ready for [`msg`].
+//! - [`keys`]: every attribute key, once (`PMIX_JOB_SIZE` is [`keys::JOB_SIZE`]).
+//!
+//! Beside the protocol, [`nodestore`]: the layout of the node store's segments
+//! (docs/serving.md §5), one namespace's data written once by a server and read in
+//! place by every client of its node, with its writer and its reader; values are
+//! stored as [`value`] encodes them.
 //!
 //! ```
 //! use pmix_wire::{Codec, Request, decode_request};
@@ -52,9 +58,11 @@ pub mod error;
 pub mod frame;
 pub mod ft;
 pub mod handshake;
+pub mod keys;
 pub mod limits;
 pub mod modex;
 pub mod msg;
+pub mod nodestore;
 pub mod stream;
 pub mod types;
 pub mod value;

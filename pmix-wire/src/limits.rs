@@ -20,6 +20,11 @@ pub struct Limits {
     /// sets it to what it can serve (its procs and namespaces); the default is
     /// [`Limits::max_count`]'s.
     pub max_procs: u32,
+    /// The most elements any other list of a message may hold (infos, keys,
+    /// codes, queries; a commit's values, counted as they are read), checked at
+    /// its `SIZE` before any is read. A server sets it to what a request needs (the
+    /// default is [`Limits::max_count`]'s; [`Limits::SERVER`]'s is 65,536).
+    pub max_list: u32,
     /// The deepest nesting of buffers, values and arrays.
     pub max_depth: u8,
     /// The length of hwloc's three support structures after a TOPO element's XML
@@ -38,8 +43,17 @@ impl Limits {
         max_count: 1 << 20,
         max_bytes: 64 << 20,
         max_procs: 1 << 20,
+        max_list: 1 << 20,
         max_depth: 16,
         topo_support: 32,
+    };
+
+    /// What a server holds its peers' requests to: [`Limits::DEFAULT`] with at most
+    /// 65,536 elements in a list other than of processes (a request names a few
+    /// infos or keys; a commit's values are bounded by what one process may keep).
+    pub const SERVER: Limits = Limits {
+        max_list: 1 << 16,
+        ..Limits::DEFAULT
     };
 }
 

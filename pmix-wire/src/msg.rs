@@ -591,16 +591,20 @@ impl Iof {
 // Shared pieces of the layouts.
 
 /// `SIZE n` then, if n > 0, one pack of n `T` (of processes, at most
-/// [`crate::Limits::max_procs`]).
+/// [`crate::Limits::max_procs`]; of anything else, at most
+/// [`crate::Limits::max_list`]).
 fn read_list<T: Element>(r: &mut Reader<'_>, what: &'static str) -> Result<Vec<T>, WireError> {
     let size_at = r.offset();
     let n = r.unpack_one::<Size>(what)?.0;
     if n == 0 {
         return Ok(Vec::new());
     }
-    if T::TYPE == crate::DataType::Proc {
-        r.bounded(n, r.limits().max_procs, what, size_at)?;
-    }
+    let limit = if T::TYPE == crate::DataType::Proc {
+        r.limits().max_procs
+    } else {
+        r.limits().max_list
+    };
+    r.bounded(n, limit, what, size_at)?;
     let pack_at = r.offset();
     let v = r.unpack::<T>(what)?;
     if v.len() as u64 != n {
@@ -689,6 +693,20 @@ fn read_until_end<T: Element>(r: &mut Reader<'_>, what: &'static str) -> Result<
     // like any reservation; pushing grows the rest.
     let mut v = Vec::with_capacity(r.capacity_for(r.rest().len() / 16));
     while !r.is_empty() {
+        v.push(r.unpack_one::<T>(what)?);
+    }
+    Ok(v)
+}
+
+/// [`read_until_end`], refusing the element after the first `max` (at its offset).
+fn read_until_end_bounded<T: Element>(
+    r: &mut Reader<'_>,
+    max: u32,
+    what: &'static str,
+) -> Result<Vec<T>, WireError> {
+    let mut v = Vec::with_capacity(r.capacity_for(r.rest().len() / 16).min(max as usize));
+    while !r.is_empty() {
+        r.bounded(v.len() as u64 + 1, max, what, r.offset())?;
         v.push(r.unpack_one::<T>(what)?);
     }
     Ok(v)
@@ -790,6 +808,44 @@ mod tests {
     }
 
     #[test]
+    fn a_list_or_a_commit_of_more_than_max_list_elements_is_refused_before_the_rest() {
+        let tight = Limits {
+            max_list: 2,
+            ..Limits::DEFAULT
+        };
+        let u = [crate::Uint32(1), crate::Uint32(2), crate::Uint32(3)];
+        let mut w = Writer::new(BufferType::NonDescribed);
+        write_list(&mut w, &u);
+        let mut r = Reader::new(w.as_bytes(), BufferType::NonDescribed, tight);
+        let e = read_list::<crate::Uint32>(&mut r, "u32s").unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::TooLarge { .. }), "{e}");
+        assert_eq!(e.offset, 0, "refused at its SIZE");
+        // A commit's values have no SIZE: the third is refused where it starts.
+        let commit = Commit {
+            buckets: vec![CommitBucket {
+                scope: crate::Scope::LOCAL,
+                buffer_type: BufferType::NonDescribed,
+                kvals: (0..3).map(|i| Kval::new("k", i as u32)).collect(),
+            }],
+        };
+        let mut w = Writer::new(BufferType::NonDescribed);
+        commit.write(&mut w);
+        let mut r = Reader::new(w.as_bytes(), BufferType::NonDescribed, tight);
+        let e = Commit::read(&mut r).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::TooLarge { .. }), "{e}");
+        let two = Commit {
+            buckets: vec![CommitBucket {
+                kvals: commit.buckets[0].kvals[..2].to_vec(),
+                ..commit.buckets[0].clone()
+            }],
+        };
+        let mut w = Writer::new(BufferType::NonDescribed);
+        two.write(&mut w);
+        let mut r = Reader::new(w.as_bytes(), BufferType::NonDescribed, tight);
+        assert_eq!(Commit::read(&mut r), Ok(two));
+    }
+
+    #[test]
     fn an_error_inside_a_byte_object_names_its_offset_in_the_payload() {
         // GETNB reply: STATUS 0, one byte object of 4 bytes holding a PROC pack
         // whose nspace string lacks its NUL (at payload offset 5).
@@ -827,6 +883,32 @@ mod tests {
         };
         let e = j.procs().next().unwrap().kvals().unwrap_err();
         assert_eq!(e.kind, ErrorKind::TooDeep { limit: 2 });
+    }
+
+    #[test]
+    fn a_message_encodes_for_its_codecs_limits_nested_buffers_included() {
+        // A topology whose support bytes are not the decoder's length is unencodable
+        // (`value`'s tests), also inside a job blob inside a REQ reply.
+        let t = Value::Topo(crate::value::Topo {
+            xml: Some("<x/>".into()),
+            support: vec![1; 4],
+        });
+        let kv = ProcBlob::new(crate::value::Rank(0), vec![Kval::new("k", t)]);
+        let job = Reply::Req(JobInfo {
+            nspace: "ns".into(),
+            items: vec![JobItem::Proc(kv)],
+        });
+        let mut codec = Codec::v422();
+        assert!(matches!(
+            job.encode(&codec).map_err(|e| e.kind),
+            Err(ErrorKind::Unencodable { .. })
+        ));
+        codec.limits = Limits {
+            topo_support: 4,
+            ..Limits::DEFAULT
+        };
+        let b = job.encode(&codec).unwrap();
+        assert_eq!(decode_reply(Command::Req, &b, &codec), Ok(job));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use alloc::vec::Vec;
 
-use super::{layout, read_nested, read_until_end, write_each, write_nested};
+use super::{
+    layout, read_nested, read_until_end, read_until_end_bounded, write_each, write_nested,
+};
 use crate::buf::{Reader, Writer};
 use crate::error::WireError;
 use crate::types::DataType;
@@ -50,7 +52,7 @@ layout! {
 
 /// The info key a pmix-rs client adds to a fence of a rank-state round
 /// ([`FenceNbReply`]): its value, a byte object, is this process's contribution.
-pub const FT_CONTRIBUTION_KEY: &str = "pmixrs.ft.contrib";
+pub const FT_CONTRIBUTION_KEY: &str = crate::keys::RS_FT_CONTRIBUTION;
 
 /// FENCENB's reply with the contributions of a rank-state round: a pmix-rs
 /// extension of §6.5, whose 4.2 reply is a lone STATUS. Our server answers it,
@@ -128,7 +130,7 @@ impl Commit {
             let ty = crate::types::BufferType::from_code(code)
                 .ok_or_else(|| super::bad("commit buffer type", "not 1 or 2", at))?;
             let kvals = read_nested(r, ty, "commit buffer", |inner| {
-                read_until_end::<Kval>(inner, "commit kval")
+                read_until_end_bounded::<Kval>(inner, inner.limits().max_list, "commit kval")
             })?;
             buckets.push(CommitBucket {
                 scope,

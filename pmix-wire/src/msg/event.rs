@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::{layout, read_list, read_until_end, write_each, write_list};
+use super::{layout, read_list, read_until_end_bounded, write_each, write_list};
 use crate::buf::{Reader, Writer};
 use crate::error::WireError;
 use crate::types::Command;
@@ -35,7 +35,7 @@ impl DeregEvents {
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(DeregEvents {
-            codes: read_until_end(r, "code")?,
+            codes: read_until_end_bounded(r, r.limits().max_list, "code")?,
         })
     }
 

@@ -12,13 +12,13 @@ use crate::types::DataType;
 use crate::value::{DataArray, Info, Kval, Value, WStr, req_bytes};
 
 /// The key of a per-process blob.
-pub const PROC_BLOB_KEY: &str = "pmix.pblob";
+pub const PROC_BLOB_KEY: &str = crate::keys::PROC_BLOB;
 /// The key of the session array.
-pub const SESSION_ARRAY_KEY: &str = "pmix.ssn.arr";
+pub const SESSION_ARRAY_KEY: &str = crate::keys::SESSION_INFO_ARRAY;
 /// The key of a node array.
-pub const NODE_ARRAY_KEY: &str = "pmix.node.arr";
+pub const NODE_ARRAY_KEY: &str = crate::keys::NODE_INFO_ARRAY;
 /// The key of an app array.
-pub const APP_ARRAY_KEY: &str = "pmix.app.arr";
+pub const APP_ARRAY_KEY: &str = crate::keys::APP_INFO_ARRAY;
 
 /// One KVAL of the job-info blob, typed by its key.
 ///
@@ -55,10 +55,10 @@ pub struct JobInfo {
 }
 
 fn array_kind(key: &WStr) -> Option<fn(Vec<Info>) -> JobItem> {
-    match key.as_bytes() {
-        b"pmix.ssn.arr" => Some(JobItem::Session),
-        b"pmix.node.arr" => Some(JobItem::Node),
-        b"pmix.app.arr" => Some(JobItem::App),
+    match key.as_str()? {
+        crate::keys::SESSION_INFO_ARRAY => Some(JobItem::Session),
+        crate::keys::NODE_INFO_ARRAY => Some(JobItem::Node),
+        crate::keys::APP_INFO_ARRAY => Some(JobItem::App),
         _ => None,
     }
 }

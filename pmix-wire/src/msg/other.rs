@@ -73,8 +73,9 @@ impl Lookup {
         let uid = r.unpack_one::<Uint32>("uid")?;
         let at = r.offset();
         let n = r.unpack_one::<Size>("nkeys")?.0;
-        // Each key is its own pack of at least two bytes: bound n by what remains
-        // before trusting it.
+        // At most max_list keys; each is its own pack of at least two bytes:
+        // bound n by what remains too before trusting it.
+        r.bounded(n, r.limits().max_list, "nkeys", at)?;
         if n > r.rest().len() as u64 {
             return Err(WireError::new(
                 ErrorKind::TooLarge {

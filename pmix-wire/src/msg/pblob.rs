@@ -116,7 +116,7 @@ impl ProcBlob {
     /// Decodes a blob's byte-object body (its size, then the nested buffer of type
     /// `ty`): the rank now, the KVALs' bytes kept packed.
     pub(crate) fn read(r: &mut Reader<'_>, ty: BufferType) -> Result<ProcBlob, WireError> {
-        read_nested(r, ty, "pmix.pblob", |inner| {
+        read_nested(r, ty, crate::keys::PROC_BLOB, |inner| {
             let rank = inner.unpack_one::<Rank>("pblob rank")?;
             let (limits, base, depth) = (*inner.limits(), inner.offset(), inner.depth());
             let bytes = inner.take(inner.rest().len(), "pblob kvals")?.to_vec();

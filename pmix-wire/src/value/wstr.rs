@@ -41,50 +41,88 @@ enum Repr {
 /// then a compare of known width for each key of that length and byte (one or two).
 fn well_known(b: &[u8]) -> Option<&'static [u8]> {
     Some(match (b.len(), b.get(5).copied().unwrap_or(0)) {
-        (9, b'l') if b == b"pmix.lldr" => b"pmix.lldr",
-        (9, b'p') if b == b"pmix.pmem" => b"pmix.pmem",
-        (9, b'r') if b == b"pmix.rank" => b"pmix.rank",
-        (10, b'g') if b == b"pmix.grank" => b"pmix.grank",
-        (10, b'h') if b == b"pmix.hname" => b"pmix.hname",
-        (10, b'j') if b == b"pmix.jobid" => b"pmix.jobid",
-        (10, b'l') if b == b"pmix.lrank" => b"pmix.lrank",
-        (10, b'm') if b == b"pmix.mapby" => b"pmix.mapby",
-        (10, b'n') if b == b"pmix.nlist" => b"pmix.nlist",
-        (10, b'n') if b == b"pmix.nrank" => b"pmix.nrank",
-        (10, b'p') if b == b"pmix.pblob" => b"pmix.pblob",
-        (11, b'a') if b == b"pmix.appldr" => b"pmix.appldr",
-        (11, b'a') if b == b"pmix.appnum" => b"pmix.appnum",
-        (11, b'b') if b == b"pmix.bindto" => b"pmix.bindto",
-        (11, b'c') if b == b"pmix.cpuset" => b"pmix.cpuset",
-        (11, b'l') if b == b"pmix.locstr" => b"pmix.locstr",
-        (11, b'l') if b == b"pmix.lpeers" => b"pmix.lpeers",
-        (11, b'n') if b == b"pmix.nodeid" => b"pmix.nodeid",
-        (11, b'n') if b == b"pmix.nspace" => b"pmix.nspace",
-        (11, b'o') if b == b"pmix.offset" => b"pmix.offset",
-        (11, b'r') if b == b"pmix.rankby" => b"pmix.rankby",
-        (12, b'a') if b == b"pmix.app.arr" => b"pmix.app.arr",
-        (12, b'a') if b == b"pmix.apprank" => b"pmix.apprank",
-        (12, b'c') if b == b"pmix.collect" => b"pmix.collect",
-        (12, b's') if b == b"pmix.ssn.arr" => b"pmix.ssn.arr",
-        (12, b't') if b == b"pmix.toposig" => b"pmix.toposig",
-        (13, b'a') if b == b"pmix.app.size" => b"pmix.app.size",
-        (13, b'e') if b == b"pmix.evnondef" => b"pmix.evnondef",
-        (13, b'j') if b == b"pmix.job.size" => b"pmix.job.size",
-        (13, b'm') if b == b"pmix.max.size" => b"pmix.max.size",
-        (13, b'n') if b == b"pmix.node.arr" => b"pmix.node.arr",
-        (13, b's') if b == b"pmix.srv.rank" => b"pmix.srv.rank",
-        (14, b'j') if b == b"pmix.job.napps" => b"pmix.job.napps",
-        (14, b'n') if b == b"pmix.node.size" => b"pmix.node.size",
-        (14, b'n') if b == b"pmix.num.nodes" => b"pmix.num.nodes",
-        (14, b'u') if b == b"pmix.univ.size" => b"pmix.univ.size",
-        (15, b'b') if b == b"pmix.bfrops.mod" => b"pmix.bfrops.mod",
-        (15, b'l') if b == b"pmix.local.size" => b"pmix.local.size",
-        (15, b's') if b == b"pmix.session.id" => b"pmix.session.id",
-        (15, b's') if b == b"pmix.srv.nspace" => b"pmix.srv.nspace",
-        (16, b'r') if b == b"pmix.reg.cleanup" => b"pmix.reg.cleanup",
-        (18, b'c') if b == b"pmix.clnup.recurse" => b"pmix.clnup.recurse",
-        (19, b'r') if b == b"pmix.reg.cleanupdir" => b"pmix.reg.cleanupdir",
-        (25, b's') if b == b"pmix.srvr.internal.notify" => b"pmix.srvr.internal.notify",
+        (9, b'l') if b == crate::keys::LOCALLDR.as_bytes() => crate::keys::LOCALLDR.as_bytes(),
+        (9, b'p') if b == crate::keys::AVAIL_PHYS_MEMORY.as_bytes() => {
+            crate::keys::AVAIL_PHYS_MEMORY.as_bytes()
+        }
+        (9, b'r') if b == crate::keys::RANK.as_bytes() => crate::keys::RANK.as_bytes(),
+        (10, b'g') if b == crate::keys::GLOBAL_RANK.as_bytes() => {
+            crate::keys::GLOBAL_RANK.as_bytes()
+        }
+        (10, b'h') if b == crate::keys::HOSTNAME.as_bytes() => crate::keys::HOSTNAME.as_bytes(),
+        (10, b'j') if b == crate::keys::JOBID.as_bytes() => crate::keys::JOBID.as_bytes(),
+        (10, b'l') if b == crate::keys::LOCAL_RANK.as_bytes() => crate::keys::LOCAL_RANK.as_bytes(),
+        (10, b'm') if b == crate::keys::MAPBY.as_bytes() => crate::keys::MAPBY.as_bytes(),
+        (10, b'n') if b == crate::keys::NODE_LIST.as_bytes() => crate::keys::NODE_LIST.as_bytes(),
+        (10, b'n') if b == crate::keys::NODE_RANK.as_bytes() => crate::keys::NODE_RANK.as_bytes(),
+        (10, b'p') if b == crate::keys::PROC_BLOB.as_bytes() => crate::keys::PROC_BLOB.as_bytes(),
+        (9, b'a') if b == crate::keys::APPLDR.as_bytes() => crate::keys::APPLDR.as_bytes(),
+        (11, b'a') if b == crate::keys::APPNUM.as_bytes() => crate::keys::APPNUM.as_bytes(),
+        (11, b'b') if b == crate::keys::BINDTO.as_bytes() => crate::keys::BINDTO.as_bytes(),
+        (11, b'c') if b == crate::keys::CPUSET.as_bytes() => crate::keys::CPUSET.as_bytes(),
+        (11, b'l') if b == crate::keys::LOCALITY_STRING.as_bytes() => {
+            crate::keys::LOCALITY_STRING.as_bytes()
+        }
+        (11, b'l') if b == crate::keys::LOCAL_PEERS.as_bytes() => {
+            crate::keys::LOCAL_PEERS.as_bytes()
+        }
+        (11, b'n') if b == crate::keys::NODEID.as_bytes() => crate::keys::NODEID.as_bytes(),
+        (11, b'n') if b == crate::keys::NSPACE.as_bytes() => crate::keys::NSPACE.as_bytes(),
+        (11, b'o') if b == crate::keys::NPROC_OFFSET.as_bytes() => {
+            crate::keys::NPROC_OFFSET.as_bytes()
+        }
+        (11, b'r') if b == crate::keys::RANKBY.as_bytes() => crate::keys::RANKBY.as_bytes(),
+        (12, b'a') if b == crate::keys::APP_INFO_ARRAY.as_bytes() => {
+            crate::keys::APP_INFO_ARRAY.as_bytes()
+        }
+        (12, b'a') if b == crate::keys::APP_RANK.as_bytes() => crate::keys::APP_RANK.as_bytes(),
+        (12, b'c') if b == crate::keys::COLLECT_DATA.as_bytes() => {
+            crate::keys::COLLECT_DATA.as_bytes()
+        }
+        (12, b's') if b == crate::keys::SESSION_INFO_ARRAY.as_bytes() => {
+            crate::keys::SESSION_INFO_ARRAY.as_bytes()
+        }
+        (12, b't') if b == crate::keys::TOPOLOGY_SIGNATURE.as_bytes() => {
+            crate::keys::TOPOLOGY_SIGNATURE.as_bytes()
+        }
+        (13, b'a') if b == crate::keys::APP_SIZE.as_bytes() => crate::keys::APP_SIZE.as_bytes(),
+        (13, b'e') if b == crate::keys::EVENT_NON_DEFAULT.as_bytes() => {
+            crate::keys::EVENT_NON_DEFAULT.as_bytes()
+        }
+        (13, b'j') if b == crate::keys::JOB_SIZE.as_bytes() => crate::keys::JOB_SIZE.as_bytes(),
+        (13, b'm') if b == crate::keys::MAX_PROCS.as_bytes() => crate::keys::MAX_PROCS.as_bytes(),
+        (13, b'n') if b == crate::keys::NODE_INFO_ARRAY.as_bytes() => {
+            crate::keys::NODE_INFO_ARRAY.as_bytes()
+        }
+        (13, b's') if b == crate::keys::SERVER_RANK.as_bytes() => {
+            crate::keys::SERVER_RANK.as_bytes()
+        }
+        (14, b'j') if b == crate::keys::JOB_NUM_APPS.as_bytes() => {
+            crate::keys::JOB_NUM_APPS.as_bytes()
+        }
+        (14, b'n') if b == crate::keys::NODE_SIZE.as_bytes() => crate::keys::NODE_SIZE.as_bytes(),
+        (14, b'n') if b == crate::keys::NUM_NODES.as_bytes() => crate::keys::NUM_NODES.as_bytes(),
+        (14, b'u') if b == crate::keys::UNIV_SIZE.as_bytes() => crate::keys::UNIV_SIZE.as_bytes(),
+        (15, b'b') if b == crate::keys::BFROPS_MODULE.as_bytes() => {
+            crate::keys::BFROPS_MODULE.as_bytes()
+        }
+        (15, b'l') if b == crate::keys::LOCAL_SIZE.as_bytes() => crate::keys::LOCAL_SIZE.as_bytes(),
+        (15, b's') if b == crate::keys::SESSION_ID.as_bytes() => crate::keys::SESSION_ID.as_bytes(),
+        (15, b's') if b == crate::keys::SERVER_NSPACE.as_bytes() => {
+            crate::keys::SERVER_NSPACE.as_bytes()
+        }
+        (16, b'r') if b == crate::keys::REGISTER_CLEANUP.as_bytes() => {
+            crate::keys::REGISTER_CLEANUP.as_bytes()
+        }
+        (18, b'c') if b == crate::keys::CLEANUP_RECURSIVE.as_bytes() => {
+            crate::keys::CLEANUP_RECURSIVE.as_bytes()
+        }
+        (19, b'r') if b == crate::keys::REGISTER_CLEANUP_DIR.as_bytes() => {
+            crate::keys::REGISTER_CLEANUP_DIR.as_bytes()
+        }
+        (25, b's') if b == crate::keys::SERVER_INTERNAL_NOTIFY.as_bytes() => {
+            crate::keys::SERVER_INTERNAL_NOTIFY.as_bytes()
+        }
         _ => return None,
     })
 }
@@ -388,7 +426,7 @@ mod tests {
         assert!(matches!(decoded("fifteen bytes!!").0, Repr::Heap(_)));
         // Keys of the table, of each length and position in it, are found.
         for k in [
-            "pmix.appldr",
+            "pmix.aldr",
             "pmix.srvr.internal.notify",
             "pmix.reg.cleanupdir",
             "pmix.rank",
