@@ -6,6 +6,7 @@ use pmix_core::{CpuSet, DeviceDistance, DeviceTypes, Topology};
 use pmix_wire::{Info, InfoFlags, Value};
 
 use crate::error::Error;
+use pmix_wire::keys;
 
 /// What `PMIx_Compute_distances` is asked: where from, to which devices, on which
 /// topology. Borrowed, so the blocking form copies nothing.
@@ -62,7 +63,7 @@ impl Directives {
         let mut d = Directives::default();
         for i in infos {
             match i.key.as_str().unwrap_or_default() {
-                "pmix.dev.type" => {
+                keys::DEVICE_TYPE => {
                     let mask = match &i.value {
                         Value::DevType(m) => Some(*m),
                         v => v
@@ -75,14 +76,14 @@ impl Directives {
                         .ok_or_else(|| bad("a device type mask selects no known type"))?;
                     d.types = Some(d.types.map_or(t, |u| u | t));
                 }
-                "pmix.dev.id" => d.ids.push(string(&i.value)?),
-                "pmix.dev.dist.origin" => {
+                keys::DEVICE_ID => d.ids.push(string(&i.value)?),
+                keys::DEVICE_DIST_ORIGIN => {
                     if d.origin.is_some() {
                         return Err(bad("two origins"));
                     }
                     d.origin = Some(string(&i.value)?);
                 }
-                "pmix.dev.dist" => {}
+                keys::DEVICE_DISTANCES => {}
                 k if i.flags.0 & InfoFlags::REQD.0 != 0 => {
                     return Err(Error::NotSupported(
                         format!("a required directive {k:?} of a distance request").into(),

@@ -101,3 +101,17 @@ impl PmixError for LoadError {
         }
     }
 }
+
+impl Error {
+    /// The error of a request whose server connection was lost before its answer
+    /// (`PMIX_ERR_UNREACH`).
+    pub(crate) fn lost() -> Error {
+        Error::Unreach("the connection to the PMIx server was lost".into())
+    }
+
+    /// The error of a key that is not 1 to [`MAX_KEYLEN`](pmix_wire::keys::MAX_KEYLEN)
+    /// bytes without NUL (`PMIX_ERR_BAD_PARAM`).
+    pub(crate) fn bad_key() -> Error {
+        Error::BadParam("a key is 1 to 511 bytes without NUL".into())
+    }
+}

@@ -87,35 +87,41 @@
 //! **Node and process maps** ([`regex`]): what libpmix2's `PMIx_generate_regex` and
 //! `PMIx_generate_ppn` give a host, and the parsing of the `PMIX_NODE_MAP` /
 //! `PMIX_PROC_MAP` values a host registers a namespace with.
+//!
+//! **How the source is arranged** (ARCHITECTURE.md has the map), by who uses what:
+//! - the top holds what the client side and the server side both use: the error
+//!   ([`Error`]), the OS calls ([`os`]), where a topology comes
+//!   from ([`topology`]), distance requests and answers ([`DistanceRequest`],
+//!   [`Directives`]) and the query service ([`service`], which a [`Server`] answers
+//!   its clients' distance requests from);
+//! - [`client`]: the client side (the instance of every role, its progress thread,
+//!   its calls and event handlers ([`events`]), its group records, the connection to
+//!   a server), which imports nothing of the server;
+//! - [`server`]: the server and what its hosts use: the host contract, what a host
+//!   registers, its node and process maps ([`regex`]), and the server a
+//!   [`Role::Server`] instance embeds ([`Pmix::attach_server`], [`Pmix::serve`]);
+//! - [`sim`] joins the two sides in one process, for tests.
 
-mod calls;
 pub mod client;
 mod distances;
 mod error;
-pub mod events;
-pub mod ft;
-pub mod global;
-mod instance;
-mod invite;
-mod membership;
 pub mod os;
-mod progress;
-pub mod regex;
-mod relay;
 pub mod server;
 pub mod service;
 pub mod sim;
 pub mod topology;
-mod trackers;
 
+pub use client::calls::ft;
+pub use client::events;
+pub use client::events::{EventAction, EventHandler, EventInfo};
+pub use client::instance::global;
+pub use client::instance::{Connect, DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
 pub use client::{Client, ServerEnv};
 pub use distances::{Answer, Directives, DistanceRequest, Distances, RelayedDistance, Row};
 pub use error::{Error, LoadError};
-pub use events::{EventAction, EventHandler, EventInfo};
-pub use instance::{Connect, DistancesCallback, InitOptions, Mode, Pmix, ProcId, Role};
 pub use os::BindEnvelope;
 pub use pmix_core::{PmixError, Status};
 /// The wire codec's types the client's calls take and give (values, infos, processes).
 pub use pmix_wire as wire;
-pub use server::{Server, ServerConfig};
+pub use server::{Server, ServerConfig, regex};
 pub use service::{AnswerError, Service};

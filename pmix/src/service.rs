@@ -3,10 +3,12 @@
 //!
 //! Every face of the library answers local questions through a [`Service`]: a
 //! [`Pmix`](crate::Pmix) instance holds one (the C ABI reaches it through the instance),
-//! `pmix-topo` makes one for its run, and the coming server will hold one for its node.
-//! What a face adds on top is its own: the instance its rules (docs/design.md §6) and the relay
-//! to a server (an [`AnswerError`] becomes `PMIX_ERR_UNREACH` there), `pmix-topo` its
-//! command line and output.
+//! `pmix-topo` makes one for its run, and a [`Server`](crate::Server) is given one
+//! for its node ([`ServerConfig::service`](crate::ServerConfig::service): the distance
+//! requests its clients relay): the client side and the server side both use it, so
+//! it sits at the top of the crate. What a face adds on top is its own: the instance
+//! its rules (docs/design.md §6) and the relay to a server (an [`AnswerError`] becomes
+//! `PMIX_ERR_UNREACH` there), `pmix-topo` its command line and output.
 //!
 //! **The topology** is loaded once, on first use, from the source name given at
 //! [`Service::new`] ([`topology::load`]), with the host name rule applied

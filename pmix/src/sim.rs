@@ -30,7 +30,7 @@ use crate::client::conn::{Conn, Link, Shared};
 use crate::client::core::{Handshake, Step};
 use crate::client::{Client, ServerEnv};
 use crate::error::Error;
-use crate::server::core::{ConnId, Core, CoreConfig, JobEvent, NamespaceSpec, Output};
+use crate::server::core::{ConnId, Core, CoreConfig, NamespaceSpec, Output, Upcall};
 
 /// The host name of a job made by [`Job::single_node`].
 pub const HOST: &str = "node0";
@@ -55,7 +55,7 @@ struct State {
     now: Instant,
     next_conn: ConnId,
     clients: HashMap<ConnId, Weak<Shared>>,
-    job_events: Vec<JobEvent>,
+    upcalls: Vec<Upcall>,
 }
 
 /// What a client did to its link.
@@ -165,7 +165,7 @@ impl JobShared {
     }
 }
 
-/// Moves the core's outputs into `out` (and the launcher's events into the state).
+/// Moves the core's outputs into `out` (and its upcalls into the state).
 fn drain(st: &mut State, out: &mut VecDeque<(Arc<Shared>, ToClient)>) {
     while let Some(o) = st.core.poll_output() {
         match o {
@@ -182,8 +182,9 @@ fn drain(st: &mut State, out: &mut VecDeque<(Arc<Shared>, ToClient)>) {
                     ));
                 }
             }
-            Output::Job(ev) => st.job_events.push(ev),
-            Output::Host(call) => st.job_events.push(crate::server::JobEvent::Host(call)),
+            Output::Host(up) => st.upcalls.push(up),
+            // Only a host asks (`Core::dmodex_request`), and this job has none.
+            Output::DmodexAnswer { .. } => {}
         }
     }
 }
@@ -198,7 +199,7 @@ impl Job {
                     now,
                     next_conn: 1,
                     clients: HashMap::new(),
-                    job_events: Vec::new(),
+                    upcalls: Vec::new(),
                 }),
                 inbound: Mutex::new(VecDeque::new()),
                 outbox: Mutex::new(VecDeque::new()),
@@ -213,7 +214,7 @@ impl Job {
     /// # Errors
     /// The core's refusal of the namespace (an empty or too long name, no ranks).
     pub fn single_node(nspace: &str, size: u32) -> Result<Job, Error> {
-        let (uid, gid) = crate::server::net::effective_ids();
+        let (uid, gid) = crate::os::effective_ids();
         let mut core = Core::new(CoreConfig::new("srv", 0, HOST, uid, gid));
         core.add_namespace(NamespaceSpec::single_node(nspace, size, uid, gid))
             .map_err(|e| Error::BadParam(e.to_string().into()))?;
@@ -250,9 +251,10 @@ impl Job {
         self.shared.pump();
     }
 
-    /// What the core told the launcher so far (connections, finalizes, aborts).
-    pub fn job_events(&self) -> Vec<JobEvent> {
-        lock(&self.shared.state).job_events.clone()
+    /// The upcalls the core made so far, in order (connections, finalizes, aborts,
+    /// losses): this job has no host, so they are only recorded.
+    pub fn upcalls(&self) -> Vec<Upcall> {
+        lock(&self.shared.state).upcalls.clone()
     }
 
     /// Connects rank `rank` of `nspace` as a launched client: the handshake, then
@@ -311,7 +313,7 @@ impl Job {
                 ));
             }
         };
-        let (uid, _) = crate::server::net::effective_ids();
+        let (uid, _) = crate::os::effective_ids();
         let (conn_id, reply) = {
             let mut st = lock(&self.shared.state);
             let conn_id = st.next_conn;

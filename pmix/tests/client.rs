@@ -854,3 +854,53 @@ fn a_failure_notified_by_a_client_or_a_tool_reaches_the_handlers_but_no_tracker_
     b.finalize().unwrap();
     s.shutdown().unwrap();
 }
+
+#[test]
+fn a_server_instance_raises_its_hosts_notifications_among_the_clients_of_its_server() {
+    // PMIx_server_init's instance: the host's PMIx_Notify_event beyond its own process
+    // goes to the clients of the server it embeds (Pmix::attach_server).
+    use pmix::events::{EventAction, EventHandler};
+    use std::sync::{Arc, mpsc};
+    let ns = "client.hostnotify";
+    let s = Arc::new(server(ns));
+    let never = || InitOptions {
+        connect: Connect::Never,
+        ..InitOptions::default()
+    };
+    let host = Pmix::init(Role::Server, never()).unwrap();
+    assert!(host.server().is_none());
+    let tool = Pmix::init(Role::Tool, never()).unwrap();
+    let e = tool.attach_server(Arc::clone(&s)).unwrap_err();
+    assert_eq!(e.status(), Status::ERR_BAD_PARAM);
+    host.attach_server(Arc::clone(&s)).unwrap();
+    let e = host.attach_server(Arc::clone(&s)).unwrap_err();
+    assert_eq!(e.status(), Status::ERR_BAD_PARAM);
+    assert!(Arc::ptr_eq(host.server().unwrap(), &s));
+
+    let b = client(&s, ns, 1);
+    let (tx, rx) = mpsc::channel();
+    let handler: EventHandler = Arc::new(move |_, ev| {
+        tx.send(ev.status).unwrap();
+        EventAction::Complete
+    });
+    b.register_event_handler(&[-3002], &[], handler).unwrap();
+    let (done_tx, done_rx) = mpsc::channel();
+    let done = move |r| done_tx.send(r).unwrap();
+    host.notify_event(-3002, None, pmix::wire::DataRange::LOCAL, &[], done.clone())
+        .unwrap();
+    done_rx
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap()
+        .unwrap();
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)).unwrap(), -3002);
+
+    // Once the server has stopped, the notification's callback says so.
+    b.finalize().unwrap();
+    s.shutdown().unwrap();
+    host.notify_event(-3002, None, pmix::wire::DataRange::LOCAL, &[], done)
+        .unwrap();
+    let e = done_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(e.unwrap_err().status(), Status::ERR_UNREACH);
+    host.finalize().unwrap();
+    tool.finalize().unwrap();
+}

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pmix::client::GroupOutcome;
-use pmix::server::core::{Core, CoreConfig, JobEvent, NamespaceSpec};
+use pmix::server::core::{Core, CoreConfig, NamespaceSpec, Upcall};
 use pmix::sim::{HOST, Job};
 use pmix::wire::{DataRange, Event, Info, Proc, Query, Rank, Scope, Value, WStr};
 use pmix::{Client, Error, PmixError, Status};
@@ -86,9 +86,9 @@ fn connect_loads_job_information_answered_from_the_store() {
     let size = c.get(NS, Rank::WILDCARD.0, "pmix.job.size", &[]).unwrap();
     assert_eq!(size, Value::Uint32(4));
     let connected = job
-        .job_events()
+        .upcalls()
         .iter()
-        .filter(|e| matches!(e, JobEvent::Connected { .. }))
+        .filter(|e| matches!(e, Upcall::Connected { .. }))
         .count();
     assert_eq!(connected, 4);
 }
@@ -172,9 +172,9 @@ fn a_rank_that_dies_fails_the_fence_of_the_others_and_they_hear_of_it() {
     let e = taken(&f0).unwrap_err();
     assert_ne!(status_of(&e), 0, "{e}");
     assert!(
-        job.job_events()
+        job.upcalls()
             .iter()
-            .any(|e| matches!(e, JobEvent::Lost { rank: 2, .. }))
+            .any(|e| matches!(e, Upcall::Lost { rank: 2, .. }))
     );
     // The survivors' default handlers hear that rank 2 ended.
     for s in &seen[..2] {
@@ -408,15 +408,15 @@ fn abort_tells_the_launcher_and_finalize_closes_cleanly() {
     let (job, clients, _) = job(2);
     clients[1].finalize().unwrap();
     assert!(
-        job.job_events()
+        job.upcalls()
             .iter()
-            .any(|e| matches!(e, JobEvent::Finalized { rank: 1, .. }))
+            .any(|e| matches!(e, Upcall::Finalized { rank: 1, .. }))
     );
     clients[0].abort(3, Some("bye"), &[]).unwrap();
     assert!(
-        job.job_events()
+        job.upcalls()
             .iter()
-            .any(|e| matches!(e, JobEvent::Aborted { .. }))
+            .any(|e| matches!(e, Upcall::Aborted { .. }))
     );
     // After finalize the connection refuses requests.
     let f = slot();

@@ -6,7 +6,7 @@ mod server_core_common;
 use std::time::Instant;
 
 use pmix::server::core::{
-    Core, CoreConfig, DIST_ORIGIN_KEY, JobEvent, NamespaceSpec, Output, Refused,
+    Core, CoreConfig, DIST_ORIGIN_KEY, NamespaceSpec, Output, Refused, Upcall,
 };
 use pmix_wire::frame::Decoded;
 use pmix_wire::handshake::ToolReply;
@@ -27,12 +27,12 @@ fn a_registered_client_gets_status_0_and_its_peer_index_in_connection_order() {
     assert_eq!(
         outs,
         vec![
-            Output::Job(JobEvent::Connected {
+            Output::Host(Upcall::Connected {
                 conn: 10,
                 nspace: "job".into(),
                 rank: 1
             }),
-            Output::Job(JobEvent::Connected {
+            Output::Host(Upcall::Connected {
                 conn: 11,
                 nspace: "job".into(),
                 rank: 0
@@ -212,7 +212,7 @@ fn a_tool_started_as_a_rank_of_our_job_is_that_rank() {
     let outs = drain(&mut core);
     assert!(matches!(
         &outs[..],
-        [Output::Job(JobEvent::Connected { rank: 1, .. })]
+        [Output::Host(Upcall::Connected { rank: 1, .. })]
     ));
     // It is served as rank 1 (REQ answered with the blob), and the rank is taken.
     let mut t = Fake {
@@ -358,7 +358,8 @@ fn finalize_is_answered_and_reported_and_a_close_after_it_is_no_loss() {
     assert_eq!(status(&outs, &a, tag, Command::Finalize), 0);
     assert_eq!(
         outs.last(),
-        Some(&Output::Job(JobEvent::Finalized {
+        Some(&Output::Host(Upcall::Finalized {
+            id: None,
             nspace: "job".into(),
             rank: 0
         }))
@@ -385,7 +386,7 @@ fn abort_is_answered_then_reported_to_the_launcher() {
     assert_eq!(status(&outs[..1], &a, tag, Command::Abort), 0);
     assert_eq!(
         outs[1],
-        Output::Job(JobEvent::Aborted {
+        Output::Host(Upcall::Aborted {
             nspace: "job".into(),
             rank: 1,
             status: 42,

@@ -10,7 +10,8 @@ use std::time::Instant;
 use pmix::server::core::{Core, CoreConfig, NamespaceSpec};
 use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb, Lookup, Publish, RegEvents};
 use pmix_wire::{
-    BufferType, Command, Info, Kval, Proc, Rank, Request, Scope, Status, Uint32, WStr,
+    BufferType, ByteObject, Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Status, Uint32,
+    Value, WStr,
 };
 use server_core_common::*;
 
@@ -228,6 +229,54 @@ fn a_fence_naming_its_namespace_a_million_times_is_refused_at_its_count() {
     }
 }
 
+#[test]
+fn a_request_of_more_infos_keys_or_values_than_the_server_admits_is_refused_at_its_count() {
+    let now = Instant::now();
+    let mut core = core_with("job", 3);
+    assert_eq!(
+        core.config().limits.max_list,
+        1 << 16,
+        "the server's default"
+    );
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    let mut b = connect(&mut core, 2, "job", 1, now);
+    drain(&mut core);
+    let infos = |n: u32| (0..n).map(|i| Info::new("h.k", i)).collect::<Vec<_>>();
+    let get = |info: Vec<Info>| {
+        Request::GetNb(GetNb {
+            nspace: "job".into(),
+            rank: Rank(1),
+            info,
+            key: Some(WStr::from("k")),
+        })
+    };
+    // One more info than max_list: closed at the count.
+    a.send(&mut core, &get(infos((1 << 16) + 1)), now);
+    let outs = drain(&mut core);
+    assert!(outs.contains(&pmix::server::core::Output::Close { conn: a.conn }));
+    // An array longer than the processes the server could name: closed too.
+    let long = (0..(1u32 << 16) + 1).map(Value::Uint32).collect();
+    let array = pmix_wire::DataArray::new(pmix_wire::DataType::Uint32, long).unwrap();
+    b.send(
+        &mut core,
+        &get(vec![Info::new("h.a", Value::DataArray(array))]),
+        now,
+    );
+    let outs = drain(&mut core);
+    assert!(outs.contains(&pmix::server::core::Output::Close { conn: b.conn }));
+    // At the bound, a request like any other (held: rank 1 has not put "k").
+    let mut c = connect(&mut core, 3, "job", 2, now);
+    drain(&mut core);
+    let mut imm = infos((1 << 16) - 1);
+    imm.push(Info::new("pmix.immediate", true));
+    let t = c.send(&mut core, &get(imm), now);
+    let outs = drain(&mut core);
+    assert_eq!(
+        status(&outs, &c, t, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
+}
+
 /// Valid requests of every kind the core handles, to mutate.
 fn seeds() -> Vec<Request> {
     use pmix_wire::msg::{
@@ -360,4 +409,59 @@ fn mutated_requests_never_panic_and_always_get_an_answer_or_a_close() {
         core.tick(now);
         drain(&mut core);
     }
+}
+
+#[test]
+fn a_commit_past_the_bytes_one_process_may_hold_stores_nothing() {
+    let now = Instant::now();
+    let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
+    cfg.max_committed_bytes_per_proc = 1 << 20;
+    let mut core = Core::new(cfg);
+    core.add_namespace(NamespaceSpec::single_node("job", 2, UID, GID))
+        .unwrap();
+    let mut a = connect(&mut core, 1, "job", 0, now);
+    let mut b = connect(&mut core, 2, "job", 1, now);
+    drain(&mut core);
+    let commit = |key: &str, len: usize, scope: Scope| {
+        Request::Commit(Commit {
+            buckets: vec![CommitBucket {
+                scope,
+                buffer_type: BufferType::NonDescribed,
+                kvals: vec![Kval::new(key, Value::ByteObject(ByteObject(vec![1; len])))],
+            }],
+        })
+    };
+    // 400 KiB LOCAL, then 400 KiB GLOBAL (held twice: 800 KiB): over 1 MiB.
+    let t = b.send(&mut core, &commit("small", 400 << 10, Scope::LOCAL), now);
+    assert_eq!(status(&drain(&mut core), &b, t, Command::Commit), 0);
+    let t = b.send(&mut core, &commit("twice", 400 << 10, Scope::GLOBAL), now);
+    assert_eq!(
+        status(&drain(&mut core), &b, t, Command::Commit),
+        OUT_OF_RESOURCE
+    );
+    let imm = vec![Info::new("pmix.immediate", true)];
+    let get = |key: &str| {
+        Request::GetNb(GetNb {
+            nspace: "job".into(),
+            rank: Rank(1),
+            info: imm.clone(),
+            key: Some(WStr::from(key)),
+        })
+    };
+    let t = a.send(&mut core, &get("twice"), now);
+    assert_eq!(
+        status(&drain(&mut core), &a, t, Command::GetNb),
+        Status::ERR_NOT_FOUND.0
+    );
+    // What fits is still taken: the same key made smaller.
+    let t = b.send(&mut core, &commit("small", 100, Scope::LOCAL), now);
+    assert_eq!(status(&drain(&mut core), &b, t, Command::Commit), 0);
+    let t = b.send(&mut core, &commit("twice", 400 << 10, Scope::GLOBAL), now);
+    assert_eq!(status(&drain(&mut core), &b, t, Command::Commit), 0);
+    let t = a.send(&mut core, &get("twice"), now);
+    let got = matches!(
+        reply(&drain(&mut core), &a, t, Command::GetNb),
+        Reply::GetNb(r) if r.status == Status::SUCCESS
+    );
+    assert!(got, "the value that fits is served");
 }

@@ -5,7 +5,7 @@ mod server_core_common;
 
 use std::time::{Duration, Instant};
 
-use pmix::server::core::{Core, FENCE_LOST, FT_KEY, JobEvent, Output};
+use pmix::server::core::{Core, FENCE_LOST, FT_KEY, Output, Upcall};
 use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb};
 use pmix_wire::{
     BufferType, Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Status, Value, WStr,
@@ -271,7 +271,7 @@ fn a_get_held_for_a_rank_that_is_lost_is_answered_not_found() {
         status(&outs, &b, tag, Command::GetNb),
         Status::ERR_NOT_FOUND.0
     );
-    assert!(outs.contains(&Output::Job(JobEvent::Lost {
+    assert!(outs.contains(&Output::Host(Upcall::Lost {
         nspace: "job".into(),
         rank: 0
     })));
@@ -378,7 +378,7 @@ fn proc_exited_without_finalize_is_a_loss_and_closes_its_connection() {
     core.proc_exited("job", 1, 1, now);
     let outs = drain(&mut core);
     assert!(outs.contains(&Output::Close { conn: b.conn }));
-    assert!(outs.contains(&Output::Job(JobEvent::Lost {
+    assert!(outs.contains(&Output::Host(Upcall::Lost {
         nspace: "job".into(),
         rank: 1
     })));
@@ -405,7 +405,7 @@ fn removing_a_namespace_closes_its_ranks_and_settles_what_waited_on_them() {
     let outs = drain(&mut core);
     assert!(outs.contains(&Output::Close { conn: a.conn }));
     assert!(
-        !outs.iter().any(|x| matches!(x, Output::Job(_))),
+        !outs.iter().any(|x| matches!(x, Output::Host(_))),
         "{outs:?}"
     );
     assert_eq!(

@@ -1,4 +1,4 @@
-//! The server core's SPAWNNB (the launcher's JobEvent::Spawn and its answer),
+//! The server core's SPAWNNB (the launcher's `Upcall::Spawn` and its answer),
 //! CONNECTNB and DISCONNECTNB across namespaces, driven by fake clients that speak
 //! pmix-wire.
 
@@ -6,7 +6,7 @@ mod server_core_common;
 
 use std::time::Instant;
 
-use pmix::server::core::{Core, CoreConfig, JobEvent, NamespaceSpec, Output};
+use pmix::server::core::{Core, CoreConfig, HostAnswer, NamespaceSpec, Output, Provides, Upcall};
 use pmix_wire::msg::{Connect, Spawn};
 use pmix_wire::{App, Command, Info, Kval, Proc, Rank, Reply, Request, Status, Value, WStr};
 use server_core_common::*;
@@ -26,7 +26,7 @@ fn spawn_request(maxprocs: i32, cmd: Option<&str>) -> Request {
 /// A core that spawns, with namespace "job" of 2 ranks connected.
 fn spawning_core(now: Instant) -> (Core, Vec<Fake>) {
     let mut cfg = CoreConfig::new("srv", 0, "node0", UID, GID);
-    cfg.spawn = true;
+    cfg.provides = Provides::SPAWN;
     let mut core = Core::new(cfg);
     core.add_namespace(NamespaceSpec::single_node("job", 2, UID, GID))
         .unwrap();
@@ -39,7 +39,7 @@ fn spawning_core(now: Instant) -> (Core, Vec<Fake>) {
 
 fn spawn_event(outs: &[Output]) -> Option<(u64, (String, u32), Vec<App>)> {
     outs.iter().find_map(|o| match o {
-        Output::Job(JobEvent::Spawn {
+        Output::Host(Upcall::Spawn {
             id, parent, apps, ..
         }) => Some((*id, parent.clone(), apps.clone())),
         _ => None,
@@ -67,7 +67,7 @@ fn a_spawn_is_held_until_the_launcher_answers_with_the_new_jobs_information() {
     let (mut core, mut f) = spawning_core(now);
     let t = f[0].send(&mut core, &spawn_request(2, Some("prog")), now);
     let outs = drain(&mut core);
-    let (id, parent, apps) = spawn_event(&outs).expect("a JobEvent::Spawn");
+    let (id, parent, apps) = spawn_event(&outs).expect("an Upcall::Spawn");
     assert_eq!(parent, ("job".to_string(), 0));
     assert_eq!(apps[0].maxprocs, 2);
     assert!(no_reply(&outs, &f[0], t), "held until the launcher answers");
@@ -78,7 +78,7 @@ fn a_spawn_is_held_until_the_launcher_answers_with_the_new_jobs_information() {
         value: Value::Proc(Proc::new("job", 0)),
     }];
     core.add_namespace(spec).unwrap();
-    core.spawn_done(id, Ok("job.1"));
+    core.host_answer(id, HostAnswer::Spawn(Ok("job.1".into())), now);
     let outs = drain(&mut core);
     match reply(&outs, &f[0], t, Command::SpawnNb) {
         Reply::Spawn(r) => {
@@ -91,7 +91,7 @@ fn a_spawn_is_held_until_the_launcher_answers_with_the_new_jobs_information() {
         other => panic!("not a spawn reply: {other:?}"),
     }
     // A second answer to the same id is ignored.
-    core.spawn_done(id, Ok("job.1"));
+    core.host_answer(id, HostAnswer::Spawn(Ok("job.1".into())), now);
     assert!(drain(&mut core).is_empty());
 }
 
@@ -102,7 +102,7 @@ fn a_failed_spawn_answers_the_launchers_status_alone() {
     let t = f[1].send(&mut core, &spawn_request(1, Some("missing")), now);
     let (id, parent, _) = spawn_event(&drain(&mut core)).unwrap();
     assert_eq!(parent.1, 1);
-    core.spawn_done(id, Err(-190));
+    core.host_answer(id, HostAnswer::Spawn(Err(Status(-190))), now);
     let outs = drain(&mut core);
     assert_eq!(status(&outs, &f[1], t, Command::SpawnNb), -190);
 }
@@ -132,7 +132,7 @@ fn a_parent_gone_before_the_answer_is_not_answered() {
     drain(&mut core);
     core.add_namespace(NamespaceSpec::single_node("job.1", 1, UID, GID))
         .unwrap();
-    core.spawn_done(id, Ok("job.1"));
+    core.host_answer(id, HostAnswer::Spawn(Ok("job.1".into())), now);
     let outs = drain(&mut core);
     assert!(frames_to(&outs, f[0].conn).is_empty());
 }
@@ -231,7 +231,7 @@ fn a_process_that_never_connected_and_exited_0_is_done_not_lost() {
     assert!(
         !outs
             .iter()
-            .any(|o| matches!(o, Output::Job(JobEvent::Lost { .. }))),
+            .any(|o| matches!(o, Output::Host(Upcall::Lost { .. }))),
         "{outs:?}"
     );
     assert!(events(&outs, &f[0]).is_empty(), "no event for a clean end");
@@ -239,7 +239,7 @@ fn a_process_that_never_connected_and_exited_0_is_done_not_lost() {
     let outs = drain(&mut core);
     assert!(outs.iter().any(|o| matches!(
         o,
-        Output::Job(JobEvent::Lost { nspace, rank: 1 }) if nspace == "job.1"
+        Output::Host(Upcall::Lost { nspace, rank: 1 }) if nspace == "job.1"
     )));
     let ev = events(&outs, &f[0]);
     assert_eq!(ev.len(), 1);

@@ -460,8 +460,8 @@ fn an_abort_tells_the_others_at_once_and_only_once() {
     core.closed(f[0].conn, now);
     let outs = drain(&mut core);
     assert!(events(&outs, &f[1]).is_empty());
-    assert!(outs.contains(&pmix::server::core::Output::Job(
-        pmix::server::core::JobEvent::Lost {
+    assert!(outs.contains(&pmix::server::core::Output::Host(
+        pmix::server::core::Upcall::Lost {
             nspace: "job".into(),
             rank: 0
         }
@@ -491,7 +491,11 @@ fn the_launcher_can_raise_an_event_of_its_own() {
 #[test]
 fn cached_events_are_bounded_by_bytes_and_go_with_their_notifier() {
     let now = Instant::now();
-    let (mut core, mut f) = job_configured(|c| c.max_cached_event_bytes = 1 << 20, 3, &[]);
+    let set = |c: &mut CoreConfig| {
+        c.max_cached_event_bytes = 1 << 20;
+        c.max_event_bytes = 4 << 20;
+    };
+    let (mut core, mut f) = job_configured(set, 3, &[]);
     // 64 events of 256 KiB, nobody registered: 16 MiB notified, at most 1 MiB kept.
     for i in 0..64u32 {
         let info = vec![
@@ -544,6 +548,93 @@ fn cached_events_are_bounded_by_bytes_and_go_with_their_notifier() {
     assert!(bytes < 256, "{bytes} bytes kept");
 }
 
+#[test]
+fn a_notify_larger_than_max_event_bytes_is_refused_and_reaches_nobody() {
+    let now = Instant::now();
+    let dflt = Some(reg(&[], vec![]));
+    let set = |c: &mut CoreConfig| c.max_event_bytes = 64 << 10;
+    let (mut core, mut f) = job_configured(set, 3, &[None, dflt.clone(), dflt]);
+    let blob = |len: usize| {
+        vec![Info::new(
+            "demo.blob",
+            Value::ByteObject(pmix_wire::ByteObject(vec![3; len])),
+        )]
+    };
+    let t = f[0].send(&mut core, &notify(DataRange::GLOBAL, blob(65 << 10)), now);
+    let outs = drain(&mut core);
+    assert_eq!(
+        status(&outs, &f[0], t, Command::Notify),
+        Status::ERR_OUT_OF_RESOURCE.0
+    );
+    assert!(events(&outs, &f[1]).is_empty() && events(&outs, &f[2]).is_empty());
+    assert_eq!(core.cached_events().0, 0, "not kept either");
+    let t = f[0].send(&mut core, &notify(DataRange::GLOBAL, blob(60 << 10)), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert_eq!(events(&outs, &f[1]).len() + events(&outs, &f[2]).len(), 2);
+}
+
+#[test]
+fn a_cached_event_is_dropped_once_its_range_has_been_served() {
+    let now = Instant::now();
+    // 4 ranks; rank 1 registered already, ranks 2 and 3 not yet.
+    let (mut core, mut f) = job(4, &[None, Some(reg(&[CODE], vec![])), None, None]);
+    let custom = |ranks: &[u32]| {
+        let procs = ranks
+            .iter()
+            .map(|r| Value::Proc(Proc::new("job", *r)))
+            .collect();
+        vec![Info::new(
+            "pmix.evrange",
+            Value::DataArray(DataArray::new(DataType::Proc, procs).unwrap()),
+        )]
+    };
+    // To ranks 1 and 2: rank 1 has it at once, rank 2 is still to serve.
+    let t = f[0].send(&mut core, &notify(DataRange::CUSTOM, custom(&[1, 2])), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert_eq!(events(&outs, &f[1]).len(), 1);
+    assert_eq!(core.cached_events().0, 1, "rank 2 waits for it");
+    // To rank 1 only: served at once, never kept.
+    let t = f[0].send(&mut core, &notify(DataRange::CUSTOM, custom(&[1])), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert_eq!(
+        core.cached_events().0,
+        1,
+        "an event served at once is not kept"
+    );
+    // The namespace: ranks 2 and 3 wait for it.
+    let t = f[0].send(&mut core, &notify(DataRange::NAMESPACE, vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert_eq!(events(&outs, &f[1]).len(), 1);
+    assert_eq!(core.cached_events().0, 2);
+    // Rank 2 registers: it has both; the CUSTOM one has been served and goes.
+    let t = f[2].send(&mut core, &reg(&[CODE], vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[2], t, Command::RegEvents), 0);
+    assert_eq!(events(&outs, &f[2]).len(), 2);
+    assert_eq!(
+        core.cached_events().0,
+        1,
+        "the namespace's still waits for rank 3"
+    );
+    // Rank 3 leaves without registering: nobody is left, the event goes; what
+    // stays is the server's own PMIX_ERR_PROC_ABORTED about rank 3 (GLOBAL: open).
+    core.closed(3, now);
+    let outs = drain(&mut core);
+    assert!(events(&outs, &f[3]).is_empty());
+    let (n, bytes) = core.cached_events();
+    assert_eq!(n, 1, "only the loss of rank 3 is kept");
+    assert!(bytes < 512, "{bytes} bytes kept");
+    // A GLOBAL event stays for processes yet to come.
+    let t = f[0].send(&mut core, &notify(DataRange::GLOBAL, vec![]), now);
+    let outs = drain(&mut core);
+    assert_eq!(status(&outs, &f[0], t, Command::Notify), 0);
+    assert_eq!(core.cached_events().0, 2);
+}
+
 /// Whether `f` finds `key` (a lookup answered with data).
 fn finds(core: &mut Core, f: &mut Fake, key: &str) -> bool {
     let now = Instant::now();
@@ -590,6 +681,45 @@ fn one_publisher_cannot_fill_the_servers_published_data_and_its_proc_data_goes_w
     assert!(finds(&mut core, &mut f[2], "k1000"));
     let t = f[2].send(&mut core, &keys(2000, 100, None), now);
     assert_eq!(status(&drain(&mut core), &f[2], t, Command::PublishNb), 0);
+}
+
+#[test]
+fn published_bytes_are_bounded_per_publisher_and_in_all() {
+    let now = Instant::now();
+    let set = |c: &mut CoreConfig| {
+        c.max_published_bytes_per_proc = 1 << 20;
+        c.max_published_bytes = 3 << 19;
+    };
+    let (mut core, mut f) = job_configured(set, 3, &[]);
+    let blob = |key: &str, len: usize, persist: u8| {
+        publish(vec![
+            Info::new(key, Value::ByteObject(pmix_wire::ByteObject(vec![9; len]))),
+            Info::new("pmix.persist", Value::Persist(persist)),
+        ])
+    };
+    // Rank 0: 600 KiB, then 600 KiB more is over its 1 MiB and stores nothing.
+    let t = f[0].send(&mut core, &blob("a", 600 << 10, 2), now);
+    assert_eq!(status(&drain(&mut core), &f[0], t, Command::PublishNb), 0);
+    let t = f[0].send(&mut core, &blob("b", 600 << 10, 2), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[0], t, Command::PublishNb),
+        Status::ERR_OUT_OF_RESOURCE.0
+    );
+    assert!(!finds(&mut core, &mut f[1], "b"));
+    // Rank 1: 600 KiB is over the 1.5 MiB in all (1.2 MiB); 100 KiB fits.
+    let t = f[1].send(&mut core, &blob("c", 1000 << 10, 4), now);
+    assert_eq!(
+        status(&drain(&mut core), &f[1], t, Command::PublishNb),
+        Status::ERR_OUT_OF_RESOURCE.0
+    );
+    let t = f[1].send(&mut core, &blob("d", 100 << 10, 4), now);
+    assert_eq!(status(&drain(&mut core), &f[1], t, Command::PublishNb), 0);
+    // Rank 0 leaves: its PROC data goes, and its bytes are free again.
+    core.closed(0, now);
+    drain(&mut core);
+    let t = f[2].send(&mut core, &blob("e", 1000 << 10, 4), now);
+    assert_eq!(status(&drain(&mut core), &f[2], t, Command::PublishNb), 0);
+    assert!(finds(&mut core, &mut f[1], "e"));
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod server_core_common;
 
 use std::time::{Duration, Instant};
 
-use pmix::server::core::{Core, CoreConfig, HostCall, NamespaceSpec, Output};
+use pmix::server::core::{Core, CoreConfig, HostAnswer, NamespaceSpec, Output, Provides, Upcall};
 use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb};
 use pmix_wire::{BufferType, Command, Info, Kval, Proc, Rank, Reply, Request, Scope, Status, WStr};
 use server_core_common::*;
@@ -53,17 +53,54 @@ fn get(rank: u32, key: &str) -> Request {
     })
 }
 
-/// The host calls among `outs`, and the rest.
-fn split(outs: Vec<Output>) -> (Vec<HostCall>, Vec<Output>) {
+/// The upcalls among `outs` that reach beyond the node (fences, direct modex,
+/// events, published data), and the rest (a client's own upcalls among them).
+fn split(outs: Vec<Output>) -> (Vec<Upcall>, Vec<Output>) {
     let mut calls = Vec::new();
     let mut rest = Vec::new();
     for o in outs {
         match o {
-            Output::Host(c) => calls.push(c),
+            Output::Host(
+                c @ (Upcall::Fence { .. }
+                | Upcall::DirectModex { .. }
+                | Upcall::Notify { .. }
+                | Upcall::Publish { .. }
+                | Upcall::Lookup { .. }
+                | Upcall::Unpublish { .. }),
+            ) => calls.push(c),
             o => rest.push(o),
         }
     }
     (calls, rest)
+}
+
+/// The answers to the host's own requests among `outs`: (id, status, data).
+fn dmodex_answers(outs: &[Output]) -> Vec<(u64, Status, Vec<u8>)> {
+    outs.iter()
+        .filter_map(|o| match o {
+            Output::DmodexAnswer { id, status, data } => Some((*id, *status, data.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The host's answer to a fence: `status`, and on success `data`.
+fn fence_answer(status: i32, data: &[u8]) -> HostAnswer {
+    HostAnswer::Fence(if status == 0 {
+        Ok(data.to_vec())
+    } else {
+        Err(Status(status))
+    })
+}
+
+/// The id of the upcall saying rank `rank` finalized, among `outs`.
+fn finalized_id(outs: &[Output], rank: u32) -> u64 {
+    outs.iter()
+        .find_map(|o| match o {
+            Output::Host(Upcall::Finalized { id, rank: r, .. }) if *r == rank => *id,
+            _ => None,
+        })
+        .expect("a finalize the host answers")
 }
 
 /// The value of `key` in a GETNB reply.
@@ -128,7 +165,7 @@ fn fence_all(j: &mut Job, collect: bool) -> [u32; 4] {
         assert!(no_reply(rest, &j.fakes[r], tag), "rank {r} answered early");
     }
     let [
-        HostCall::Fence {
+        Upcall::Fence {
             id: ia,
             procs,
             collect: ca,
@@ -139,7 +176,7 @@ fn fence_all(j: &mut Job, collect: bool) -> [u32; 4] {
         panic!("node A: {calls_a:?}")
     };
     let [
-        HostCall::Fence {
+        Upcall::Fence {
             id: ib,
             collect: cb,
             data: db,
@@ -154,8 +191,9 @@ fn fence_all(j: &mut Job, collect: bool) -> [u32; 4] {
     assert_eq!(collect, !da.is_empty() && !db.is_empty());
     let ab = [da.clone(), db.clone()].concat();
     let ba = [db.clone(), da.clone()].concat();
-    j.a.host_fence_done(*ia, 0, &ab);
-    j.b.host_fence_done(*ib, 0, &ba);
+    let now = j.now;
+    j.a.host_answer(*ia, fence_answer(0, &ab), now);
+    j.b.host_answer(*ib, fence_answer(0, &ba), now);
     tags
 }
 
@@ -187,7 +225,7 @@ fn a_get_of_another_nodes_rank_goes_by_direct_modex_without_waiting_for_a_fence(
     let t = j.send(0, &get(3, "k"));
     let (calls, outs) = split(drain(&mut j.a));
     assert!(no_reply(&outs, &j.fakes[0], t));
-    let [HostCall::DirectModex { id, proc }] = &calls[..] else {
+    let [Upcall::DirectModex { id, proc }] = &calls[..] else {
         panic!("{calls:?}")
     };
     assert_eq!(proc, &(NS.to_string(), 3));
@@ -198,18 +236,11 @@ fn a_get_of_another_nodes_rank_goes_by_direct_modex_without_waiting_for_a_fence(
     // The host asks node B, which answers at once (rank 3 committed).
     let now = j.now;
     j.b.dmodex_request(77, NS, 3, now);
-    let (answer, _) = split(drain(&mut j.b));
-    let [
-        HostCall::ModexAnswer {
-            id: 77,
-            status: 0,
-            data,
-        },
-    ] = &answer[..]
-    else {
+    let answer = dmodex_answers(&drain(&mut j.b));
+    let [(77, Status::SUCCESS, data)] = &answer[..] else {
         panic!("{answer:?}")
     };
-    j.a.host_modex_done(*id, 0, data);
+    j.a.host_answer(*id, HostAnswer::DirectModex(Ok(data.clone())), now);
     let outs = drain(&mut j.a);
     assert_eq!(value_of(&outs, &j.fakes[0], t, "k"), Some(30));
     assert_eq!(value_of(&outs, &j.fakes[1], t2, "k"), Some(30));
@@ -220,18 +251,11 @@ fn the_hosts_request_for_a_rank_that_has_not_committed_is_answered_when_it_commi
     let mut j = job();
     let now = j.now;
     j.b.dmodex_request(5, NS, 2, now);
-    let (answer, _) = split(drain(&mut j.b));
+    let answer = dmodex_answers(&drain(&mut j.b));
     assert!(answer.is_empty(), "{answer:?}");
     j.send(2, &commit_global("x", 7));
-    let (answer, _) = split(drain(&mut j.b));
-    let [
-        HostCall::ModexAnswer {
-            id: 5,
-            status: 0,
-            data,
-        },
-    ] = &answer[..]
-    else {
+    let answer = dmodex_answers(&drain(&mut j.b));
+    let [(5, Status::SUCCESS, data)] = &answer[..] else {
         panic!("{answer:?}")
     };
     let entries = pmix_wire::modex::decode_all(data, Default::default()).unwrap();
@@ -242,15 +266,10 @@ fn the_hosts_request_for_a_rank_that_has_not_committed_is_answered_when_it_commi
     j.b.dmodex_request(6, NS, 0, now);
     j.b.dmodex_request(7, NS, 3, now);
     j.b.tick(now + Duration::from_secs(3));
-    let (answer, _) = split(drain(&mut j.b));
-    let status_of = |id: u64| {
-        answer.iter().find_map(|c| match c {
-            HostCall::ModexAnswer { id: i, status, .. } if *i == id => Some(*status),
-            _ => None,
-        })
-    };
-    assert_eq!(status_of(6), Some(Status::ERR_NOT_FOUND.0));
-    assert_eq!(status_of(7), Some(Status::ERR_TIMEOUT.0));
+    let answer = dmodex_answers(&drain(&mut j.b));
+    let status_of = |id: u64| answer.iter().find(|a| a.0 == id).map(|a| a.1);
+    assert_eq!(status_of(6), Some(Status::ERR_NOT_FOUND));
+    assert_eq!(status_of(7), Some(Status::ERR_TIMEOUT));
 }
 
 #[test]
@@ -259,11 +278,12 @@ fn a_failed_host_fence_fails_the_local_contributors_and_a_late_answer_is_ignored
     let t0 = j.send(0, &fence(false));
     let t1 = j.send(1, &fence(false));
     let (calls, _) = split(drain(&mut j.a));
-    let [HostCall::Fence { id, data, .. }] = &calls[..] else {
+    let [Upcall::Fence { id, data, .. }] = &calls[..] else {
         panic!("{calls:?}")
     };
     assert!(data.is_empty(), "no data asked, none sent");
-    j.a.host_fence_done(*id, Status::ERR_TIMEOUT.0, &[]);
+    let now = j.now;
+    j.a.host_answer(*id, fence_answer(Status::ERR_TIMEOUT.0, &[]), now);
     let outs = drain(&mut j.a);
     assert_eq!(
         status(&outs, &j.fakes[0], t0, Command::FenceNb),
@@ -273,16 +293,16 @@ fn a_failed_host_fence_fails_the_local_contributors_and_a_late_answer_is_ignored
         status(&outs, &j.fakes[1], t1, Command::FenceNb),
         Status::ERR_TIMEOUT.0
     );
-    j.a.host_fence_done(*id, 0, &[]);
+    j.a.host_answer(*id, fence_answer(0, &[]), now);
     assert!(drain(&mut j.a).is_empty());
     // Bytes that are no blob fail the fence, they do not panic.
     let t0 = j.send(0, &fence(true));
     j.send(1, &fence(true));
     let (calls, _) = split(drain(&mut j.a));
-    let [HostCall::Fence { id, .. }] = &calls[..] else {
+    let [Upcall::Fence { id, .. }] = &calls[..] else {
         panic!("{calls:?}")
     };
-    j.a.host_fence_done(*id, 0, b"garbage");
+    j.a.host_answer(*id, fence_answer(0, b"garbage"), now);
     let outs = drain(&mut j.a);
     assert_eq!(
         status(&outs, &j.fakes[0], t0, Command::FenceNb),
@@ -295,25 +315,26 @@ fn a_local_participant_finalized_without_joining_still_hands_the_host_this_nodes
     let mut j = job();
     // Rank 0 is done and finalizes; rank 1 starts one more fence over the job.
     let t = j.send(0, &Request::Finalize);
-    drain(&mut j.a);
-    j.a.finalize_acked(NS, 0);
+    let id = finalized_id(&drain(&mut j.a), 0);
+    let now = j.now;
+    j.a.host_answer(id, HostAnswer::ClientFinalized, now);
     let outs = drain(&mut j.a);
     assert_eq!(status(&outs, &j.fakes[0], t, Command::Finalize), 0);
     let t1 = j.send(1, &fence(false));
     let (calls, outs) = split(drain(&mut j.a));
     // Node B's ranks wait on the host's collective: node A must take part in it.
-    let [HostCall::Fence { id, .. }] = &calls[..] else {
+    let [Upcall::Fence { id, .. }] = &calls[..] else {
         panic!("node A kept its part from the host: {calls:?}")
     };
     assert!(no_reply(&outs, &j.fakes[1], t1), "answered before the host");
     let t2 = j.send(2, &fence(false));
     let t3 = j.send(3, &fence(false));
     let (calls_b, _) = split(drain(&mut j.b));
-    let [HostCall::Fence { id: ib, .. }] = &calls_b[..] else {
+    let [Upcall::Fence { id: ib, .. }] = &calls_b[..] else {
         panic!("{calls_b:?}")
     };
-    j.a.host_fence_done(*id, 0, &[]);
-    j.b.host_fence_done(*ib, 0, &[]);
+    j.a.host_answer(*id, fence_answer(0, &[]), now);
+    j.b.host_answer(*ib, fence_answer(0, &[]), now);
     let outs = drain(&mut j.a);
     assert_eq!(
         status(&outs, &j.fakes[1], t1, Command::FenceNb),
@@ -329,7 +350,7 @@ fn a_local_participant_finalized_without_joining_still_hands_the_host_this_nodes
 fn an_unhosted_core_keeps_other_nodes_ranks_not_found() {
     let now = Instant::now();
     let mut cfg = CoreConfig::new("srv", 0, "n", UID, GID);
-    cfg.hosted = false;
+    cfg.provides = Provides::NONE;
     let mut core = Core::new(cfg);
     let mut spec = NamespaceSpec::single_node(NS, 4, UID, GID);
     spec.ranks.truncate(2);
@@ -375,16 +396,18 @@ fn a_hosted_finalize_is_answered_once_the_host_acknowledged_it() {
     assert!(
         outs.iter().any(|o| matches!(
             o,
-            Output::Job(pmix::server::JobEvent::Finalized { rank: 0, .. })
+            Output::Host(pmix::server::Upcall::Finalized { rank: 0, .. })
         )),
         "{outs:?}"
     );
-    j.a.finalize_acked(NS, 0);
+    let id = finalized_id(&outs, 0);
+    let now = j.now;
+    j.a.host_answer(id, HostAnswer::ClientFinalized, now);
     let outs = drain(&mut j.a);
     assert_eq!(status(&outs, &j.fakes[0], t, Command::Finalize), 0);
-    // A second acknowledgement, or one for a process not finalizing, does nothing.
-    j.a.finalize_acked(NS, 0);
-    j.a.finalize_acked(NS, 1);
+    // A second acknowledgement, or one nobody waits for, does nothing.
+    j.a.host_answer(id, HostAnswer::ClientFinalized, now);
+    j.a.host_answer(id + 1000, HostAnswer::ClientFinalized, now);
     assert!(drain(&mut j.a).is_empty());
 }
 
@@ -403,7 +426,7 @@ fn an_event_wider_than_the_node_goes_to_the_host_and_a_local_one_does_not() {
     j.send(0, &notify(DataRange::GLOBAL));
     let (calls, _) = split(drain(&mut j.a));
     let [
-        HostCall::Notify {
+        Upcall::Notify {
             code,
             source,
             range,
@@ -461,8 +484,7 @@ fn with_a_host_that_keeps_published_data_publish_and_lookup_are_its_answers() {
     use pmix_wire::value::Uint32;
     let now = Instant::now();
     let mut cfg = CoreConfig::new("srv", 0, "nodeA", UID, GID);
-    cfg.hosted = true;
-    cfg.host_pubsub = true;
+    cfg.provides = Provides::NODES | Provides::PUBSUB;
     let mut core = Core::new(cfg);
     core.add_namespace(NamespaceSpec::single_node(NS, 1, UID, GID))
         .unwrap();
@@ -475,12 +497,12 @@ fn with_a_host_that_keeps_published_data_publish_and_lookup_are_its_answers() {
     let t = f.send(&mut core, &publish, now);
     let (calls, outs) = split(drain(&mut core));
     assert!(no_reply(&outs, &f, t), "answered before the host");
-    let [HostCall::Publish { id, proc, info }] = &calls[..] else {
+    let [Upcall::Publish { id, proc, info }] = &calls[..] else {
         panic!("{calls:?}")
     };
     assert_eq!(proc, &(NS.to_string(), 0));
     assert_eq!(info.last(), Some(&Info::new("pmix.euid", UID)));
-    core.host_op_done(*id, 0);
+    core.host_answer(*id, HostAnswer::Publish(Ok(())), now);
     assert_eq!(status(&drain(&mut core), &f, t, Command::PublishNb), 0);
     let lookup = Request::Lookup(Lookup {
         uid: Uint32(UID),
@@ -489,7 +511,7 @@ fn with_a_host_that_keeps_published_data_publish_and_lookup_are_its_answers() {
     });
     let t = f.send(&mut core, &lookup, now);
     let (calls, _) = split(drain(&mut core));
-    let [HostCall::Lookup { id, keys, .. }] = &calls[..] else {
+    let [Upcall::Lookup { id, keys, .. }] = &calls[..] else {
         panic!("{calls:?}")
     };
     assert_eq!(keys, &vec!["svc".to_string()]);
@@ -498,7 +520,7 @@ fn with_a_host_that_keeps_published_data_publish_and_lookup_are_its_answers() {
         key: WStr::from("svc"),
         value: pmix_wire::Value::string("port-1"),
     };
-    core.host_lookup_done(*id, 0, vec![found.clone()]);
+    core.host_answer(*id, HostAnswer::Lookup(Ok(vec![found.clone()])), now);
     match reply(&drain(&mut core), &f, t, Command::LookupNb) {
         Reply::Lookup(r) => assert_eq!(r.data, vec![found]),
         other => panic!("{other:?}"),
@@ -506,10 +528,10 @@ fn with_a_host_that_keeps_published_data_publish_and_lookup_are_its_answers() {
     // The host's refusal is the client's.
     let t = f.send(&mut core, &lookup, now);
     let (calls, _) = split(drain(&mut core));
-    let [HostCall::Lookup { id, .. }] = &calls[..] else {
+    let [Upcall::Lookup { id, .. }] = &calls[..] else {
         panic!("{calls:?}")
     };
-    core.host_lookup_done(*id, Status::ERR_NOT_SUPPORTED.0, Vec::new());
+    core.host_answer(*id, HostAnswer::Lookup(Err(Status::ERR_NOT_SUPPORTED)), now);
     assert_eq!(
         status(&drain(&mut core), &f, t, Command::LookupNb),
         Status::ERR_NOT_SUPPORTED.0

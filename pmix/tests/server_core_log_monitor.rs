@@ -4,7 +4,7 @@ mod server_core_common;
 
 use std::time::{Duration, Instant};
 
-use pmix::server::core::{JobEvent, LogStream, Output};
+use pmix::server::core::{LogStream, Output, Upcall};
 use pmix_wire::frame::TAG_HEARTBEAT;
 use pmix_wire::msg::{Log, Monitor, RegEvents};
 use pmix_wire::{Command, Frame, Info, Request, Status, Value};
@@ -48,7 +48,7 @@ fn a_log_to_stderr_goes_to_the_launcher_and_one_to_syslog_alone_is_not_supported
     let logged: Vec<_> = outs
         .iter()
         .filter_map(|o| match o {
-            Output::Job(JobEvent::Log {
+            Output::Host(Upcall::Log {
                 rank, stream, text, ..
             }) => Some((*rank, *stream, text.clone())),
             _ => None,
@@ -68,7 +68,7 @@ fn a_log_to_stderr_goes_to_the_launcher_and_one_to_syslog_alone_is_not_supported
     assert!(
         !outs
             .iter()
-            .any(|o| matches!(o, Output::Job(JobEvent::Log { .. })))
+            .any(|o| matches!(o, Output::Host(Upcall::Log { .. })))
     );
 }
 

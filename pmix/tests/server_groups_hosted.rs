@@ -12,7 +12,7 @@ mod server_groups_common;
 
 use std::time::Instant;
 
-use pmix::server::core::{Core, HostCall, Output};
+use pmix::server::core::{Core, HostAnswer, Output, Upcall};
 use pmix_wire::msg::GetNb;
 use pmix_wire::{Command, DataArray, Info, InfoFlags, Rank, Reply, Request, Status, Value};
 use server_core_common::*;
@@ -33,8 +33,8 @@ struct Job {
     now: Instant,
     /// What each rank's node sent it, since the last look.
     outs: [Vec<Output>; 2],
-    /// The events each node handed the host (`HostCall::Notify`), not delivered.
-    notifies: [Vec<HostCall>; 2],
+    /// The events each node handed the host (`Upcall::Notify`), not delivered.
+    notifies: [Vec<Upcall>; 2],
 }
 
 fn job() -> Job {
@@ -84,11 +84,16 @@ impl Job {
         for (i, n) in self.nodes.iter_mut().enumerate() {
             for o in drain(n) {
                 match o {
-                    Output::Host(HostCall::Fence {
+                    Output::Host(Upcall::Fence {
                         id, procs, data, ..
                     }) => calls[i].push((id, procs, data)),
-                    Output::Host(n @ HostCall::Notify { .. }) => self.notifies[i].push(n),
-                    Output::Host(other) => panic!("node {i}: unexpected host call {other:?}"),
+                    Output::Host(n @ Upcall::Notify { .. }) => self.notifies[i].push(n),
+                    Output::Host(
+                        other @ (Upcall::DirectModex { .. }
+                        | Upcall::Publish { .. }
+                        | Upcall::Lookup { .. }
+                        | Upcall::Unpublish { .. }),
+                    ) => panic!("node {i}: unexpected host call {other:?}"),
                     o => self.outs[i].push(o),
                 }
             }
@@ -106,8 +111,9 @@ impl Job {
         assert_eq!(pa, pb, "the nodes' fences list the same procs");
         let ab = [da.clone(), db.clone()].concat();
         let ba = [db.clone(), da.clone()].concat();
-        self.nodes[0].host_fence_done(*ia, 0, &ab);
-        self.nodes[1].host_fence_done(*ib, 0, &ba);
+        let now = self.now;
+        self.nodes[0].host_answer(*ia, HostAnswer::Fence(Ok(ab)), now);
+        self.nodes[1].host_answer(*ib, HostAnswer::Fence(Ok(ba)), now);
         let procs = pa.clone();
         assert!(self.fences().iter().all(Vec::is_empty));
         procs
@@ -186,8 +192,11 @@ fn construct_spanning(j: &mut Job, grp: &str) -> u64 {
             .all(|o| !matches!(o, Output::Send { .. })),
         "nobody is answered before the host"
     );
-    j.nodes[0].host_fence_done(a[0].0, 0, &[a[0].2.clone(), b[0].2.clone()].concat());
-    j.nodes[1].host_fence_done(b[0].0, 0, &[b[0].2.clone(), a[0].2.clone()].concat());
+    let now = j.now;
+    let ab = [a[0].2.clone(), b[0].2.clone()].concat();
+    let ba = [b[0].2.clone(), a[0].2.clone()].concat();
+    j.nodes[0].host_answer(a[0].0, HostAnswer::Fence(Ok(ab)), now);
+    j.nodes[1].host_answer(b[0].0, HostAnswer::Fence(Ok(ba)), now);
     j.fences();
     let ids: Vec<u64> = (0..4)
         .map(|r| {
@@ -272,7 +281,7 @@ fn with_a_host_that_carries_events_a_leave_reaches_the_other_node_at_once_and_on
     // Node B hands the host one PMIX_GROUP_LEFT ranged to node A's members; the host
     // injects it at node A (as mpirun's daemons do, through PMIx_Notify_event).
     let [
-        HostCall::Notify {
+        Upcall::Notify {
             code,
             source,
             range,
@@ -346,8 +355,9 @@ fn a_failed_host_fence_fails_the_construct_at_every_local_caller() {
         tags.push(j.send(r, &construct_req("bad", &[0, 1, 2, 3], vec![])));
     }
     let [a, b] = j.fences();
-    j.nodes[0].host_fence_done(a[0].0, -25, &[]);
-    j.nodes[1].host_fence_done(b[0].0, -25, &[]);
+    let now = j.now;
+    j.nodes[0].host_answer(a[0].0, HostAnswer::Fence(Err(pmix_wire::Status(-25))), now);
+    j.nodes[1].host_answer(b[0].0, HostAnswer::Fence(Err(pmix_wire::Status(-25))), now);
     j.fences();
     for r in 0..4 {
         assert_eq!(construct_reply(j.outs_of(r), &j.fakes[r], tags[r]).0, -25);
@@ -385,7 +395,7 @@ fn an_invite_whose_members_span_nodes_makes_the_group_known_on_every_node() {
     let carry = |j: &mut Job, from: usize| {
         j.fences();
         for n in std::mem::take(&mut j.notifies[from]) {
-            let HostCall::Notify {
+            let Upcall::Notify {
                 code,
                 source,
                 range: sent,
@@ -435,4 +445,47 @@ fn an_invite_whose_members_span_nodes_makes_the_group_known_on_every_node() {
             "rank {r}"
         );
     }
+}
+
+#[test]
+fn a_leave_heard_after_its_groups_destruct_leaves_a_new_group_of_that_name_alone() {
+    // A host's events (or our relay over Slurm) may bring node B's leave to node A
+    // after the group's destruct completed there, and after a new group of the same
+    // name was constructed. Measured under `srun -N 2`: node A took the old leave as
+    // one from the new group, whose destruct then listed other procs there than on
+    // node B, and the host's collectives never matched.
+    let mut j = job();
+    let old = construct_spanning(&mut j, "span");
+    let t = j.send(3, &leave_req("span"));
+    j.fences();
+    assert_eq!(status(j.outs_of(3), &j.fakes[3], t, Command::GroupLeave), 0);
+    let Some(Upcall::Notify {
+        code,
+        source,
+        range,
+        info,
+    }) = j.notifies[1].pop()
+    else {
+        panic!("{:?}", j.notifies)
+    };
+    // The survivors destruct; node A hears of the leave from node B's part.
+    let tags = destruct(&mut j, "span", &[0, 1, 2]);
+    assert_eq!((left(&j, 0), left(&j, 1)), (1, 1));
+    destructed(&j, &tags);
+    j.outs = [Vec::new(), Vec::new()];
+    let new = construct_spanning(&mut j, "span");
+    assert_ne!(old, new);
+    // The old leave reaches node A now: nobody hears it again, the new group keeps
+    // rank 3.
+    j.nodes[0].raise_event(
+        code,
+        Some((&source.0, source.1)),
+        info,
+        pmix_wire::DataRange(range),
+    );
+    assert!(j.fences().iter().all(Vec::is_empty));
+    assert_eq!((left(&j, 0), left(&j, 1), left(&j, 2)), (0, 0, 0));
+    // Its destruct lists the same procs on both nodes and completes for all four.
+    let tags = destruct(&mut j, "span", &[0, 1, 2, 3]);
+    destructed(&j, &tags);
 }

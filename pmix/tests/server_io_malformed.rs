@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use pmix::{Server, ServerConfig};
 use pmix_wire::{Frame, FrameHeader};
-use server_io_common::{RawClient, connect_msg, dial, ids, quiet, read_to_close};
+use server_io_common::{Heard, RawClient, connect_msg, dial, ids, quiet, read_to_close};
 
 const NS: &str = "io.malformed";
 
@@ -189,15 +189,17 @@ fn a_peer_that_sends_no_connect_message_is_closed_after_the_handshake_timeout() 
 
 #[test]
 fn a_lost_client_is_reported_to_the_launcher() {
-    let server = start(2, quiet());
+    let (server, heard) = server_io_common::watched(quiet());
     let (uid, gid) = ids();
+    server
+        .add_namespace(pmix::server::NamespaceSpec::single_node(NS, 2, uid, gid))
+        .unwrap();
     let mut c = RawClient::connect(server.local_addr(), NS, 1, uid, gid).unwrap();
     assert_eq!(c.req(), NS);
     drop(c);
     let mut seen = Vec::new();
-    while let Some(ev) = server.next_event(Duration::from_secs(30)) {
-        let lost =
-            matches!(&ev, pmix::server::core::JobEvent::Lost { nspace, rank: 1 } if nspace == NS);
+    while let Ok(ev) = heard.recv_timeout(Duration::from_secs(30)) {
+        let lost = matches!(&ev, Heard::Lost((nspace, 1)) if nspace == NS);
         seen.push(ev);
         if lost {
             return;

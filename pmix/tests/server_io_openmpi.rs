@@ -6,7 +6,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use pmix::server::{JobEvent, NamespaceSpec, Server, ServerConfig, net};
+use pmix::server::{Host, NamespaceSpec, ProcName, Reply, Server, ServerConfig, net};
 use pmix_testkit::child::output_within;
 use pmix_testkit::cprog::{assert_ok, clean_command};
 use pmix_testkit::{TempDir, peer_absent};
@@ -56,7 +56,9 @@ fn an_open_mpi_program_runs_direct_launched_under_the_server() {
     );
     assert_ok("mpicc", &out);
 
-    let server = Server::start(ServerConfig::default()).unwrap();
+    let (tx, finalizes) = std::sync::mpsc::channel();
+    let host = std::sync::Arc::new(Finalizes(tx));
+    let server = Server::start_with_host(ServerConfig::default(), host).unwrap();
     let (uid, gid) = net::effective_ids();
     server
         .add_namespace(NamespaceSpec::single_node(NS, N, uid, gid))
@@ -80,13 +82,21 @@ fn an_open_mpi_program_runs_direct_launched_under_the_server() {
         );
     }
     let mut finalized = 0;
-    while let Some(ev) = server.next_event(Duration::from_secs(10)) {
-        if matches!(ev, JobEvent::Finalized { .. }) {
-            finalized += 1;
-            if finalized == N {
-                break;
-            }
+    while finalizes.recv_timeout(Duration::from_secs(10)).is_ok() {
+        finalized += 1;
+        if finalized == N {
+            break;
         }
     }
     assert_eq!(finalized, N);
+}
+
+/// A host that passes on the finalizes it hears of.
+struct Finalizes(std::sync::mpsc::Sender<ProcName>);
+
+impl Host for Finalizes {
+    fn client_finalized(&self, proc: ProcName, reply: Reply<()>) {
+        let _ = self.0.send(proc);
+        reply.send(Ok(()));
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pmix::server::{JobEvent, NamespaceSpec};
+use pmix::server::{Host, NamespaceSpec, ProcName, Reply};
 use pmix::{Server, ServerConfig};
 use pmix_testkit::TempDir;
 use pmix_testkit::child::output_within;
@@ -54,7 +54,9 @@ fn an_openpmix_client_inits_gets_its_job_size_and_finalizes() {
     std::fs::write(&src, PROGRAM).unwrap();
     compile(&src, &exe, &[&pmix.include_dir], &pmix.link);
 
-    let server = Server::start(ServerConfig::default()).unwrap();
+    let (tx, finalizes) = std::sync::mpsc::channel();
+    let host = std::sync::Arc::new(Finalizes(tx));
+    let server = Server::start_with_host(ServerConfig::default(), host).unwrap();
     let (uid, gid) = pmix::server::net::effective_ids();
     server
         .add_namespace(NamespaceSpec::single_node(NS, 2, uid, gid))
@@ -72,14 +74,22 @@ fn an_openpmix_client_inits_gets_its_job_size_and_finalizes() {
         );
     }
     let mut finalized = Vec::new();
-    while let Some(ev) = server.next_event(Duration::from_secs(10)) {
-        if let JobEvent::Finalized { nspace, rank } = ev {
-            assert_eq!(nspace, NS);
-            finalized.push(rank);
-            if finalized.len() == 2 {
-                break;
-            }
+    while let Ok((nspace, rank)) = finalizes.recv_timeout(Duration::from_secs(10)) {
+        assert_eq!(nspace, NS);
+        finalized.push(rank);
+        if finalized.len() == 2 {
+            break;
         }
     }
     assert_eq!(finalized, [0, 1]);
+}
+
+/// A host that passes on the finalizes it hears of.
+struct Finalizes(std::sync::mpsc::Sender<ProcName>);
+
+impl Host for Finalizes {
+    fn client_finalized(&self, proc: ProcName, reply: Reply<()>) {
+        let _ = self.0.send(proc);
+        reply.send(Ok(()));
+    }
 }

@@ -11,11 +11,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::Duration;
 
-use pmix::server::JobEvent;
 use pmix_testkit::child::output_within;
 use pmix_testkit::{TempDir, peer_absent};
 use pmix_wire::{Frame, Request};
-use server_io_common::{RawClient, connect_msg, dial, ids, quiet, read_to_close, start};
+use server_io_common::{Heard, RawClient, connect_msg, dial, ids, quiet, read_to_close, watched};
 
 const NS: &str = "io.uid";
 const NOBODY: u32 = 65534;
@@ -44,7 +43,10 @@ fn a_client_under_another_uid_is_refused_before_any_request_whatever_it_claims()
         );
         return;
     }
-    let server = start(quiet(), NS, 2);
+    let (server, heard) = watched(quiet());
+    server
+        .add_namespace(pmix::server::NamespaceSpec::single_node(NS, 2, uid, gid))
+        .unwrap();
     // The test binary, where user nobody can run it: under /tmp (a TMPDIR of root's
     // may be closed to others), in a directory and file open to all.
     let dir =
@@ -84,8 +86,8 @@ fn a_client_under_another_uid_is_refused_before_any_request_whatever_it_claims()
     }
     let st = server.stats();
     assert_eq!((st.refused_peer_uid, st.connected), (2, 0), "{st:?}");
-    while let Some(ev) = server.next_event(Duration::ZERO) {
-        assert!(!matches!(ev, JobEvent::Connected { .. }), "{ev:?}");
+    while let Ok(ev) = heard.try_recv() {
+        assert!(!matches!(ev, Heard::Connected(_)), "{ev:?}");
     }
     // The rank the refused clients named is still free for its real owner.
     let mut c = RawClient::connect(server.local_addr(), NS, 0, uid, gid).unwrap();

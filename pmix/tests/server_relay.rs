@@ -1,4 +1,4 @@
-//! The relay ([`CoreConfig::relay`]): three hosted cores, nodes 0–2 of one job of six
+//! The relay ([`Provides::relays`]): three hosted cores, nodes 0–2 of one job of six
 //! ranks (node n holds ranks 2n and 2n+1), joined by a fake host that behaves as
 //! Slurm 22.05's plugin does where it works: it runs a collective only once every
 //! node called it with the same list of procs, and hands every node the
@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use pmix::server::core::{
-    Core, CoreConfig, HostCall, JobEvent, NamespaceSpec, NodeSpec, Output, Placement, RankSpec,
+    Core, CoreConfig, HostAnswer, NamespaceSpec, NodeSpec, Output, Placement, Provides, RankSpec,
+    Upcall,
 };
 use pmix_wire::msg::{Commit, CommitBucket, FenceNb, GetNb};
 use pmix_wire::{BufferType, Command, Info, Kval, Proc, Rank, Request, Scope, Value};
@@ -31,8 +32,8 @@ type Calls = Vec<Option<(u64, Vec<u8>)>>;
 
 fn node(n: usize) -> Core {
     let mut cfg = CoreConfig::new("srv", 0, format!("host{n}"), UID, GID);
-    cfg.hosted = true;
-    cfg.relay = true;
+    // A host with fence_nb and no notify_event (Slurm's plugin): the relay.
+    cfg.provides = Provides::NODES | Provides::FENCE;
     let mut core = Core::new(cfg);
     let mut spec = NamespaceSpec::single_node(NS, 6, UID, GID);
     spec.ranks = (0..2)
@@ -69,8 +70,8 @@ struct Job {
     asked: Vec<(Procs, bool, Vec<u8>)>,
     /// What each rank's node sent it.
     outs: Vec<Vec<Output>>,
-    /// Processes whose finalize the host was told of.
-    finalized: Vec<(usize, u32)>,
+    /// Finalizes the host was told of: the node and the request's id.
+    finalized: Vec<(usize, u64)>,
 }
 
 fn job() -> Job {
@@ -107,7 +108,7 @@ impl Job {
                 for out in drain(&mut self.nodes[n]) {
                     moved = true;
                     match out {
-                        Output::Host(HostCall::Fence {
+                        Output::Host(Upcall::Fence {
                             id,
                             procs,
                             collect,
@@ -121,8 +122,8 @@ impl Job {
                             assert!(slot[n].is_none(), "node {n} called one collective twice");
                             slot[n] = Some((id, data));
                         }
-                        Output::Job(JobEvent::Finalized { rank, .. }) => {
-                            self.finalized.push((n, rank));
+                        Output::Host(Upcall::Finalized { id: Some(id), .. }) => {
+                            self.finalized.push((n, id));
                         }
                         other => {
                             for r in [2 * n, 2 * n + 1] {
@@ -143,12 +144,12 @@ impl Job {
                 let all: Vec<u8> = slots.iter().flatten().flat_map(|s| s.1.clone()).collect();
                 for (n, s) in slots.into_iter().enumerate() {
                     let (id, _) = s.unwrap();
-                    self.nodes[n].host_fence_done_at(id, 0, &all, self.now);
+                    self.nodes[n].host_answer(id, HostAnswer::Fence(Ok(all.clone())), self.now);
                 }
                 moved = true;
             }
-            for (n, rank) in std::mem::take(&mut self.finalized) {
-                self.nodes[n].finalize_acked(NS, rank);
+            for (n, id) in std::mem::take(&mut self.finalized) {
+                self.nodes[n].host_answer(id, HostAnswer::ClientFinalized, self.now);
                 moved = true;
             }
             if !moved {
@@ -241,7 +242,7 @@ fn a_fence_over_ranks_of_two_nodes_completes_over_whole_namespace_rounds_with_th
     assert!(
         !outs
             .iter()
-            .any(|o| matches!(o, Output::Host(HostCall::DirectModex { .. }))),
+            .any(|o| matches!(o, Output::Host(Upcall::DirectModex { .. }))),
         "asked the host for data the fence carried"
     );
     let pmix_wire::Reply::GetNb(got) = reply(&outs, &j.fakes[0], t, Command::GetNb) else {

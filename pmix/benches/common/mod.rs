@@ -1,4 +1,8 @@
-//! What the server core's benches share: a 4.2.2 client's connect message.
+//! What the server core's benches share: a 4.2.2 client's connect message, and a
+//! counting allocator.
+
+#[allow(dead_code)]
+pub(crate) mod counting;
 
 use pmix_wire::frame::Decoded;
 use pmix_wire::handshake::Trailer;

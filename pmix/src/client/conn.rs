@@ -240,7 +240,7 @@ impl Conn {
         });
         let (conn, _) = Self::connect_as(env, false, wait, events, Some((req, done)))?;
         let stream = conn.take_reader();
-        let reply = conn.wait_for(stream, &rx, None, lost)?;
+        let reply = conn.wait_for(stream, &rx, None, Error::lost)?;
         Ok((conn, reply))
     }
 
@@ -572,7 +572,7 @@ impl Conn {
     /// reply; `PMIX_ERR_TIMEOUT` past `wait`; [`Error::Internal`] for a reply that
     /// does not decode as `req`'s.
     pub(crate) fn call(&self, req: &Request, wait: Option<Duration>) -> Result<Reply, Error> {
-        self.blocking(wait, |done| self.send(req, done), lost)
+        self.blocking(wait, |done| self.send(req, done), Error::lost)
     }
 
     /// Completes every request still waiting for its reply with `error` (a reply
@@ -618,10 +618,6 @@ pub(crate) fn tool_identity(
             "the PMIx server accepted a tool without an identifier".into(),
         )),
     }
-}
-
-fn lost() -> Error {
-    Error::Unreach("the connection to the PMIx server was lost".into())
 }
 
 /// The most a reader reads at once.

@@ -373,14 +373,17 @@ impl ClientCore {
 /// credential (effective uid and gid, host order), non-described or fully described
 /// buffers as the server said, the `hash` store.
 fn connect_msg(env: &ServerEnv, tool: bool) -> Result<ConnectMsg, Error> {
-    let (uid, gid) = crate::server::net::effective_ids();
+    let (uid, gid) = crate::os::effective_ids();
     let mut credential = uid.to_ne_bytes().to_vec();
     credential.extend_from_slice(&gid.to_ne_bytes());
     let (identity, trailer) = if tool {
         let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
         let info = [
-            pmix_wire::Info::new("pmix.ppid", pmix_wire::Value::Pid(std::process::id())),
-            pmix_wire::Info::new("pmix.cmd.line", pmix_wire::Value::string(cmdline)),
+            pmix_wire::Info::new(
+                pmix_wire::keys::PROC_PID,
+                pmix_wire::Value::Pid(std::process::id()),
+            ),
+            pmix_wire::Info::new(pmix_wire::keys::CMD_LINE, pmix_wire::Value::string(cmdline)),
         ];
         let trailer = Trailer::with_info(&info, env.buffer_type, true)
             .map_err(|e| Error::Internal(format!("our tool trailer: {e}")))?;

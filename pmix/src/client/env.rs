@@ -103,7 +103,7 @@ impl ServerEnv {
             uri_var,
             buffer_type,
             hostname: get("PMIX_HOSTNAME").filter(|h| !h.is_empty()),
-            channel: get(crate::server::SERVER_FD_VAR).and_then(|v| parse_channel(&v)),
+            channel: get(crate::os::SERVER_FD_VAR).and_then(|v| parse_channel(&v)),
         }))
     }
 }
@@ -170,6 +170,26 @@ fn parse_channel(v: &str) -> Option<(i32, u32)> {
 }
 
 impl ServerEnv {
+    /// [`ServerEnv::from_rendezvous`] with a tool's defaults, as `PMIx_tool_init`
+    /// finds a server by `PMIX_SERVER_PIDINFO` / `PMIX_SERVER_NSPACE`: the host is
+    /// `host` (`PMIX_HOSTNAME`) else this host's short name, the directory `dir`
+    /// (`PMIX_SYSTEM_TMPDIR` given as an info) else the `PMIX_SYSTEM_TMPDIR`
+    /// variable else the temporary directory.
+    ///
+    /// # Errors
+    /// As [`ServerEnv::from_rendezvous`].
+    pub fn find_rendezvous(
+        dir: Option<PathBuf>,
+        host: Option<&str>,
+        tail: &str,
+    ) -> Result<ServerEnv, Error> {
+        let host = host.map_or_else(crate::os::short_hostname, str::to_owned);
+        let dir = dir
+            .or_else(|| std::env::var_os("PMIX_SYSTEM_TMPDIR").map(Into::into))
+            .unwrap_or_else(std::env::temp_dir);
+        ServerEnv::from_rendezvous(&dir, &host, tail)
+    }
+
     /// The server whose rendezvous file is `pmix.<host>.tool.<tail>` (`tail` a
     /// server's pid or namespace, as `PMIX_SERVER_PIDINFO` / `PMIX_SERVER_NSPACE`
     /// name it), searched for in `dir` and its subdirectories down to 3 levels

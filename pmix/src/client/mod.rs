@@ -1,11 +1,23 @@
-//! The client role: a launched process connected to its PMIx server (docs/design.md §8).
+//! The client side: what a process does as a PMIx client or tool (docs/design.md §8),
+//! importing nothing of the server (`.ci/check-architecture.py` holds every file here
+//! to that):
+//! - `instance/`: the library instance ([`Pmix`](crate::Pmix), of every role), its
+//!   progress thread, the process-wide instance of the C and Python faces
+//!   ([`global`](crate::global)) and when a request goes to the server (`relay.rs`);
+//! - `calls/`: the calls made through the instance: `_nb` forms, events, groups,
+//!   publish / lookup, queries, log / job control / monitoring, group invite / join,
+//!   and rank-state tracking ([`ft`](crate::ft));
+//! - `membership/`: the groups this process is in and the rank-state trackers events
+//!   feed, knowing nothing of the instance;
+//! - this file, `env.rs`, `core.rs`, `conn.rs` and `store.rs`: one connection to a
+//!   server, [`Client`], described below.
 //!
-//! [`Client::connect`] does what OpenPMIx 4.2's `PMIx_Init` does for a process
-//! started by a server: it connects to the address the environment names
-//! ([`ServerEnv`]), completes the handshake as an OpenPMIx 4.2.2 client with the
-//! `hash` store, asks for its job's information (REQ) and keeps it (see `store.rs`: job-level
-//! values from the job's KVALs and this node's, session and app arrays, a rank's from
-//! its blob, decoded when first asked for).
+//! **The connection.** [`Client::connect`] does what OpenPMIx 4.2's `PMIx_Init` does
+//! for a process started by a server: it connects to the address the environment
+//! names ([`ServerEnv`]), completes the handshake as an OpenPMIx 4.2.2 client with the
+//! `hash` store, asks for its job's information (REQ) and keeps it (see `store.rs`:
+//! job-level values from the job's KVALs and this node's, session and app arrays, a
+//! rank's from its blob, decoded when first asked for).
 //! Then:
 //! - [`Client::get`] answers job information and values this process put locally,
 //!   and asks the server (GETNB) for the rest, keeping everything the reply brings;
@@ -34,14 +46,18 @@
 //! [`Client::resolve_nodes`] read the job information.
 //!
 //! Group invite / join need no command of their own: the instance builds them from
-//! NOTIFYs (`invite.rs`).
+//! NOTIFYs (`calls/invite.rs`).
 //!
 //! A tool connects with [`Client::connect_tool`]: no job information, the rest
 //! alike.
 
+pub(crate) mod calls;
 pub mod conn;
 pub(crate) mod core;
 pub mod env;
+pub mod events;
+pub(crate) mod instance;
+pub(crate) mod membership;
 mod store;
 
 use std::sync::{Arc, mpsc};
@@ -62,7 +78,6 @@ pub use env::ServerEnv;
 
 use crate::distances::RelayedDistance;
 use crate::error::Error;
-use crate::server::core::{DIST_ORIGIN_DIRECTIVE, DIST_ORIGIN_KEY};
 use conn::Conn;
 use store::Store;
 
@@ -131,11 +146,6 @@ pub(crate) fn proc_id(nspace: &str, rank: u32) -> Result<ProcId, Error> {
 /// What a fence collected with the rank-state contributions
 /// ([`Client::fence_contributions_then`]): who gave what.
 pub type Contributions = Vec<(Proc, Vec<u8>)>;
-
-/// The error of a request whose completion the connection dropped.
-fn lost() -> Error {
-    Error::Unreach("the connection to the PMIx server was lost".into())
-}
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -338,7 +348,7 @@ impl Client {
         self.conn.blocking(
             None,
             |done| self.get_then(nspace, rank, key, info, done),
-            lost,
+            Error::lost,
         )
     }
 
@@ -413,8 +423,8 @@ impl Client {
             return Ok(());
         }
         let mut info = info.to_vec();
-        if own_job && reserved && !info.iter().any(|i| i.key == "pmix.immediate") {
-            info.push(Info::new("pmix.immediate", true));
+        if own_job && reserved && !info.iter().any(|i| i.key == pmix_wire::keys::IMMEDIATE) {
+            info.push(Info::new(pmix_wire::keys::IMMEDIATE, true));
         }
         let req = Request::GetNb(GetNb {
             nspace: WStr::from(nspace),
@@ -465,9 +475,11 @@ impl Client {
     /// client files it: `pmix.srv.nspace`, `pmix.srv.rank`, `pmix.srvr.uri`.
     fn server_value(&self, key: &str) -> Option<Value> {
         match key {
-            "pmix.srv.nspace" => Some(Value::from(self.server.nspace.to_string().as_str())),
-            "pmix.srv.rank" => Some(Value::ProcRank(self.server.rank.0)),
-            "pmix.srvr.uri" => Some(Value::from(self.server_uri.as_str())),
+            pmix_wire::keys::SERVER_NSPACE => {
+                Some(Value::from(self.server.nspace.to_string().as_str()))
+            }
+            pmix_wire::keys::SERVER_RANK => Some(Value::ProcRank(self.server.rank.0)),
+            pmix_wire::keys::SERVER_URI => Some(Value::from(self.server_uri.as_str())),
             _ => None,
         }
     }
@@ -480,10 +492,8 @@ impl Client {
     /// `PMIX_ERR_BAD_PARAM` for an empty key, one over 511 bytes or holding a NUL,
     /// or a scope that is not one of the five.
     pub fn put(&self, scope: Scope, key: &str, value: Value) -> Result<(), Error> {
-        if key.is_empty() || key.len() > 511 || key.contains('\0') {
-            return Err(Error::BadParam(
-                "a key is 1 to 511 bytes without NUL".into(),
-            ));
+        if !pmix_wire::keys::is_valid(key) {
+            return Err(Error::bad_key());
         }
         if scope.0 > Scope::INTERNAL.0 {
             return Err(Error::BadParam(
@@ -510,10 +520,8 @@ impl Client {
         if nspace == self.me.nspace && rank == self.me.rank {
             return self.put(Scope::INTERNAL, key, value);
         }
-        if key.is_empty() || key.len() > 511 || key.contains('\0') {
-            return Err(Error::BadParam(
-                "a key is 1 to 511 bytes without NUL".into(),
-            ));
+        if !pmix_wire::keys::is_valid(key) {
+            return Err(Error::bad_key());
         }
         self.store
             .add_peer_values(nspace, rank, &[Kval::new(key, value)]);
@@ -527,7 +535,7 @@ impl Client {
     /// The server's status; [`Error::Unreach`] when the server is gone.
     pub fn commit(&self) -> Result<(), Error> {
         self.conn
-            .blocking(None, |done| self.commit_then(done), lost)
+            .blocking(None, |done| self.commit_then(done), Error::lost)
     }
 
     /// [`Client::commit`], handing the server's answer to `done` instead of waiting
@@ -559,7 +567,7 @@ impl Client {
     /// `PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<(), Error> {
         self.conn
-            .blocking(None, |done| self.fence_then(procs, info, done), lost)
+            .blocking(None, |done| self.fence_then(procs, info, done), Error::lost)
     }
 
     /// [`Client::fence`], handing the result to `done` (on the reader thread) instead
@@ -765,7 +773,7 @@ impl Client {
     /// # Errors
     /// As [`Client::fence_then`].
     pub fn publish_then(&self, info: &[Info], done: Done<()>) -> Result<(), Error> {
-        let (uid, _) = crate::server::net::effective_ids();
+        let (uid, _) = crate::os::effective_ids();
         self.status_then(
             Request::Publish(Publish {
                 uid: pmix_wire::value::Uint32(uid),
@@ -786,7 +794,7 @@ impl Client {
         info: &[Info],
         done: Done<Vec<pmix_wire::value::Pdata>>,
     ) -> Result<(), Error> {
-        let (uid, _) = crate::server::net::effective_ids();
+        let (uid, _) = crate::os::effective_ids();
         self.request_then(
             Request::Lookup(Lookup {
                 uid: pmix_wire::value::Uint32(uid),
@@ -823,7 +831,7 @@ impl Client {
         info: &[Info],
         done: Done<()>,
     ) -> Result<(), Error> {
-        let (uid, _) = crate::server::net::effective_ids();
+        let (uid, _) = crate::os::effective_ids();
         self.status_then(
             Request::Unpublish(Unpublish {
                 uid: pmix_wire::value::Uint32(uid),
@@ -853,10 +861,12 @@ impl Client {
         let here =
             nodename.is_none_or(|n| self.store.hostnames().first().map(String::as_str) == Some(n));
         let peers = if nspace == self.me.nspace {
-            self.store
-                .node_value(if here { None } else { nodename }, "pmix.lpeers")
+            self.store.node_value(
+                if here { None } else { nodename },
+                pmix_wire::keys::LOCAL_PEERS,
+            )
         } else if here {
-            Some(self.get(nspace, Rank::WILDCARD.0, "pmix.lpeers", &[])?)
+            Some(self.get(nspace, Rank::WILDCARD.0, pmix_wire::keys::LOCAL_PEERS, &[])?)
         } else {
             None
         };
@@ -896,12 +906,12 @@ impl Client {
         let own = self.me.nspace.to_string();
         let nspace = nspace.unwrap_or(&own);
         if nspace != self.me.nspace {
-            let v = self.get(nspace, Rank::WILDCARD.0, "pmix.nlist", &[])?;
+            let v = self.get(nspace, Rank::WILDCARD.0, pmix_wire::keys::NODE_LIST, &[])?;
             return v.as_str().map(str::to_owned).ok_or_else(|| {
                 status_error(Status::ERR_BAD_PARAM.0, "pmix.nlist is not a string".into())
             });
         }
-        if let Some(list) = self.store.job_value("pmix.nlist")
+        if let Some(list) = self.store.job_value(pmix_wire::keys::NODE_LIST)
             && let Some(s) = list.as_str()
         {
             return Ok(s.to_owned());
@@ -928,14 +938,13 @@ impl Client {
     pub fn query_then(&self, queries: &[Query], done: Done<Vec<Info>>) -> Result<(), Error> {
         let mut local = Vec::new();
         let all_local = queries.iter().all(|q| {
-            let refresh = q
-                .qualifiers
-                .iter()
-                .any(|i| i.key == "pmix.qry.rfsh" && i.value == Value::Bool(true));
+            let refresh = q.qualifiers.iter().any(|i| {
+                i.key == pmix_wire::keys::QUERY_REFRESH_CACHE && i.value == Value::Bool(true)
+            });
             let nspace = q
                 .qualifiers
                 .iter()
-                .find(|i| i.key == "pmix.nspace")
+                .find(|i| i.key == pmix_wire::keys::NSPACE)
                 .and_then(|i| i.value.as_str());
             !refresh
                 && nspace.is_none_or(|n| n == self.me.nspace)
@@ -983,7 +992,8 @@ impl Client {
     ) -> Result<(), Error> {
         // PMIX_INFO_TRUE: a BOOL true, or no value at all.
         let stamp = directives.iter().any(|i| {
-            i.key == "pmix.log.gtstmp" && matches!(i.value, Value::Bool(true) | Value::Undef)
+            i.key == pmix_wire::keys::LOG_GENERATE_TIMESTAMP
+                && matches!(i.value, Value::Bool(true) | Value::Undef)
         });
         let now = if stamp {
             std::time::SystemTime::now()
@@ -1135,7 +1145,7 @@ impl Client {
     /// (`PMIX_DEVICE_DIST_ORIGIN`): it advertises `pmix.rs.dist.origin` true in the
     /// job information (our server does; OpenPMIx 4.2 servers do not).
     pub fn relays_origin(&self) -> bool {
-        self.store.job_value(DIST_ORIGIN_KEY) == Some(Value::Bool(true))
+        self.store.job_value(pmix_wire::keys::RS_DIST_ORIGIN) == Some(Value::Bool(true))
     }
 
     /// Relays a distance request to the server (COMPUTE_DEVICE_DISTANCES, docs/design.md §6):
@@ -1150,7 +1160,7 @@ impl Client {
     /// (`PMIX_ERROR`) go to `done`.
     pub fn distances_then(
         &self,
-        req: &crate::DistanceRequest<'_>,
+        req: &crate::distances::DistanceRequest<'_>,
         cpuset: Option<&pmix_core::CpuSet>,
         done: Done<Vec<RelayedDistance>>,
     ) -> Result<(), Error> {
@@ -1164,13 +1174,16 @@ impl Client {
                         .into(),
                 ));
             }
-            info.push(Info::new(DIST_ORIGIN_DIRECTIVE, Value::string(origin)));
+            info.push(Info::new(
+                pmix_wire::keys::DEVICE_DIST_ORIGIN,
+                Value::string(origin),
+            ));
         }
         if let Some(t) = req.types {
-            info.push(Info::new("pmix.dev.type", Value::DevType(t.0)));
+            info.push(Info::new(pmix_wire::keys::DEVICE_TYPE, Value::DevType(t.0)));
         }
         for id in req.ids {
-            info.push(Info::new("pmix.dev.id", Value::string(*id)));
+            info.push(Info::new(pmix_wire::keys::DEVICE_ID, Value::string(*id)));
         }
         let cpuset = match req.origin {
             Some(_) => None,
@@ -1241,7 +1254,7 @@ impl Client {
             message: message.map(WStr::from),
             procs: procs.to_vec(),
         });
-        wait(|done| self.status_then(req, done), lost)
+        wait(|done| self.status_then(req, done), Error::lost)
     }
 
     /// Says goodbye: FINALIZE, its answer awaited at most [`FINALIZE_WAIT`], then the
@@ -1312,7 +1325,7 @@ fn qualified_reply(
     r.data
         .iter()
         .flat_map(|d| d.kvals.iter())
-        .filter(|kv| kv.key == "pmix.qual.val")
+        .filter(|kv| kv.key == pmix_wire::keys::QUALIFIED_VALUE)
         .map(infos)
         .find_map(|items| {
             let (primary, have) = items.split_first()?;
@@ -1334,9 +1347,11 @@ fn node_directive(info: &[Info]) -> Option<(Option<&str>, Option<u32>)> {
     let (mut name, mut id) = (None, None);
     for i in info {
         match i.key.as_str() {
-            Some("pmix.node.info") => node = true,
-            Some("pmix.hname") => name = i.value.as_str(),
-            Some("pmix.nodeid") => id = i.value.as_u64().and_then(|v| u32::try_from(v).ok()),
+            Some(pmix_wire::keys::NODE_INFO) => node = true,
+            Some(pmix_wire::keys::HOSTNAME) => name = i.value.as_str(),
+            Some(pmix_wire::keys::NODEID) => {
+                id = i.value.as_u64().and_then(|v| u32::try_from(v).ok())
+            }
             _ => {}
         }
     }
@@ -1423,8 +1438,8 @@ fn parse_ranks(list: &str) -> Option<Vec<u32>> {
 fn file_connected_job(store: &Store, codec: &pmix_wire::Codec, nspace: &str, kvals: &[Kval]) {
     let mut job = Vec::with_capacity(kvals.len());
     for kv in kvals {
-        match (kv.key.as_bytes(), &kv.value) {
-            (b"pmix.pblob", Value::ByteObject(b)) => {
+        match (kv.key.as_str().unwrap_or_default(), &kv.value) {
+            (pmix_wire::keys::PROC_BLOB, Value::ByteObject(b)) => {
                 if let Ok(blob) =
                     pmix_wire::msg::ProcBlob::from_bytes(&b.0, codec.buffer_type, codec.limits)
                     && let Ok(values) = blob.kvals()
@@ -1432,11 +1447,11 @@ fn file_connected_job(store: &Store, codec: &pmix_wire::Codec, nspace: &str, kva
                     store.add_peer_values(nspace, blob.rank.0, &values);
                 }
             }
-            (b"pmix.pdata", v) => {
+            (pmix_wire::keys::PROC_INFO_ARRAY, v) => {
                 // OpenPMIx's form (mpirun's): `pmix.rank` first, then its values.
                 if let Some(infos) = v.infos()
                     && let Some((first, rest)) = infos.split_first()
-                    && first.key == "pmix.rank"
+                    && first.key == pmix_wire::keys::RANK
                     && let Some(rank) = first.value.as_u64().and_then(|r| u32::try_from(r).ok())
                 {
                     let values: Vec<Kval> = rest
@@ -1449,7 +1464,12 @@ fn file_connected_job(store: &Store, codec: &pmix_wire::Codec, nspace: &str, kva
                     store.add_peer_values(nspace, rank, &values);
                 }
             }
-            (b"pmix.node.arr" | b"pmix.ssn.arr" | b"pmix.app.arr", v) => match v.infos() {
+            (
+                pmix_wire::keys::NODE_INFO_ARRAY
+                | pmix_wire::keys::SESSION_INFO_ARRAY
+                | pmix_wire::keys::APP_INFO_ARRAY,
+                v,
+            ) => match v.infos() {
                 Some(infos) => job.extend(infos.iter().map(|i| Kval {
                     key: i.key.clone(),
                     value: i.value.clone(),

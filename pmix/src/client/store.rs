@@ -112,11 +112,14 @@ impl Store {
         }
         // This node: the one this rank's own blob names (the host's name for it),
         // else the host name given, else the first (a server sends its own first).
-        let own_node = store.rank_value(rank, "pmix.hname").ok().flatten();
+        let own_node = store
+            .rank_value(rank, pmix_wire::keys::HOSTNAME)
+            .ok()
+            .flatten();
         fn named(n: &[Info], name: Option<&str>) -> bool {
             name.is_some()
                 && n.iter()
-                    .any(|i| i.key == "pmix.hname" && i.value.as_str() == name)
+                    .any(|i| i.key == pmix_wire::keys::HOSTNAME && i.value.as_str() == name)
         }
         let own = own_node.as_ref().and_then(Value::as_str);
         let here = nodes
@@ -137,9 +140,11 @@ impl Store {
             .chain(self.other_nodes.iter())
             .find(|arr| {
                 arr.iter().any(|i| {
-                    (name.is_some() && i.key == "pmix.hname" && i.value.as_str() == name)
+                    (name.is_some()
+                        && i.key == pmix_wire::keys::HOSTNAME
+                        && i.value.as_str() == name)
                         || (id.is_some()
-                            && i.key == "pmix.nodeid"
+                            && i.key == pmix_wire::keys::NODEID
                             && i.value.as_u64() == id.map(u64::from))
                 })
             })
@@ -165,7 +170,7 @@ impl Store {
         if std::ptr::eq(arr, &self.node) {
             return Some(self.job_value(key));
         }
-        if key == "pmix.hname" || key == "pmix.nodeid" {
+        if key == pmix_wire::keys::HOSTNAME || key == pmix_wire::keys::NODEID {
             return Some(None);
         }
         Some(
@@ -180,10 +185,21 @@ impl Store {
     /// (its peers, leader and count, not its identity); for every rank, the
     /// session-level values (`pmix.tmpdir`, `pmix.tdir.rmclean`, `pmix.univ.size`).
     pub(crate) fn rank_fallback(&self, rank: u32, key: &str) -> Option<Value> {
-        const SESSION: [&str; 3] = ["pmix.tmpdir", "pmix.tdir.rmclean", "pmix.univ.size"];
-        const NODE: [&str; 3] = ["pmix.lpeers", "pmix.lldr", "pmix.local.size"];
+        const SESSION: [&str; 3] = [
+            pmix_wire::keys::TMPDIR,
+            pmix_wire::keys::TDIR_RMCLEAN,
+            pmix_wire::keys::UNIV_SIZE,
+        ];
+        const NODE: [&str; 3] = [
+            pmix_wire::keys::LOCAL_PEERS,
+            pmix_wire::keys::LOCALLDR,
+            pmix_wire::keys::LOCAL_SIZE,
+        ];
         if NODE.contains(&key) {
-            let host = self.rank_value(rank, "pmix.hname").ok().flatten()?;
+            let host = self
+                .rank_value(rank, pmix_wire::keys::HOSTNAME)
+                .ok()
+                .flatten()?;
             let arr = self.node_array(host.as_str(), None)?;
             if std::ptr::eq(arr, &self.node) {
                 return None;
@@ -208,7 +224,7 @@ impl Store {
         };
         let named = |arr: &&Vec<Info>| {
             arr.iter()
-                .any(|i| i.key == "pmix.hname" && i.value.as_str() == hostname)
+                .any(|i| i.key == pmix_wire::keys::HOSTNAME && i.value.as_str() == hostname)
         };
         match hostname {
             None => find(&self.node),
@@ -225,7 +241,7 @@ impl Store {
             .chain(self.other_nodes.iter())
             .filter_map(|arr| {
                 arr.iter()
-                    .find(|i| i.key == "pmix.hname")
+                    .find(|i| i.key == pmix_wire::keys::HOSTNAME)
                     .and_then(|i| i.value.as_str().map(str::to_owned))
             })
             .collect()

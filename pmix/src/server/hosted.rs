@@ -43,21 +43,21 @@ pub const MAX_RANKS: u32 = 1 << 22;
 
 /// Job-level keys the blob writes itself, or that only a host reads.
 const GENERATED: [&str; 15] = [
-    "pmix.job.size",
-    "pmix.univ.size",
-    "pmix.max.size",
-    "pmix.lpeers",
-    "pmix.pdata",
-    "pmix.local.size",
-    "pmix.node.size",
-    "pmix.num.nodes",
-    "pmix.nlist",
-    "pmix.nmap",
-    "pmix.pmap",
-    "pmix.lldr",
-    "pmix.nodeid",
-    "pmix.hname",
-    "pmix.node.arr",
+    pmix_wire::keys::JOB_SIZE,
+    pmix_wire::keys::UNIV_SIZE,
+    pmix_wire::keys::MAX_PROCS,
+    pmix_wire::keys::LOCAL_PEERS,
+    pmix_wire::keys::PROC_INFO_ARRAY,
+    pmix_wire::keys::LOCAL_SIZE,
+    pmix_wire::keys::NODE_SIZE,
+    pmix_wire::keys::NUM_NODES,
+    pmix_wire::keys::NODE_LIST,
+    pmix_wire::keys::NODE_MAP,
+    pmix_wire::keys::PROC_MAP,
+    pmix_wire::keys::LOCALLDR,
+    pmix_wire::keys::NODEID,
+    pmix_wire::keys::HOSTNAME,
+    pmix_wire::keys::NODE_INFO_ARRAY,
 ];
 
 fn bad(what: impl Into<String>) -> ServerError {
@@ -126,11 +126,11 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
         _ => Err(bad("pmix.pdata: an element is not an info")),
     });
     let first = infos.next().ok_or_else(|| bad("pmix.pdata: empty"))??;
-    if first.key.as_str() != Some("pmix.rank") {
+    if first.key.as_str() != Some(pmix_wire::keys::RANK) {
         return Err(bad("pmix.pdata: the first element is not pmix.rank"));
     }
     let mut d = ProcData {
-        rank: u32_of(&first.value, "pmix.rank")?,
+        rank: u32_of(&first.value, pmix_wire::keys::RANK)?,
         ..Default::default()
     };
     let u16_of = |v: &Value, k: &str| {
@@ -140,13 +140,13 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
         let i = i?;
         let key = i.key.as_str().unwrap_or_default();
         match key {
-            "pmix.lrank" => d.local_rank = Some(u16_of(&i.value, key)?),
-            "pmix.nrank" => d.node_rank = Some(u16_of(&i.value, key)?),
-            "pmix.appnum" => d.appnum = u32_of(&i.value, key)?,
-            "pmix.cpuset" => d.cpuset = i.value.as_str().map(str::to_string),
-            "pmix.locstr" => d.locstr = i.value.as_str().map(str::to_string),
-            "pmix.hname" => d.hostname = i.value.as_str().map(str::to_string),
-            "pmix.nodeid" => d.nodeid = Some(u32_of(&i.value, key)?),
+            pmix_wire::keys::LOCAL_RANK => d.local_rank = Some(u16_of(&i.value, key)?),
+            pmix_wire::keys::NODE_RANK => d.node_rank = Some(u16_of(&i.value, key)?),
+            pmix_wire::keys::APPNUM => d.appnum = u32_of(&i.value, key)?,
+            pmix_wire::keys::CPUSET => d.cpuset = i.value.as_str().map(str::to_string),
+            pmix_wire::keys::LOCALITY_STRING => d.locstr = i.value.as_str().map(str::to_string),
+            pmix_wire::keys::HOSTNAME => d.hostname = i.value.as_str().map(str::to_string),
+            pmix_wire::keys::NODEID => d.nodeid = Some(u32_of(&i.value, key)?),
             _ => {}
         }
         d.kvals.push(Kval {
@@ -159,8 +159,8 @@ fn proc_data(v: &Value) -> Result<ProcData, ServerError> {
 
 /// The nodes of the maps `nmap` / `pmap` (module docs), every rank below `size`.
 fn nodes_of_maps(nmap: &str, pmap: &str, size: u32) -> Result<Vec<NodeSpec>, ServerError> {
-    let names = crate::regex::parse_nodes(nmap).map_err(|e| bad(format!("pmix.nmap: {e}")))?;
-    let procs = crate::regex::parse_procs(pmap).map_err(|e| bad(format!("pmix.pmap: {e}")))?;
+    let names = super::regex::parse_nodes(nmap).map_err(|e| bad(format!("pmix.nmap: {e}")))?;
+    let procs = super::regex::parse_procs(pmap).map_err(|e| bad(format!("pmix.pmap: {e}")))?;
     if names.len() != procs.len() {
         return Err(bad(format!(
             "pmix.nmap names {} nodes, pmix.pmap {}",
@@ -284,20 +284,20 @@ pub fn namespace_from_host(
                 .ok_or_else(|| bad(format!("{key}: not a string")))
         };
         match key {
-            "pmix.job.size" => size = Some(u32_of(&i.value, key)?),
-            "pmix.max.size" => max = u32_of(&i.value, key)?,
-            "pmix.univ.size" => univ = u32_of(&i.value, key)?,
-            "pmix.lpeers" => lpeers = Some(text()?),
-            "pmix.nmap" => nmap = Some(text()?),
-            "pmix.pmap" => pmap = Some(text()?),
-            "pmix.nodeid" => nodeid = Some(u32_of(&i.value, key)?),
-            "pmix.pdata" => {
+            pmix_wire::keys::JOB_SIZE => size = Some(u32_of(&i.value, key)?),
+            pmix_wire::keys::MAX_PROCS => max = u32_of(&i.value, key)?,
+            pmix_wire::keys::UNIV_SIZE => univ = u32_of(&i.value, key)?,
+            pmix_wire::keys::LOCAL_PEERS => lpeers = Some(text()?),
+            pmix_wire::keys::NODE_MAP => nmap = Some(text()?),
+            pmix_wire::keys::PROC_MAP => pmap = Some(text()?),
+            pmix_wire::keys::NODEID => nodeid = Some(u32_of(&i.value, key)?),
+            pmix_wire::keys::PROC_INFO_ARRAY => {
                 if pdata.len() as u32 >= MAX_RANKS {
                     return Err(bad(format!("more than {MAX_RANKS} pmix.pdata arrays")));
                 }
                 pdata.push(proc_data(&i.value)?);
             }
-            "pmix.node.arr" => {
+            pmix_wire::keys::NODE_INFO_ARRAY => {
                 if let Value::DataArray(a) = &i.value {
                     node_arrays.push(
                         a.items
@@ -394,15 +394,16 @@ pub fn namespace_from_host(
         for arr in node_arrays {
             let named = |n: &NodeSpec| {
                 arr.iter().any(|i| {
-                    (i.key == "pmix.hname" && i.value.as_str() == Some(n.name.as_str()))
-                        || (i.key == "pmix.nodeid" && i.value.as_u64() == Some(u64::from(n.id)))
+                    (i.key == pmix_wire::keys::HOSTNAME
+                        && i.value.as_str() == Some(n.name.as_str()))
+                        || (i.key == pmix_wire::keys::NODEID
+                            && i.value.as_u64() == Some(u64::from(n.id)))
                 })
             };
             if let Some(n) = nodes.iter_mut().find(|n| named(n)) {
-                n.info.extend(
-                    arr.into_iter()
-                        .filter(|i| i.key != "pmix.hname" && i.key != "pmix.nodeid"),
-                );
+                n.info.extend(arr.into_iter().filter(|i| {
+                    i.key != pmix_wire::keys::HOSTNAME && i.key != pmix_wire::keys::NODEID
+                }));
             }
         }
         let mut node_of = std::collections::HashMap::new();
@@ -416,14 +417,16 @@ pub fn namespace_from_host(
             .map(|d| {
                 let mut kvals = d.kvals;
                 if let Some(n) = node_of.get(&d.rank).map(|&i| &nodes[i]) {
-                    kvals.retain(|k| k.key != "pmix.hname" && k.key != "pmix.nodeid");
-                    kvals.push(Kval::new("pmix.hname", n.name.as_str()));
-                    kvals.push(Kval::new("pmix.nodeid", n.id));
+                    kvals.retain(|k| {
+                        k.key != pmix_wire::keys::HOSTNAME && k.key != pmix_wire::keys::NODEID
+                    });
+                    kvals.push(Kval::new(pmix_wire::keys::HOSTNAME, n.name.as_str()));
+                    kvals.push(Kval::new(pmix_wire::keys::NODEID, n.id));
                 }
                 // OpenPMIx gives every rank an application number (0 when the host
                 // says none: mpirun 4.1 does not).
-                if !kvals.iter().any(|k| k.key == "pmix.appnum") {
-                    kvals.push(Kval::new("pmix.appnum", 0u32));
+                if !kvals.iter().any(|k| k.key == pmix_wire::keys::APPNUM) {
+                    kvals.push(Kval::new(pmix_wire::keys::APPNUM, 0u32));
                 }
                 (d.rank, kvals)
             })
@@ -448,9 +451,9 @@ pub fn namespace_from_host(
 }
 
 /// The key under which an event's CUSTOM range crosses a host as bytes.
-const HOST_EVRANGE_KEY: &str = "pmixrs.evrange";
+const HOST_EVRANGE_KEY: &str = pmix_wire::keys::RS_HOST_EVENT_RANGE;
 
-/// The infos of an event this server hands its host (`HostCall::Notify`), made fit
+/// The infos of an event this server hands its host (`Upcall::Notify`), made fit
 /// to cross it: `pmix.evrange` (a PROC or a DATA_ARRAY of PROC) becomes
 /// `pmixrs.evrange`, a BYTE_OBJECT holding the procs as a modex blob
 /// ([`pmix_wire::modex`]), because Open MPI 4.1's daemons cannot carry a data
@@ -460,7 +463,7 @@ const HOST_EVRANGE_KEY: &str = "pmixrs.evrange";
 pub fn event_info_to_host(info: &[Info]) -> Vec<Info> {
     info.iter()
         .map(|i| {
-            if i.key != "pmix.evrange" {
+            if i.key != pmix_wire::keys::EVENT_CUSTOM_RANGE {
                 return i.clone();
             }
             let procs: Vec<pmix_wire::Proc> = match &i.value {
@@ -517,7 +520,10 @@ pub fn event_info_from_host(
             let entries = pmix_wire::modex::decode_all(&b.0, pmix_wire::Limits::DEFAULT).ok()?;
             let procs = entries.into_iter().map(|e| Value::Proc(e.proc)).collect();
             let array = pmix_wire::DataArray::new(pmix_wire::DataType::Proc, procs)?;
-            Some(Info::new("pmix.evrange", Value::DataArray(array)))
+            Some(Info::new(
+                pmix_wire::keys::EVENT_CUSTOM_RANGE,
+                Value::DataArray(array),
+            ))
         })
         .collect();
     (info, range)

@@ -244,30 +244,7 @@ fn parse_addr(field: &str) -> Option<SocketAddr> {
     Some(SocketAddr::new(ip, port))
 }
 
-/// The process's effective uid and gid (`geteuid`, `getegid`).
-pub fn effective_ids() -> (u32, u32) {
-    // SAFETY: geteuid and getegid take no arguments, touch no memory of ours and
-    // cannot fail.
-    unsafe { (libc::geteuid(), libc::getegid()) }
-}
-
-/// This host's name as `gethostname` gives it, with the domain part removed (what
-/// OpenPMIx uses when `PMIX_HOSTNAME` is not set); `localhost` when it cannot be read.
-pub fn short_hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the pointer and length describe `buf`, which outlives the call;
-    // gethostname writes at most that many bytes.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "localhost".to_owned();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(buf.get(..end).unwrap_or_default());
-    match name.split('.').next() {
-        Some(short) if !short.is_empty() => short.to_owned(),
-        _ => "localhost".to_owned(),
-    }
-}
+pub use crate::os::{effective_ids, short_hostname};
 
 #[cfg(test)]
 mod tests {

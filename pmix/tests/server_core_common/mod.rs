@@ -38,7 +38,7 @@ pub fn core_configured(set: impl FnOnce(&mut CoreConfig), ns: &str, n: u32) -> C
 /// of which `ranks` are its local ones (local and node ranks in that order).
 pub fn hosted_node(host: &str, ns: &str, ranks: [u32; 2]) -> Core {
     let mut cfg = CoreConfig::new("srv", 0, host, UID, GID);
-    cfg.hosted = true;
+    cfg.provides = pmix::server::core::Provides::NODES;
     let mut core = Core::new(cfg);
     let mut spec = NamespaceSpec::single_node(ns, 4, UID, GID);
     spec.ranks = ranks

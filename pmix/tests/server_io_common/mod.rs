@@ -5,9 +5,10 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use pmix::server::NamespaceSpec;
+use pmix::server::{Host, NamespaceSpec, ProcName, Reply as HostReply};
 use pmix::{Server, ServerConfig};
 use pmix_wire::{
     BufferType, Codec, Command, ConnectMsg, Decoded, Frame, FrameDecoder, Identity, Limits, Reply,
@@ -216,6 +217,45 @@ pub fn start(cfg: ServerConfig, nspace: &str, size: u32) -> Server {
         .add_namespace(NamespaceSpec::single_node(nspace, size, uid, gid))
         .unwrap();
     server
+}
+
+/// What a [`Watch`] host heard of the clients, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Heard {
+    /// A rank completed its handshake.
+    Connected(ProcName),
+    /// A rank finalized.
+    Finalized(ProcName),
+    /// A rank aborted with this status.
+    Aborted(ProcName, i32),
+    /// A rank was lost.
+    Lost(ProcName),
+}
+
+/// A launcher's host: it passes what it hears of the clients on to a channel.
+pub struct Watch(mpsc::Sender<Heard>);
+
+impl Host for Watch {
+    fn client_connected(&self, proc: ProcName) {
+        let _ = self.0.send(Heard::Connected(proc));
+    }
+    fn client_finalized(&self, proc: ProcName, reply: HostReply<()>) {
+        let _ = self.0.send(Heard::Finalized(proc));
+        reply.send(Ok(()));
+    }
+    fn client_aborted(&self, proc: ProcName, status: i32, _message: Option<String>) {
+        let _ = self.0.send(Heard::Aborted(proc, status));
+    }
+    fn client_lost(&self, proc: ProcName) {
+        let _ = self.0.send(Heard::Lost(proc));
+    }
+}
+
+/// A server started with `cfg`, hosted by a [`Watch`], and what the host hears.
+pub fn watched(cfg: ServerConfig) -> (Server, mpsc::Receiver<Heard>) {
+    let (tx, rx) = mpsc::channel();
+    let server = Server::start_with_host(cfg, Arc::new(Watch(tx))).unwrap();
+    (server, rx)
 }
 
 /// The uid and gid this process runs as.

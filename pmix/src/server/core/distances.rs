@@ -32,7 +32,7 @@ use pmix_wire::{Command, DeviceDist, Reply, Status, WStr};
 use super::{ConnId, Core};
 
 /// The key of `PMIX_DEVICE_DIST_ORIGIN`.
-pub const ORIGIN_KEY: &str = "pmix.dev.dist.origin";
+pub const ORIGIN_KEY: &str = pmix_wire::keys::DEVICE_DIST_ORIGIN;
 
 fn bad(core: &mut Core, conn: ConnId, tag: u32) {
     core.reply_status(

@@ -1,15 +1,15 @@
 //! SPAWNNB (docs/wire.md §6.13): a client asks for new processes.
 //!
-//! With [`CoreConfig::spawn`](super::CoreConfig::spawn) (a launcher that starts
+//! With [`Provides::SPAWN`](super::Provides::SPAWN) (a launcher that starts
 //! processes, as `pmix-run`), a request whose apps each name a program and at least
-//! one process becomes [`JobEvent::Spawn`](super::JobEvent::Spawn) for the launcher,
+//! one process becomes [`Upcall::Spawn`](super::Upcall::Spawn) for the launcher,
 //! and its reply is held until the launcher answers
-//! [`Core::spawn_done`](super::Core::spawn_done): with the new namespace (registered
+//! [`HostAnswer::Spawn`](super::HostAnswer::Spawn): with the new namespace (registered
 //! by then), the reply is `STATUS 0`, the namespace and that job's information,
 //! the payload a REQ of that namespace gets (what libpmix2 files as the new job's
 //! data, so the parent reads its size without asking); with an error, `STATUS`
 //! alone. A request with no app, an app without a program or with
-//! `maxprocs < 1` gets `PMIX_ERR_BAD_PARAM` at once; without `spawn`, every
+//! `maxprocs < 1` gets `PMIX_ERR_BAD_PARAM` at once; without `SPAWN`, every
 //! request gets `PMIX_ERR_NOT_SUPPORTED`. A parent whose connection closes before
 //! the answer is not answered (the launcher's job runs on).
 //!
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use pmix_wire::msg::Spawn;
 use pmix_wire::{Command, Status};
 
-use super::{ConnId, Core, JobEvent, Output};
+use super::{ConnId, Core, Output, Provides, Upcall};
 
 /// The spawns waiting for the launcher's answer, by id.
 #[derive(Debug, Default)]
@@ -43,7 +43,7 @@ impl Spawns {
 
 /// SPAWNNB from `conn`.
 pub(super) fn spawn(core: &mut Core, conn: ConnId, tag: u32, s: Spawn) {
-    if !core.cfg.spawn {
+    if !core.cfg.provides.contains(Provides::SPAWN) {
         return core.reply_status(conn, tag, Command::SpawnNb, Status::ERR_NOT_SUPPORTED);
     }
     let Some(parent) = core.conns.get(&conn).map(|p| p.proc.clone()) else {
@@ -64,7 +64,7 @@ pub(super) fn spawn(core: &mut Core, conn: ConnId, tag: u32, s: Spawn) {
     }
     let id = core.next_host_id();
     core.spawns.pending.insert(id, (conn, tag));
-    core.out.push_back(Output::Job(JobEvent::Spawn {
+    core.out.push_back(Output::Host(Upcall::Spawn {
         id,
         parent,
         info: s.info,
@@ -74,7 +74,7 @@ pub(super) fn spawn(core: &mut Core, conn: ConnId, tag: u32, s: Spawn) {
 
 /// The launcher's answer to spawn `id`: the new namespace (registered already), or
 /// the status the parent gets. An id nobody waits for is ignored.
-pub(super) fn done(core: &mut Core, id: u64, result: Result<&str, i32>) {
+pub(super) fn done(core: &mut Core, id: u64, result: Result<&str, Status>) {
     let Some((conn, tag)) = core.spawns.pending.remove(&id) else {
         return;
     };
@@ -96,8 +96,8 @@ pub(super) fn done(core: &mut Core, id: u64, result: Result<&str, i32>) {
                 None => Status::ERROR,
             }
         }
-        Err(0) => Status::ERROR,
-        Err(s) => Status(s),
+        Err(Status::SUCCESS) => Status::ERROR,
+        Err(s) => s,
     };
     core.reply_status(conn, tag, Command::SpawnNb, status);
 }

@@ -6,7 +6,9 @@
 //! OpenPMIx does). DEREGEVENTS removes codes (`INT32_MIN`: the default handler)
 //! and is never answered.
 //!
-//! NOTIFY from a client: `STATUS 0` to the sender; the event, with
+//! NOTIFY from a client: `PMIX_ERR_OUT_OF_RESOURCE` when its infos take more than
+//! [`super::CoreConfig::max_event_bytes`] (each peer would get its own copy), else
+//! `STATUS 0` to the sender; the event, with
 //! `pmix.srvr.internal.notify` = true appended (one that already carries it is
 //! dropped: no echo loops), goes on tag 0 to every connected, not finalized peer
 //! except the source whose registrations match (a specific code, or a default
@@ -17,7 +19,10 @@
 //! for late registrants unless `pmix.evnocache` (at most
 //! [`super::CoreConfig::max_cached_events`] events and
 //! [`super::CoreConfig::max_cached_event_bytes`] bytes, the oldest dropped first; a
-//! source's events are purged when it finalizes or its connection closes).
+//! source's events are purged when it finalizes or its connection closes). An event
+//! whose range is a closed set of this node's processes (CUSTOM naming ranks of
+//! namespaces registered here, or NAMESPACE) is dropped once each of them has had it
+//! or is gone: its range has been served, nobody is left to replay it to.
 //!
 //! A rank that calls ABORT, or is lost, raises `PMIX_ERR_PROC_ABORTED` (-7), once,
 //! from the server
@@ -31,13 +36,15 @@ use pmix_wire::msg::{DeregEvents, Notify, RegEvents};
 use pmix_wire::{Command, DataRange, Event, Info, Proc, Rank, Status, Value};
 
 use super::namespace::RankState;
+use super::util::info_size;
 use super::{ConnId, Core, ProcKey, info_flag, info_value};
+use pmix_wire::keys;
 
 /// `PMIX_ERR_PROC_ABORTED`.
 pub const PROC_ABORTED: Status = Status::ERR_PROC_ABORTED;
 
 /// The key OpenPMIx's server adds to every event it relays.
-const INTERNAL_KEY: &str = "pmix.srvr.internal.notify";
+const INTERNAL_KEY: &str = keys::SERVER_INTERNAL_NOTIFY;
 
 /// One REGEVENTS of a peer.
 #[derive(Clone, Debug)]
@@ -55,8 +62,16 @@ struct Cached {
     info: Vec<Info>,
     range: DataRange,
     delivered: Vec<ProcKey>,
-    /// About its size packed ([`info_bytes`]).
+    /// The processes of its range still to serve, when its range is a closed set
+    /// ([`closed_range`]); `None`: open to processes yet to come.
+    waiting: Option<Vec<ProcKey>>,
+    /// About its size packed ([`info_size`]) and its lists of processes.
     bytes: usize,
+}
+
+/// What a process named in a cached event's lists costs, about.
+fn key_bytes(p: &ProcKey) -> usize {
+    p.0.len() + 32
 }
 
 /// The event cache.
@@ -84,14 +99,27 @@ impl Events {
         (self.cache.len(), self.bytes)
     }
 
-    /// Drops the cached events `source` raised.
-    pub(crate) fn purge_source(&mut self, source: &ProcKey) {
-        self.retain(|c| &c.source != source);
+    /// `proc` left (finalized, or its connection closed): the events it raised
+    /// are dropped, and it is served in the ranges that wait for it (an event none
+    /// is left to serve is dropped).
+    pub(crate) fn proc_gone(&mut self, proc: &ProcKey) {
+        for c in &mut self.cache {
+            if let Some(w) = &mut c.waiting {
+                w.retain(|p| p != proc);
+            }
+        }
+        self.retain(|c| &c.source != proc && c.waiting.as_ref().is_none_or(|w| !w.is_empty()));
     }
 
-    /// Drops the cached events raised by a rank of `nspace`.
+    /// Drops the cached events raised by a rank of `nspace`, and serves its ranks
+    /// in the ranges that wait for them.
     pub(crate) fn purge_nspace(&mut self, nspace: &str) {
-        self.retain(|c| c.source.0 != nspace);
+        for c in &mut self.cache {
+            if let Some(w) = &mut c.waiting {
+                w.retain(|p| p.0 != nspace);
+            }
+        }
+        self.retain(|c| c.source.0 != nspace && c.waiting.as_ref().is_none_or(|w| !w.is_empty()));
     }
 
     fn retain(&mut self, keep: impl Fn(&Cached) -> bool) {
@@ -148,11 +176,11 @@ fn covers(list: &[ProcKey], p: &ProcKey) -> bool {
 
 /// The procs an event says it affects (`pmix.evproc`, `pmix.evaffected`).
 fn affected(info: &[Info]) -> Vec<ProcKey> {
-    let mut v: Vec<ProcKey> = info_value(info, "pmix.evproc")
+    let mut v: Vec<ProcKey> = info_value(info, keys::EVENT_AFFECTED_PROC)
         .map(procs_of)
         .unwrap_or_default();
     v.extend(
-        info_value(info, "pmix.evaffected")
+        info_value(info, keys::EVENT_AFFECTED_PROCS)
             .map(procs_of)
             .unwrap_or_default(),
     );
@@ -176,7 +204,7 @@ fn reg_matches(r: &Registration, code: i32, nondef: bool, affected: &[ProcKey]) 
 fn in_range(range: DataRange, source: &ProcKey, target: &ProcKey, info: &[Info]) -> bool {
     match range {
         DataRange::PROC_LOCAL => false,
-        DataRange::CUSTOM => info_value(info, "pmix.evrange")
+        DataRange::CUSTOM => info_value(info, keys::EVENT_CUSTOM_RANGE)
             .map(procs_of)
             .is_some_and(|l| covers(&l, target)),
         DataRange::NAMESPACE => source.0 == target.0,
@@ -194,7 +222,7 @@ fn custom_conns(core: &Core, range: DataRange, info: &[Info]) -> Option<Vec<Conn
     if range != DataRange::CUSTOM {
         return None;
     }
-    let Some(list) = info_value(info, "pmix.evrange").map(procs_of) else {
+    let Some(list) = info_value(info, keys::EVENT_CUSTOM_RANGE).map(procs_of) else {
         return Some(Vec::new());
     };
     let mut out = Vec::with_capacity(list.len());
@@ -240,13 +268,17 @@ pub(super) fn register(core: &mut Core, conn: ConnId, tag: u32, r: RegEvents) {
     // Replay the cached events this registration matches.
     let mut replay = Vec::new();
     for c in core.events.cache.iter_mut() {
-        let nondef = info_flag(&c.info, "pmix.evnondef");
+        let nondef = info_flag(&c.info, keys::EVENT_NON_DEFAULT);
         if c.source != me
             && !c.delivered.contains(&me)
             && in_range(c.range, &c.source, &me, &c.info)
             && reg_matches(&reg, c.code.0, nondef, &affected(&c.info))
         {
             c.delivered.push(me.clone());
+            c.bytes += key_bytes(&me);
+            if let Some(w) = &mut c.waiting {
+                w.retain(|p| p != &me);
+            }
             replay.push(Event {
                 status: c.code,
                 source: Proc::new(c.source.0.as_str(), c.source.1),
@@ -254,6 +286,10 @@ pub(super) fn register(core: &mut Core, conn: ConnId, tag: u32, r: RegEvents) {
                 range: None,
             });
         }
+    }
+    if !replay.is_empty() {
+        core.events
+            .retain(|c| c.waiting.as_ref().is_none_or(|w| !w.is_empty()));
     }
     for ev in replay {
         send_event(core, conn, &ev);
@@ -287,7 +323,7 @@ pub(crate) fn raise(
     range: DataRange,
     except: Option<ConnId>,
 ) {
-    let nondef = info_flag(&info, "pmix.evnondef");
+    let nondef = info_flag(&info, keys::EVENT_NON_DEFAULT);
     let aff = affected(&info);
     let wanted = |c: ConnId, p: &super::Peer| {
         Some(c) != except
@@ -322,44 +358,77 @@ pub(crate) fn raise(
         }
         send_event(core, c, &ev);
     }
-    if range != DataRange::PROC_LOCAL && !info_flag(&ev.info, "pmix.evnocache") {
-        let bytes = ev.info.iter().map(info_bytes).sum::<usize>() + 64;
-        core.events.push(Cached {
-            bytes,
-            code,
-            source: source.clone(),
-            info: ev.info,
-            range,
-            delivered,
-        });
+    if range == DataRange::PROC_LOCAL || info_flag(&ev.info, keys::EVENT_DO_NOT_CACHE) {
+        return;
     }
+    let waiting = closed_range(core, range, source, &ev.info).map(|mut w| {
+        w.retain(|p| !delivered.contains(p));
+        w
+    });
+    if waiting.as_ref().is_some_and(Vec::is_empty) {
+        // Served already.
+        return;
+    }
+    let lists = delivered.iter().chain(waiting.iter().flatten());
+    let bytes =
+        ev.info.iter().map(info_size).sum::<usize>() + 64 + lists.map(key_bytes).sum::<usize>();
+    core.events.push(Cached {
+        bytes,
+        code,
+        source: source.clone(),
+        info: ev.info,
+        range,
+        delivered,
+        waiting,
+    });
 }
 
-/// About what `i` takes packed (its key, its value's strings and bytes, 16 for
-/// anything else): what the event cache counts, without packing it.
-fn info_bytes(i: &Info) -> usize {
-    i.key.len() + value_bytes(&i.value)
-}
-
-fn value_bytes(v: &Value) -> usize {
-    16 + match v {
-        Value::String(Some(s)) | Value::Float(s) | Value::Double(s) => s.len(),
-        Value::ByteObject(b) => b.0.len(),
-        Value::Buffer(b) => b.bytes.len(),
-        Value::Proc(p) => p.nspace.len(),
-        Value::Value(v) => value_bytes(v),
-        Value::Info(i) => info_bytes(i),
-        Value::Kval(k) => k.key.len() + value_bytes(&k.value),
-        Value::Pdata(p) => p.proc.nspace.len() + p.key.len() + value_bytes(&p.value),
-        Value::DataArray(a) => a.items.iter().map(value_bytes).sum(),
-        _ => 0,
+/// The processes of this node an event in `range` from `source` can reach, when
+/// that set is closed: CUSTOM naming only namespaces registered here (a WILDCARD
+/// rank: that namespace's local ranks), or NAMESPACE of a namespace registered here;
+/// ranks gone (finalized or lost) and the source left out. `None` for any other
+/// range, or one naming a namespace not registered here (its ranks may come yet).
+fn closed_range(
+    core: &Core,
+    range: DataRange,
+    source: &ProcKey,
+    info: &[Info],
+) -> Option<Vec<ProcKey>> {
+    let named = match range {
+        DataRange::CUSTOM => info_value(info, keys::EVENT_CUSTOM_RANGE).map(procs_of)?,
+        DataRange::NAMESPACE => vec![(source.0.clone(), Rank::WILDCARD.0)],
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    for (nspace, rank) in named {
+        let ns = core.namespaces.get(&nspace)?;
+        let alive = |st: &RankState| matches!(st, RankState::Waiting | RankState::Connected(_));
+        if rank == Rank::WILDCARD.0 {
+            out.extend(
+                ns.states
+                    .iter()
+                    .filter(|(_, st)| alive(st))
+                    .map(|(r, _)| (nspace.clone(), *r)),
+            );
+        } else if ns.states.get(&rank).is_some_and(alive) {
+            out.push((nspace, rank));
+        }
     }
+    out.retain(|p| p != source);
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
 }
 
 /// NOTIFY from a client. Returns its source when the notification was raised (the
 /// core then lets the groups see it: the end of a 4.2 invite records the group).
 pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) -> Option<ProcKey> {
     let source = core.conns.get(&conn)?.proc.clone();
+    if n.info.iter().map(info_size).sum::<usize>() > core.cfg.max_event_bytes {
+        // Each peer gets its own copy: one large event is many in memory.
+        core.reply_status(conn, tag, Command::Notify, super::ERR_OUT_OF_RESOURCE);
+        return None;
+    }
     core.reply_status(conn, tag, Command::Notify, Status::SUCCESS);
     if info_value(&n.info, INTERNAL_KEY).is_some() {
         return None;
@@ -372,11 +441,11 @@ pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) -> Opti
             | DataRange::RM
             | DataRange::CUSTOM
     );
-    if core.cfg.hosted && beyond {
+    if core.cfg.provides.spans_nodes() && beyond {
         let mut info = n.info.clone();
         info.push(core.origin_mark());
         core.out
-            .push_back(super::Output::Host(super::HostCall::Notify {
+            .push_back(super::Output::Host(super::Upcall::Notify {
                 code: n.status.0,
                 source: source.clone(),
                 range: n.range.0,
@@ -392,9 +461,12 @@ pub(super) fn notify(core: &mut Core, conn: ConnId, tag: u32, n: Notify) -> Opti
 /// `proc` aborted or was lost: `PMIX_ERR_PROC_ABORTED` to the registered handlers.
 pub(super) fn proc_aborted(core: &mut Core, proc: &ProcKey, status: Option<i32>) {
     let server = (core.cfg.nspace.clone(), core.cfg.rank);
-    let mut info = vec![Info::new("pmix.evproc", Proc::new(proc.0.as_str(), proc.1))];
+    let mut info = vec![Info::new(
+        keys::EVENT_AFFECTED_PROC,
+        Proc::new(proc.0.as_str(), proc.1),
+    )];
     if let Some(s) = status {
-        info.push(Info::new("pmix.exit.code", Value::Int(s)));
+        info.push(Info::new(keys::EXIT_CODE, Value::Int(s)));
     }
     raise(core, PROC_ABORTED, &server, info, DataRange::GLOBAL, None);
 }

@@ -52,7 +52,7 @@ use super::{ConnId, Core, ProcKey, info_deadline, info_flag, info_value};
 pub const FENCE_LOST: Status = Status::ERR_LOST_CONNECTION;
 
 /// The key of `PMIX_GROUP_FT_COLLECTIVE`.
-pub const FT_KEY: &str = "pmix.grp.ftcoll";
+pub const FT_KEY: &str = pmix_wire::keys::GROUP_FT_COLLECTIVE;
 
 /// Which collective a [`Fence`] is: FENCENB, or CONNECTNB / DISCONNECTNB, which run
 /// the same way over their listed processes and differ in their reply.
@@ -130,7 +130,7 @@ struct Fence {
     local: usize,
     /// A contributor asked `pmix.collect`.
     collect: bool,
-    /// The host's fence this one waits for ([`HostCall::Fence`]).
+    /// The host's fence this one waits for ([`Upcall::Fence`](super::Upcall::Fence)).
     host: Option<u64>,
     /// A local participant is gone (non-FT): what this node's contributors get
     /// once the host answers ([`evaluate`]).
@@ -366,7 +366,7 @@ fn join(
 ) {
     let ft = info_flag(&f.info, FT_KEY);
     let deadline = info_deadline(&f.info, now, None);
-    let collect = info_flag(&f.info, "pmix.collect");
+    let collect = info_flag(&f.info, pmix_wire::keys::COLLECT_DATA);
     let fence = &mut core.fences.list[idx];
     fence.ft |= ft;
     fence.collect |= collect;
@@ -435,7 +435,7 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
             None => missing_alive = true,
         }
     }
-    let spans = remote && core.cfg.hosted && fence.kind == Kind::Fence;
+    let spans = remote && core.cfg.provides.spans_nodes() && fence.kind == Kind::Fence;
     let status = match gone {
         Some(s) if !fence.ft && !spans => s,
         _ if missing_alive => {
@@ -459,7 +459,7 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
             finish(core, fence, Status::ERR_NOT_SUPPORTED, Vec::new());
             return true;
         }
-        if core.cfg.hosted {
+        if core.cfg.provides.spans_nodes() {
             to_host(core, idx);
         }
         return false;
@@ -471,7 +471,7 @@ fn evaluate(core: &mut Core, idx: usize, full: bool) -> bool {
 
 /// Hands fence `idx` to the host: this node's contributions (the contributors'
 /// remote data when `pmix.collect` was asked, their rank-state contributions) as
-/// one blob ([`HostCall::Fence`]).
+/// one blob ([`Upcall::Fence`](super::Upcall::Fence)).
 fn to_host(core: &mut Core, idx: usize) {
     let id = core.next_host_id();
     let fence = &core.fences.list[idx];
@@ -495,7 +495,7 @@ fn to_host(core: &mut Core, idx: usize) {
     let collect = fence.collect;
     core.fences.list[idx].host = Some(id);
     core.out
-        .push_back(super::Output::Host(super::HostCall::Fence {
+        .push_back(super::Output::Host(super::Upcall::Fence {
             id,
             procs,
             collect,

@@ -21,7 +21,7 @@ use pmix_wire::handshake::ToolAccept;
 use pmix_wire::{ClientReply, ConnectMsg, Identity, PeerKind, ToolReply};
 
 use super::namespace::RankState;
-use super::{ConnId, Core, JobEvent, Output, Peer, Refused};
+use super::{ConnId, Core, Output, Peer, Refused, Upcall};
 
 pub(super) fn connect(
     core: &mut Core,
@@ -174,7 +174,7 @@ fn add_rank_peer(core: &mut Core, conn: ConnId, codec: pmix_wire::Codec, nspace:
             regs: Vec::new(),
         },
     );
-    core.out.push_back(Output::Job(JobEvent::Connected {
+    core.out.push_back(Output::Host(Upcall::Connected {
         conn,
         nspace: nspace.into(),
         rank,

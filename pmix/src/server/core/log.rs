@@ -1,8 +1,8 @@
 //! LOG (docs/wire.md §6.13): a client's `PMIx_Log`.
 //!
 //! Each datum of the request for a channel this server has is handed to the launcher
-//! ([`JobEvent::Log`]): `pmix.log.stderr` and `pmix.log.stdout` (a string, written as
-//! it is, by the launcher or the host); the other channels (syslog, email, the global
+//! ([`Upcall::Log`]): `pmix.log.stderr` and `pmix.log.stdout` (a string, written as
+//! it is, by the host or the server's process); the other channels (syslog, email, the global
 //! data store) are not served. The reply is `STATUS 0` when at least one datum was
 //! taken, else `PMIX_ERR_NOT_SUPPORTED` (OpenPMIx answers so when no channel could
 //! take any). The directives (`pmix.log.gentimestamp`, `pmix.log.once`, …) change
@@ -11,12 +11,12 @@
 use pmix_wire::msg::Log;
 use pmix_wire::{Command, Status};
 
-use super::{ConnId, Core, JobEvent, LogStream, Output};
+use super::{ConnId, Core, LogStream, Output, Upcall};
 
 /// The channels served, by key.
 const CHANNELS: [(&str, LogStream); 2] = [
-    ("pmix.log.stderr", LogStream::Stderr),
-    ("pmix.log.stdout", LogStream::Stdout),
+    (pmix_wire::keys::LOG_STDERR, LogStream::Stderr),
+    (pmix_wire::keys::LOG_STDOUT, LogStream::Stdout),
 ];
 
 /// LOG from `conn`.
@@ -34,7 +34,7 @@ pub(super) fn log(core: &mut Core, conn: ConnId, tag: u32, l: Log) {
             continue;
         };
         taken = true;
-        core.out.push_back(Output::Job(JobEvent::Log {
+        core.out.push_back(Output::Host(Upcall::Log {
             nspace: nspace.clone(),
             rank,
             stream,

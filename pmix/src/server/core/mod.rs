@@ -6,8 +6,11 @@
 //! [`pmix_wire::ConnectMsg`] and its frames with [`pmix_wire::FrameDecoder`], and
 //! hands them to a [`Core`] with the current time. After **every** call it drains
 //! [`Core::poll_output`] and carries out each [`Output`] in order: send bytes on a
-//! connection, close one, or tell the launcher about its job ([`JobEvent`]). It
-//! calls [`Core::tick`] when [`Core::next_deadline`] is due.
+//! connection, close one, make an upcall into the host ([`Upcall`]: a rank connected,
+//! finalized, aborted or was lost, a fence across nodes, …), or complete the host's
+//! own request. The host's answers come back with [`Core::host_answer`]. It calls
+//! [`Core::tick`] when [`Core::next_deadline`] is due. What the host does for the
+//! server is a flag set in [`CoreConfig::provides`] ([`Provides`]).
 //!
 //! Every byte the core reads or writes goes through `pmix-wire`; a peer whose
 //! bytes fail to decode is closed ([`Output::Close`]) and nobody else notices.
@@ -31,17 +34,18 @@
 //! - GROUP_CONSTRUCT, GROUP_DESTRUCT and GROUP_LEAVE in both 4.2 layouts, and
 //!   the groups a 4.2 invite/join builds from events, driven by pmix-core's
 //!   `Groups` (`groups/`);
-//! - SPAWNNB through the launcher ([`CoreConfig::spawn`], [`JobEvent::Spawn`],
-//!   [`Core::spawn_done`]; `dynamic.rs`), CONNECTNB and DISCONNECTNB across the
+//! - SPAWNNB through the launcher ([`Provides::SPAWN`], [`Upcall::Spawn`],
+//!   [`HostAnswer::Spawn`]; `dynamic.rs`), CONNECTNB and DISCONNECTNB across the
 //!   namespaces served here (`fence.rs`);
 //! - everything else: a lone `PMIX_ERR_NOT_SUPPORTED` status.
 //!
-//! **Hosted** ([`CoreConfig::hosted`], the C server API, docs/serving.md §4): a fence
+//! **Hosted** ([`Provides::NODES`], the C server API, docs/serving.md §4): a fence
 //! naming ranks of other nodes goes to the host once the local participants joined
-//! ([`HostCall::Fence`], answered by [`Core::host_fence_done`]), a get of another
-//! node's rank by direct modex ([`HostCall::DirectModex`], [`Core::host_modex_done`]),
-//! the host asks for a local rank's data with [`Core::dmodex_request`], and a FINALIZE
-//! is answered once the host acknowledged it ([`Core::finalize_acked`]).
+//! ([`Upcall::Fence`], answered with [`HostAnswer::Fence`]), a get of another node's
+//! rank by direct modex ([`Upcall::DirectModex`], [`HostAnswer::DirectModex`]), the
+//! host asks for a local rank's data with [`Core::dmodex_request`] (answered as
+//! [`Output::DmodexAnswer`]), and a FINALIZE is answered once the host acknowledged
+//! it ([`HostAnswer::ClientFinalized`]).
 //!
 //! **Not done.** Events, published data and groups never leave the node; unhosted, a
 //! namespace or rank this server does not hold is NOT_FOUND. Published data has no
@@ -49,7 +53,7 @@
 //! until unpublished or its namespace is removed). A fence whose contributors mix
 //! `pmix.collect` true and false is not refused (OpenPMIx answers
 //! `PMIX_ERR_INVALID_ARG`). `pmix.node.size` counts the namespace's own local
-//! ranks, not every job's on the node. [`JobEvent::Aborted`] does not carry the
+//! ranks, not every job's on the node. [`Upcall::Aborted`] does not carry the
 //! procs `PMIx_Abort` named (the launcher ends the whole job).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -61,7 +65,7 @@ mod distances;
 mod dynamic;
 mod events;
 /// The key of [`Core::origin_mark`].
-const ORIGIN_KEY: &str = "pmixrs.evorigin";
+const ORIGIN_KEY: &str = pmix_wire::keys::RS_EVENT_ORIGIN;
 
 mod fence;
 mod groups;
@@ -84,8 +88,8 @@ pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
 pub use types::{
-    ConnId, CoreConfig, HostCall, JobEvent, LogStream, NamespaceSpec, NodeSpec, Output, Placement,
-    RankSpec, Refused, ServerError,
+    ConnId, CoreConfig, HostAnswer, LogStream, NamespaceSpec, NodeSpec, Output, Placement,
+    Provides, RankSpec, Refused, ServerError, Upcall,
 };
 
 use namespace::{Namespace, RankState};
@@ -119,8 +123,9 @@ pub struct Core {
     /// The last id given to a request of the host.
     next_host: u64,
     /// Hosted: FINALIZEs answered once the host acknowledged the client's finalize
-    /// ([`Core::finalize_acked`]), by process.
-    finalizing: HashMap<ProcKey, (ConnId, u32)>,
+    /// ([`HostAnswer::ClientFinalized`]), by request id: the connection, its tag and
+    /// the client's nspace.
+    finalizing: HashMap<u64, (ConnId, u32, String)>,
     store: store::Store,
     fences: fence::Fences,
     events: events::Events,
@@ -129,7 +134,7 @@ pub struct Core {
     spawns: dynamic::Spawns,
     /// The state the groups commands need (owned by `groups.rs`).
     pub(crate) groups: groups::GroupState,
-    /// Collectives and events carried for a host that cannot ([`CoreConfig::relay`]).
+    /// Collectives and events carried for a host that cannot ([`Provides::relays`]).
     relay: relay::Relay,
 }
 
@@ -202,7 +207,7 @@ impl Core {
     }
 
     /// Forgets a namespace whose job is over: its connected ranks are closed
-    /// ([`Output::Close`], no [`JobEvent`]), what waited on them is settled as if
+    /// ([`Output::Close`], no [`Upcall`]), what waited on them is settled as if
     /// they were lost (held gets NOT_FOUND, fences with them complete or fail), and
     /// their committed and published data and cached events are dropped. Its name
     /// may then be registered again.
@@ -289,8 +294,10 @@ impl Core {
             return;
         }
         // A list of processes longer than what this server could name is refused
-        // at its count, before anything is read or done.
+        // at its count, before anything is read or done; so is any array longer
+        // (no request needs more elements than there are processes to name).
         peer.codec.limits.max_procs = self.cfg.limits.max_procs.min(bound);
+        peer.codec.limits.max_count = self.cfg.limits.max_count.min(bound);
         let req = match pmix_wire::decode_request(&frame.payload, &peer.codec) {
             Ok(r) => r,
             Err(_) => {
@@ -405,7 +412,7 @@ impl Core {
     }
 
     /// `conn`'s socket closed (EOF or error). A rank that had not finalized is
-    /// lost: [`JobEvent::Lost`], `PMIX_ERR_PROC_ABORTED` to registered handlers,
+    /// lost: [`Upcall::Lost`], `PMIX_ERR_PROC_ABORTED` to registered handlers,
     /// and the collectives it was in complete or fail (docs/design.md §8). Harmless for a
     /// connection the core does not know (or closed itself).
     pub fn closed(&mut self, conn: ConnId, now: Instant) {
@@ -440,7 +447,7 @@ impl Core {
         }
         // What it notified is kept no longer than it is there; what it published
         // as long as its persistence says.
-        self.events.purge_source(&peer.proc);
+        self.events.proc_gone(&peer.proc);
         let last = self.namespaces.get(&peer.proc.0).is_none_or(|ns| {
             ns.states
                 .values()
@@ -472,7 +479,7 @@ impl Core {
             return;
         }
         let told = !ns.aborted_reported.insert(proc.1);
-        self.out.push_back(Output::Job(JobEvent::Lost {
+        self.out.push_back(Output::Host(Upcall::Lost {
             nspace: proc.0.clone(),
             rank: proc.1,
         }));
@@ -516,7 +523,7 @@ impl Core {
     pub fn poll_output(&mut self) -> Option<Output> {
         loop {
             let out = self.out.pop_front()?;
-            if !self.cfg.relay {
+            if !self.cfg.provides.relays() {
                 return Some(out);
             }
             if let Some(out) = relay::divert(self, out) {
@@ -525,19 +532,11 @@ impl Core {
         }
     }
 
-    /// The launcher's answer to [`JobEvent::Spawn`] `id`: `Ok` with the new
-    /// namespace, registered by then (the parent gets it and that job's
-    /// information), or `Err` with the status the parent gets (0 counts as
-    /// `PMIX_ERROR`). An id nobody waits for (the parent is gone) is ignored.
-    pub fn spawn_done(&mut self, id: u64, result: Result<&str, i32>) {
-        dynamic::done(self, id, result);
-    }
-
     /// The launcher saw `nspace`:`rank` exit with `status`. A rank that had not
     /// finalized is lost (as if its socket had closed, and its connection, if
     /// still open, is closed); a rank that had is forgotten quietly, and so is one
     /// that never connected and exited 0 (a program that is no PMIx client, which
-    /// ran to its end: no `JobEvent::Lost`, no `PMIX_ERR_PROC_ABORTED`; what waited
+    /// ran to its end: no `Upcall::Lost`, no `PMIX_ERR_PROC_ABORTED`; what waited
     /// on it settles as for a finalized rank).
     pub fn proc_exited(&mut self, nspace: &str, rank: u32, status: i32, now: Instant) {
         let Some(ns) = self.namespaces.get(nspace) else {
@@ -582,21 +581,25 @@ impl Core {
         peer.regs.clear();
         let proc = peer.proc.clone();
         let tool = peer.tool;
-        if self.cfg.hosted && !tool {
+        let mut id = None;
+        if self.cfg.provides.spans_nodes() && !tool {
             // As OpenPMIx: the client hears back once the host knows (a host that
             // reaps a process which finalized without telling it reports an error).
-            self.finalizing.insert(proc.clone(), (conn, tag));
+            let i = self.next_host_id();
+            self.finalizing.insert(i, (conn, tag, proc.0.clone()));
+            id = Some(i);
         } else {
             self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
         }
-        self.events.purge_source(&proc);
+        self.events.proc_gone(&proc);
         if !tool {
             if let Some(ns) = self.namespaces.get_mut(&proc.0)
                 && let Some(st) = ns.states.get_mut(&proc.1)
             {
                 *st = RankState::Finalized;
             }
-            self.out.push_back(Output::Job(JobEvent::Finalized {
+            self.out.push_back(Output::Host(Upcall::Finalized {
+                id,
                 nspace: proc.0.clone(),
                 rank: proc.1,
             }));
@@ -616,7 +619,7 @@ impl Core {
         let proc = peer.proc.clone();
         let tool = peer.tool;
         self.reply_status(conn, tag, Command::Abort, Status::SUCCESS);
-        self.out.push_back(Output::Job(JobEvent::Aborted {
+        self.out.push_back(Output::Host(Upcall::Aborted {
             nspace: proc.0.clone(),
             rank: proc.1,
             status: a.status.0,
@@ -631,47 +634,68 @@ impl Core {
         }
     }
 
-    /// The host acknowledged `nspace`:`rank`'s finalize ([`JobEvent::Finalized`]): a
-    /// hosted core answers its FINALIZE now. Harmless for a process not finalizing.
-    pub fn finalize_acked(&mut self, nspace: &str, rank: u32) {
-        if let Some((conn, tag)) = self.finalizing.remove(&(nspace.to_string(), rank))
+    /// The host's answer to the [`Upcall`] `id` (module docs): a finalize
+    /// acknowledged lets a hosted core answer the client's FINALIZE; a fence's
+    /// answer completes it (the local contributors get its status, the other nodes'
+    /// values are stored; bytes that do not decode fail it); a direct modex's is
+    /// stored and releases the gets held on it (a key it does not hold, or a
+    /// failure: NOT_FOUND); a publish, unpublish or lookup's goes to its client; a
+    /// spawn's to its parent. `now` is when it came (the relay's idle rounds count
+    /// from it, [`Provides::relays`]). An id nobody waits for (answered already, or
+    /// its client gone) is ignored.
+    pub fn host_answer(&mut self, id: u64, answer: HostAnswer, now: Instant) {
+        fn split<T: Default>(r: Result<T, Status>) -> (Status, T) {
+            match r {
+                Ok(v) => (Status::SUCCESS, v),
+                Err(s) => (s, T::default()),
+            }
+        }
+        match answer {
+            HostAnswer::ClientFinalized => self.finalize_answered(id),
+            HostAnswer::Fence(r) => {
+                relay::clock(self, now);
+                let (status, data) = split(r);
+                self.fence_answered(id, status, &data);
+            }
+            HostAnswer::DirectModex(r) => {
+                let (status, data) = split(r);
+                if let Some(data) = relay::modex_arrived(self, id, status, &data) {
+                    store::modex_answered(self, id, status, &data);
+                }
+            }
+            HostAnswer::Publish(r) | HostAnswer::Unpublish(r) => {
+                pubsub::op_answered(self, id, split(r).0);
+            }
+            HostAnswer::Lookup(r) => {
+                let (status, data) = split(r);
+                pubsub::lookup_answered(self, id, status, data);
+            }
+            HostAnswer::Spawn(r) => dynamic::done(self, id, r.as_deref().map_err(|s| *s)),
+        }
+    }
+
+    /// The host acknowledged the finalize `id` ([`Upcall::Finalized`]): a hosted
+    /// core answers its FINALIZE now (unless the relay holds it).
+    fn finalize_answered(&mut self, id: u64) {
+        if let Some((conn, tag, nspace)) = self.finalizing.remove(&id)
             && self.conns.contains_key(&conn)
-            && !relay::hold_finalize(self, nspace, conn, tag)
+            && !relay::hold_finalize(self, &nspace, conn, tag)
         {
             self.reply_status(conn, tag, Command::Finalize, Status::SUCCESS);
         }
     }
 
-    /// The host's answer to [`HostCall::Publish`] or [`HostCall::Unpublish`] `id`:
-    /// `status` to the client. An id nobody waits for is ignored.
-    pub fn host_op_done(&mut self, id: u64, status: i32) {
-        pubsub::host_op_done(self, id, Status(status));
-    }
-
-    /// The host's answer to [`HostCall::Lookup`] `id`: on success what it found (one
-    /// PDATA per key), else `status`, to the client.
-    pub fn host_lookup_done(&mut self, id: u64, status: i32, data: Vec<pmix_wire::Pdata>) {
-        pubsub::host_lookup_done(self, id, Status(status), data);
-    }
-
-    /// [`Core::host_fence_done`] at time `now` (the relay's idle rounds count from
-    /// it, [`CoreConfig::relay`]).
-    pub fn host_fence_done_at(&mut self, id: u64, status: i32, data: &[u8], now: Instant) {
-        relay::clock(self, now);
-        self.host_fence_done(id, status, data);
-    }
-
-    /// The host's answer to [`HostCall::Fence`] `id`: `status`, and on success the
-    /// concatenation of every node's blob (ours included), in any order. The local
-    /// contributors are answered; an id no fence waits for is ignored.
-    pub fn host_fence_done(&mut self, id: u64, status: i32, data: &[u8]) {
-        if relay::round_done(self, id, Status(status), data) {
+    /// A fence the host ran, or the relay completed, answered: `status`, and on
+    /// success the concatenation of every node's blob (ours included), in any order.
+    /// The local contributors are answered; an id no fence waits for is ignored.
+    pub(crate) fn fence_answered(&mut self, id: u64, status: Status, data: &[u8]) {
+        if relay::round_done(self, id, status, data) {
             return;
         }
-        if groups::host_done(self, id, Status(status), data) {
+        if groups::host_done(self, id, status, data) {
             return;
         }
-        fence::host_done(self, id, Status(status), data);
+        fence::host_done(self, id, status, data);
     }
 
     /// A host collective's answer: its entries on success, else its status (or
@@ -687,17 +711,8 @@ impl Core {
         pmix_wire::modex::decode_all(data, self.cfg.limits).map_err(|_| Status::ERROR)
     }
 
-    /// The host's answer to [`HostCall::DirectModex`] `id`: on success the remote
-    /// process's blob, stored; the gets held for it are answered (a key it does not
-    /// hold: NOT_FOUND), as they are on failure.
-    pub fn host_modex_done(&mut self, id: u64, status: i32, data: &[u8]) {
-        if let Some(data) = relay::modex_arrived(self, id, status, data) {
-            store::host_modex_done(self, id, Status(status), &data);
-        }
-    }
-
     /// Another node asks, through the host, for local process `nspace`:`rank`'s
-    /// data: answered with [`HostCall::ModexAnswer`] `id` at once if it committed,
+    /// data: answered with [`Output::DmodexAnswer`] `id` at once if it committed,
     /// when it commits, or with NOT_FOUND (not a local rank, or gone) or
     /// `PMIX_ERR_TIMEOUT` (nothing committed within the get timeout).
     pub fn dmodex_request(&mut self, id: u64, nspace: &str, rank: u32, now: Instant) {
@@ -740,6 +755,10 @@ impl Core {
         if code == Status::GROUP_LEFT.0 && groups::host_left(self, &info) {
             return;
         }
+        let info: Vec<pmix_wire::Info> = info
+            .into_iter()
+            .filter(|i| i.key != groups::INCARNATION_KEY)
+            .collect();
         let source = match source {
             Some((ns, r)) => (ns.to_string(), r),
             None => (self.cfg.nspace.clone(), self.cfg.rank),

@@ -18,6 +18,7 @@ use pmix_wire::msg::Monitor;
 use pmix_wire::{Command, DataRange, Info, Status, Value};
 
 use super::{ConnId, Core, ProcKey, info_value};
+use pmix_wire::keys;
 
 /// The monitors in force.
 #[derive(Debug, Default)]
@@ -64,12 +65,12 @@ pub(super) fn monitor(core: &mut Core, conn: ConnId, tag: u32, m: Monitor, now: 
         return;
     };
     let proc = peer.proc.clone();
-    let id = info_value(&m.directives, "pmix.monitor.id")
+    let id = info_value(&m.directives, keys::MONITOR_ID)
         .and_then(Value::as_str)
         .map(str::to_string);
-    let status = if m.monitor.key == "pmix.monitor.mbeat" {
-        let period = seconds(&m.directives, "pmix.monitor.btime", 1).clamp(1, 86_400);
-        let drops = seconds(&m.directives, "pmix.monitor.bdrop", 0).min(1_000);
+    let status = if m.monitor.key == keys::MONITOR_HEARTBEAT {
+        let period = seconds(&m.directives, keys::MONITOR_HEARTBEAT_TIME, 1).clamp(1, 86_400);
+        let drops = seconds(&m.directives, keys::MONITOR_HEARTBEAT_DROPS, 0).min(1_000);
         let window = Duration::from_secs(period * (drops + 1));
         if core.monitors.list.iter().filter(|b| b.conn == conn).count() >= 64 {
             super::ERR_OUT_OF_RESOURCE
@@ -84,7 +85,7 @@ pub(super) fn monitor(core: &mut Core, conn: ConnId, tag: u32, m: Monitor, now: 
             });
             Status::SUCCESS
         }
-    } else if m.monitor.key == "pmix.monitor.cancel" {
+    } else if m.monitor.key == keys::MONITOR_CANCEL {
         let which = m.monitor.value.as_str().map(str::to_string);
         core.monitors
             .list
@@ -103,7 +104,7 @@ pub(super) fn tick(core: &mut Core, now: Instant) {
         b.due = now + b.window;
         let info =
             b.id.as_ref()
-                .map(|id| vec![Info::new("pmix.monitor.id", id.as_str())])
+                .map(|id| vec![Info::new(keys::MONITOR_ID, id.as_str())])
                 .unwrap_or_default();
         alerts.push((b.code, b.proc.clone(), info));
     }

@@ -29,7 +29,7 @@ use super::{ConnId, Core, CoreConfig, NamespaceSpec, ServerError};
 /// `gds_hash.c`), and then drops every item after it (the node array, the
 /// per-rank blobs). Inside the session array it is kept as it is. A GETNB of rank
 /// WILDCARD for it answers it too.
-pub const DIST_ORIGIN_KEY: &str = "pmix.rs.dist.origin";
+pub const DIST_ORIGIN_KEY: &str = pmix_wire::keys::RS_DIST_ORIGIN;
 
 use pmix_core::MAX_NSLEN;
 
@@ -149,23 +149,27 @@ impl Namespace {
         // A key the host gave takes the place of the one written here.
         let given = |key: &str| spec.job_info.iter().find(|k| k.key == key).cloned();
         let mut job_kvals = vec![
-            given("pmix.srv.nspace")
-                .unwrap_or_else(|| Kval::new("pmix.srv.nspace", cfg.nspace.as_str())),
-            given("pmix.srv.rank").unwrap_or_else(|| Kval::new("pmix.srv.rank", cfg.rank)),
-            given("pmix.jobid").unwrap_or_else(|| Kval::new("pmix.jobid", spec.nspace.as_str())),
-            given("pmix.offset").unwrap_or_else(|| Kval::new("pmix.offset", 0u32)),
-            Kval::new("pmix.num.nodes", num_nodes),
-            Kval::new("pmix.nlist", nlist.as_str()),
-            Kval::new("pmix.job.size", size),
-            given("pmix.job.napps").unwrap_or_else(|| Kval::new("pmix.job.napps", napps)),
-            Kval::new("pmix.max.size", max),
+            given(pmix_wire::keys::SERVER_NSPACE)
+                .unwrap_or_else(|| Kval::new(pmix_wire::keys::SERVER_NSPACE, cfg.nspace.as_str())),
+            given(pmix_wire::keys::SERVER_RANK)
+                .unwrap_or_else(|| Kval::new(pmix_wire::keys::SERVER_RANK, cfg.rank)),
+            given(pmix_wire::keys::JOBID)
+                .unwrap_or_else(|| Kval::new(pmix_wire::keys::JOBID, spec.nspace.as_str())),
+            given(pmix_wire::keys::NPROC_OFFSET)
+                .unwrap_or_else(|| Kval::new(pmix_wire::keys::NPROC_OFFSET, 0u32)),
+            Kval::new(pmix_wire::keys::NUM_NODES, num_nodes),
+            Kval::new(pmix_wire::keys::NODE_LIST, nlist.as_str()),
+            Kval::new(pmix_wire::keys::JOB_SIZE, size),
+            given(pmix_wire::keys::JOB_NUM_APPS)
+                .unwrap_or_else(|| Kval::new(pmix_wire::keys::JOB_NUM_APPS, napps)),
+            Kval::new(pmix_wire::keys::MAX_PROCS, max),
         ];
         const REPLACED: [&str; 5] = [
-            "pmix.srv.nspace",
-            "pmix.srv.rank",
-            "pmix.jobid",
-            "pmix.offset",
-            "pmix.job.napps",
+            pmix_wire::keys::SERVER_NSPACE,
+            pmix_wire::keys::SERVER_RANK,
+            pmix_wire::keys::JOBID,
+            pmix_wire::keys::NPROC_OFFSET,
+            pmix_wire::keys::JOB_NUM_APPS,
         ];
         job_kvals.extend(
             spec.job_info
@@ -175,20 +179,20 @@ impl Namespace {
         );
         let mut head: Vec<JobItem> = job_kvals.iter().cloned().map(JobItem::Value).collect();
         let session = vec![
-            Info::new("pmix.session.id", u32::MAX),
-            Info::new("pmix.univ.size", univ),
+            Info::new(pmix_wire::keys::SESSION_ID, u32::MAX),
+            Info::new(pmix_wire::keys::UNIV_SIZE, univ),
             Info::new(DIST_ORIGIN_KEY, true),
         ];
         let mut node = vec![
-            Info::new("pmix.hname", host),
-            Info::new("pmix.nodeid", node_id),
-            Info::new("pmix.node.size", nlocal),
-            Info::new("pmix.lpeers", lpeers.as_str()),
+            Info::new(pmix_wire::keys::HOSTNAME, host),
+            Info::new(pmix_wire::keys::NODEID, node_id),
+            Info::new(pmix_wire::keys::NODE_SIZE, nlocal),
+            Info::new(pmix_wire::keys::LOCAL_PEERS, lpeers.as_str()),
         ];
         if let Some(first) = local.first() {
-            node.push(Info::new("pmix.lldr", Rank(*first)));
+            node.push(Info::new(pmix_wire::keys::LOCALLDR, Rank(*first)));
         }
-        node.push(Info::new("pmix.local.size", nlocal));
+        node.push(Info::new(pmix_wire::keys::LOCAL_SIZE, nlocal));
         if let Some(n) = this_node {
             node.extend(n.info.iter().cloned());
         }
@@ -213,14 +217,14 @@ impl Namespace {
                     .collect::<Vec<_>>()
                     .join(",");
                 let mut arr = vec![
-                    Info::new("pmix.hname", n.name.as_str()),
-                    Info::new("pmix.nodeid", n.id),
-                    Info::new("pmix.lpeers", peers.as_str()),
+                    Info::new(pmix_wire::keys::HOSTNAME, n.name.as_str()),
+                    Info::new(pmix_wire::keys::NODEID, n.id),
+                    Info::new(pmix_wire::keys::LOCAL_PEERS, peers.as_str()),
                 ];
                 if let Some(first) = n.ranks.first() {
-                    arr.push(Info::new("pmix.lldr", Rank(*first)));
+                    arr.push(Info::new(pmix_wire::keys::LOCALLDR, Rank(*first)));
                 }
-                arr.push(Info::new("pmix.local.size", n.ranks.len() as u32));
+                arr.push(Info::new(pmix_wire::keys::LOCAL_SIZE, n.ranks.len() as u32));
                 arr.extend(n.info.iter().cloned());
                 tail.push(JobItem::Node(arr));
             }
@@ -242,18 +246,18 @@ impl Namespace {
         for r in &ranks {
             let mut kv = Vec::new();
             if let Some(l) = &r.locstr {
-                kv.push(Kval::new("pmix.locstr", l.as_str()));
+                kv.push(Kval::new(pmix_wire::keys::LOCALITY_STRING, l.as_str()));
             }
             if let Some(c) = &r.cpuset {
-                kv.push(Kval::new("pmix.cpuset", c.as_str()));
+                kv.push(Kval::new(pmix_wire::keys::CPUSET, c.as_str()));
             }
             kv.extend([
-                Kval::new("pmix.grank", Rank(r.rank)),
-                Kval::new("pmix.lrank", r.local_rank),
-                Kval::new("pmix.nrank", r.node_rank),
-                Kval::new("pmix.nodeid", node_id),
-                Kval::new("pmix.hname", host),
-                Kval::new("pmix.appnum", r.appnum),
+                Kval::new(pmix_wire::keys::GLOBAL_RANK, Rank(r.rank)),
+                Kval::new(pmix_wire::keys::LOCAL_RANK, r.local_rank),
+                Kval::new(pmix_wire::keys::NODE_RANK, r.node_rank),
+                Kval::new(pmix_wire::keys::NODEID, node_id),
+                Kval::new(pmix_wire::keys::HOSTNAME, host),
+                Kval::new(pmix_wire::keys::APPNUM, r.appnum),
             ]);
             // What the host registered for the rank, in the host's types, takes the
             // place of what is written here; its other keys come after.
@@ -323,7 +327,7 @@ impl Namespace {
     fn encode_blob(&self, codec: &pmix_wire::Codec) -> Result<Vec<u8>, pmix_wire::WireError> {
         let mut items = self.head.clone();
         items.push(JobItem::Value(Kval::new(
-            "pmix.bfrops.mod",
+            pmix_wire::keys::BFROPS_MODULE,
             codec.version.text.as_str(),
         )));
         items.extend(self.tail.iter().cloned());
@@ -375,10 +379,13 @@ pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
         let job = Reply::Req(JobInfo {
             nspace: WStr::from(peer.proc.0.as_str()),
             items: vec![
-                JobItem::Value(Kval::new("pmix.srv.nspace", core.cfg.nspace.as_str())),
-                JobItem::Value(Kval::new("pmix.srv.rank", core.cfg.rank)),
-                JobItem::Value(Kval::new("pmix.job.size", 1u32)),
-                JobItem::Value(Kval::new("pmix.hname", host)),
+                JobItem::Value(Kval::new(
+                    pmix_wire::keys::SERVER_NSPACE,
+                    core.cfg.nspace.as_str(),
+                )),
+                JobItem::Value(Kval::new(pmix_wire::keys::SERVER_RANK, core.cfg.rank)),
+                JobItem::Value(Kval::new(pmix_wire::keys::JOB_SIZE, 1u32)),
+                JobItem::Value(Kval::new(pmix_wire::keys::HOSTNAME, host)),
             ],
         });
         let bytes = job.encode(&codec).ok();

@@ -18,14 +18,16 @@
 //! publisher's namespace is left (an app is taken as its namespace), `FIRST_READ`
 //! data after the first lookup that finds it, `SESSION` and `INDEF` data when its
 //! namespace is deregistered. One publisher holds at most
-//! [`super::CoreConfig::max_published_per_proc`] keys and all together
-//! [`super::CoreConfig::max_published`]: a PUBLISH past either stores nothing and is
-//! answered `PMIX_ERR_OUT_OF_RESOURCE`.
+//! [`super::CoreConfig::max_published_per_proc`] keys of
+//! [`super::CoreConfig::max_published_bytes_per_proc`] bytes, and all together
+//! [`super::CoreConfig::max_published`] keys of
+//! [`super::CoreConfig::max_published_bytes`] bytes: a PUBLISH past any of them
+//! stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
 //!
-//! With [`super::CoreConfig::host_pubsub`] the data is the host's: each request goes
+//! With [`super::Provides::PUBSUB`] the data is the host's: each request goes
 //! to it as it came, with the requester's uid appended as `pmix.euid` (as OpenPMIx's
-//! server does: hosts match it on lookup) ([`HostCall::Publish`], [`HostCall::Lookup`],
-//! [`HostCall::Unpublish`]), and the host's answer is the client's.
+//! server does: hosts match it on lookup) ([`Upcall::Publish`], [`Upcall::Lookup`],
+//! [`Upcall::Unpublish`]), and the host's answer is the client's.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -33,18 +35,18 @@ use std::time::Instant;
 use pmix_wire::msg::{Lookup, LookupReply, Publish, Unpublish};
 use pmix_wire::{Command, DataRange, Info, Pdata, Proc, Reply, Status, Value};
 
-use super::util::{HeldList, HeldRequest};
+use super::util::{HeldList, HeldRequest, value_size};
 use super::{
-    ConnId, Core, ERR_DUPLICATE_KEY, HostCall, Output, ProcKey, info_deadline, info_value,
+    ConnId, Core, ERR_DUPLICATE_KEY, Output, ProcKey, Provides, Upcall, info_deadline, info_value,
 };
 
 const DIRECTIVES: [&str; 6] = [
-    "pmix.range",
-    "pmix.persist",
-    "pmix.timeout",
-    "pmix.wait",
-    "pmix.euid",
-    "pmix.egid",
+    pmix_wire::keys::RANGE,
+    pmix_wire::keys::PERSISTENCE,
+    pmix_wire::keys::TIMEOUT,
+    pmix_wire::keys::WAIT,
+    pmix_wire::keys::USERID,
+    pmix_wire::keys::GRPID,
 ];
 
 /// Published data and held lookups.
@@ -54,14 +56,25 @@ pub(crate) struct PubSub {
     held: HeldList<HeldLookup>,
     /// Requests the host answers: id → the client's connection, tag and command.
     at_host: std::collections::HashMap<u64, (ConnId, u32, Command)>,
-    /// The keys each publisher holds.
-    per_proc: std::collections::HashMap<ProcKey, usize>,
+    /// The keys each publisher holds, and their bytes.
+    per_proc: std::collections::HashMap<ProcKey, Held>,
+    /// The bytes of all published data.
+    bytes: usize,
+}
+
+/// What one publisher holds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    keys: usize,
+    bytes: usize,
 }
 
 #[derive(Debug)]
 struct Published {
     proc: ProcKey,
     value: Value,
+    /// About its size ([`value_size`] and its key's).
+    bytes: usize,
     range: DataRange,
     persist: u8,
 }
@@ -129,11 +142,11 @@ impl PubSub {
 
     /// Keeps the data `keep` says, counting what goes.
     fn remove_where(&mut self, keep: impl Fn(&String, &Published) -> bool) {
-        let per_proc = &mut self.per_proc;
+        let (per_proc, bytes) = (&mut self.per_proc, &mut self.bytes);
         self.data.retain(|k, p| {
             let k = keep(k, p);
             if !k {
-                uncount(per_proc, &p.proc);
+                uncount(per_proc, bytes, p);
             }
             k
         });
@@ -155,7 +168,7 @@ impl PubSub {
     /// Removes key `k`, counting it off its publisher's.
     fn remove(&mut self, k: &str) {
         if let Some(p) = self.data.remove(k) {
-            uncount(&mut self.per_proc, &p.proc);
+            uncount(&mut self.per_proc, &mut self.bytes, &p);
         }
     }
 
@@ -178,18 +191,25 @@ impl PubSub {
     }
 }
 
-fn uncount(per_proc: &mut std::collections::HashMap<ProcKey, usize>, proc: &ProcKey) {
-    if let Some(n) = per_proc.get_mut(proc) {
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            per_proc.remove(proc);
+/// Counts `p` off its publisher's and the total.
+fn uncount(
+    per_proc: &mut std::collections::HashMap<ProcKey, Held>,
+    total: &mut usize,
+    p: &Published,
+) {
+    *total = total.saturating_sub(p.bytes);
+    if let Some(h) = per_proc.get_mut(&p.proc) {
+        h.keys = h.keys.saturating_sub(1);
+        h.bytes = h.bytes.saturating_sub(p.bytes);
+        if h.keys == 0 {
+            per_proc.remove(&p.proc);
         }
     }
 }
 
 /// `pmix.persist` (`PMIX_PERSIST_SESSION` when absent or unknown).
 fn persist_of(info: &[Info]) -> u8 {
-    let asked = match info_value(info, "pmix.persist") {
+    let asked = match info_value(info, pmix_wire::keys::PERSISTENCE) {
         Some(Value::Persist(p)) => Some(u64::from(*p)),
         other => other.and_then(Value::as_u64),
     };
@@ -200,7 +220,7 @@ fn persist_of(info: &[Info]) -> u8 {
 }
 
 fn range_of(info: &[Info]) -> DataRange {
-    match info_value(info, "pmix.range") {
+    match info_value(info, pmix_wire::keys::RANGE) {
         Some(Value::DataRange(r)) => DataRange(*r),
         _ => DataRange::SESSION,
     }
@@ -213,12 +233,12 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
         return;
     };
     let who = peer.proc.clone();
-    if core.cfg.host_pubsub {
+    if core.cfg.provides.contains(Provides::PUBSUB) {
         let id = to_host(core, conn, tag, Command::PublishNb);
         let mut info = p.info;
         // As OpenPMIx's server: the requester's uid last (hosts match it on lookup).
-        info.push(Info::new("pmix.euid", p.uid.0));
-        core.out.push_back(Output::Host(HostCall::Publish {
+        info.push(Info::new(pmix_wire::keys::USERID, p.uid.0));
+        core.out.push_back(Output::Host(Upcall::Publish {
             id,
             proc: who,
             info,
@@ -227,28 +247,40 @@ pub(super) fn publish(core: &mut Core, conn: ConnId, tag: u32, p: Publish, now: 
     }
     let range = range_of(&p.info);
     let persist = persist_of(&p.info);
-    let items: Vec<(String, Value)> = p
+    let items: Vec<(String, Value, usize)> = p
         .info
         .into_iter()
         .filter(|i| !DIRECTIVES.iter().any(|d| i.key == *d))
-        .filter_map(|i| Some((i.key.as_str()?.to_string(), i.value)))
+        .filter_map(|i| {
+            let k = i.key.as_str()?.to_string();
+            let bytes = k.len() + value_size(&i.value);
+            Some((k, i.value, bytes))
+        })
         .collect();
-    if items.iter().any(|(k, _)| core.pubsub.data.contains_key(k)) {
+    if items.iter().any(|(k, ..)| core.pubsub.data.contains_key(k)) {
         return core.reply_status(conn, tag, Command::PublishNb, ERR_DUPLICATE_KEY);
     }
-    let mine = core.pubsub.per_proc.get(&who).copied().unwrap_or(0);
-    if core.pubsub.data.len() + items.len() > core.cfg.max_published
-        || mine + items.len() > core.cfg.max_published_per_proc
+    let mine = core.pubsub.per_proc.get(&who).copied().unwrap_or_default();
+    let bytes: usize = items.iter().map(|(.., b)| b).sum();
+    let cfg = &core.cfg;
+    if core.pubsub.data.len() + items.len() > cfg.max_published
+        || mine.keys + items.len() > cfg.max_published_per_proc
+        || core.pubsub.bytes + bytes > cfg.max_published_bytes
+        || mine.bytes + bytes > cfg.max_published_bytes_per_proc
     {
         return core.reply_status(conn, tag, Command::PublishNb, super::ERR_OUT_OF_RESOURCE);
     }
-    *core.pubsub.per_proc.entry(who.clone()).or_default() += items.len();
-    for (k, value) in items {
+    let held = core.pubsub.per_proc.entry(who.clone()).or_default();
+    held.keys += items.len();
+    held.bytes += bytes;
+    core.pubsub.bytes += bytes;
+    for (k, value, bytes) in items {
         core.pubsub.data.insert(
             k,
             Published {
                 proc: who.clone(),
                 value,
+                bytes,
                 range,
                 persist,
             },
@@ -297,11 +329,11 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
         .iter()
         .filter_map(|k| k.as_str().map(str::to_string))
         .collect();
-    if core.cfg.host_pubsub {
+    if core.cfg.provides.contains(Provides::PUBSUB) {
         let id = to_host(core, conn, tag, Command::LookupNb);
         let mut info = l.info;
-        info.push(Info::new("pmix.euid", l.uid.0));
-        core.out.push_back(Output::Host(HostCall::Lookup {
+        info.push(Info::new(pmix_wire::keys::USERID, l.uid.0));
+        core.out.push_back(Output::Host(Upcall::Lookup {
             id,
             proc: who,
             keys,
@@ -312,7 +344,7 @@ pub(super) fn lookup(core: &mut Core, conn: ConnId, tag: u32, l: Lookup, now: In
     let found = core.pubsub.find(&who, &keys);
     let all = keys.len();
     // PMIX_WAIT: an int, the number of keys to wait for (0: all); true: all.
-    let want = match info_value(&l.info, "pmix.wait") {
+    let want = match info_value(&l.info, pmix_wire::keys::WAIT) {
         Some(Value::Bool(b)) => b.then_some(all),
         Some(Value::Undef) => Some(all),
         Some(v) => match (v.as_i64(), v.as_u64()) {
@@ -351,7 +383,7 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
         return;
     };
     let who = peer.proc.clone();
-    if core.cfg.host_pubsub {
+    if core.cfg.provides.contains(Provides::PUBSUB) {
         let id = to_host(core, conn, tag, Command::UnpublishNb);
         let keys = u
             .keys
@@ -359,8 +391,8 @@ pub(super) fn unpublish(core: &mut Core, conn: ConnId, tag: u32, u: Unpublish) {
             .filter_map(|k| k.as_str().map(str::to_string))
             .collect();
         let mut info = u.info;
-        info.push(Info::new("pmix.euid", u.uid.0));
-        core.out.push_back(Output::Host(HostCall::Unpublish {
+        info.push(Info::new(pmix_wire::keys::USERID, u.uid.0));
+        core.out.push_back(Output::Host(Upcall::Unpublish {
             id,
             proc: who,
             keys,
@@ -395,14 +427,14 @@ fn to_host(core: &mut Core, conn: ConnId, tag: u32, cmd: Command) -> u64 {
 }
 
 /// The host's answer to a publish or unpublish: its status to the client.
-pub(super) fn host_op_done(core: &mut Core, id: u64, status: Status) {
+pub(super) fn op_answered(core: &mut Core, id: u64, status: Status) {
     if let Some((conn, tag, cmd)) = core.pubsub.at_host.remove(&id) {
         core.reply_status(conn, tag, cmd, status);
     }
 }
 
 /// The host's answer to a lookup: what it found (none: `status`, else NOT_FOUND).
-pub(super) fn host_lookup_done(core: &mut Core, id: u64, status: Status, data: Vec<Pdata>) {
+pub(super) fn lookup_answered(core: &mut Core, id: u64, status: Status, data: Vec<Pdata>) {
     if let Some((conn, tag, _)) = core.pubsub.at_host.remove(&id) {
         if status == Status::SUCCESS {
             answer(core, conn, tag, data, Status::ERR_NOT_FOUND);

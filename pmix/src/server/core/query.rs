@@ -26,13 +26,13 @@ use super::{ConnId, Core, info_value};
 
 /// The query keys answered besides `pmix.qry.ns`: job-level values of a namespace.
 pub const KNOWN_KEYS: [&str; 7] = [
-    "pmix.job.size",
-    "pmix.max.size",
-    "pmix.univ.size",
-    "pmix.local.size",
-    "pmix.num.nodes",
-    "pmix.node.size",
-    "pmix.lpeers",
+    pmix_wire::keys::JOB_SIZE,
+    pmix_wire::keys::MAX_PROCS,
+    pmix_wire::keys::UNIV_SIZE,
+    pmix_wire::keys::LOCAL_SIZE,
+    pmix_wire::keys::NUM_NODES,
+    pmix_wire::keys::NODE_SIZE,
+    pmix_wire::keys::LOCAL_PEERS,
 ];
 
 /// QUERY.
@@ -43,11 +43,11 @@ pub(super) fn query(core: &mut Core, conn: ConnId, tag: u32, q: QueryInfo) {
     let own = peer.proc.0.clone();
     let mut out = Vec::new();
     for query in &q.queries {
-        let nspace = info_value(&query.qualifiers, "pmix.nspace")
+        let nspace = info_value(&query.qualifiers, pmix_wire::keys::NSPACE)
             .and_then(Value::as_str)
             .unwrap_or(&own);
         for key in query.keys.iter().filter_map(|k| k.as_str()) {
-            if key == "pmix.qry.ns" {
+            if key == pmix_wire::keys::QUERY_NAMESPACES {
                 let list = core.namespaces().collect::<Vec<_>>().join(",");
                 out.push(Info::new(key, list));
             } else if KNOWN_KEYS.contains(&key)
@@ -74,10 +74,10 @@ pub(super) fn query(core: &mut Core, conn: ConnId, tag: u32, q: QueryInfo) {
 pub(super) fn job_control(core: &mut Core, conn: ConnId, tag: u32, j: JobControl) {
     let declared = |i: &Info| {
         [
-            "pmix.reg.cleanup",
-            "pmix.reg.cleanupdir",
-            "pmix.jctrl.preempt",
-            "pmix.jctrl.ckmethod",
+            pmix_wire::keys::REGISTER_CLEANUP,
+            pmix_wire::keys::REGISTER_CLEANUP_DIR,
+            pmix_wire::keys::JOB_CTRL_PREEMPTIBLE,
+            pmix_wire::keys::JOB_CTRL_CHECKPOINT_METHOD,
         ]
         .iter()
         .any(|k| i.key == *k)

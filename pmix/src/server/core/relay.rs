@@ -1,6 +1,7 @@
 //! Collectives over some ranks, and events, across nodes whose host runs collectives
-//! over whole namespaces only and carries no events ([`CoreConfig::relay`],
-//! docs/serving.md §4.1: Slurm 22.05's plugin).
+//! over whole namespaces only and carries no events
+//! ([`Provides::relays`](super::Provides::relays), docs/serving.md §4.1: Slurm
+//! 22.05's plugin).
 //!
 //! Slurm's `fence_nb` completes over a list of ranks only when that list is a whole
 //! namespace: over a list of ranks its ring never completes and its tree completes
@@ -19,7 +20,7 @@
 //!   (the ranks, sorted, and how many collectives over them this node opened
 //!   before); the collective completes here when every node holding one of the ranks
 //!   sent its part, the parts concatenated as a host concatenates them (our blobs
-//!   are self-delimiting), through the same [`Core::host_fence_done`] a host's answer
+//!   are self-delimiting), through the same [`Core::host_answer`] path a host's answer
 //!   takes. Parts that come before this node opened the collective wait for it.
 //! - An event the core hands the host goes out on the channel; every other node
 //!   raises it as a host-injected one ([`Core::raise_event`]).
@@ -50,22 +51,23 @@ use pmix_wire::modex::ModexEntry;
 use pmix_wire::{ByteObject, Info, InfoFlags, Kval, Proc, Rank, Status, Value};
 
 use super::namespace::RankState;
-use super::{ConnId, Core, HostCall, Output};
+use super::{ConnId, Core, Output, Upcall};
 use pmix_wire::Command;
+use pmix_wire::keys;
 
 /// A part's key.
-const KEY: &str = "pmixrs.relay.key";
+const KEY: &str = keys::RS_RELAY_KEY;
 /// A part's bytes.
-const DATA: &str = "pmixrs.relay.data";
+const DATA: &str = keys::RS_RELAY_DATA;
 /// An event's code (the entry's proc is its source).
-const EVENT: &str = "pmixrs.relay.event";
+const EVENT: &str = keys::RS_RELAY_EVENT;
 /// An event's range.
-const RANGE: &str = "pmixrs.relay.range";
+const RANGE: &str = keys::RS_RELAY_RANGE;
 /// A direct-modex answer's round: the one that carries every event the answering
 /// node relayed before it answered (module docs).
-const AFTER: &str = "pmixrs.relay.after";
+const AFTER: &str = keys::RS_RELAY_AFTER;
 /// Every local process of the namespace on the sending node finalized or is gone.
-const DONE: &str = "pmixrs.relay.done";
+const DONE: &str = keys::RS_RELAY_DONE;
 /// The idle delay after a round that carried something.
 const FIRST_DELAY: Duration = Duration::from_millis(20);
 /// The longest idle delay.
@@ -117,7 +119,7 @@ struct Channel {
     /// The round that carries the last event queued here (0: none).
     event_round: u64,
     /// Direct-modex answers held until round `.0` completes: (round, id, status, data).
-    modex: Vec<(u64, u64, i32, Vec<u8>)>,
+    modex: Vec<(u64, u64, Status, Vec<u8>)>,
 }
 
 #[derive(Debug)]
@@ -143,7 +145,7 @@ impl Relay {
 /// A namespace was registered: with the relay on, and when it spans nodes with this
 /// one among them, its channel starts.
 pub(crate) fn namespace_added(core: &mut Core, nspace: &str) {
-    if !core.cfg.relay {
+    if !core.cfg.provides.relays() {
         return;
     }
     let Some(map) = node_map(core, nspace) else {
@@ -188,7 +190,7 @@ pub(crate) fn namespace_removed(core: &mut Core, nspace: &str) {
 /// `out`, unless the relay carries it instead (module docs): `None` then.
 pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
     match out {
-        Output::Host(HostCall::Fence {
+        Output::Host(Upcall::Fence {
             id,
             procs,
             collect,
@@ -206,7 +208,7 @@ pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
                     // data, a mark of this node, so that it runs as its ring, which
                     // does.
                     data.extend(mark(&ns, node));
-                    Some(Output::Host(HostCall::Fence {
+                    Some(Output::Host(Upcall::Fence {
                         id,
                         procs,
                         collect: true,
@@ -217,7 +219,7 @@ pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
                     open(core, id, &ns, procs, data);
                     None
                 }
-                _ => Some(Output::Host(HostCall::Fence {
+                _ => Some(Output::Host(Upcall::Fence {
                     id,
                     procs,
                     collect,
@@ -225,7 +227,7 @@ pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
                 })),
             }
         }
-        Output::Host(HostCall::Notify {
+        Output::Host(Upcall::Notify {
             code,
             source,
             range,
@@ -253,11 +255,11 @@ pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
             wake(core, &ns);
             None
         }
-        Output::Host(HostCall::ModexAnswer {
+        Output::DmodexAnswer {
             id,
             status,
             mut data,
-        }) => {
+        } => {
             // Whoever reads this answer reads it after the events this node relayed
             // before it (a process's event, then its data: as a host that carries
             // both on one path keeps them).
@@ -269,7 +271,7 @@ pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
                 });
             if let Some(c) = ns.as_deref().and_then(|n| core.relay.channels.get(n))
                 && c.event_round > 0
-                && status == Status::SUCCESS.0
+                && status == Status::SUCCESS
             {
                 let entry = ModexEntry {
                     proc: Proc::new(ns.as_deref().unwrap_or_default(), c.this_node),
@@ -279,7 +281,7 @@ pub(crate) fn divert(core: &mut Core, out: Output) -> Option<Output> {
                 };
                 data.extend(pmix_wire::modex::encode(&[entry]).unwrap_or_default());
             }
-            Some(Output::Host(HostCall::ModexAnswer { id, status, data }))
+            Some(Output::DmodexAnswer { id, status, data })
         }
         other => Some(other),
     }
@@ -388,7 +390,7 @@ fn start_round(core: &mut Core, nspace: &str) {
     c.round = Some(id);
     c.started += 1;
     c.next_at = None;
-    core.out.push_back(Output::Host(HostCall::Fence {
+    core.out.push_back(Output::Host(Upcall::Fence {
         id,
         procs: vec![
             (nspace.to_string(), Rank::WILDCARD.0),
@@ -538,7 +540,7 @@ fn complete_ready(core: &mut Core, nspace: &str) {
             continue;
         };
         let data: Vec<u8> = w.parts.into_values().flatten().collect();
-        core.host_fence_done(id, Status::SUCCESS.0, &data);
+        core.fence_answered(id, Status::SUCCESS, &data);
     }
 }
 
@@ -558,7 +560,7 @@ fn close(core: &mut Core, nspace: &str, status: Status) {
         .map(|c| (c.held, c.modex))
         .unwrap_or_default();
     for (_, id, st, data) in modex {
-        super::store::host_modex_done(core, id, Status(st), &data);
+        super::store::modex_answered(core, id, st, &data);
     }
     for (conn, tag) in held {
         if core.conns.contains_key(&conn) {
@@ -574,7 +576,7 @@ fn close(core: &mut Core, nspace: &str, status: Status) {
         .collect();
     for id in ids {
         core.relay.waiting.remove(&id);
-        core.host_fence_done(id, status.0, &[]);
+        core.fence_answered(id, status, &[]);
     }
 }
 
@@ -636,8 +638,13 @@ pub(crate) fn hold_finalize(core: &mut Core, nspace: &str, conn: ConnId, tag: u3
 
 /// The host's answer to direct modex `id`: `Some` of it to take now (without the
 /// relay's mark), `None` when it waits for the round its mark names (module docs).
-pub(crate) fn modex_arrived(core: &mut Core, id: u64, status: i32, data: &[u8]) -> Option<Vec<u8>> {
-    if !core.cfg.relay || status != Status::SUCCESS.0 {
+pub(crate) fn modex_arrived(
+    core: &mut Core,
+    id: u64,
+    status: Status,
+    data: &[u8],
+) -> Option<Vec<u8>> {
+    if !core.cfg.provides.relays() || status != Status::SUCCESS {
         return Some(data.to_vec());
     }
     let Ok(mut entries) = pmix_wire::modex::decode_all(data, core.cfg.limits) else {
@@ -679,6 +686,6 @@ fn release_modex(core: &mut Core, nspace: &str) {
     let (ready, keep): (Vec<_>, Vec<_>) = c.modex.drain(..).partition(|m| m.0 <= done);
     c.modex = keep;
     for (_, id, status, data) in ready {
-        super::store::host_modex_done(core, id, Status(status), &data);
+        super::store::modex_answered(core, id, status, &data);
     }
 }

@@ -3,6 +3,10 @@
 //! Each process's committed values are kept in two buckets, LOCAL (what local
 //! peers see) and REMOTE (what other nodes would see); GLOBAL values come in both.
 //! Commits are cumulative (each resends everything), so a commit upserts by key.
+//! A commit that would leave a process more than
+//! [`super::CoreConfig::max_keys_per_proc`] keys in a bucket, or more than
+//! [`super::CoreConfig::max_committed_bytes_per_proc`] bytes in both, stores nothing
+//! and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
 //!
 //! GETNB of a local rank: the key in the scope visible to the requester (LOCAL, or
 //! the one `pmix.scope` names; GLOBAL/UNDEF = both) → `STATUS 0` and one byte
@@ -18,7 +22,7 @@
 //! `STATUS 0` and one byte object under `PROC(nspace, WILDCARD)`, else
 //! NOT_FOUND. A namespace this server does not hold: NOT_FOUND; a rank of another
 //! node: hosted, from what a fence brought, else by direct modex
-//! ([`super::HostCall::DirectModex`]); unhosted, NOT_FOUND.
+//! ([`super::Upcall::DirectModex`]); unhosted, NOT_FOUND.
 //!
 //! Both clients file every value of an answer under its process (§6.6 of the
 //! wire notes), so an answer to a connection carries the requested value and
@@ -49,11 +53,15 @@ use pmix_wire::{
     Command, DataArray, Info, InfoFlags, Kval, Proc, Rank, Reply, Scope, Status, Value,
 };
 
-use super::util::{HeldList, HeldRequest};
-use super::{ConnId, Core, HostCall, Output, ProcKey, info_deadline, info_flag, info_value};
+use super::util::{HeldList, HeldRequest, value_size};
+use super::{ConnId, Core, Output, ProcKey, Upcall, info_deadline, info_flag, info_value};
 
 /// Keys a server answers only from a topology it shares, which we do not.
-const TOPOLOGY_KEYS: [&str; 3] = ["pmix.hwlocxml2", "pmix.hwlocxml1", "pmix.topo2"];
+const TOPOLOGY_KEYS: [&str; 3] = [
+    pmix_wire::keys::HWLOC_XML_V2,
+    pmix_wire::keys::HWLOC_XML_V1,
+    pmix_wire::keys::TOPOLOGY2,
+];
 
 /// The committed values and the held gets.
 #[derive(Debug, Default)]
@@ -124,6 +132,14 @@ impl Bucket {
                 }
             }
         }
+    }
+
+    /// About what its values take ([`value_size`] and their keys).
+    fn bytes(&self) -> usize {
+        self.kvals
+            .iter()
+            .map(|k| k.key.len() + value_size(&k.value))
+            .sum()
     }
 
     fn has(&self, key: &str) -> bool {
@@ -215,7 +231,10 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
             _ => local.upsert(&b.kvals, generation),
         }
     }
-    if local.kvals.len() > max || remote.kvals.len() > max {
+    if local.kvals.len() > max
+        || remote.kvals.len() > max
+        || local.bytes() + remote.bytes() > core.cfg.max_committed_bytes_per_proc
+    {
         return core.reply_status(conn, tag, Command::Commit, super::ERR_OUT_OF_RESOURCE);
     }
     (entry.local, entry.remote, entry.generation) = (local, remote, generation);
@@ -239,7 +258,7 @@ fn answer_host(core: &mut Core, proc: &ProcKey, status: Status) {
     }
 }
 
-/// [`HostCall::ModexAnswer`] `id`: `proc`'s remote data and job-info values when
+/// [`Output::DmodexAnswer`] `id`: `proc`'s remote data and job-info values when
 /// `status` is success.
 fn modex_answer(core: &mut Core, id: u64, proc: &ProcKey, status: Status) {
     let data = if status == Status::SUCCESS {
@@ -264,11 +283,8 @@ fn modex_answer(core: &mut Core, id: u64, proc: &ProcKey, status: Status) {
     } else {
         Vec::new()
     };
-    core.out.push_back(Output::Host(HostCall::ModexAnswer {
-        id,
-        status: status.0,
-        data,
-    }));
+    core.out
+        .push_back(Output::DmodexAnswer { id, status, data });
 }
 
 /// The host asks for local `proc`'s data on behalf of another node (module docs of
@@ -289,7 +305,7 @@ pub(super) fn dmodex_request(core: &mut Core, id: u64, proc: ProcKey, now: Insta
 
 /// The host's answer to direct modex `id`: the remote process's data is stored and
 /// the gets held for it answered (a key still missing: NOT_FOUND).
-pub(super) fn host_modex_done(core: &mut Core, id: u64, status: Status, data: &[u8]) {
+pub(super) fn modex_answered(core: &mut Core, id: u64, status: Status, data: &[u8]) {
     let Some(target) = core.store.asked.remove(&id) else {
         return;
     };
@@ -310,7 +326,7 @@ pub(super) fn host_modex_done(core: &mut Core, id: u64, status: Status, data: &[
 }
 
 /// `PMIX_QUALIFIED_VALUE`: a DATA_ARRAY of INFO, the value then its qualifiers.
-const QUALIFIED_KEY: &str = "pmix.qual.val";
+const QUALIFIED_KEY: &str = pmix_wire::keys::QUALIFIED_VALUE;
 
 /// The value and qualifiers of a `pmix.qual.val` KVAL.
 fn unqualify(kv: &Kval) -> Option<(&Info, impl Iterator<Item = &Info>)> {
@@ -562,9 +578,9 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
     };
     if g.rank == Rank::WILDCARD {
         let kvals: Vec<Kval> = match key.as_deref() {
-            Some("pmix.hwlocxml2") if core.cfg.hwloc_xml.is_some() => {
+            Some(pmix_wire::keys::HWLOC_XML_V2) if core.cfg.hwloc_xml.is_some() => {
                 let xml = core.cfg.hwloc_xml.as_deref().unwrap_or_default();
-                vec![Kval::new("pmix.hwlocxml2", xml)]
+                vec![Kval::new(pmix_wire::keys::HWLOC_XML_V2, xml)]
             }
             Some(k) if TOPOLOGY_KEYS.contains(&k) => Vec::new(),
             Some(k) => ns.job_value(k).map_or_else(Vec::new, |v| {
@@ -591,7 +607,7 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
         return core.reply(conn, tag, &reply);
     }
     let local = ns.states.contains_key(&g.rank.0);
-    let remote_known = core.cfg.hosted && g.rank.0 < ns.spec.job_size;
+    let remote_known = core.cfg.provides.spans_nodes() && g.rank.0 < ns.spec.job_size;
     if !(local || remote_known) {
         return not_found(core, conn, tag);
     }
@@ -603,11 +619,11 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
     {
         return qualified_get(core, conn, tag, &target, k, &g.info);
     }
-    let scope = info_value(&g.info, "pmix.scope").and_then(|v| match v {
+    let scope = info_value(&g.info, pmix_wire::keys::DATA_SCOPE).and_then(|v| match v {
         pmix_wire::Value::Scope(s) => Some(*s),
         _ => None,
     });
-    let refresh = info_flag(&g.info, "pmix.get.refresh");
+    let refresh = info_flag(&g.info, pmix_wire::keys::GET_REFRESH_CACHE);
     let h = HeldGet {
         conn,
         tag,
@@ -621,7 +637,7 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
         Answer::Data(kv, generation) => send_data(core, &h, kv, generation),
         Answer::NotFound => not_found(core, conn, tag),
         Answer::Absent => {
-            if info_flag(&g.info, "pmix.immediate") || core.departed(&h.target) {
+            if info_flag(&g.info, pmix_wire::keys::IMMEDIATE) || core.departed(&h.target) {
                 return not_found(core, conn, tag);
             }
             if !core.may_wait(conn) {
@@ -632,7 +648,7 @@ pub(super) fn get(core: &mut Core, conn: ConnId, tag: u32, g: GetNb, now: Instan
                 // Another node's rank: its server has the data (direct modex).
                 let id = core.next_host_id();
                 core.store.asked.insert(id, h.target.clone());
-                core.out.push_back(Output::Host(HostCall::DirectModex {
+                core.out.push_back(Output::Host(Upcall::DirectModex {
                     id,
                     proc: h.target.clone(),
                 }));

@@ -1,10 +1,11 @@
-//! The core's public types: its configuration, a namespace's specification, the
-//! errors, and what it asks the I/O layer and the launcher to do.
+//! The core's public types: its configuration and what the host provides, a
+//! namespace's specification, the errors, what it asks the I/O layer and the host to
+//! do, and the host's answers.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use pmix_wire::Limits;
+use pmix_wire::{Limits, Status};
 
 /// A connection's identity, assigned by the I/O layer (unique while it is open).
 pub type ConnId = u64;
@@ -22,7 +23,8 @@ pub struct CoreConfig {
     pub uid: u32,
     /// The server's effective gid.
     pub gid: u32,
-    /// The bounds every decode of a peer's bytes is held to.
+    /// The bounds every decode of a peer's bytes is held to (default
+    /// [`Limits::SERVER`]).
     pub limits: Limits,
     /// How long a GETNB of a key not committed yet is held when the request gives
     /// no `pmix.timeout` (2 s, as OpenPMIx's direct modex).
@@ -33,6 +35,10 @@ pub struct CoreConfig {
     /// objects) of the events kept for late registrants, default 16 MiB: the oldest are dropped first, and an event
     /// larger than this is delivered but not kept.
     pub max_cached_event_bytes: usize,
+    /// The most bytes (about what they take packed) of the infos of one event a
+    /// client notifies (default 1 MiB): every peer it reaches gets a copy, so a
+    /// larger NOTIFY is answered `PMIX_ERR_OUT_OF_RESOURCE` and delivered to none.
+    pub max_event_bytes: usize,
     /// The most connections served at once; a connect beyond it is refused.
     pub max_conns: usize,
     /// The most requests one connection may have waiting at once (held gets, held
@@ -53,6 +59,17 @@ pub struct CoreConfig {
     /// The most keys published at once, server-wide; a PUBLISH that would exceed it
     /// stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
     pub max_published: usize,
+    /// The most bytes (about what they take packed, keys included) one publisher
+    /// may hold published at once (default 16 MiB); a PUBLISH that would exceed it
+    /// stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_published_bytes_per_proc: usize,
+    /// The most bytes published at once, server-wide (default 256 MiB); a PUBLISH
+    /// that would exceed it stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_published_bytes: usize,
+    /// The most bytes (about what they take packed, keys included, each scope
+    /// counted) one process may have committed (default 256 MiB); a COMMIT that
+    /// would exceed it stores nothing and is answered `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_committed_bytes_per_proc: usize,
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from (`None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`).
     pub service: Option<Arc<crate::Service>>,
@@ -61,39 +78,22 @@ pub struct CoreConfig {
     /// is NOT_FOUND and the client discovers its own topology. Only a libhwloc
     /// export belongs here (the `native` feature), never our own XML emitter's.
     pub hwloc_xml: Option<Arc<str>>,
-    /// The server is hosted by an engine that spans nodes (the C server API): a
-    /// fence naming ranks that are not on this node, and a get of such a rank's
-    /// data, go to the host ([`Output::Host`]); otherwise they wait for ranks that
-    /// never come (a fence) or are NOT_FOUND (a get). A client's FINALIZE is answered
-    /// when the host acknowledges [`JobEvent::Finalized`]
-    /// ([`Core::finalize_acked`](super::Core::finalize_acked)).
-    pub hosted: bool,
-    /// Published data is the host's: PUBLISH, LOOKUP and UNPUBLISH go to it
-    /// ([`HostCall::Publish`], [`HostCall::Lookup`], [`HostCall::Unpublish`]) instead
-    /// of the core's own store (a host whose module has the three upcalls; a name
-    /// must be found from every node).
-    pub host_pubsub: bool,
-    /// The host runs collectives only over whole namespaces and carries no events
-    /// (a module with `fence_nb` and no `notify_event`: Slurm's plugin). Each
-    /// namespace that spans nodes then gets a channel of collectives over the whole
-    /// namespace that carries the fences over some of its ranks and the events
-    /// beyond the node (docs/serving.md §4.1).
-    pub relay: bool,
+    /// What the server's host does for it ([`Provides`], from
+    /// `Host::provides`): whether the job spans nodes through it, and which of the
+    /// optional upcalls it has (default: none, one node and no host).
+    pub provides: Provides,
     /// A number that tells this server from the other servers of a host (the
     /// runtime sets the process id and start time; 0 by default): part of the mark
     /// by which it knows its own events when a host hands them back.
     pub instance: u64,
-    /// The launcher starts processes: SPAWNNB becomes [`JobEvent::Spawn`], answered
-    /// with [`Core::spawn_done`](super::Core::spawn_done); without it SPAWNNB gets
-    /// `PMIX_ERR_NOT_SUPPORTED`.
-    pub spawn: bool,
 }
 
 impl CoreConfig {
     /// A configuration for the server `nspace`/`rank` on `hostname`, running as
-    /// `uid`/`gid`, with [`Limits::DEFAULT`], a 2 s get timeout, 256 cached events,
+    /// `uid`/`gid`, with [`Limits::SERVER`], a 2 s get timeout, 256 cached events,
     /// 4,096 connections, 4,096 pending requests and 1,024 registrations per
-    /// connection, 65,536 committed keys per process and 65,536 published keys.
+    /// connection, 65,536 committed keys (256 MiB) per process and 65,536 published
+    /// keys (256 MiB; 4,096 keys and 16 MiB per publisher).
     pub fn new(
         nspace: impl Into<String>,
         rank: u32,
@@ -107,24 +107,102 @@ impl CoreConfig {
             hostname: hostname.into(),
             uid,
             gid,
-            limits: Limits::DEFAULT,
+            limits: Limits::SERVER,
             get_timeout: Duration::from_secs(2),
             max_cached_events: 256,
             max_cached_event_bytes: 16 << 20,
+            max_event_bytes: 1 << 20,
             max_conns: 4096,
             max_pending: 4096,
             max_registrations: 1024,
             max_keys_per_proc: 1 << 16,
             max_published: 1 << 16,
             max_published_per_proc: 4096,
+            max_published_bytes_per_proc: 16 << 20,
+            max_published_bytes: 256 << 20,
+            max_committed_bytes_per_proc: 256 << 20,
             service: None,
             hwloc_xml: None,
-            hosted: false,
-            host_pubsub: false,
-            relay: false,
+            provides: Provides::NONE,
             instance: 0,
-            spawn: false,
         }
+    }
+}
+
+/// What a server's host does for it ([`CoreConfig::provides`]): whether the job spans
+/// nodes through it, and which optional upcalls it has, as a small set of flags
+/// (`pmix::server::Host::provides` returns it; the C server API sets one flag per
+/// upcall of the host's `pmix_server_module_t` that is not NULL). An upcall whose
+/// flag is missing is not made: the server answers as OpenPMIx does for a NULL entry
+/// of the module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Provides(u8);
+
+impl Provides {
+    /// Nothing: one node, no upcall beyond the clients' own (connected, finalized,
+    /// aborted, lost), published data kept here, SPAWNNB not supported, `PMIx_Log`
+    /// written to this process's stderr and stdout.
+    pub const NONE: Provides = Provides(0);
+    /// The host runs the job across nodes (a resource manager's daemon: Slurm's
+    /// plugin, `mpirun`'s `orted`s, docs/serving.md §4): a fence naming ranks that are
+    /// not on this node goes to it once the local participants joined, a get of such
+    /// a rank's data goes to it as a direct modex, an event whose range reaches
+    /// beyond the node is handed to it, groups span nodes through its fences, and a
+    /// client's FINALIZE is answered once the host's `client_finalized` reply came.
+    /// Without it a fence waits for ranks that never come, and a get of them is
+    /// NOT_FOUND.
+    pub const NODES: Provides = Provides(1);
+    /// `fence` (C: `fence_nb`); without it a fence across nodes fails with
+    /// `PMIX_ERR_NOT_SUPPORTED`.
+    pub const FENCE: Provides = Provides(1 << 1);
+    /// `direct_modex` (C: `direct_modex`); without it another node's data is
+    /// NOT_FOUND.
+    pub const DIRECT_MODEX: Provides = Provides(1 << 2);
+    /// `notify` (C: `notify_event`): the host carries events to the other nodes;
+    /// without it they stay on this node. With [`Provides::NODES`] and
+    /// [`Provides::FENCE`], its absence turns the relay on ([`Provides::relays`]).
+    pub const NOTIFY: Provides = Provides(1 << 3);
+    /// `publish`, `lookup` and `unpublish` (C: all three upcalls): the host keeps
+    /// published data (a name must be found from every node); without it the server
+    /// keeps it.
+    pub const PUBSUB: Provides = Provides(1 << 4);
+    /// `spawn`: the host starts processes; without it SPAWNNB is answered
+    /// `PMIX_ERR_NOT_SUPPORTED`.
+    pub const SPAWN: Provides = Provides(1 << 5);
+    /// `log` (C: `log`); without it a client's `PMIx_Log` is written to this
+    /// process's stderr or stdout.
+    pub const LOG: Provides = Provides(1 << 6);
+
+    /// Both sets together.
+    pub const fn union(self, other: Provides) -> Provides {
+        Provides(self.0 | other.0)
+    }
+
+    /// Whether every flag of `other` is in this set.
+    pub const fn contains(self, other: Provides) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The job spans nodes through the host ([`Provides::NODES`]).
+    pub const fn spans_nodes(self) -> bool {
+        self.contains(Provides::NODES)
+    }
+
+    /// The host runs collectives only over whole namespaces and carries no events
+    /// ([`Provides::NODES`] and [`Provides::FENCE`] without [`Provides::NOTIFY`]:
+    /// Slurm's plugin). Each namespace that spans nodes then gets a channel of
+    /// collectives over the whole namespace that carries the fences over some of its
+    /// ranks and the events beyond the node (docs/serving.md §4.1).
+    pub const fn relays(self) -> bool {
+        self.contains(Provides::NODES.union(Provides::FENCE)) && !self.contains(Provides::NOTIFY)
+    }
+}
+
+impl std::ops::BitOr for Provides {
+    type Output = Provides;
+
+    fn bitor(self, other: Provides) -> Provides {
+        self.union(other)
     }
 }
 
@@ -298,13 +376,25 @@ pub enum Output {
         /// The connection.
         conn: ConnId,
     },
-    /// Something the launcher must know about its job.
-    Job(JobEvent),
-    /// Something only the host can do: reach the other nodes.
-    Host(HostCall),
+    /// Something the server asks of its host: one upcall (`pmix::server::Host`'s
+    /// method of the same name), whose answer, when it has one, comes back as
+    /// [`Core::host_answer`](super::Core::host_answer) with its id.
+    Host(Upcall),
+    /// The answer to the host's own request `id`
+    /// ([`Core::dmodex_request`](super::Core::dmodex_request)): a status and, on
+    /// success, the process's data.
+    DmodexAnswer {
+        /// The host's request id.
+        id: u64,
+        /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (no such local process, or it is
+        /// gone), `PMIX_ERR_TIMEOUT` (it committed nothing in time).
+        status: Status,
+        /// The data (empty unless `status` is success).
+        data: Vec<u8>,
+    },
 }
 
-/// The output channel of a [`JobEvent::Log`].
+/// The output channel of a [`Upcall::Log`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogStream {
     /// `PMIX_LOG_STDERR`.
@@ -313,14 +403,82 @@ pub enum LogStream {
     Stdout,
 }
 
-/// What a hosted server ([`CoreConfig::hosted`]) asks of its host, or answers it.
-/// Every `data` is a `pmix_wire::modex` blob (docs/wire.md §11).
+/// What the server asks of whoever hosts it (a launcher, or a resource manager
+/// through the C server API), one variant per upcall ([`Output::Host`]). A request
+/// with an `id` is answered with [`Core::host_answer`](super::Core::host_answer)
+/// `id`; an answer to an id nobody waits for any more is ignored. Every `data` is a
+/// `pmix_wire::modex` blob (docs/wire.md §11); a process is `(nspace, rank)`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum HostCall {
-    /// A fence whose participants span nodes: this node's participants have all
-    /// joined (or are gone). The host gathers every node's `data` and answers
-    /// [`Core::host_fence_done`](super::Core::host_fence_done) with their
-    /// concatenation, in any order.
+pub enum Upcall {
+    /// A rank completed its handshake on `conn`.
+    Connected {
+        /// The connection.
+        conn: ConnId,
+        /// The rank's nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// A rank called `PMIx_Finalize`. With [`Provides::NODES`] its FINALIZE is
+    /// answered once the host answers [`HostAnswer::ClientFinalized`] `id` (whatever
+    /// it says); otherwise it was answered already and `id` is `None`.
+    Finalized {
+        /// The request, for the answer (`None`: no answer is awaited).
+        id: Option<u64>,
+        /// The nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// A rank called `PMIx_Abort`: the job should end with `status`.
+    Aborted {
+        /// The nspace.
+        nspace: String,
+        /// The rank that aborted.
+        rank: u32,
+        /// The status it gave.
+        status: i32,
+        /// Its message, if any.
+        message: Option<String>,
+    },
+    /// A rank's connection closed without FINALIZE (or the launcher reported its
+    /// exit with [`Core::proc_exited`](super::Core::proc_exited) before it finalized).
+    Lost {
+        /// The nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// A rank called `PMIx_Log` with `text` for `stream`: the host (with
+    /// [`Provides::LOG`]) or the server's own process writes it.
+    Log {
+        /// The rank's nspace.
+        nspace: String,
+        /// The rank.
+        rank: u32,
+        /// Where it goes.
+        stream: LogStream,
+        /// The message, as the rank gave it.
+        text: String,
+    },
+    /// A client called `PMIx_Spawn` ([`Provides::SPAWN`]): the host starts `apps` in
+    /// a new namespace, registers it ([`Core::add_namespace`](super::Core::add_namespace))
+    /// and answers [`HostAnswer::Spawn`] `id`.
+    Spawn {
+        /// The request, for the answer.
+        id: u64,
+        /// Who asked (the new job's `PMIX_PARENT_ID`).
+        parent: (String, u32),
+        /// The job-level directives, as the client sent them.
+        info: Vec<pmix_wire::Info>,
+        /// The applications, as the client sent them (each with a program and
+        /// `maxprocs ≥ 1`).
+        apps: Vec<pmix_wire::App>,
+    },
+    /// A fence whose participants span nodes ([`Provides::NODES`]): this node's
+    /// participants have all joined (or are gone). The host gathers every node's
+    /// `data` and answers [`HostAnswer::Fence`] `id` with their concatenation, in any
+    /// order.
     Fence {
         /// The fence, for the answer.
         id: u64,
@@ -335,7 +493,7 @@ pub enum HostCall {
     },
     /// A local client asks for data of `proc`, which is on another node: the host
     /// asks that node's server ([`Core::dmodex_request`](super::Core::dmodex_request)
-    /// there) and answers [`Core::host_modex_done`](super::Core::host_modex_done).
+    /// there) and answers [`HostAnswer::DirectModex`] `id`.
     DirectModex {
         /// The request, for the answer.
         id: u64,
@@ -356,8 +514,8 @@ pub enum HostCall {
         /// Its infos, as the client gave them.
         info: Vec<pmix_wire::Info>,
     },
-    /// A client publishes `info` (its data and directives, as it sent them): the host
-    /// answers [`Core::host_op_done`](super::Core::host_op_done) `id`.
+    /// A client publishes `info` (its data and directives, as it sent them;
+    /// [`Provides::PUBSUB`]): the host answers [`HostAnswer::Publish`] `id`.
     Publish {
         /// The request, for the answer.
         id: u64,
@@ -366,8 +524,8 @@ pub enum HostCall {
         /// What it sent.
         info: Vec<pmix_wire::Info>,
     },
-    /// A client looks up `keys`: the host answers
-    /// [`Core::host_lookup_done`](super::Core::host_lookup_done) `id`.
+    /// A client looks up `keys` ([`Provides::PUBSUB`]): the host answers
+    /// [`HostAnswer::Lookup`] `id`.
     Lookup {
         /// The request, for the answer.
         id: u64,
@@ -378,8 +536,8 @@ pub enum HostCall {
         /// Its directives (`pmix.wait`, `pmix.timeout`, `pmix.range`, …).
         info: Vec<pmix_wire::Info>,
     },
-    /// A client unpublishes `keys` (none: all it published): the host answers
-    /// [`Core::host_op_done`](super::Core::host_op_done) `id`.
+    /// A client unpublishes `keys` (none: all it published; [`Provides::PUBSUB`]):
+    /// the host answers [`HostAnswer::Unpublish`] `id`.
     Unpublish {
         /// The request, for the answer.
         id: u64,
@@ -390,85 +548,28 @@ pub enum HostCall {
         /// Its directives.
         info: Vec<pmix_wire::Info>,
     },
-    /// The answer to the host's [`Core::dmodex_request`](super::Core::dmodex_request)
-    /// `id`: a status and, on success, the process's data.
-    ModexAnswer {
-        /// The host's request id.
-        id: u64,
-        /// `PMIX_SUCCESS`, `PMIX_ERR_NOT_FOUND` (no such local process, or it is
-        /// gone), `PMIX_ERR_TIMEOUT` (it committed nothing in time).
-        status: i32,
-        /// The data (empty unless `status` is success).
-        data: Vec<u8>,
-    },
 }
 
-/// A change in a job's processes the launcher must know about.
+/// The host's answer to an [`Upcall`] with an id, handed to
+/// [`Core::host_answer`](super::Core::host_answer). An error is the status the
+/// waiting clients get.
 #[derive(Clone, Debug, PartialEq)]
-pub enum JobEvent {
-    /// A hosted server's request of its host, or its answer to one
-    /// ([`Output::Host`]).
-    Host(HostCall),
-    /// A rank completed its handshake on `conn`.
-    Connected {
-        /// The connection.
-        conn: ConnId,
-        /// The rank's nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
-    /// A rank called `PMIx_Finalize` (its FINALIZE was answered).
-    Finalized {
-        /// The nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
-    /// A rank called `PMIx_Abort`: the job should end with `status`.
-    Aborted {
-        /// The nspace.
-        nspace: String,
-        /// The rank that aborted.
-        rank: u32,
-        /// The status it gave.
-        status: i32,
-        /// Its message, if any.
-        message: Option<String>,
-    },
-    /// A client called `PMIx_Spawn`: the launcher starts `apps` in a new namespace,
-    /// registers it ([`Core::add_namespace`](super::Core::add_namespace)) and
-    /// answers [`Core::spawn_done`](super::Core::spawn_done) `id` (only with
-    /// [`CoreConfig::spawn`]).
-    Spawn {
-        /// The request, for the answer.
-        id: u64,
-        /// Who asked (the new job's `PMIX_PARENT_ID`).
-        parent: (String, u32),
-        /// The job-level directives, as the client sent them.
-        info: Vec<pmix_wire::Info>,
-        /// The applications, as the client sent them (each with a program and
-        /// `maxprocs ≥ 1`).
-        apps: Vec<pmix_wire::App>,
-    },
-    /// A rank called `PMIx_Log` with `text` for `stream`: the launcher (or the host)
-    /// writes it.
-    Log {
-        /// The rank's nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-        /// Where it goes.
-        stream: LogStream,
-        /// The message, as the rank gave it.
-        text: String,
-    },
-    /// A rank's connection closed without FINALIZE (or the launcher reported its
-    /// exit with [`Core::proc_exited`](super::Core::proc_exited) before it finalized).
-    Lost {
-        /// The nspace.
-        nspace: String,
-        /// The rank.
-        rank: u32,
-    },
+pub enum HostAnswer {
+    /// To [`Upcall::Finalized`]: the client's FINALIZE is answered now.
+    ClientFinalized,
+    /// To [`Upcall::Fence`]: the concatenation of every node's blob (ours
+    /// included), in any order.
+    Fence(Result<Vec<u8>, Status>),
+    /// To [`Upcall::DirectModex`]: the remote process's blob.
+    DirectModex(Result<Vec<u8>, Status>),
+    /// To [`Upcall::Publish`].
+    Publish(Result<(), Status>),
+    /// To [`Upcall::Lookup`]: what the host found (one PDATA per key it has).
+    Lookup(Result<Vec<pmix_wire::Pdata>, Status>),
+    /// To [`Upcall::Unpublish`].
+    Unpublish(Result<(), Status>),
+    /// To [`Upcall::Spawn`]: the new namespace, registered by then (the parent gets
+    /// it and that job's information), or the status the parent gets
+    /// (`PMIX_SUCCESS` there counts as `PMIX_ERROR`).
+    Spawn(Result<String, Status>),
 }

@@ -181,7 +181,7 @@ pub(crate) fn info_deadline(
     now: Instant,
     default: Option<std::time::Duration>,
 ) -> Option<Instant> {
-    let d = match info_value(info, "pmix.timeout") {
+    let d = match info_value(info, pmix_wire::keys::TIMEOUT) {
         None => default?,
         Some(v) => {
             let secs = v
@@ -319,6 +319,29 @@ impl<T: HeldRequest> HeldList<T> {
         for Taken(seq, r) in kept {
             self.insert(seq, r);
         }
+    }
+}
+
+/// About what `i` takes packed (its key, its value's strings and bytes, 16 for
+/// anything else): what the bounds on held data count, without packing it.
+pub(crate) fn info_size(i: &pmix_wire::Info) -> usize {
+    i.key.len() + value_size(&i.value)
+}
+
+/// About what `v` takes packed (see [`info_size`]).
+pub(crate) fn value_size(v: &pmix_wire::Value) -> usize {
+    use pmix_wire::Value;
+    16 + match v {
+        Value::String(Some(s)) | Value::Float(s) | Value::Double(s) => s.len(),
+        Value::ByteObject(b) => b.0.len(),
+        Value::Buffer(b) => b.bytes.len(),
+        Value::Proc(p) => p.nspace.len(),
+        Value::Value(v) => value_size(v),
+        Value::Info(i) => info_size(i),
+        Value::Kval(k) => k.key.len() + value_size(&k.value),
+        Value::Pdata(p) => p.proc.nspace.len() + p.key.len() + value_size(&p.value),
+        Value::DataArray(a) => a.items.iter().map(value_size).sum(),
+        _ => 0,
     }
 }
 

@@ -103,6 +103,8 @@ pub(crate) struct Conn {
     /// messages, and since when it has held some.
     pub(crate) counted: usize,
     pub(crate) unfinished_since: Option<Instant>,
+    /// The bytes it sent us in all.
+    pub(crate) received: u64,
 }
 
 /// What reading did.
@@ -131,6 +133,7 @@ impl Conn {
             outpos: 0,
             counted: 0,
             unfinished_since: None,
+            received: 0,
         }
     }
 
@@ -171,6 +174,7 @@ impl Conn {
                     self.inbuf
                         .extend_from_slice(scratch.get(..n).unwrap_or_default());
                     total += n;
+                    self.received += n as u64;
                     if total >= READ_BUDGET {
                         return Ok(ReadOutcome::Budget);
                     }

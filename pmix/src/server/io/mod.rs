@@ -24,12 +24,14 @@
 //!   [`ServerConfig::max_pending_output`] queued; past
 //!   [`ServerConfig::read_pause_output`] that connection's requests are not read
 //!   until its queue drains), a close closes that connection only
-//!   (after what was queued before it is written, or [`LINGER`] passed), and job events
-//!   go to the launcher ([`Server::next_event`]);
+//!   (after what was queued before it is written, or [`LINGER`] passed), an upcall
+//!   goes to the [`Host`] at once, on this thread (it must not block; its answer, from
+//!   any thread, comes back as a command), and the answer to the host's own request
+//!   goes to the completion it gave ([`Server::dmodex_request`]);
 //! - [`Core::next_deadline`](super::core::Core::next_deadline) sets the poll timeout,
 //!   and [`Core::tick`](super::core::Core::tick) runs when it is due;
 //! - a [`mio::Waker`] brings the launcher's commands: a namespace to add, a rank that
-//!   exited, shutdown.
+//!   exited, the host's answers and requests, shutdown.
 //!
 //! Bytes that do not decode close that connection only: the other clients never
 //! notice. A panic in the core while it handles one connection's input is caught,
@@ -64,7 +66,8 @@ use std::time::Duration;
 
 use pmix_wire::Limits;
 
-use super::core::{HostCall, JobEvent, NamespaceSpec, ServerError};
+use super::core::{HostAnswer, NamespaceSpec, ServerError};
+use super::host::{AnswerSink, Host, NoHost};
 use super::net;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -100,7 +103,8 @@ pub struct ServerConfig {
     /// The directory the server's own temporary directory is created in (and the
     /// clients' `PMIX_SYSTEM_TMPDIR`); default [`std::env::temp_dir`].
     pub tmpdir_base: Option<PathBuf>,
-    /// The bounds every decode of a peer's bytes is held to.
+    /// The bounds every decode of a peer's bytes is held to (default
+    /// [`Limits::SERVER`]).
     pub limits: Limits,
     /// How long a GETNB of a key not committed yet is held without `pmix.timeout`.
     pub get_timeout: Duration,
@@ -144,6 +148,9 @@ pub struct ServerConfig {
     /// kept, and a notifier's events go when its connection does
     /// ([`CoreConfig::max_cached_event_bytes`](super::core::CoreConfig::max_cached_event_bytes)).
     pub max_cached_event_bytes: usize,
+    /// The most bytes of the infos of one event a client notifies (default 1 MiB;
+    /// [`CoreConfig::max_event_bytes`](super::core::CoreConfig::max_event_bytes)).
+    pub max_event_bytes: usize,
     /// The most requests one connection may have waiting at once (held gets and
     /// lookups, fence contributions; default 4096); one more is answered
     /// `PMIX_ERR_OUT_OF_RESOURCE`.
@@ -156,6 +163,12 @@ pub struct ServerConfig {
     pub max_published: usize,
     /// The most keys one publisher may hold published (default 4096).
     pub max_published_per_proc: usize,
+    /// The most bytes one publisher may hold published (default 16 MiB).
+    pub max_published_bytes_per_proc: usize,
+    /// The most bytes published at once, server-wide (default 256 MiB).
+    pub max_published_bytes: usize,
+    /// The most bytes one process may have committed (default 256 MiB).
+    pub max_committed_bytes_per_proc: usize,
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from; `None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`.
     pub service: Option<Arc<crate::Service>>,
@@ -168,26 +181,6 @@ pub struct ServerConfig {
     /// one summary line per 10 s (`… N more refused or closed connections in the
     /// last Ns`, printed when the 10 s have passed or at shutdown).
     pub log: bool,
-    /// Hosted by an engine that spans nodes (the C server API): fences and gets that
-    /// name ranks on other nodes become [`JobEvent::Host`] requests, answered with
-    /// [`Server::host_fence_done`] and [`Server::host_modex_done`]; the host's own
-    /// requests come with [`Server::dmodex_request`]; a client's FINALIZE is answered
-    /// once the host acknowledged it ([`Server::finalize_acked`]).
-    pub hosted: bool,
-    /// Where the host's requests go instead of [`Server::next_event`]: called on the
-    /// server's progress thread, at once (one thread hop fewer per fence), so it must
-    /// not block; it may call back into the [`Server`] (its answers queue as commands).
-    pub host_sink: Option<HostSink>,
-    /// Published data is the host's ([`CoreConfig::host_pubsub`](super::core::CoreConfig::host_pubsub)):
-    /// answered with [`Server::host_op_done`] and [`Server::host_lookup_done`].
-    pub host_pubsub: bool,
-    /// The host runs collectives only over whole namespaces and carries no events
-    /// ([`CoreConfig::relay`](super::core::CoreConfig::relay)).
-    pub relay: bool,
-    /// The launcher starts processes ([`CoreConfig::spawn`](super::core::CoreConfig::spawn)):
-    /// a client's `PMIx_Spawn` comes as [`JobEvent::Spawn`], answered with
-    /// [`Server::spawn_done`]; without it the client gets `PMIX_ERR_NOT_SUPPORTED`.
-    pub spawn: bool,
     /// Tools find this server by its process id or namespace: it writes the
     /// rendezvous files OpenPMIx's servers write (docs/wire.md §2.4),
     /// `pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<nspace>` in the system
@@ -198,19 +191,9 @@ pub struct ServerConfig {
     pub rendezvous: bool,
 }
 
-/// A [`ServerConfig::host_sink`]: what takes the hosted core's [`HostCall`]s.
-#[derive(Clone)]
-pub struct HostSink(pub Arc<dyn Fn(HostCall) + Send + Sync>);
-
-impl std::fmt::Debug for HostSink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HostSink(..)")
-    }
-}
-
 /// The limits a launcher may set by name ([`ServerConfig::set_limit`]), each with
 /// what it bounds.
-pub const LIMITS: [(&str, &str); 15] = [
+pub const LIMITS: [(&str, &str); 20] = [
     ("max_connections", "connections open at once"),
     (
         "max_half_open",
@@ -224,6 +207,10 @@ pub const LIMITS: [(&str, &str); 15] = [
     ("max_count", "elements of one list or array in a message"),
     ("max_procs", "processes one list of a request names"),
     (
+        "max_list",
+        "elements of any other list of a request (infos, keys, a commit's values)",
+    ),
+    (
         "max_pending_output",
         "bytes queued for one connection that does not read",
     ),
@@ -236,19 +223,90 @@ pub const LIMITS: [(&str, &str); 15] = [
         "max_cached_event_bytes",
         "bytes of events kept for late registrants",
     ),
+    (
+        "max_event_bytes",
+        "bytes of the infos of one event a client notifies",
+    ),
     ("max_pending", "requests one connection has waiting"),
     ("max_registrations", "event registrations of one connection"),
     ("max_keys_per_proc", "keys one process has committed"),
     ("max_published", "keys published, server-wide"),
     ("max_published_per_proc", "keys one publisher has published"),
+    (
+        "max_published_bytes",
+        "bytes of published data, server-wide",
+    ),
+    (
+        "max_published_bytes_per_proc",
+        "bytes one publisher has published",
+    ),
+    (
+        "max_committed_bytes_per_proc",
+        "bytes one process has committed",
+    ),
 ];
 
 impl ServerConfig {
+    /// The configuration the infos of a host's `PMIx_server_init` (or a Python
+    /// `PMIxServer.init`) ask for: `PMIX_SERVER_TMPDIR` (else `PMIX_SYSTEM_TMPDIR`)
+    /// for the server's directory, `PMIX_SERVER_NSPACE`, `PMIX_SERVER_RANK`,
+    /// `PMIX_HOSTNAME`, and pmix-rs's `pmixrs.limit.NAME` = a number for each limit
+    /// ([`ServerConfig::set_limit`]); refused connections are logged. Other keys are
+    /// left to the caller.
+    ///
+    /// # Errors
+    /// A message naming the info when a string key holds no string, the rank is not
+    /// a rank, or a limit info names no limit or holds no number.
+    pub fn from_init_infos(infos: &[pmix_wire::Info]) -> Result<ServerConfig, String> {
+        use pmix_wire::keys;
+        let mut cfg = ServerConfig {
+            log: true,
+            ..ServerConfig::default()
+        };
+        let mut system = None;
+        for i in infos {
+            let key = i.key.as_str().unwrap_or_default();
+            let text = || {
+                i.value
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{key} holds no string"))
+            };
+            match key {
+                keys::SERVER_TMPDIR => cfg.tmpdir_base = Some(text()?.into()),
+                keys::SYSTEM_TMPDIR => system = Some(text()?),
+                keys::SERVER_NSPACE => cfg.nspace = Some(text()?),
+                keys::SERVER_RANK => {
+                    cfg.rank = i
+                        .value
+                        .as_u64()
+                        .and_then(|r| u32::try_from(r).ok())
+                        .ok_or_else(|| format!("{key} holds no rank"))?;
+                }
+                keys::HOSTNAME => cfg.hostname = Some(text()?),
+                _ => {
+                    if let Some(name) = key.strip_prefix(keys::RS_LIMIT_PREFIX) {
+                        let value = i
+                            .value
+                            .as_u64()
+                            .ok_or_else(|| format!("{key} holds no number"))?;
+                        cfg.set_limit(name, value)?;
+                    }
+                }
+            }
+        }
+        if cfg.tmpdir_base.is_none() {
+            cfg.tmpdir_base = system.map(Into::into);
+        }
+        Ok(cfg)
+    }
+
     /// Sets the limit `name` (one of [`LIMITS`]) to `value`.
     ///
     /// # Errors
     /// A message naming the limits when `name` is none of them, or when `value`
-    /// does not fit the limit (`max_frame`, `max_count`, `max_procs` are 32-bit).
+    /// does not fit the limit (`max_frame`, `max_count`, `max_procs`, `max_list` are
+    /// 32-bit).
     pub fn set_limit(&mut self, name: &str, value: u64) -> Result<(), String> {
         let size = || usize::try_from(value).map_err(|_| format!("{name}: {value} is too large"));
         let u32v = || u32::try_from(value).map_err(|_| format!("{name}: {value} is over 2^32 - 1"));
@@ -259,15 +317,20 @@ impl ServerConfig {
             "max_frame" => self.limits.max_frame = u32v()?,
             "max_count" => self.limits.max_count = u32v()?,
             "max_procs" => self.limits.max_procs = u32v()?,
+            "max_list" => self.limits.max_list = u32v()?,
             "max_pending_output" => self.max_pending_output = size()?,
             "read_pause_output" => self.read_pause_output = size()?,
             "max_cached_events" => self.max_cached_events = size()?,
             "max_cached_event_bytes" => self.max_cached_event_bytes = size()?,
+            "max_event_bytes" => self.max_event_bytes = size()?,
             "max_pending" => self.max_pending = size()?,
             "max_registrations" => self.max_registrations = size()?,
             "max_keys_per_proc" => self.max_keys_per_proc = size()?,
             "max_published" => self.max_published = size()?,
             "max_published_per_proc" => self.max_published_per_proc = size()?,
+            "max_published_bytes" => self.max_published_bytes = size()?,
+            "max_published_bytes_per_proc" => self.max_published_bytes_per_proc = size()?,
+            "max_committed_bytes_per_proc" => self.max_committed_bytes_per_proc = size()?,
             _ => {
                 let names: Vec<&str> = LIMITS.iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -287,7 +350,7 @@ impl Default for ServerConfig {
             rank: 0,
             hostname: None,
             tmpdir_base: None,
-            limits: Limits::DEFAULT,
+            limits: Limits::SERVER,
             get_timeout: Duration::from_secs(2),
             handshake_timeout: Duration::from_secs(30),
             max_connections: 4096,
@@ -297,19 +360,18 @@ impl Default for ServerConfig {
             read_pause_output: 4 << 20,
             max_cached_events: 256,
             max_cached_event_bytes: 16 << 20,
+            max_event_bytes: 1 << 20,
             max_pending: 4096,
             max_registrations: 1024,
             max_keys_per_proc: 1 << 16,
             max_published: 1 << 16,
             max_published_per_proc: 4096,
+            max_published_bytes_per_proc: 16 << 20,
+            max_published_bytes: 256 << 20,
+            max_committed_bytes_per_proc: 256 << 20,
             service: None,
             hwloc_xml: None,
             log: true,
-            hosted: false,
-            host_sink: None,
-            host_pubsub: false,
-            relay: false,
-            spawn: false,
             rendezvous: false,
         }
     }
@@ -374,18 +436,12 @@ pub(crate) struct Counters {
     pub(crate) unfinished_bytes: AtomicUsize,
 }
 
-/// The variable that names, to a rank, the inherited end of its
-/// [`Server::client_channel`]: `FD:PID`, the descriptor and the pid of the process
-/// that made the pair (the launcher), which the client checks before using it.
-pub const SERVER_FD_VAR: &str = "PMIX_RS_SERVER_FD";
+pub use crate::os::{SERVER_FD_VAR, server_fd_value};
 
-/// The value of [`SERVER_FD_VAR`] for descriptor `fd` made by this process.
-pub fn server_fd_value(fd: std::os::fd::RawFd) -> String {
-    format!("{fd}:{}", std::process::id())
-}
+/// What [`Server::dmodex_request`] completes with.
+pub(crate) type DmodexDone = Box<dyn FnOnce(Result<Vec<u8>, pmix_core::Status>) + Send>;
 
-/// A command from the API to the progress thread.
-#[derive(Debug)]
+/// A command from the API (or a host's reply) to the progress thread.
 pub(crate) enum Command {
     Adopt(std::os::unix::net::UnixStream),
     AddNamespace(NamespaceSpec, mpsc::Sender<Result<(), ServerError>>),
@@ -401,59 +457,58 @@ pub(crate) enum Command {
         info: Vec<pmix_wire::Info>,
         range: pmix_wire::DataRange,
     },
-    Host(HostAnswer),
+    /// The host's answer to upcall `id`.
+    Answer(u64, HostAnswer),
+    /// The host asks for local process `nspace`:`rank`'s data.
+    Dmodex {
+        nspace: String,
+        rank: u32,
+        done: DmodexDone,
+    },
     Shutdown,
 }
 
-/// What the host tells a hosted server.
-#[derive(Debug)]
-pub(crate) enum HostAnswer {
-    Fence {
-        id: u64,
-        status: i32,
-        data: Vec<u8>,
-    },
-    Modex {
-        id: u64,
-        status: i32,
-        data: Vec<u8>,
-    },
-    Request {
-        id: u64,
-        nspace: String,
-        rank: u32,
-    },
-    Finalized {
-        nspace: String,
-        rank: u32,
-    },
-    Op {
-        id: u64,
-        status: i32,
-    },
-    Lookup {
-        id: u64,
-        status: i32,
-        data: Vec<pmix_wire::Pdata>,
-    },
-    Spawned {
-        id: u64,
-        result: Result<String, i32>,
-    },
+/// Where commands go: the progress thread's channel, and its waker.
+#[derive(Clone, Debug)]
+pub(crate) struct Mailbox {
+    commands: mpsc::Sender<Command>,
+    waker: Arc<mio::Waker>,
+}
+
+impl Mailbox {
+    /// Queues `cmd` and wakes the progress thread.
+    ///
+    /// # Errors
+    /// [`ApiError::Stopped`] when the progress thread is gone.
+    fn send(&self, cmd: Command) -> Result<(), ApiError> {
+        self.commands.send(cmd).map_err(|_| ApiError::Stopped)?;
+        self.waker.wake().map_err(|_| ApiError::Stopped)
+    }
 }
 
 /// The embeddable PMIx server: a listener on 127.0.0.1 and one progress thread
 /// serving OpenPMIx 4.2 clients (module docs). The launcher registers each job with
 /// [`Server::add_namespace`], starts its ranks with [`Server::client_env`] in their
 /// environment, reports their exits with [`Server::proc_exited`], and learns of
-/// finalize, abort and lost ranks from [`Server::next_event`]. Dropping it shuts it
-/// down ([`Server::shutdown`]).
+/// connections, finalizes, aborts and lost ranks as upcalls into its [`Host`]
+/// ([`Server::start_with_host`]). Dropping it shuts it down ([`Server::shutdown`]).
 ///
 /// ```
-/// use std::time::Duration;
-/// use pmix::server::{NamespaceSpec, Server, ServerConfig, net};
+/// use std::sync::{Arc, Mutex};
+/// use pmix::server::{Host, NamespaceSpec, ProcName, Server, ServerConfig, net};
 ///
-/// let server = Server::start(ServerConfig::default())?;
+/// /// A launcher's host: it only hears of its ranks.
+/// #[derive(Default)]
+/// struct Launcher(Mutex<Vec<ProcName>>);
+///
+/// impl Host for Launcher {
+///     fn client_lost(&self, proc: ProcName) {
+///         self.0.lock().unwrap().push(proc); // end the job, …
+///     }
+/// }
+///
+/// let host = Arc::new(Launcher::default());
+/// let server = Server::start_with_host(ServerConfig::default(), host.clone())?;
 /// let (uid, gid) = net::effective_ids();
 /// server.add_namespace(NamespaceSpec::single_node("job.1", 2, uid, gid))?;
 /// for rank in 0..2 {
@@ -461,8 +516,8 @@ pub(crate) enum HostAnswer {
 ///     assert!(env.iter().any(|(k, v)| k == "PMIX_SERVER_URI41" && v == server.uri()));
 ///     // std::process::Command::new(prog).envs(env).spawn()? …
 /// }
-/// // Events queue until read: Connected, Finalized, Aborted, Lost.
-/// assert!(server.next_event(Duration::from_millis(1)).is_none());
+/// // Upcalls come on the server's thread as ranks connect, finalize, abort, die.
+/// assert!(host.0.lock().unwrap().is_empty());
 /// server.shutdown()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -473,9 +528,7 @@ pub struct Server {
     hostname: String,
     tmpdir: PathBuf,
     system_tmpdir: PathBuf,
-    commands: mpsc::Sender<Command>,
-    waker: Arc<mio::Waker>,
-    events: Mutex<mpsc::Receiver<JobEvent>>,
+    mailbox: Mailbox,
     /// The progress thread, and what disconnects when it ends.
     thread: Mutex<Option<(JoinHandle<()>, mpsc::Receiver<()>)>>,
     counters: Arc<Counters>,
@@ -487,13 +540,24 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts a server: binds 127.0.0.1 port 0, creates its temporary directory
-    /// (mode 0700) under [`ServerConfig::tmpdir_base`], and starts the progress thread.
+    /// Starts a server with no host ([`NoHost`]: one node, every upcall answered as
+    /// a NULL entry of the C module is; [`Server::start_with_host`]).
+    ///
+    /// # Errors
+    /// As [`Server::start_with_host`].
+    pub fn start(cfg: ServerConfig) -> std::io::Result<Server> {
+        Server::start_with_host(cfg, Arc::new(NoHost))
+    }
+
+    /// Starts a server hosted by `host`: binds 127.0.0.1 port 0, creates its
+    /// temporary directory (mode 0700) under [`ServerConfig::tmpdir_base`], asks
+    /// `host` what it provides ([`Host::provides`]), and starts the progress thread,
+    /// which makes every upcall into `host` (module docs of [`super::host`]).
     ///
     /// # Errors
     /// The OS error of binding the listener, creating the poll instance or the
     /// directory, or starting the thread.
-    pub fn start(cfg: ServerConfig) -> std::io::Result<Server> {
+    pub fn start_with_host(cfg: ServerConfig, host: Arc<dyn Host>) -> std::io::Result<Server> {
         let pid = std::process::id();
         let nspace = cfg
             .nspace
@@ -502,7 +566,8 @@ impl Server {
         let hostname = cfg.hostname.clone().unwrap_or_else(net::short_hostname);
         let system_tmpdir = cfg.tmpdir_base.clone().unwrap_or_else(std::env::temp_dir);
         let tmpdir = make_private_dir(&system_tmpdir, &hostname, pid)?;
-        let started = progress::Loop::bind(&cfg, &nspace, &hostname);
+        let provides = host.provides();
+        let started = progress::Loop::bind(&cfg, &nspace, &hostname, provides);
         let (lp, waker, addr) = match started {
             Ok(x) => x,
             Err(e) => {
@@ -511,7 +576,17 @@ impl Server {
             }
         };
         let (commands, command_rx) = mpsc::channel();
-        let (event_tx, events) = mpsc::channel();
+        let mailbox = Mailbox {
+            commands,
+            waker: Arc::new(waker),
+        };
+        // The host's answers, from whichever thread gives them, are commands.
+        let answers: AnswerSink = {
+            let mailbox = mailbox.clone();
+            Arc::new(move |id, answer| {
+                let _ = mailbox.send(Command::Answer(id, answer));
+            })
+        };
         let counters = Arc::new(Counters::default());
         // Dropped when the thread ends, however it ends: `shutdown` waits on it.
         let (ended_tx, ended) = mpsc::channel::<()>();
@@ -521,7 +596,7 @@ impl Server {
                 .name("pmix-server".into())
                 .spawn(move || {
                     let _ended = ended_tx;
-                    lp.run(command_rx, event_tx, &counters)
+                    lp.run(command_rx, host, answers, &counters)
                 })
         };
         let thread = match thread {
@@ -543,9 +618,7 @@ impl Server {
             hostname,
             tmpdir,
             system_tmpdir,
-            commands,
-            waker: Arc::new(waker),
-            events: Mutex::new(events),
+            mailbox,
             thread: Mutex::new(Some((thread, ended))),
             counters,
             rendezvous,
@@ -707,88 +780,28 @@ impl Server {
             .unwrap_or_else(|| self.hostname.clone())
     }
 
-    /// The next job event (a rank connected, finalized, aborted or was lost), waiting
-    /// at most `timeout`; `None` when none came in time or the progress thread has
-    /// stopped ([`Server::is_running`] tells which). Events queue, unbounded, until
-    /// they are read: a launcher keeps reading them.
-    pub fn next_event(&self, timeout: Duration) -> Option<JobEvent> {
-        let rx = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        rx.recv_timeout(timeout).ok()
-    }
-
-    /// The host's answer to [`HostCall::Fence`] `id`
-    /// (`Core::host_fence_done`).
+    /// Another node asks, through the host, for local process `nspace`:`rank`'s data
+    /// (`PMIx_server_dmodex_request`): `done` gets it, on the progress thread (it
+    /// must not block), once the process committed (a blob the asking node's server
+    /// reads, docs/wire.md §11), or `PMIX_ERR_NOT_FOUND` (not a local rank, or gone)
+    /// or `PMIX_ERR_TIMEOUT` (nothing committed within [`ServerConfig::get_timeout`])
+    /// ([`Core::dmodex_request`](super::core::Core::dmodex_request)). `done` is not
+    /// called when the server stops first.
     ///
     /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn host_fence_done(&self, id: u64, status: i32, data: Vec<u8>) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Fence { id, status, data }))
-    }
-
-    /// The host's answer to [`HostCall::Publish`] or [`HostCall::Unpublish`] `id`.
-    ///
-    /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn host_op_done(&self, id: u64, status: i32) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Op { id, status }))
-    }
-
-    /// The host's answer to [`HostCall::Lookup`] `id`.
-    ///
-    /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn host_lookup_done(
+    /// [`ApiError::Stopped`] when the progress thread is gone (`done` is then never
+    /// called).
+    pub fn dmodex_request(
         &self,
-        id: u64,
-        status: i32,
-        data: Vec<pmix_wire::Pdata>,
+        nspace: &str,
+        rank: u32,
+        done: impl FnOnce(Result<Vec<u8>, pmix_core::Status>) + Send + 'static,
     ) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Lookup { id, status, data }))
-    }
-
-    /// The launcher's answer to [`JobEvent::Spawn`] `id`: the new namespace (added
-    /// with [`Server::add_namespace`] before), or the status the parent gets
-    /// (`Core::spawn_done`).
-    ///
-    /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn spawn_done(&self, id: u64, result: Result<String, i32>) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Spawned { id, result }))
-    }
-
-    /// The host acknowledged a client's finalize ([`JobEvent::Finalized`]): a hosted
-    /// server answers the client's FINALIZE now (`Core::finalize_acked`).
-    ///
-    /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn finalize_acked(&self, nspace: &str, rank: u32) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Finalized {
+        self.send(Command::Dmodex {
             nspace: nspace.into(),
             rank,
-        }))
-    }
-
-    /// The host's answer to [`HostCall::DirectModex`]
-    /// `id` (`Core::host_modex_done`).
-    ///
-    /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn host_modex_done(&self, id: u64, status: i32, data: Vec<u8>) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Modex { id, status, data }))
-    }
-
-    /// Another node asks, through the host, for local process `nspace`:`rank`'s data;
-    /// the answer comes as [`HostCall::ModexAnswer`]
-    /// `id` (`Core::dmodex_request`).
-    ///
-    /// # Errors
-    /// [`ApiError::Stopped`] when the progress thread is gone.
-    pub fn dmodex_request(&self, id: u64, nspace: &str, rank: u32) -> Result<(), ApiError> {
-        self.send(Command::Host(HostAnswer::Request {
-            id,
-            nspace: nspace.into(),
-            rank,
-        }))
+            done: Box::new(done),
+        })
     }
 
     /// The launcher saw rank `nspace`:`rank` exit with `status` (its wait status as an
@@ -860,8 +873,7 @@ impl Server {
     }
 
     fn send(&self, cmd: Command) -> Result<(), ApiError> {
-        self.commands.send(cmd).map_err(|_| ApiError::Stopped)?;
-        self.waker.wake().map_err(|_| ApiError::Stopped)
+        self.mailbox.send(cmd)
     }
 }
 

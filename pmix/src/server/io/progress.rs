@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use mio::net::TcpListener;
@@ -15,8 +15,9 @@ use pmix_wire::{ConnectMsg, Decoded, FrameDecoder, Limits};
 
 use super::conn::{Conn, Phase, ReadOutcome, Stream};
 use super::ratelimit::{LOG_BURST, LOG_INTERVAL, LogLimiter};
-use super::{Command, Counters, HostAnswer, LINGER, ServerConfig};
-use crate::server::core::{ConnId, Core, CoreConfig, JobEvent, Output, Refused};
+use super::{Command, Counters, DmodexDone, LINGER, ServerConfig};
+use crate::server::core::{ConnId, Core, CoreConfig, Output, Provides, Refused};
+use crate::server::host::{self, AnswerSink, Host};
 use crate::server::net;
 
 const LISTENER: Token = Token(0);
@@ -55,10 +56,18 @@ pub(crate) struct Loop {
     in_frame: Option<(ConnId, u32, usize)>,
     /// Connections whose read budget ran out: read again before sleeping.
     again: Vec<ConnId>,
+    /// A connection that sent much closed in this turn of the loop: give the
+    /// allocator's free pages back at its end ([`TRIM_AFTER`]).
+    trim: bool,
     /// When accepting failed for want of descriptors: retry then.
     accept_retry: Option<Instant>,
-    /// Where the host's requests go ([`ServerConfig::host_sink`]).
-    host_sink: Option<super::HostSink>,
+    /// What the host provides ([`Host::provides`], asked once).
+    provides: Provides,
+    /// The host's own requests waiting for the core's answer
+    /// ([`super::Server::dmodex_request`]), by the id the core knows them by.
+    dmodex: HashMap<u64, DmodexDone>,
+    /// The last id given to one of them.
+    next_dmodex: u64,
     shutdown: bool,
 }
 
@@ -68,6 +77,7 @@ impl Loop {
         cfg: &ServerConfig,
         nspace: &str,
         hostname: &str,
+        provides: Provides,
     ) -> io::Result<(Loop, Waker, SocketAddr)> {
         let poll = Poll::new()?;
         let mut listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
@@ -87,12 +97,13 @@ impl Loop {
         core_cfg.max_keys_per_proc = cfg.max_keys_per_proc;
         core_cfg.max_published = cfg.max_published;
         core_cfg.max_published_per_proc = cfg.max_published_per_proc;
+        core_cfg.max_event_bytes = cfg.max_event_bytes;
+        core_cfg.max_published_bytes_per_proc = cfg.max_published_bytes_per_proc;
+        core_cfg.max_published_bytes = cfg.max_published_bytes;
+        core_cfg.max_committed_bytes_per_proc = cfg.max_committed_bytes_per_proc;
         core_cfg.service = cfg.service.clone();
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
-        core_cfg.hosted = cfg.hosted;
-        core_cfg.host_pubsub = cfg.host_pubsub;
-        core_cfg.relay = cfg.relay;
-        core_cfg.spawn = cfg.spawn;
+        core_cfg.provides = provides;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -117,23 +128,28 @@ impl Loop {
             limiter: LogLimiter::new(LOG_INTERVAL, LOG_BURST),
             in_frame: None,
             again: Vec::new(),
+            trim: false,
             accept_retry: None,
-            host_sink: cfg.host_sink.clone(),
+            provides,
+            dmodex: HashMap::new(),
+            next_dmodex: 0,
             shutdown: false,
         };
         Ok((lp, waker, addr))
     }
 
     /// Runs until a [`Command::Shutdown`] (or the API side is gone), then closes every
-    /// connection.
+    /// connection. Every upcall goes to `host`, its answer to `answers`.
     pub(crate) fn run(
         mut self,
         commands: mpsc::Receiver<Command>,
-        events: mpsc::Sender<JobEvent>,
+        host: Arc<dyn Host>,
+        answers: AnswerSink,
         counters: &Counters,
     ) {
         let mut ctx = Ctx {
-            events,
+            host,
+            answers,
             counters,
             scratch: vec![0u8; 64 << 10],
         };
@@ -169,6 +185,9 @@ impl Loop {
             }
             self.commands(&commands, &mut ctx);
             self.timers(&mut ctx);
+            if std::mem::take(&mut self.trim) {
+                crate::os::release_free_memory();
+            }
         }
         self.close_all(&ctx);
     }
@@ -557,20 +576,28 @@ impl Loop {
                         self.flush(conn, ctx);
                     }
                 }
-                Output::Job(ev) => {
-                    let _ = ctx.events.send(ev);
+                Output::Host(up) => {
+                    let (h, provides, answers) = (&*ctx.host, self.provides, &ctx.answers);
+                    let made = catch_unwind(AssertUnwindSafe(|| {
+                        host::deliver(h, provides, up, answers);
+                    }));
+                    if made.is_err() {
+                        self.warn(format_args!("the host's handler of a request panicked"));
+                    }
                 }
-                Output::Host(call) => match &self.host_sink {
-                    Some(sink) => {
-                        let sink = &sink.0;
-                        if catch_unwind(AssertUnwindSafe(|| sink(call))).is_err() {
-                            self.warn(format_args!("the host's handler of a request panicked"));
-                        }
+                Output::DmodexAnswer { id, status, data } => {
+                    let Some(done) = self.dmodex.remove(&id) else {
+                        continue;
+                    };
+                    let result = if status == pmix_core::Status::SUCCESS {
+                        Ok(data)
+                    } else {
+                        Err(status)
+                    };
+                    if catch_unwind(AssertUnwindSafe(|| done(result))).is_err() {
+                        self.warn(format_args!("the host's direct-modex completion panicked"));
                     }
-                    None => {
-                        let _ = ctx.events.send(JobEvent::Host(call));
-                    }
-                },
+                }
             }
         }
     }
@@ -613,6 +640,7 @@ impl Loop {
         // found later in the same read) is not lost.
         let _ = conn.flush();
         let _ = self.poll.registry().deregister(&mut conn.stream);
+        let large = conn.received >= TRIM_AFTER;
         drop(conn);
         ctx.counters.open.store(self.conns.len(), Ordering::Relaxed);
         if tell_core {
@@ -623,6 +651,11 @@ impl Loop {
             }
             self.drain(ctx);
         }
+        // What a peer that sent much made the server allocate is freed by the end
+        // of this turn of the loop (its buffers, what it notified or committed):
+        // then the allocator is asked to give the pages back, so the server's
+        // memory returns to its base.
+        self.trim |= large;
     }
 
     fn commands(&mut self, commands: &mpsc::Receiver<Command>, ctx: &mut Ctx<'_>) {
@@ -689,32 +722,28 @@ impl Loop {
                         ));
                     }
                 }
-                Command::Host(h) => {
+                Command::Answer(id, answer) => {
                     let now = Instant::now();
                     let core = &mut self.core;
-                    let r = catch_unwind(AssertUnwindSafe(|| match h {
-                        HostAnswer::Fence { id, status, data } => {
-                            core.host_fence_done_at(id, status, &data, now)
-                        }
-                        HostAnswer::Modex { id, status, data } => {
-                            core.host_modex_done(id, status, &data)
-                        }
-                        HostAnswer::Request { id, nspace, rank } => {
-                            core.dmodex_request(id, &nspace, rank, now)
-                        }
-                        HostAnswer::Finalized { nspace, rank } => {
-                            core.finalize_acked(&nspace, rank)
-                        }
-                        HostAnswer::Op { id, status } => core.host_op_done(id, status),
-                        HostAnswer::Lookup { id, status, data } => {
-                            core.host_lookup_done(id, status, data)
-                        }
-                        HostAnswer::Spawned { id, result } => {
-                            core.spawn_done(id, result.as_deref().map_err(|s| *s))
-                        }
-                    }));
+                    let r = catch_unwind(AssertUnwindSafe(|| core.host_answer(id, answer, now)));
                     if r.is_err() {
                         self.warn(format_args!("internal error handling the host's answer"));
+                    }
+                }
+                Command::Dmodex { nspace, rank, done } => {
+                    self.next_dmodex += 1;
+                    let id = self.next_dmodex;
+                    self.dmodex.insert(id, done);
+                    let now = Instant::now();
+                    let core = &mut self.core;
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        core.dmodex_request(id, &nspace, rank, now)
+                    }));
+                    if r.is_err() {
+                        self.dmodex.remove(&id);
+                        self.warn(format_args!(
+                            "internal error handling the host's request for {nspace}:{rank}"
+                        ));
                     }
                 }
                 Command::Shutdown => {
@@ -796,9 +825,16 @@ impl Loop {
     }
 }
 
+/// A connection that sent at least this many bytes has the allocator's free
+/// pages given back when it closes ([`crate::os::release_free_memory`]).
+const TRIM_AFTER: u64 = 1 << 20;
+
 /// What the loop's steps share besides the loop itself.
 struct Ctx<'a> {
-    events: mpsc::Sender<JobEvent>,
+    /// Whoever hosts the server: every upcall goes to it.
+    host: Arc<dyn Host>,
+    /// Where the host's answers go (back to this thread, as commands).
+    answers: AnswerSink,
     counters: &'a Counters,
     scratch: Vec<u8>,
 }

@@ -119,7 +119,7 @@ use commands::{construct, destruct, leave, open};
 use invite::Invitation;
 pub(crate) use invite::notified;
 use record::{Phase, Record, Standing, depart};
-pub(crate) use spanning::{host_done, host_left};
+pub(crate) use spanning::{INCARNATION_KEY, host_done, host_left};
 
 /// `PMIX_GROUP_ID`: names the group in the events raised here.
 pub(crate) const GROUP_ID_KEY: &str = "pmix.grp.id";
@@ -202,7 +202,7 @@ fn expand(core: &Core, procs: &[Proc]) -> Result<Vec<ProcKey>, Status> {
             return Err(bad);
         };
         for r in ranks {
-            if !ns.states.contains_key(&r) && !core.cfg.hosted {
+            if !ns.states.contains_key(&r) && !core.cfg.provides.spans_nodes() {
                 // A rank on another node, and no host to reach it.
                 return Err(Status::ERR_NOT_SUPPORTED);
             }
@@ -241,7 +241,7 @@ const RANK_BITS: u32 = 22;
 /// hosted, the counter shifted by [`RANK_BITS`] or'ed with the leader's rank).
 fn next_ctxid(core: &mut Core, leader: &ProcKey) -> u64 {
     core.groups.last_ctxid += 1;
-    if core.cfg.hosted {
+    if core.cfg.provides.spans_nodes() {
         (core.groups.last_ctxid << RANK_BITS) | (u64::from(leader.1) & ((1 << RANK_BITS) - 1))
     } else {
         core.groups.last_ctxid

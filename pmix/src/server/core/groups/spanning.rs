@@ -20,6 +20,10 @@
 //! directive. A member on another node that left is announced (`PMIX_GROUP_LEFT`)
 //! to the local holders then, unless the host already carried the leave as an event
 //! ([`forward_left`], [`host_left`]: `mpirun`'s daemons do, Slurm's plugin does not).
+//! A forwarded leave names the group's context id, the same at every node and
+//! another for each group of that name: one that arrives after its group is gone
+//! here (the destruct's parts told the members) is dropped, never taken as a leave
+//! from a later group of the same name.
 //!
 //! **Context ids**: one server-wide counter per node; hosted, an id is the counter
 //! shifted left by 22 bits, or'ed with the rank (low 22 bits) of the group's first
@@ -37,7 +41,7 @@ use pmix_wire::{Info, InfoFlags, Kval, Proc, Value};
 
 use super::record::{Phase, Standing, announce_left, unindex};
 use super::*;
-use crate::server::core::{HostCall, Output};
+use crate::server::core::{Output, Upcall};
 
 /// Hands this node's part of `name`'s collective in flight to the host.
 pub(super) fn to_host(core: &mut Core, name: &str) {
@@ -109,7 +113,7 @@ pub(super) fn to_host(core: &mut Core, name: &str) {
     let data = pmix_wire::modex::encode(&entries).unwrap_or_default();
     let procs = crate::server::core::fence::host_procs(core, &parts);
     core.groups.host_waits.insert(id, name.to_string());
-    core.out.push_back(Output::Host(HostCall::Fence {
+    core.out.push_back(Output::Host(Upcall::Fence {
         id,
         procs,
         collect: true,
@@ -235,25 +239,36 @@ pub(super) fn forward_left(core: &mut Core, name: &str, leaver: &ProcKey) {
         .filter(|(_, m)| m.remote && m.standing == Standing::Holder)
         .map(|(p, _)| Value::Proc(Proc::new(p.0.as_str(), p.1)))
         .collect();
-    if to.is_empty() || !core.cfg.hosted {
+    if to.is_empty() || !core.cfg.provides.spans_nodes() {
         return;
     }
     let Some(range) = pmix_wire::DataArray::new(pmix_wire::DataType::Proc, to) else {
         return;
     };
+    // Which group of that name: the context id its construct ended with, the same
+    // on every node (a later group of the name has another).
+    let incarnation = rec.ctxid.filter(|_| rec.phase != Phase::Constructing);
     let origin = core.origin_mark();
-    core.out.push_back(Output::Host(HostCall::Notify {
+    let mut info = vec![
+        Info::new(GROUP_ID_KEY, name),
+        Info::new(EVPROC_KEY, Proc::new(leaver.0.as_str(), leaver.1)),
+        Info::new(EVRANGE_KEY, Value::DataArray(range)),
+        origin,
+    ];
+    if let Some(c) = incarnation {
+        info.push(Info::new(INCARNATION_KEY, Value::Uint64(c)));
+    }
+    core.out.push_back(Output::Host(Upcall::Notify {
         code: Status::GROUP_LEFT.0,
         source: leaver.clone(),
         range: pmix_wire::DataRange::CUSTOM.0,
-        info: vec![
-            Info::new(GROUP_ID_KEY, name),
-            Info::new(EVPROC_KEY, Proc::new(leaver.0.as_str(), leaver.1)),
-            Info::new(EVRANGE_KEY, Value::DataArray(range)),
-            origin,
-        ],
+        info,
     }));
 }
+
+/// The key of a forwarded `PMIX_GROUP_LEFT` that names which group of its name the
+/// member left ([`forward_left`]); removed before the event reaches a client.
+pub(crate) const INCARNATION_KEY: &str = pmix_wire::keys::RS_GROUP_INCARNATION;
 
 /// A `PMIX_GROUP_LEFT` the host injected (another node's [`forward_left`]): when it
 /// names a group this node keeps and a member of it on another node that holds it
@@ -271,7 +286,20 @@ pub(crate) fn host_left(core: &mut Core, info: &[Info]) -> bool {
         return false;
     };
     let (name, leaver) = (name.to_string(), (ns.to_string(), who.rank.0));
-    let Some(rec) = core.groups.records.get_mut(&name) else {
+    let incarnation = info.iter().find(|i| i.key == INCARNATION_KEY);
+    let rec = core.groups.records.get_mut(&name);
+    if let Some(i) = incarnation {
+        // A leave from a group of this name that is gone here: its destruct told
+        // the local members already (the leaver's node's part said it left), and a
+        // later group of the name is not the one it left.
+        let current = rec
+            .as_ref()
+            .and_then(|r| r.ctxid.filter(|_| r.phase != Phase::Constructing));
+        if current.is_none_or(|c| i.value != Value::Uint64(c)) {
+            return true;
+        }
+    }
+    let Some(rec) = rec else {
         return false;
     };
     let Some(i) = rec

@@ -4,22 +4,27 @@
 //! unpublish (blocking only, for now). Each follows the
 //! rules of docs/design.md §6 ([`Pmix::admit`]); a callback runs once, on the progress
 //! thread, if and only if the call returned `Ok(())` (a ticket holds the engine for
-//! it, see `progress.rs`).
+//! it, see `client/instance/progress.rs`). Two families have files of their own:
+//! group invite / join, built from events (`invite.rs`), and rank-state tracking
+//! (`ft.rs`, public as `pmix::ft`).
 //!
 //! **Groups.** The instance keeps the groups this process belongs to and their
 //! members as it knows them: a construct records the group, a destruct drops it, a
 //! leave drops it at once (before the server is even asked, as the seed page says),
 //! and a `PMIX_GROUP_LEFT` event naming another member removes that member.
 
+pub mod ft;
+mod invite;
+
 use std::sync::Arc;
 
+use crate::client::events::{EventHandler, EventInfo, run_chain};
+use crate::client::instance::progress::{Job, Ticket};
+use crate::client::instance::{Mode, Pmix, lock_events};
+pub(crate) use crate::client::membership::check_grp;
+use crate::client::membership::lock_groups;
 use crate::client::{Client, Done, GroupOutcome};
 use crate::error::Error;
-use crate::events::{EventHandler, EventInfo, run_chain};
-use crate::instance::{Mode, Pmix, lock_events};
-pub(crate) use crate::membership::check_grp;
-use crate::membership::lock_groups;
-use crate::progress::Job;
 
 impl Pmix {
     /// The server connection, for a call named `call` (already admitted).
@@ -31,7 +36,7 @@ impl Pmix {
     }
 
     /// A ticket for a request accepted now, whose callback runs later.
-    pub(crate) fn ticket(&self) -> Result<crate::progress::Ticket, Error> {
+    pub(crate) fn ticket(&self) -> Result<Ticket, Error> {
         self.inner
             .progress
             .reserve()
@@ -202,15 +207,9 @@ impl Pmix {
                 info,
                 Box::new(move |r| ticket.post(Job::request(move || r, callback))),
             )?;
-        } else if let Some(server) = self.inner.server.get().filter(|_| !proc_local) {
+        } else if let Some(server) = self.embedded().filter(|_| !proc_local) {
             // A host's notification: to the clients of the server it embeds.
-            let src = source
-                .as_ref()
-                .map(|p| (p.nspace.as_str().unwrap_or_default(), p.rank.0));
-            let (info, range) = crate::server::hosted::event_info_from_host(info.to_vec(), range);
-            let r = server
-                .raise_event(status, src, info, range)
-                .map_err(|_| Error::Unreach("the embedded server has stopped".into()));
+            let r = server.raise_event(status, source.as_ref(), info, range);
             ticket.post(Job::request(move || r, callback));
         } else {
             ticket.post(Job::request(|| Ok(()), callback));
@@ -413,10 +412,8 @@ impl Pmix {
         if let Some(c) = self.client() {
             return c.store_internal(nspace, rank, key, value);
         }
-        if key.is_empty() || key.len() > 511 || key.contains('\0') {
-            return Err(Error::BadParam(
-                "a key is 1 to 511 bytes without NUL".into(),
-            ));
+        if !pmix_wire::keys::is_valid(key) {
+            return Err(Error::bad_key());
         }
         self.inner
             .internal
@@ -481,8 +478,10 @@ impl Pmix {
         let me = self.proc_id();
         if nspace == me.nspace && rank == me.rank {
             match key {
-                "pmix.nspace" => return Ok(pmix_wire::Value::string(me.nspace.to_string())),
-                "pmix.rank" => return Ok(pmix_wire::Value::ProcRank(me.rank)),
+                pmix_wire::keys::NSPACE => {
+                    return Ok(pmix_wire::Value::string(me.nspace.to_string()));
+                }
+                pmix_wire::keys::RANK => return Ok(pmix_wire::Value::ProcRank(me.rank)),
                 _ => {}
             }
         }
@@ -927,7 +926,7 @@ fn reaches_me(range: pmix_wire::DataRange, info: &[pmix_wire::Info], me: &pmix_w
         return true;
     }
     info.iter()
-        .filter(|i| i.key == "pmix.evrange")
+        .filter(|i| i.key == pmix_wire::keys::EVENT_CUSTOM_RANGE)
         .any(|i| match &i.value {
             pmix_wire::Value::Proc(p) => covers(p, me),
             pmix_wire::Value::DataArray(a) => a.items.iter().any(|v| match v {

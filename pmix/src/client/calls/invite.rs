@@ -28,13 +28,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use pmix_core::Status;
 use pmix_wire::{DataArray, DataRange, DataType, Info, Proc, Rank, Value};
 
-use crate::calls::wait;
+use crate::client::calls::wait;
+use crate::client::events::{EventAction, EventHandler, EventInfo};
+use crate::client::instance::progress::Job;
+use crate::client::instance::{Mode, Pmix, lock_events};
+use crate::client::membership::{check_grp, lock_groups};
 use crate::client::{Client, Done};
 use crate::error::Error;
-use crate::events::{EventAction, EventHandler, EventInfo};
-use crate::instance::{Mode, Pmix, lock_events};
-use crate::membership::{check_grp, lock_groups};
-use crate::progress::Job;
+use pmix_wire::keys;
 
 /// The codes the inviter listens to.
 const ANSWERS: [i32; 3] = [
@@ -64,8 +65,8 @@ fn lock(m: &Mutex<Invite>) -> MutexGuard<'_, Invite> {
 #[derive(Clone)]
 struct Ctx {
     client: Arc<Client>,
-    events: Arc<Mutex<crate::events::Registry>>,
-    groups: Arc<Mutex<crate::membership::Membership>>,
+    events: Arc<Mutex<crate::client::events::Registry>>,
+    groups: Arc<Mutex<crate::client::membership::Membership>>,
     invite: Arc<Mutex<Invite>>,
     grp: String,
     me: Proc,
@@ -121,7 +122,7 @@ impl Ctx {
         Arc::new(move |_, ev: &EventInfo| {
             let who = if ev.status == Status::EVENT_PROC_TERMINATED.0 {
                 ev.info.iter().find_map(|i| match &i.value {
-                    Value::Proc(p) if i.key == "pmix.evproc" => Some(p.clone()),
+                    Value::Proc(p) if i.key == keys::EVENT_AFFECTED_PROC => Some(p.clone()),
                     _ => None,
                 })
             } else {
@@ -167,7 +168,7 @@ fn expand(client: &Client, procs: &[Proc]) -> Result<Vec<Proc>, Error> {
             .ok_or_else(|| Error::BadParam("a namespace that is not UTF-8".into()))?;
         // Never a server round trip: an invite may be started from a handler.
         let size = client
-            .get_local(ns, Rank::WILDCARD.0, "pmix.job.size")
+            .get_local(ns, Rank::WILDCARD.0, keys::JOB_SIZE)
             .ok_or_else(|| Error::Status {
                 status: Status::ERR_NOT_FOUND,
                 why: format!("the size of job {ns} is not known to this process: list its ranks")
@@ -236,9 +237,9 @@ impl Pmix {
             grp: grp.to_owned(),
             me,
             info: vec![
-                Info::new("pmix.evrange", Value::DataArray(range)),
-                Info::new("pmix.evnondef", true),
-                Info::new("pmix.grp.id", grp),
+                Info::new(keys::EVENT_CUSTOM_RANGE, Value::DataArray(range)),
+                Info::new(keys::EVENT_NON_DEFAULT, true),
+                Info::new(keys::GROUP_ID, grp),
             ],
         };
         let id = lock_events(&self.inner.events).add_first(&ANSWERS, ctx.clone().handler());
@@ -322,7 +323,7 @@ impl Pmix {
         let (range, info) = match leader {
             Some(l) => (
                 DataRange::CUSTOM,
-                vec![Info::new("pmix.evrange", Value::Proc(l.clone()))],
+                vec![Info::new(keys::EVENT_CUSTOM_RANGE, Value::Proc(l.clone()))],
             ),
             None => (DataRange::SESSION, Vec::new()),
         };

@@ -1,6 +1,6 @@
 //! The rank-state trackers of an instance, fed by events (docs/design.md §5): the
 //! processes seen fail, and one [`pmix_core::ftstate::Tracker`] per group asked
-//! about, with its members and its round. `ft.rs` makes them and runs the
+//! about, with its members and its round. `client/calls/ft.rs` makes them and runs the
 //! exchanges; this module only holds them and applies what an event says, on the
 //! progress thread, before the user's handlers. Nothing here knows the instance.
 
@@ -11,7 +11,7 @@ use pmix_core::Status;
 use pmix_core::ftstate::Tracker;
 use pmix_wire::{Proc, Rank};
 
-use crate::events::EventInfo;
+use crate::client::events::EventInfo;
 
 /// The event `Pmix::ft_revoke` sends to a group's members (a pmix-rs code, in
 /// PMIx's range for codes defined outside it): `pmix.grp.id` names the group.

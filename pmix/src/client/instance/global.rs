@@ -21,9 +21,9 @@
 
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::client::instance::progress;
+use crate::client::instance::{InitOptions, Pmix, Role, would_block};
 use crate::error::Error;
-use crate::instance::{InitOptions, Pmix, Role, would_block};
-use crate::progress;
 
 struct Live {
     instance: Pmix,

@@ -1,18 +1,20 @@
 //! The groups this process belongs to, as the instance records them (id → members):
 //! a construct or an invite records a group, a destruct or a leave drops it, and a
 //! `PMIX_GROUP_LEFT` naming another member removes that member. The calls that
-//! change it are in `calls.rs` and `invite.rs`; rank-state tracking (`ft.rs`) reads
-//! it. The records and the rank-state trackers (`trackers.rs`) have one owner,
-//! [`Membership`], under one lock: an event updates both at once, and `ft.rs` reads
-//! a group's members from the guard it already holds. Nothing here knows the
-//! instance.
+//! change it are in `client/calls/` (`mod.rs` and `invite.rs`); rank-state tracking
+//! (`calls/ft.rs`) reads it. The records and the rank-state trackers (`trackers.rs`)
+//! have one owner, [`Membership`], under one lock: an event updates both at once, and
+//! `ft.rs` reads a group's members from the guard it already holds. Nothing here
+//! knows the instance (which holds a [`Membership`]; so no call may live here).
+
+pub(crate) mod trackers;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::client::events::EventInfo;
 use crate::error::Error;
-use crate::events::EventInfo;
-use crate::trackers::FtState;
+use trackers::FtState;
 
 /// The groups of an instance: id → members.
 pub(crate) type Groups = HashMap<String, Vec<pmix_wire::Proc>>;
@@ -33,11 +35,11 @@ pub(crate) fn lock_groups(g: &Mutex<Membership>) -> MutexGuard<'_, Membership> {
 }
 
 /// What a server event changes: a `PMIX_GROUP_LEFT` takes the departed member out of
-/// the record, then the trackers learn of the event ([`crate::trackers::on_event`]);
-/// only what [`crate::trackers::believed`] believes of `server`'s events counts.
+/// the record, then the trackers learn of the event ([`trackers::on_event`]);
+/// only what [`trackers::believed`] believes of `server`'s events counts.
 pub(crate) fn group_event(m: &Mutex<Membership>, ev: &EventInfo, server: &pmix_wire::Proc) {
     let mut m = lock_groups(m);
-    if !crate::trackers::believed(&m.ft, ev, server) {
+    if !trackers::believed(&m.ft, ev, server) {
         return;
     }
     if ev.status == pmix_core::Status::GROUP_LEFT.0 {
@@ -48,7 +50,7 @@ pub(crate) fn group_event(m: &Mutex<Membership>, ev: &EventInfo, server: &pmix_w
             members.retain(|m| m != who);
         }
     }
-    crate::trackers::on_event(&mut m.ft, ev);
+    trackers::on_event(&mut m.ft, ev);
 }
 
 /// Checks a group id: 1 to 255 bytes, no NUL.

@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use pmix_wire::keys;
 use pmix_wire::{Info, Proc, Value};
 
 /// What an event handler sees.
@@ -33,14 +34,14 @@ impl EventInfo {
     pub fn group_id(&self) -> Option<&str> {
         self.info
             .iter()
-            .find(|i| i.key == "pmix.grp.id")
+            .find(|i| i.key == keys::GROUP_ID)
             .and_then(|i| i.value.as_str())
     }
 
     /// The process the event is about (`pmix.evproc`), if any.
     pub fn affected_proc(&self) -> Option<&Proc> {
         self.info.iter().find_map(|i| match (&i.key, &i.value) {
-            (k, Value::Proc(p)) if *k == "pmix.evproc" => Some(p),
+            (k, Value::Proc(p)) if *k == keys::EVENT_AFFECTED_PROC => Some(p),
             _ => None,
         })
     }
@@ -121,7 +122,7 @@ impl Registry {
         let nondefault = ev
             .info
             .iter()
-            .any(|i| i.key == "pmix.evnondef" && i.value == Value::Bool(true));
+            .any(|i| i.key == keys::EVENT_NON_DEFAULT && i.value == Value::Bool(true));
         let specific = self.regs.iter().filter(|r| r.codes.contains(&ev.status));
         let default = self
             .regs

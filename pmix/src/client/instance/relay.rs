@@ -1,7 +1,7 @@
 //! Requests a process cannot answer alone go to its local server (docs/design.md §6).
 //!
 //! A distance request with no topology or no cpuset here is relayed by a connected
-//! client to its server (COMPUTE_DEVICE_DISTANCES: [`crate::Client::distances_then`]);
+//! client to its server (COMPUTE_DEVICE_DISTANCES: [`Client::distances_then`]);
 //! not connected (a singleton client, a tool that did not connect) or a server itself,
 //! it is `PMIX_ERR_UNREACH`. The topology and the binding themselves
 //! (`PMIx_Load_topology`, `PMIx_Get_cpuset`) are never fetched from a server: without

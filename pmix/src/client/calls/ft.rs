@@ -87,12 +87,12 @@ use pmix_wire::ft::RankSet;
 use pmix_wire::{ByteObject, DataArray, DataRange, DataType, Info, Proc, Rank, Scope, Value};
 
 use crate::client::Client;
+use crate::client::instance::{Mode, Pmix};
+pub use crate::client::membership::trackers::REVOKED_EVENT;
+use crate::client::membership::trackers::{DETECTED, FtGroup, Members};
+use crate::client::membership::{Groups, Membership, check_grp, lock_groups};
 use crate::error::Error;
-use crate::instance::{Mode, Pmix};
-use crate::membership::{Groups, Membership, check_grp, lock_groups};
-use crate::server::core::FT_KEY;
-pub use crate::trackers::REVOKED_EVENT;
-use crate::trackers::{DETECTED, FtGroup, Members};
+use pmix_wire::keys::GROUP_FT_COLLECTIVE as FT_KEY;
 
 /// The status a rank-state query answers when the array is too short (the 2011
 /// thread's `MPI_ERR_SIZE`; a pmix-rs code past `PMIX_EXTERNAL_ERR_BASE`).
@@ -261,7 +261,7 @@ impl Pmix {
             .get_local(
                 &self.inner.proc_id.nspace.to_string(),
                 Rank::WILDCARD.0,
-                "pmix.job.size",
+                pmix_wire::keys::JOB_SIZE,
             )
             .ok_or_else(|| Error::Internal("the job information has no job size".into()))??;
         match size {
@@ -388,8 +388,8 @@ impl Pmix {
                 REVOKED_EVENT,
                 DataRange::CUSTOM,
                 &[
-                    Info::new("pmix.grp.id", grp),
-                    Info::new("pmix.evrange", Value::DataArray(range)),
+                    Info::new(pmix_wire::keys::GROUP_ID, grp),
+                    Info::new(pmix_wire::keys::EVENT_CUSTOM_RANGE, Value::DataArray(range)),
                 ],
                 Box::new(|_| {}),
             )?;
@@ -508,7 +508,7 @@ impl Pmix {
         let ft = [Info::new(FT_KEY, true)];
         let collected = crate::client::wait(
             |cb| client.fence_contributions_then(&procs, &ft, mine.clone(), cb),
-            lost,
+            Error::lost,
         )?;
         let mut value = AgreeValue::new(members.len()).map_err(ft_error)?;
         match collected {
@@ -546,7 +546,7 @@ impl Pmix {
         let procs = members.fence_procs(grp);
         crate::client::wait(
             |cb| client.fence_then(&procs, &[Info::new(FT_KEY, true)], cb),
-            lost,
+            Error::lost,
         )?;
         let me = Proc::from(&self.inner.proc_id);
         // Every get is sent at once and the answers gathered: one round trip's
@@ -564,7 +564,7 @@ impl Pmix {
                 p.nspace.as_str().unwrap_or_default(),
                 p.rank.0,
                 &key,
-                &[Info::new("pmix.immediate", true)],
+                &[Info::new(pmix_wire::keys::IMMEDIATE, true)],
                 true,
                 Box::new(move |v| {
                     let _ = tx.send((r, v));
@@ -580,7 +580,7 @@ impl Pmix {
         drop(tx);
         for _ in 0..asked {
             // A dropped completion (the connection went) ends the channel early.
-            let (r, answer) = rx.recv().map_err(|_| lost())?;
+            let (r, answer) = rx.recv().map_err(|_| Error::lost())?;
             match answer {
                 Ok(Value::ByteObject(b)) => add(value, r, round, &b.0),
                 Err(e @ Error::Unreach(_)) => return Err(e),
@@ -592,11 +592,6 @@ impl Pmix {
         }
         Ok(())
     }
-}
-
-/// The error of a lost server connection.
-fn lost() -> Error {
-    Error::Unreach("the connection to the PMIx server was lost".into())
 }
 
 /// Adds group rank `r`'s contribution `bytes` to round `round`'s `value`. Bytes

@@ -1,5 +1,18 @@
 //! A PMIx library instance: its role, identity, topology, progress thread, and the rules
 //! every call follows (docs/design.md §6).
+//!
+//! Beside it: its progress thread (`progress.rs`), the process-wide instance of the C
+//! and Python faces (`global.rs`, public as `pmix::global`) and where a request this
+//! process cannot answer alone goes (`relay.rs`). The calls made through the instance
+//! are in `client/calls/`, what it keeps of its groups in `client/membership/`.
+//!
+//! An instance of every role lives here, a server's too (`PMIx_server_init`): it
+//! holds the server it embeds as an [`Embedded`], which the crate's `embed.rs`
+//! implements, so nothing here names the server.
+
+pub mod global;
+pub(crate) mod progress;
+mod relay;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,15 +20,15 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pmix_core::{CpuSet, Topology};
 
+use crate::client::events::{EventInfo, Registry, run_chain};
 use crate::client::{Client, ServerEnv};
 use crate::distances::{Answer, DistanceRequest, Distances, OwnedRequest};
 use crate::error::{Error, LoadError};
-use crate::events::{EventInfo, Registry, run_chain};
 use crate::os::BindEnvelope;
-use crate::progress::{Job, Progress};
-use crate::relay::Relay;
 use crate::service::{AnswerError, Service};
 use crate::topology;
+use progress::{Job, Progress};
+use relay::Relay;
 
 /// The role an instance was initialised in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +52,27 @@ pub enum Mode {
 }
 
 pub use crate::client::ProcId;
+
+/// The server a [`Role::Server`] instance embeds, as the instance holds it: the client
+/// side names no server type, and `embed.rs` at the crate's top implements this for
+/// `pmix::Server` ([`Pmix::attach_server`]).
+pub(crate) trait Embedded: Send + Sync {
+    /// Raises a notification of the host (`PMIx_Notify_event` in the server's process,
+    /// range beyond it) among the embedded server's clients.
+    ///
+    /// # Errors
+    /// [`Error::Unreach`] once the server has stopped.
+    fn raise_event(
+        &self,
+        status: i32,
+        source: Option<&pmix_wire::Proc>,
+        info: &[pmix_wire::Info],
+        range: pmix_wire::DataRange,
+    ) -> Result<(), Error>;
+
+    /// The server itself, for [`Pmix::server`] to hand back.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
 
 /// Options of [`Pmix::init`].
 #[derive(Clone, Debug, Default)]
@@ -91,12 +125,12 @@ pub(crate) struct Inner {
     /// The groups this process is a member of, their members as it knows them, and
     /// the rank-state trackers (the failures seen, a tracker per group asked about):
     /// one owner, one lock.
-    pub(crate) groups: Arc<Mutex<crate::membership::Membership>>,
+    pub(crate) groups: Arc<Mutex<crate::client::membership::Membership>>,
     /// What `PMIx_Store_internal` filed in a process with no server (a leaf lock).
     pub(crate) internal: Mutex<std::collections::HashMap<(String, u32, String), pmix_wire::Value>>,
     /// The server a [`Role::Server`] instance embeds ([`Pmix::attach_server`]): its
     /// notifications go to that server's clients.
-    pub(crate) server: std::sync::OnceLock<Arc<crate::server::Server>>,
+    pub(crate) server: std::sync::OnceLock<Box<dyn Embedded>>,
     finalized: AtomicBool,
     local: Arc<Local>,
     pub(crate) progress: Progress,
@@ -236,7 +270,7 @@ fn relay_nb<R: 'static>(
     cpuset: Option<&CpuSet>,
     convert: impl FnOnce(Answer<'_>) -> R + Send + 'static,
     callback: impl FnOnce(Result<R, Error>) + Send + 'static,
-    ticket: crate::progress::Ticket,
+    ticket: progress::Ticket,
 ) {
     // The callback is taken by whichever runs: the reply's job, or the send's failure
     // here (the completion is dropped unrun when the send fails).
@@ -348,14 +382,14 @@ impl Pmix {
         };
         let progress = Progress::start()?;
         let events: Arc<Mutex<Registry>> = Arc::default();
-        let groups: Arc<Mutex<crate::membership::Membership>> = Arc::default();
+        let groups: Arc<Mutex<crate::client::membership::Membership>> = Arc::default();
         let client = match &server {
             Some(env) => {
                 let host = options
                     .hostname
                     .clone()
                     .or_else(|| env.hostname.clone())
-                    .unwrap_or_else(crate::server::net::short_hostname);
+                    .unwrap_or_else(crate::os::short_hostname);
                 let (poster, registry) = (progress.poster(), Arc::clone(&events));
                 let memberships = Arc::clone(&groups);
                 // Failures are believed only from the server and its host's daemons.
@@ -372,7 +406,7 @@ impl Pmix {
                             source: ev.source,
                             info: ev.info,
                         };
-                        crate::membership::group_event(&memberships, &ev, &server);
+                        crate::client::membership::group_event(&memberships, &ev, &server);
                         let chain = lock_events(&registry).chain(&ev);
                         run_chain(&chain, &ev);
                     }));
@@ -410,13 +444,12 @@ impl Pmix {
         })
     }
 
-    /// Makes `server` the one this [`Role::Server`] instance embeds: from now on a
-    /// [`Pmix::notify_event`] whose range reaches beyond this process is raised among
-    /// that server's clients.
+    /// Makes `server` the one this [`Role::Server`] instance embeds (the server side
+    /// of [`Pmix::attach_server`], which names the server's type).
     ///
     /// # Errors
     /// [`Error::BadParam`] when the instance is not a server or has a server already.
-    pub fn attach_server(&self, server: Arc<crate::server::Server>) -> Result<(), Error> {
+    pub(crate) fn embed(&self, server: Box<dyn Embedded>) -> Result<(), Error> {
         if self.inner.role != Role::Server {
             return Err(Error::BadParam(
                 "only a server instance embeds a server".into(),
@@ -428,9 +461,9 @@ impl Pmix {
             .map_err(|_| Error::BadParam("a server is attached already".into()))
     }
 
-    /// The server [`Pmix::attach_server`] attached, if any.
-    pub fn server(&self) -> Option<&Arc<crate::server::Server>> {
-        self.inner.server.get()
+    /// What [`Pmix::embed`] attached, if anything.
+    pub(crate) fn embedded(&self) -> Option<&dyn Embedded> {
+        self.inner.server.get().map(|e| &**e)
     }
 
     /// The server connection of a launched client (`None` for a singleton, a tool or
@@ -766,5 +799,23 @@ impl Drop for Inner {
     fn drop(&mut self) {
         // `Progress::drop` stops the thread; nothing else to release.
         self.finalized.store(true, Ordering::Release);
+    }
+}
+
+/// A handle on an instance that does not keep it alive (what a server's thread holds
+/// of the instance that embeds it).
+pub(crate) struct WeakPmix(std::sync::Weak<Inner>);
+
+impl WeakPmix {
+    /// The instance, while it lives.
+    pub(crate) fn upgrade(&self) -> Option<Pmix> {
+        self.0.upgrade().map(|inner| Pmix { inner })
+    }
+}
+
+impl Pmix {
+    /// A handle on this instance that does not keep it alive.
+    pub(crate) fn downgrade(&self) -> WeakPmix {
+        WeakPmix(Arc::downgrade(&self.inner))
     }
 }
