@@ -1,10 +1,40 @@
-//! The panic boundary every exported function runs its body in, the macros that are
-//! the only way to define an `extern "C"` function in this crate ([`export!`] for the
-//! C API, [`callback!`] for the trampolines handed to C), the checks on C pointer
-//! arguments, and the C-memory helpers (`malloc`'ed strings the caller frees with
-//! `free`).
+//! What every exported function stands on: the panic boundary, the macros that are the
+//! only way to define an `extern "C"` function in this crate ([`export!`] for the C API,
+//! [`callback!`] for the trampolines handed to C), the checked conversions of C
+//! arguments into Rust references, and the completion helpers of the `_nb` calls.
+//!
+//! # The C contract
+//!
+//! A C caller promises what the headers say of each pointer it passes, and of each
+//! pointer inside an object it passes (a value's string, an info array's values, a
+//! query's keys, a buffer's bytes): it is NULL or points to what its type names,
+//! readable (and writable, for an output) for the whole call; a value's union holds
+//! what its type tag says; a string ends with a NUL; a handle (an info list) is one the
+//! library gave and has not released. Rust cannot check that promise. Everything else
+//! it can check, and the conversions here do: NULL where the call needs an object, a
+//! count that no array can have, a misaligned array, a string without a NUL within its
+//! bound or not UTF-8; each is `PMIX_ERR_BAD_PARAM`.
+//!
+//! The promise is relied on in one place per kind of access: the unchecked reads are the
+//! functions below ([`c_ref`], [`c_mut`], [`c_slice`], [`c_slice_mut`], [`c_bytes`],
+//! [`bounded_str`], [`c_argv`]), and the macros ([`try_ref!`], [`try_mut!`],
+//! [`opt_ref!`], [`opt_mut!`], [`try_slice!`], [`try_slice_mut!`], [`try_str!`],
+//! [`opt_str!`], [`opt_cstr!`], [`try_bytes!`], [`try_argv!`]) apply them to a pointer
+//! C handed over, with the promise as their one `SAFETY` argument; the data module's
+//! readers of C values, infos and buffers rely on it for the pointers inside those. A
+//! macro takes only a pointer C gave: an argument, or one read out of an object C gave;
+//! the C memory the library makes is owned by Rust types (`crate::cmem`, `CValue`,
+//! `CInfos`) until C gets it.
+//!
+//! An export whose arguments only go through these is a safe `extern "C" fn`, its doc
+//! comment stating the promise under "C contract" (a Rust caller, as this crate's tests,
+//! makes it too). An export stays `unsafe fn`, with a "Safety" section, where its body
+//! hands an argument to an operation no conversion here covers: a read or write through
+//! a `void *` whose type another argument names (`PMIx_Value_load`, `PMIx_Data_pack`,
+//! …), or the release of memory an argument owns (`PMIx_Value_destruct`,
+//! `PMIx_Device_distance_free`, …).
 
-use std::ffi::{CStr, c_char};
+use std::ffi::{c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pmix_core::Status;
@@ -41,10 +71,10 @@ pub(crate) fn value_boundary<T>(fallback: T, body: impl FnOnce() -> T) -> T {
 /// - `fn NAME(ARGS) { BODY }` (a `void` function): `BODY` runs by [`value_boundary`]
 ///   and a panic ends it.
 ///
-/// Each may be `unsafe fn` (the C caller has a contract: its doc comment says it under
-/// `# Safety`). Doc comments and attributes before `fn` stay on the function. The one
-/// other way to write an `extern "C" fn` is [`callback!`]; `tests/boundaries.rs`
-/// checks that no other appears in `src/`.
+/// A function is `unsafe fn` only when its body relies on more than the checked
+/// conversions (the module docs say which exports are). Doc comments and attributes
+/// before `fn` stay on the function. The one other way to write an `extern "C" fn` is [`callback!`];
+/// `tests/boundaries.rs` checks that no other appears in `src/`.
 macro_rules! export {
     ($(#[$attr:meta])* unsafe fn $($rest:tt)*) => {
         $crate::boundary::extern_fn! {
@@ -155,7 +185,19 @@ pub(crate) fn fits_in_a_slice<T>(p: *const T, n: usize) -> bool {
         .is_some()
 }
 
-/// The C array `p[0..n]` as a slice: the one place a slice is formed from a C pointer
+/// The checks before `p[0..n]` becomes a slice.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for `n > 0` with a NULL `p`, a `p` not aligned for `T`, or an
+/// `n` that does not [fit in a slice](fits_in_a_slice).
+fn slice_checks<T>(p: *const T, n: usize) -> Res {
+    if p.is_null() || !p.is_aligned() || !fits_in_a_slice(p, n) {
+        return Err(BAD_PARAM);
+    }
+    Ok(())
+}
+
+/// The C array `p[0..n]` as a slice: the one place a slice is read from a C pointer
 /// and a C count.
 ///
 /// # Errors
@@ -170,13 +212,52 @@ pub(crate) unsafe fn c_slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], St
     if n == 0 {
         return Ok(&[]);
     }
-    if p.is_null() || !p.is_aligned() || !fits_in_a_slice(p, n) {
-        return Err(BAD_PARAM);
-    }
+    slice_checks(p, n)?;
     // SAFETY: `p` is non-NULL and aligned, `n` elements span at most `isize::MAX` bytes
     // without wrapping (checked above), and the caller guarantees they are readable and
     // unchanged for `'a`.
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// The C array `p[0..n]` as a mutable slice (an output array), checked as [`c_slice`].
+///
+/// # Errors
+/// As [`c_slice`].
+///
+/// # Safety
+/// A non-NULL `p` with `n > 0` must point to `n` initialised elements, readable and
+/// writable and not accessed by other means while the returned borrow lives.
+pub(crate) unsafe fn c_slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], Status> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    slice_checks(p, n)?;
+    // SAFETY: as in `c_slice`, and the elements are writable and unaliased for `'a`
+    // (caller's contract).
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+/// The bytes of the C string `p` before its NUL, reading at most `max` of them: the
+/// first `max` bytes when no NUL comes sooner. Nothing past the NUL or past `max`
+/// bytes is read.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for NULL.
+///
+/// # Safety
+/// `p`, when not NULL, must be readable up to its NUL or for `max` bytes, whichever
+/// comes first, and stay unchanged while the returned borrow lives.
+pub(crate) unsafe fn c_bytes<'a>(p: *const c_char, max: usize) -> Result<&'a [u8], Status> {
+    not_null(p)?;
+    let p = p.cast::<u8>();
+    let mut len = 0;
+    // SAFETY: `len < max` and no NUL was seen before `len`, so byte `len` is within
+    // what the caller guarantees readable.
+    while len < max && unsafe { *p.add(len) } != 0 {
+        len += 1;
+    }
+    // SAFETY: the `len` bytes from `p` were just read (none is past a NUL or `max`).
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
 /// Reads a NUL-terminated string of at most `max` bytes (NUL excluded) without reading
@@ -190,43 +271,211 @@ pub(crate) unsafe fn c_slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], St
 /// `p`, when not NULL, must be readable up to its NUL or for `max + 1` bytes, whichever
 /// comes first, and stay unchanged while the returned borrow lives.
 pub(crate) unsafe fn bounded_str<'a>(p: *const c_char, max: usize) -> Result<&'a str, Status> {
-    if p.is_null() {
+    // SAFETY: `p` is NULL or readable to its NUL or for `max + 1` bytes (this function's
+    // contract), which is all `c_bytes` reads with that bound.
+    let bytes = unsafe { c_bytes(p, max.saturating_add(1)) }?;
+    if bytes.len() > max {
         return Err(BAD_PARAM);
     }
-    let mut len = 0;
-    loop {
-        if len > max {
-            return Err(BAD_PARAM);
-        }
-        // SAFETY: the caller guarantees `p` is readable up to its NUL or `max + 1`
-        // bytes; `len <= max` and no NUL was seen before `len`.
-        if unsafe { *p.add(len) } == 0 {
-            break;
-        }
-        len += 1;
-    }
-    // SAFETY: the `len + 1` bytes from `p` were just read and end with the NUL.
-    let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
     std::str::from_utf8(bytes).map_err(|_| BAD_PARAM)
 }
 
-/// A `malloc`ed, NUL-terminated copy of `s` (which holds no NUL), or NULL when memory is
-/// short. Freed by the caller with `free`.
-pub(crate) fn c_strdup(s: &str) -> *mut c_char {
-    // SAFETY: malloc may be called with any size; the result is checked for NULL.
-    let p = unsafe { libc::malloc(s.len() + 1) }.cast::<u8>();
-    if !p.is_null() {
-        // SAFETY: `p` holds `s.len() + 1` writable bytes that do not overlap `s`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(s.as_ptr(), p, s.len());
-            *p.add(s.len()) = 0;
-        }
+/// The entries of the NULL-terminated C array of strings `argv` (a query's keys, an
+/// app's `argv` and `env`, keys to unpublish) before its NULL; empty for a NULL array.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for more than `max` entries (none past entry `max` is read).
+///
+/// # Safety
+/// `argv`, when not NULL, must be readable up to its NULL entry or for `max + 1`
+/// entries, whichever comes first, and stay unchanged while the returned borrow lives.
+pub(crate) unsafe fn c_argv<'a>(
+    argv: *const *mut c_char,
+    max: usize,
+) -> Result<&'a [*mut c_char], Status> {
+    if argv.is_null() {
+        return Ok(&[]);
     }
-    p.cast()
+    let mut n = 0;
+    // SAFETY: `n <= max` and no NULL entry was seen before `n`, so entry `n` is within
+    // what the caller guarantees readable.
+    while !unsafe { *argv.add(n) }.is_null() {
+        if n == max {
+            return Err(BAD_PARAM);
+        }
+        n += 1;
+    }
+    // SAFETY: the `n` entries before the NULL were just read.
+    Ok(unsafe { std::slice::from_raw_parts(argv, n) })
 }
 
+/// `s` (C characters, as a key or namespace array holds them) as bytes.
+pub(crate) fn c_chars(s: &[c_char]) -> &[u8] {
+    // SAFETY: `c_char` is `i8` or `u8`, of the size and alignment of `u8`, and every
+    // bit pattern is a valid `u8`; the bytes are borrowed from `s` for as long as it.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), s.len()) }
+}
+
+/// A required C pointer `$p` as `Result<&T, Status>` ([`c_ref`]): `PMIX_ERR_BAD_PARAM`
+/// for NULL. `$p` is a pointer C gave (the module docs).
+macro_rules! try_ref {
+    ($p:expr) => {{
+        let p = $p;
+        // SAFETY: `p` came from C, which promises it NULL or valid for reads for the
+        // whole call (the C contract); NULL is refused.
+        unsafe { $crate::boundary::c_ref(p) }
+    }};
+}
+pub(crate) use try_ref;
+
+/// A required C output or in-out pointer `$p` as `Result<&mut T, Status>`
+/// ([`c_mut`]): `PMIX_ERR_BAD_PARAM` for NULL. `$p` is a pointer C gave.
+macro_rules! try_mut {
+    ($p:expr) => {{
+        let p = $p;
+        // SAFETY: `p` came from C, which promises it NULL or valid for reads and writes,
+        // and not touched by anyone else, for the whole call (the C contract); NULL is
+        // refused.
+        unsafe { $crate::boundary::c_mut(p) }
+    }};
+}
+pub(crate) use try_mut;
+
+/// An optional C pointer `$p` as `Option<&T>` (NULL: `None`). `$p` is a pointer C gave.
+macro_rules! opt_ref {
+    ($p:expr) => {{
+        let p = $p;
+        // SAFETY: `p` came from C, which promises it NULL or valid for reads for the
+        // whole call (the C contract); `as_ref` checks NULL.
+        unsafe { p.as_ref() }
+    }};
+}
+pub(crate) use opt_ref;
+
+/// An optional C output pointer `$p` as `Option<&mut T>` (NULL: `None`). `$p` is a
+/// pointer C gave.
+macro_rules! opt_mut {
+    ($p:expr) => {{
+        let p = $p;
+        // SAFETY: `p` came from C, which promises it NULL or valid for reads and writes,
+        // and not touched by anyone else, for the whole call (the C contract); `as_mut`
+        // checks NULL.
+        unsafe { p.as_mut() }
+    }};
+}
+pub(crate) use opt_mut;
+
+/// The C array `$p` of `$n` elements as `Result<&[T], Status>` ([`c_slice`]): NULL with
+/// a count, misalignment or a count no array can have is `PMIX_ERR_BAD_PARAM`. `$p` is
+/// a pointer C gave, with its count.
+macro_rules! try_slice {
+    ($p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: `p` came from C with its count `n`: it promises `n` readable elements
+        // for the whole call (the C contract); the rest is checked.
+        unsafe { $crate::boundary::c_slice(p, n) }
+    }};
+}
+pub(crate) use try_slice;
+
+/// The C output array `$p` of `$n` elements as `Result<&mut [T], Status>`
+/// ([`c_slice_mut`]), checked as [`try_slice!`]. `$p` is a pointer C gave, with its
+/// count.
+macro_rules! try_slice_mut {
+    ($p:expr, $n:expr) => {{
+        let (p, n) = ($p, $n);
+        // SAFETY: `p` came from C with its count `n`: it promises `n` writable elements
+        // nobody else touches for the whole call (the C contract); the rest is checked.
+        unsafe { $crate::boundary::c_slice_mut(p, n) }
+    }};
+}
+pub(crate) use try_slice_mut;
+
+/// The C string `$p` as `Result<&str, Status>` ([`bounded_str`]): NULL, no NUL within
+/// `$max + 1` bytes, or not UTF-8 is `PMIX_ERR_BAD_PARAM`. `$p` is a pointer C gave.
+macro_rules! try_str {
+    ($p:expr, $max:expr) => {{
+        let (p, max) = ($p, $max);
+        // SAFETY: `p` came from C, which promises it NULL or NUL-terminated for the whole
+        // call (the C contract); no more than `max + 1` bytes are read.
+        unsafe { $crate::boundary::bounded_str(p, max) }
+    }};
+}
+pub(crate) use try_str;
+
+/// An optional C string `$p` as `Result<Option<&str>, Status>`: `None` for NULL, else
+/// as [`try_str!`].
+macro_rules! opt_str {
+    ($p:expr, $max:expr) => {{
+        let (p, max): (*const ::std::ffi::c_char, usize) = ($p, $max);
+        if p.is_null() {
+            Ok(None)
+        } else {
+            $crate::boundary::try_str!(p, max).map(Some)
+        }
+    }};
+}
+pub(crate) use opt_str;
+
+/// The C string `$p` as `Option<&CStr>` (NULL: `None`), read to its NUL however far:
+/// for the texts libpmix2 also reads whole (printing, comparing, copying a datum).
+/// `$p` is a pointer C gave.
+macro_rules! opt_cstr {
+    ($p:expr) => {{
+        let p: *const ::std::ffi::c_char = $p;
+        if p.is_null() {
+            None
+        } else {
+            // SAFETY: `p` came from C, which promises a NUL-terminated string for the
+            // whole call (the C contract); it is not NULL (checked).
+            Some(unsafe { ::std::ffi::CStr::from_ptr(p) })
+        }
+    }};
+}
+pub(crate) use opt_cstr;
+
+/// The bytes of the C string `$p` before its NUL, at most `$max` of them, as
+/// `Result<&[u8], Status>` ([`c_bytes`]; NULL is `PMIX_ERR_BAD_PARAM`). `$p` is a
+/// pointer C gave.
+macro_rules! try_bytes {
+    ($p:expr, $max:expr) => {{
+        let (p, max) = ($p, $max);
+        // SAFETY: `p` came from C, which promises it NULL or NUL-terminated for the whole
+        // call (the C contract); no more than `max` bytes are read.
+        unsafe { $crate::boundary::c_bytes(p, max) }
+    }};
+}
+pub(crate) use try_bytes;
+
+/// The NULL-terminated C array of strings `$argv` as `Result<&[*mut c_char], Status>`
+/// ([`c_argv`]; NULL is empty, more than `$max` entries `PMIX_ERR_BAD_PARAM`). `$argv`
+/// is a pointer C gave; its entries are too.
+macro_rules! try_argv {
+    ($argv:expr, $max:expr) => {{
+        let (argv, max) = ($argv, $max);
+        // SAFETY: `argv` came from C, which promises it NULL or NULL-terminated for the
+        // whole call (the C contract); no more than `max + 1` entries are read.
+        unsafe { $crate::boundary::c_argv(argv, max) }
+    }};
+}
+pub(crate) use try_argv;
+
+/// Copies `src` into the C character array `dst` (a key or a namespace): at most
+/// `dst.len() - 1` bytes, the rest NUL, so `dst` is always NUL-terminated.
+pub(crate) fn copy_c_str(dst: &mut [c_char], src: &[u8]) {
+    let n = src.len().min(dst.len().saturating_sub(1));
+    for (d, s) in dst.iter_mut().zip(src.iter().take(n)) {
+        *d = *s as c_char;
+    }
+    for d in dst.iter_mut().skip(n) {
+        *d = 0;
+    }
+}
+
+pub(crate) use crate::cmem::c_strdup;
+
 /// The caller's opaque `cbdata`, carried to the progress thread.
-pub(crate) struct CbData(pub(crate) *mut std::ffi::c_void);
+pub(crate) struct CbData(pub(crate) *mut c_void);
 
 // SAFETY: the pointer is never dereferenced by the library; it is handed back, unchanged,
 // to the caller's own callback. The C API contract (the callback runs on the library's
@@ -236,29 +485,75 @@ unsafe impl Send for CbData {}
 impl CbData {
     /// The pointer (a method, so a closure captures the whole `CbData`, which is
     /// `Send`, not its field).
-    pub(crate) fn ptr(&self) -> *mut std::ffi::c_void {
+    pub(crate) fn ptr(&self) -> *mut c_void {
         self.0
     }
 }
 
 /// A `pmix_op_cbfunc_t` without its `Option`.
-pub(crate) type OpCb = unsafe extern "C" fn(crate::types::pmix_status_t, *mut std::ffi::c_void);
+pub(crate) type OpCb = crate::types::CFn<crate::types::pmix_op_cbfunc_t>;
+
+/// Calls the operation callback `cb` C gave with `status` and its `cbdata`.
+pub(crate) fn call_op(cb: OpCb, status: Status, cbdata: &CbData) {
+    // SAFETY: C gave `cb` with `cbdata` to be called once with an outcome, from the
+    // library's threads (the C contract of every call that takes a `pmix_op_cbfunc_t`);
+    // the arguments are a status and that `cbdata`, unchanged.
+    unsafe { cb(status.0, cbdata.ptr()) };
+}
 
 /// The completion of an operation whose C callback is `cb`: calls `cb(status,
 /// cbdata)` once with its outcome (`PMIX_SUCCESS` or the error's status).
-pub(crate) fn op_done(
+pub(crate) fn op_done<T>(
     cb: OpCb,
     cbdata: CbData,
-) -> impl FnOnce(Result<(), pmix::Error>) + Send + 'static {
-    move |r| {
-        use pmix::PmixError;
-        let status = match r {
-            Ok(()) => pmix_core::Status::SUCCESS.0,
-            Err(e) => e.status().0,
-        };
-        // SAFETY: the caller's callback with its own data, once, as the PMIx contract
-        // says.
-        unsafe { cb(status, cbdata.ptr()) };
+) -> impl FnOnce(Result<T, pmix::Error>) + Send + 'static {
+    move |r| call_op(cb, status_of(r), &cbdata)
+}
+
+/// The status of an operation's outcome: `PMIX_SUCCESS` or the error's.
+pub(crate) fn status_of<T>(r: Result<T, pmix::Error>) -> Status {
+    use pmix::PmixError;
+    match r {
+        Ok(_) => Status::SUCCESS,
+        Err(e) => e.status(),
+    }
+}
+
+/// The outcome of a call made to its end here: `Ok` or the error's status.
+///
+/// # Errors
+/// The error's status.
+pub(crate) fn done<T>(r: Result<T, pmix::Error>) -> Res {
+    use pmix::PmixError;
+    r.map(drop).map_err(|e| e.status())
+}
+
+/// How a `_nb` call is admitted: `Blocking` when C gave no callback (it then runs as the
+/// blocking call, see [`nb_or_blocking`]), else `NonBlocking`.
+pub(crate) fn mode_of<F>(cbfunc: &Option<F>) -> pmix::Mode {
+    if cbfunc.is_some() {
+        pmix::Mode::NonBlocking
+    } else {
+        pmix::Mode::Blocking
+    }
+}
+
+/// A `_nb` call with the callback C gave, or none: with a callback, `start` begins the
+/// operation (its outcome reaches the callback later, on the progress thread) and the
+/// call returns `PMIX_SUCCESS` once it is accepted; without one, `block` runs it to
+/// its end here and its status is returned, as the blocking call's would be (OpenPMIx's
+/// rule for a NULL callback). Admit the call with [`mode_of`] first.
+///
+/// # Errors
+/// `start`'s refusal, or `block`'s outcome.
+pub(crate) fn nb_or_blocking<F, T>(
+    cbfunc: Option<F>,
+    block: impl FnOnce() -> Result<T, pmix::Error>,
+    start: impl FnOnce(F) -> Result<(), pmix::Error>,
+) -> Res {
+    match cbfunc {
+        None => done(block()),
+        Some(cb) => done(start(cb)),
     }
 }
 
@@ -274,18 +569,6 @@ pub(crate) fn admitted(call: &'static str, mode: pmix::Mode) -> Result<pmix::Pmi
     Ok(inst)
 }
 
-/// Copies `src` into the C character array `dst` (a key or a namespace): at most
-/// `dst.len() - 1` bytes, the rest NUL, so `dst` is always NUL-terminated.
-pub(crate) fn copy_c_str(dst: &mut [c_char], src: &[u8]) {
-    let n = src.len().min(dst.len().saturating_sub(1));
-    for (d, s) in dst.iter_mut().zip(src.iter().take(n)) {
-        *d = *s as c_char;
-    }
-    for d in dst.iter_mut().skip(n) {
-        *d = 0;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,6 +580,7 @@ mod tests {
         assert_eq!(a, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
         copy_c_str(&mut a, b"x");
         assert_eq!(a, [b'x' as c_char, 0, 0, 0]);
+        assert_eq!(c_chars(&a[..2]), b"x\0");
     }
 
     #[test]
@@ -319,9 +603,9 @@ mod tests {
     }
 
     callback! {
-        /// The value form: a panic answers the fallback.
-        unsafe fn value_form(what: i32) -> *const c_char [on_panic: c"fallback".as_ptr()] {
-            if what == 0 { c"value".as_ptr() } else { panic!("value_form") }
+        /// The value form, as an `unsafe fn`: a panic answers the fallback.
+        unsafe fn value_form(what: i32) -> usize [on_panic: 7] {
+            if what == 0 { 5 } else { panic!("value_form") }
         }
     }
 
@@ -343,10 +627,8 @@ mod tests {
         assert_eq!(status_form(1), -46);
         assert_eq!(status_form(2), -1);
         // SAFETY: `value_form` has no contract; it is `unsafe` to test that form.
-        let (value, fallback) = unsafe { (CStr::from_ptr(value_form(0)), value_form(1)) };
-        assert_eq!(value, c"value");
-        // SAFETY: the fallback is a static C string.
-        assert_eq!(unsafe { CStr::from_ptr(fallback) }, c"fallback");
+        let (value, fallback) = unsafe { (value_form(0), value_form(1)) };
+        assert_eq!((value, fallback), (5, 7));
         void_form(1);
         assert!(!VOID_RAN.load(std::sync::atomic::Ordering::Relaxed));
         void_form(0);
@@ -367,21 +649,27 @@ mod tests {
         // Within isize::MAX bytes, but wrapping past the top of the address space.
         let high = (usize::MAX - 100) as *const u8;
         assert!(!fits_in_a_slice(high, 200));
-        let words = [1u64, 2, 3, 4];
-        let p = words.as_ptr();
-        // SAFETY: every call but the last is refused before a slice is formed (n == 0
-        // forms an empty one without reading); the last reads `words`.
-        unsafe {
-            assert_eq!(c_slice(info, at_limit + 1).map(<[_]>::len), Err(BAD_PARAM));
-            assert_eq!(c_slice(info, usize::MAX).map(<[_]>::len), Err(BAD_PARAM));
-            let u64_limit = isize::MAX as usize / size_of::<u64>();
-            assert_eq!(c_slice(p, u64_limit + 1), Err(BAD_PARAM));
-            assert_eq!(c_slice(std::ptr::null::<u64>(), 1), Err(BAD_PARAM));
-            assert_eq!(c_slice(std::ptr::null::<u64>(), 0), Ok(&[][..]));
-            let misaligned = p.cast::<u8>().add(1).cast::<u64>();
-            assert_eq!(c_slice(misaligned, 1), Err(BAD_PARAM));
-            assert_eq!(c_slice(p, 4), Ok(&words[..]));
-        }
+        let mut words = [1u64, 2, 3, 4];
+        let p = words.as_mut_ptr();
+        let u64_limit = isize::MAX as usize / size_of::<u64>();
+        // Every call but the last two is refused before a slice is formed (n == 0 forms
+        // an empty one without reading); the last two read and write `words`.
+        assert_eq!(
+            try_slice!(info, at_limit + 1).map(<[_]>::len),
+            Err(BAD_PARAM)
+        );
+        assert_eq!(try_slice!(info, usize::MAX).map(<[_]>::len), Err(BAD_PARAM));
+        assert_eq!(try_slice!(p, u64_limit + 1), Err(BAD_PARAM));
+        assert_eq!(try_slice!(std::ptr::null::<u64>(), 1), Err(BAD_PARAM));
+        assert_eq!(try_slice!(std::ptr::null::<u64>(), 0), Ok(&[][..]));
+        let misaligned = p.cast::<u8>().wrapping_add(1).cast::<u64>();
+        assert_eq!(try_slice!(misaligned, 1), Err(BAD_PARAM));
+        assert_eq!(
+            try_slice_mut!(misaligned, 1).map(|s| s.len()),
+            Err(BAD_PARAM)
+        );
+        try_slice_mut!(p, 4).unwrap()[3] = 5;
+        assert_eq!(try_slice!(p, 4), Ok(&[1, 2, 3, 5][..]));
     }
 
     #[test]
@@ -389,32 +677,47 @@ mod tests {
         let mut x = 5u32;
         assert_eq!(not_null(&raw const x), Ok(()));
         assert_eq!(not_null(std::ptr::null::<u32>()), Err(BAD_PARAM));
-        // SAFETY: `x` is valid for reads and writes; NULL is refused before any access.
-        unsafe {
-            *c_mut(&raw mut x).unwrap() = 6;
-            assert_eq!(c_ref(&raw const x), Ok(&6));
-            assert_eq!(c_mut(std::ptr::null_mut::<u32>()), Err(BAD_PARAM));
-            assert_eq!(c_ref(std::ptr::null::<u32>()), Err(BAD_PARAM));
-        }
+        *try_mut!(&raw mut x).unwrap() = 6;
+        assert_eq!(try_ref!(&raw const x), Ok(&6));
+        assert_eq!(try_mut!(std::ptr::null_mut::<u32>()), Err(BAD_PARAM));
+        assert_eq!(try_ref!(std::ptr::null::<u32>()), Err(BAD_PARAM));
+        assert_eq!(opt_ref!(std::ptr::null::<u32>()), None);
+        assert_eq!(opt_mut!(&raw mut x).copied(), Some(6));
     }
 
     #[test]
-    fn bounded_strings() {
+    fn strings_are_read_within_their_bound() {
         let ok = c"eth0";
-        // SAFETY: a valid C string.
-        assert_eq!(unsafe { bounded_str(ok.as_ptr(), 4) }, Ok("eth0"));
-        // SAFETY: readable for 4 + 1 bytes at least (it is 5 bytes with its NUL).
-        assert_eq!(unsafe { bounded_str(ok.as_ptr(), 3) }, Err(BAD_PARAM));
-        // SAFETY: NULL is handled.
-        assert_eq!(unsafe { bounded_str(std::ptr::null(), 3) }, Err(BAD_PARAM));
+        assert_eq!(try_str!(ok.as_ptr(), 4), Ok("eth0"));
+        // Readable for 4 + 1 bytes at least (it is 5 bytes with its NUL).
+        assert_eq!(try_str!(ok.as_ptr(), 3), Err(BAD_PARAM));
+        assert_eq!(try_str!(std::ptr::null(), 3), Err(BAD_PARAM));
+        assert_eq!(opt_str!(std::ptr::null(), 3), Ok(None));
+        assert_eq!(opt_str!(ok.as_ptr(), 4), Ok(Some("eth0")));
         let bad = [0xffu8 as c_char, 0];
-        // SAFETY: a NUL-terminated array.
-        assert_eq!(unsafe { bounded_str(bad.as_ptr(), 8) }, Err(BAD_PARAM));
-        let p = c_strdup("abc");
-        // SAFETY: c_strdup returns a malloc'ed C string (or NULL).
-        unsafe {
-            assert_eq!(CStr::from_ptr(p).to_str(), Ok("abc"));
-            libc::free(p.cast());
-        }
+        assert_eq!(try_str!(bad.as_ptr(), 8), Err(BAD_PARAM));
+        // No NUL among the first two bytes: two bytes, nothing further read.
+        let unterminated = [b'a' as c_char, b'b' as c_char];
+        assert_eq!(try_bytes!(unterminated.as_ptr(), 2), Ok(&b"ab"[..]));
+        assert_eq!(try_bytes!(ok.as_ptr(), 100), Ok(&b"eth0"[..]));
+        assert_eq!(opt_cstr!(ok.as_ptr()), Some(ok));
+        assert_eq!(opt_cstr!(std::ptr::null()), None);
+    }
+
+    #[test]
+    fn argv_stops_at_its_null_or_its_bound() {
+        let (a, b) = (c"a".as_ptr().cast_mut(), c"b".as_ptr().cast_mut());
+        let argv = [a, b, std::ptr::null_mut()];
+        assert_eq!(try_argv!(argv.as_ptr(), 2), Ok(&argv[..2]));
+        assert_eq!(try_argv!(argv.as_ptr(), 1), Err(BAD_PARAM));
+        assert_eq!(try_argv!(std::ptr::null(), 1), Ok(&[][..]));
+    }
+
+    #[test]
+    fn a_missing_callback_runs_the_call_blocking() {
+        let blocked = nb_or_blocking(None::<OpCb>, || Ok::<_, pmix::Error>(7), |_| Ok(()));
+        assert_eq!(blocked, Ok(()));
+        assert_eq!(mode_of(&None::<OpCb>), pmix::Mode::Blocking);
+        assert_eq!(status_of(Ok::<_, pmix::Error>(())), Status::SUCCESS);
     }
 }

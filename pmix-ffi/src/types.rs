@@ -6,6 +6,22 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
+/// Declares a C function pointer type (`typedef R (*name)(ARGS)`): an `Option`, as C may
+/// pass NULL, of an `extern "C" fn` only an `unsafe` block may call, as Rust can check
+/// nothing about what a C function does; each call says why it is sound (the function
+/// and its data came from C under the header's contract, the arguments are valid for
+/// the call).
+macro_rules! c_fn {
+    ($(#[$attr:meta])* pub type $name:ident = fn($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;) => {
+        $(#[$attr])*
+        pub type $name = Option<unsafe extern "C" fn($($arg: $ty),*) $(-> $ret)?>;
+    };
+}
+
+/// The function inside a C function pointer type `T` (`Option<F>`): what a call takes
+/// once NULL is ruled out.
+pub(crate) type CFn<T> = <T as IntoIterator>::Item;
+
 /// `pmix_status_t`.
 pub type pmix_status_t = c_int;
 /// `pmix_data_type_t`.
@@ -26,10 +42,13 @@ pub type pmix_bind_envelope_t = u8;
 /// `PMIX_MAX_NSLEN`: the core's one definition ([`pmix_core::MAX_NSLEN`]).
 pub const PMIX_MAX_NSLEN: usize = pmix_core::MAX_NSLEN;
 /// `PMIX_MAX_KEYLEN`.
-pub const PMIX_MAX_KEYLEN: usize = 511;
+pub const PMIX_MAX_KEYLEN: usize = pmix::wire::keys::MAX_KEYLEN;
 
 /// `PMIX_INFO_REQD`: an unknown key so flagged is `PMIX_ERR_NOT_SUPPORTED`.
 pub const PMIX_INFO_REQD: pmix_info_directives_t = 0x1;
+
+/// `PMIX_INFO_PERSISTENT`: the info does not own its value's data.
+pub const PMIX_INFO_PERSISTENT: pmix_info_directives_t = 0x10;
 
 /// `PMIX_UNDEF`.
 pub const PMIX_UNDEF: pmix_data_type_t = 0;
@@ -120,7 +139,7 @@ pub struct pmix_proc_t {
     pub rank: pmix_rank_t,
 }
 
-/// `pmix_cpuset_t`: `source` is the library's [`SOURCE`](crate::objects::SOURCE)
+/// `pmix_cpuset_t`: `source` is the library's [`SOURCE`](crate::client::objects::SOURCE)
 /// pointer and `bitmap` a key of its cpuset registry.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -277,148 +296,72 @@ pub struct pmix_info_t {
     pub value: pmix_value_t,
 }
 
-/// `pmix_op_cbfunc_t`.
-pub type pmix_op_cbfunc_t =
-    Option<unsafe extern "C" fn(status: pmix_status_t, cbdata: *mut c_void)>;
+c_fn! {
+    /// `pmix_op_cbfunc_t`.
+    pub type pmix_op_cbfunc_t = fn(status: pmix_status_t, cbdata: *mut c_void);
+}
 
-/// `pmix_modex_cbfunc_t`: a host's answer to a fence or direct-modex upcall; `data`
-/// stays the host's until `release_fn(release_cbdata)`.
-pub type pmix_modex_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        data: *const c_char,
-        ndata: usize,
-        cbdata: *mut c_void,
-        release_fn: pmix_release_cbfunc_t,
-        release_cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_modex_cbfunc_t`: a host's answer to a fence or direct-modex upcall; `data`
+    /// stays the host's until `release_fn(release_cbdata)`.
+    pub type pmix_modex_cbfunc_t = fn(status: pmix_status_t, data: *const c_char, ndata: usize, cbdata: *mut c_void, release_fn: pmix_release_cbfunc_t, release_cbdata: *mut c_void);
+}
 
-/// An upcall of [`pmix_server_module_t`] the library never makes: only its place in
-/// the struct matters.
-pub type pmix_server_unused_fn_t = Option<unsafe extern "C" fn()>;
+c_fn! {
+    /// An upcall of [`pmix_server_module_t`] the library never makes: only its place in
+    /// the struct matters.
+    pub type pmix_server_unused_fn_t = fn();
+}
 
-/// `pmix_server_client_connected_fn_t`.
-pub type pmix_server_client_connected_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        server_object: *mut c_void,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_client_connected_fn_t`.
+    pub type pmix_server_client_connected_fn_t = fn(proc_: *const pmix_proc_t, server_object: *mut c_void, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_client_connected2_fn_t`.
-pub type pmix_server_client_connected2_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        server_object: *mut c_void,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_client_connected2_fn_t`.
+    pub type pmix_server_client_connected2_fn_t = fn(proc_: *const pmix_proc_t, server_object: *mut c_void, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_abort_fn_t`.
-pub type pmix_server_abort_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        server_object: *mut c_void,
-        status: c_int,
-        msg: *const c_char,
-        procs: *mut pmix_proc_t,
-        nprocs: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_abort_fn_t`.
+    pub type pmix_server_abort_fn_t = fn(proc_: *const pmix_proc_t, server_object: *mut c_void, status: c_int, msg: *const c_char, procs: *mut pmix_proc_t, nprocs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_fencenb_fn_t`.
-pub type pmix_server_fencenb_fn_t = Option<
-    unsafe extern "C" fn(
-        procs: *const pmix_proc_t,
-        nprocs: usize,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        data: *mut c_char,
-        ndata: usize,
-        cbfunc: pmix_modex_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_fencenb_fn_t`.
+    pub type pmix_server_fencenb_fn_t = fn(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize, data: *mut c_char, ndata: usize, cbfunc: pmix_modex_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_notify_event_fn_t`.
-pub type pmix_server_notify_event_fn_t = Option<
-    unsafe extern "C" fn(
-        code: pmix_status_t,
-        source: *const pmix_proc_t,
-        range: pmix_data_range_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_notify_event_fn_t`.
+    pub type pmix_server_notify_event_fn_t = fn(code: pmix_status_t, source: *const pmix_proc_t, range: pmix_data_range_t, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_publish_fn_t`.
-pub type pmix_server_publish_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_publish_fn_t`.
+    pub type pmix_server_publish_fn_t = fn(proc_: *const pmix_proc_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_lookup_fn_t`.
-pub type pmix_server_lookup_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        keys: *mut *mut c_char,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_lookup_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_lookup_fn_t`.
+    pub type pmix_server_lookup_fn_t = fn(proc_: *const pmix_proc_t, keys: *mut *mut c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_lookup_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_unpublish_fn_t`.
-pub type pmix_server_unpublish_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        keys: *mut *mut c_char,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_unpublish_fn_t`.
+    pub type pmix_server_unpublish_fn_t = fn(proc_: *const pmix_proc_t, keys: *mut *mut c_char, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
-/// `pmix_server_log_fn_t`.
-pub type pmix_server_log_fn_t = Option<
-    unsafe extern "C" fn(
-        client: *const pmix_proc_t,
-        data: *const pmix_info_t,
-        ndata: usize,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_server_log_fn_t`.
+    pub type pmix_server_log_fn_t = fn(client: *const pmix_proc_t, data: *const pmix_info_t, ndata: usize, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void);
+}
 
-/// `pmix_server_dmodex_req_fn_t`.
-pub type pmix_server_dmodex_req_fn_t = Option<
-    unsafe extern "C" fn(
-        proc_: *const pmix_proc_t,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_modex_cbfunc_t,
-        cbdata: *mut c_void,
-    ) -> pmix_status_t,
->;
+c_fn! {
+    /// `pmix_server_dmodex_req_fn_t`.
+    pub type pmix_server_dmodex_req_fn_t = fn(proc_: *const pmix_proc_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_modex_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t;
+}
 
 /// `pmix_server_module_t` (OpenPMIx 4.2.2's `pmix_server_module_4_0_0_t`): the host's
 /// upcalls, in their order. The library calls `client_connected2` (else
@@ -486,70 +429,41 @@ pub struct pmix_server_module_t {
     pub client_connected2: pmix_server_client_connected2_fn_t,
 }
 
-/// `pmix_dmodex_response_fn_t`.
-pub type pmix_dmodex_response_fn_t = Option<
-    unsafe extern "C" fn(status: pmix_status_t, data: *mut c_char, sz: usize, cbdata: *mut c_void),
->;
+c_fn! {
+    /// `pmix_dmodex_response_fn_t`.
+    pub type pmix_dmodex_response_fn_t = fn(status: pmix_status_t, data: *mut c_char, sz: usize, cbdata: *mut c_void);
+}
 
-/// `pmix_setup_application_cbfunc_t`.
-pub type pmix_setup_application_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        provided_cbdata: *mut c_void,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_setup_application_cbfunc_t`.
+    pub type pmix_setup_application_cbfunc_t = fn(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, provided_cbdata: *mut c_void, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void);
+}
 
-/// `pmix_value_cbfunc_t`: `kv` belongs to the library, released when it returns.
-pub type pmix_value_cbfunc_t =
-    Option<unsafe extern "C" fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void)>;
+c_fn! {
+    /// `pmix_value_cbfunc_t`: `kv` belongs to the library, released when it returns.
+    pub type pmix_value_cbfunc_t = fn(status: pmix_status_t, kv: *mut pmix_value_t, cbdata: *mut c_void);
+}
 
-/// `pmix_lookup_cbfunc_t`: `data` is the library's for the call.
-pub type pmix_lookup_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        data: *mut pmix_pdata_t,
-        ndata: usize,
-        cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_lookup_cbfunc_t`: `data` is the library's for the call.
+    pub type pmix_lookup_cbfunc_t = fn(status: pmix_status_t, data: *mut pmix_pdata_t, ndata: usize, cbdata: *mut c_void);
+}
 
-/// `pmix_credential_cbfunc_t`: a credential (the library's for the call) and infos.
-pub type pmix_credential_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        credential: *mut pmix_byte_object_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_credential_cbfunc_t`: a credential (the library's for the call) and infos.
+    pub type pmix_credential_cbfunc_t = fn(status: pmix_status_t, credential: *mut pmix_byte_object_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void);
+}
 
-/// `pmix_validation_cbfunc_t`: whether a credential is valid, and infos.
-pub type pmix_validation_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_validation_cbfunc_t`: whether a credential is valid, and infos.
+    pub type pmix_validation_cbfunc_t = fn(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void);
+}
 
-/// `pmix_iof_cbfunc_t`: forwarded output (never called here: no server of ours
-/// forwards I/O).
-pub type pmix_iof_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        iofhdlr: usize,
-        channel: u16,
-        source: *mut pmix_proc_t,
-        payload: *mut pmix_byte_object_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-    ),
->;
+c_fn! {
+    /// `pmix_iof_cbfunc_t`: forwarded output (never called here: no server of ours
+    /// forwards I/O).
+    pub type pmix_iof_cbfunc_t = fn(iofhdlr: usize, channel: u16, source: *mut pmix_proc_t, payload: *mut pmix_byte_object_t, info: *mut pmix_info_t, ninfo: usize);
+}
 
 /// `pmix_fabric_t`: a fabric registration.
 #[repr(C)]
@@ -567,48 +481,25 @@ pub struct pmix_fabric_t {
     pub module: *mut c_void,
 }
 
-/// `pmix_info_cbfunc_t`: `info` is the library's until `release_fn(release_cbdata)`.
-pub type pmix_info_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        cbdata: *mut c_void,
-        release_fn: pmix_release_cbfunc_t,
-        release_cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_info_cbfunc_t`: `info` is the library's until `release_fn(release_cbdata)`.
+    pub type pmix_info_cbfunc_t = fn(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void, release_fn: pmix_release_cbfunc_t, release_cbdata: *mut c_void);
+}
 
-/// `pmix_hdlr_reg_cbfunc_t`.
-pub type pmix_hdlr_reg_cbfunc_t =
-    Option<unsafe extern "C" fn(status: pmix_status_t, refid: usize, cbdata: *mut c_void)>;
+c_fn! {
+    /// `pmix_hdlr_reg_cbfunc_t`.
+    pub type pmix_hdlr_reg_cbfunc_t = fn(status: pmix_status_t, refid: usize, cbdata: *mut c_void);
+}
 
-/// `pmix_event_notification_cbfunc_fn_t`: what an event handler calls when it is done.
-pub type pmix_event_notification_cbfunc_fn_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        results: *mut pmix_info_t,
-        nresults: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        thiscbdata: *mut c_void,
-        notification_cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_event_notification_cbfunc_fn_t`: what an event handler calls when it is done.
+    pub type pmix_event_notification_cbfunc_fn_t = fn(status: pmix_status_t, results: *mut pmix_info_t, nresults: usize, cbfunc: pmix_op_cbfunc_t, thiscbdata: *mut c_void, notification_cbdata: *mut c_void);
+}
 
-/// `pmix_notification_fn_t`: an event handler.
-pub type pmix_notification_fn_t = Option<
-    unsafe extern "C" fn(
-        evhdlr_registration_id: usize,
-        status: pmix_status_t,
-        source: *const pmix_proc_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-        results: *mut pmix_info_t,
-        nresults: usize,
-        cbfunc: pmix_event_notification_cbfunc_fn_t,
-        cbdata: *mut c_void,
-    ),
->;
+c_fn! {
+    /// `pmix_notification_fn_t`: an event handler.
+    pub type pmix_notification_fn_t = fn(evhdlr_registration_id: usize, status: pmix_status_t, source: *const pmix_proc_t, info: *mut pmix_info_t, ninfo: usize, results: *mut pmix_info_t, nresults: usize, cbfunc: pmix_event_notification_cbfunc_fn_t, cbdata: *mut c_void);
+}
 
 /// `pmix_group_opt_t`: a join's answer (a C enum: `int`).
 pub type pmix_group_opt_t = c_int;
@@ -637,9 +528,10 @@ pub struct pmix_app_t {
     pub ninfo: usize,
 }
 
-/// `pmix_spawn_cbfunc_t`: the new job's namespace (the library's for the call).
-pub type pmix_spawn_cbfunc_t =
-    Option<unsafe extern "C" fn(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void)>;
+c_fn! {
+    /// `pmix_spawn_cbfunc_t`: the new job's namespace (the library's for the call).
+    pub type pmix_spawn_cbfunc_t = fn(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void);
+}
 
 /// `pmix_query_t`: one query of `PMIx_Query_info`: a NULL-terminated array of keys and
 /// `nqual` qualifiers.
@@ -666,20 +558,49 @@ pub struct pmix_pdata_t {
     pub value: pmix_value_t,
 }
 
-/// `pmix_release_cbfunc_t`.
-pub type pmix_release_cbfunc_t = Option<unsafe extern "C" fn(cbdata: *mut c_void)>;
+impl pmix_proc_t {
+    /// An empty process: no namespace, rank 0 (what `PMIX_PROC_CONSTRUCT` makes).
+    pub const EMPTY: Self = Self {
+        nspace: [0; PMIX_MAX_NSLEN + 1],
+        rank: 0,
+    };
+}
 
-/// `pmix_device_dist_cbfunc_t`.
-pub type pmix_device_dist_cbfunc_t = Option<
-    unsafe extern "C" fn(
-        status: pmix_status_t,
-        dist: *mut pmix_device_distance_t,
-        ndist: usize,
-        cbdata: *mut c_void,
-        release_fn: pmix_release_cbfunc_t,
-        release_cbdata: *mut c_void,
-    ),
->;
+impl pmix_value_t {
+    /// A `PMIX_UNDEF` value holding nothing (what `PMIX_VALUE_CONSTRUCT` makes).
+    pub const UNDEF: Self = Self {
+        type_: PMIX_UNDEF,
+        data: pmix_value_data { raw: [0; 3] },
+    };
+}
+
+impl pmix_info_t {
+    /// An empty info: no key, no flags, `PMIX_UNDEF` (what `PMIX_INFO_CONSTRUCT` makes).
+    pub const EMPTY: Self = Self {
+        key: [0; PMIX_MAX_KEYLEN + 1],
+        flags: 0,
+        value: pmix_value_t::UNDEF,
+    };
+}
+
+impl pmix_pdata_t {
+    /// An empty pdata (what `PMIX_PDATA_CONSTRUCT` makes).
+    pub const EMPTY: Self = Self {
+        proc_: pmix_proc_t::EMPTY,
+        key: [0; PMIX_MAX_KEYLEN + 1],
+        value: pmix_value_t::UNDEF,
+    };
+}
+
+c_fn! {
+    /// `pmix_release_cbfunc_t`.
+    pub type pmix_release_cbfunc_t = fn(cbdata: *mut c_void);
+}
+
+c_fn! {
+    /// `pmix_device_dist_cbfunc_t`.
+    pub type pmix_device_dist_cbfunc_t = fn(status: pmix_status_t, dist: *mut pmix_device_distance_t, ndist: usize, cbdata: *mut c_void, release_fn: pmix_release_cbfunc_t, release_cbdata: *mut c_void);
+}
 
 #[cfg(test)]
 mod tests {

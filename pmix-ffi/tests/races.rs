@@ -14,9 +14,11 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use pmix_ffi::distances::PMIx_Compute_distances_nb;
-use pmix_ffi::init::{PMIx_Finalize, PMIx_Init, PMIx_Initialized, PMIx_Progress_thread_stop};
-use pmix_ffi::location::{PMIx_Cpuset_destruct, PMIx_Parse_cpuset_string};
+use pmix_ffi::client::distances::PMIx_Compute_distances_nb;
+use pmix_ffi::client::init::{
+    PMIx_Finalize, PMIx_Init, PMIx_Initialized, PMIx_Progress_thread_stop,
+};
+use pmix_ffi::client::location::{PMIx_Cpuset_destruct, PMIx_Parse_cpuset_string};
 use pmix_ffi::types::{
     pmix_cpuset_t, pmix_device_distance_t, pmix_release_cbfunc_t, pmix_status_t,
 };
@@ -65,8 +67,8 @@ struct CAbi {
 
 impl Drop for CAbi {
     fn drop(&mut self) {
-        // SAFETY: a cpuset the library filled.
-        unsafe { PMIx_Cpuset_destruct(&mut self.cpu0.0) };
+        // The C contract: a cpuset the library filled.
+        PMIx_Cpuset_destruct(&mut self.cpu0.0);
     }
 }
 
@@ -78,19 +80,17 @@ impl Engine for CAbi {
         } else {
             (&raw const self.cpu0.0).cast_mut()
         };
-        // SAFETY: NULL topology and info are allowed, the cpuset is NULL or the
+        // The C contract: NULL topology and info are allowed, the cpuset is NULL or the
         // library's (only read); the callback is safe to call from the progress thread
         // with this cbdata.
-        let rc = unsafe {
-            PMIx_Compute_distances_nb(
-                std::ptr::null_mut(),
-                cpuset,
-                std::ptr::null_mut(),
-                0,
-                Some(dist_cb),
-                cbdata.cast(),
-            )
-        };
+        let rc = PMIx_Compute_distances_nb(
+            std::ptr::null_mut(),
+            cpuset,
+            std::ptr::null_mut(),
+            0,
+            Some(dist_cb),
+            cbdata.cast(),
+        );
         if rc == 0 {
             return true;
         }
@@ -109,8 +109,7 @@ impl Engine for CAbi {
     }
 
     fn finalize(&self) {
-        // SAFETY: NULL info with ninfo 0.
-        let rc = unsafe { PMIx_Finalize(std::ptr::null(), 0) };
+        let rc = PMIx_Finalize(std::ptr::null(), 0);
         assert!(rc == 0 || rc == -31, "PMIx_Finalize: {rc}");
     }
 }
@@ -125,15 +124,13 @@ fn child_c_abi_race() {
             0,
             "the last iteration left it initialised"
         );
-        // SAFETY: NULL proc and info with ninfo 0.
-        let rc = unsafe { PMIx_Init(std::ptr::null_mut(), std::ptr::null_mut(), 0) };
+        let rc = PMIx_Init(std::ptr::null_mut(), std::ptr::null_mut(), 0);
         assert_eq!(rc, 0);
         let mut cpu0 = pmix_cpuset_t {
             source: std::ptr::null_mut(),
             bitmap: std::ptr::null_mut(),
         };
-        // SAFETY: a C string and a writable struct.
-        let rc = unsafe { PMIx_Parse_cpuset_string(c"hwloc:0".as_ptr(), &mut cpu0) };
+        let rc = PMIx_Parse_cpuset_string(c"hwloc:0".as_ptr(), &mut cpu0);
         assert_eq!(rc, 0);
         CAbi {
             cpu0: Cpuset(cpu0),

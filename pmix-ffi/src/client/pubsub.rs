@@ -6,12 +6,26 @@ use std::ffi::{c_char, c_void};
 use pmix::{Mode, Pmix, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, c_slice, export, op_done};
-use crate::convert::{from_wire, infos_to_wire, key_arg};
+use crate::boundary::{BAD_PARAM, CbData, export, op_done, try_argv, try_slice_mut};
+use crate::data::convert::{from_wire, nonempty_key, try_infos, try_key};
+use crate::data::value::CValue;
 use crate::types::*;
 
 /// The most keys `PMIx_Unpublish` reads from a NULL-terminated list.
 const MAX_KEYS: usize = 4096;
+
+/// The pdata a lookup found, made by the library for its callback; their values are
+/// released when dropped.
+struct PdataList(Vec<pmix_pdata_t>);
+
+impl Drop for PdataList {
+    fn drop(&mut self) {
+        for d in &mut self.0 {
+            // Moved into a value the library releases: `from_wire` filled it in.
+            drop(CValue(d.value));
+        }
+    }
+}
 
 /// The instance, admitted for the blocking call `call`.
 fn admitted(call: &'static str) -> Result<Pmix, Status> {
@@ -27,12 +41,11 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a count with a NULL array, a bad info);
     /// `PMIX_ERR_UNREACH` (no server); the server's status.
     ///
-    /// # Safety
+    /// # C contract
     /// `info` points to `ninfo` readable infos (or is NULL with a zero count).
-    unsafe fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
+    fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
         let inst = admitted("PMIx_Publish")?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         inst.publish(&info).map_err(|e| e.status())
     }
 }
@@ -46,35 +59,25 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (no data, a bad key or info); `PMIX_ERR_NOT_FOUND` when no
     /// key was found; `PMIX_ERR_UNREACH`; the server's status.
     ///
-    /// # Safety
+    /// # C contract
     /// `data` points to `ndata` writable elements whose keys are NUL-terminated; `info`
     /// as for [`PMIx_Publish`].
-    unsafe fn PMIx_Lookup(
+    fn PMIx_Lookup(
         data: *mut pmix_pdata_t,
         ndata: usize,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Lookup")?;
-        if ndata == 0 || data.is_null() || !data.is_aligned() {
+        if ndata == 0 {
             return Err(BAD_PARAM);
         }
-        if !crate::boundary::fits_in_a_slice(data, ndata) {
-            return Err(BAD_PARAM);
-        }
-        // SAFETY: `data` is non-NULL, aligned, and `ndata` elements fit (checked); they
-        // are writable and not aliased during the call (caller's contract).
-        let data = unsafe { std::slice::from_raw_parts_mut(data, ndata) };
+        let data = try_slice_mut!(data, ndata)?;
         let keys: Vec<String> = data
             .iter()
-            .map(|d| {
-                // SAFETY: the key array is within the element; NUL-terminated within
-                // its 512 bytes (checked by `key_arg`'s bound).
-                unsafe { key_arg(d.key.as_ptr()) }.map(str::to_owned)
-            })
+            .map(|d| key_of(&d.key).map(str::to_owned))
             .collect::<Result<_, _>>()?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         let found = inst.lookup(&refs, &info).map_err(|e| e.status())?;
         let mut any = false;
@@ -104,50 +107,43 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a bad key or info, a list of more than 4,096 keys);
     /// `PMIX_ERR_UNREACH`; the server's status.
     ///
-    /// # Safety
+    /// # C contract
     /// `keys` is NULL or a NULL-terminated array of NUL-terminated strings; `info` as for
     /// [`PMIx_Publish`].
-    unsafe fn PMIx_Unpublish(
+    fn PMIx_Unpublish(
         keys: *mut *mut c_char,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Unpublish")?;
-        // SAFETY: forwarded from the caller.
-        let list = unsafe { key_list(keys) }?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let list = key_list(keys)?;
+        let info = try_infos!(info, ninfo)?;
         inst.unpublish(&list, &info).map_err(|e| e.status())
     }
 }
 
-/// The keys of a NULL-terminated list (NULL: none).
+/// The keys of a NULL-terminated C array (NULL: none), each checked as a key
+/// argument; C's (the C contract).
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` for a bad key or a list of more than [`MAX_KEYS`] keys.
+/// `PMIX_ERR_BAD_PARAM` for a bad key, or more than [`MAX_KEYS`].
+fn key_list<'a>(keys: *mut *mut c_char) -> Result<Vec<&'a str>, Status> {
+    try_argv!(keys.cast_const(), MAX_KEYS)?
+        .iter()
+        .map(|&k| try_key!(k))
+        .collect()
+}
+
+/// The key of a pdata (its 512 bytes hold a NUL; UTF-8, not empty).
 ///
-/// # Safety
-/// `keys` is NULL or a NULL-terminated array of NUL-terminated strings that stay
-/// unchanged while the result lives.
-unsafe fn key_list<'a>(keys: *mut *mut c_char) -> Result<Vec<&'a str>, Status> {
-    let mut list: Vec<&str> = Vec::new();
-    if keys.is_null() {
-        return Ok(list);
-    }
-    for k in 0..=MAX_KEYS {
-        // SAFETY: the array is NULL-terminated (caller's contract) and the loop stops
-        // at its NULL, reading no further.
-        let p = unsafe { *keys.add(k) };
-        if p.is_null() {
-            break;
-        }
-        if k == MAX_KEYS {
-            return Err(BAD_PARAM);
-        }
-        // SAFETY: forwarded from the caller.
-        list.push(unsafe { key_arg(p) }?);
-    }
-    Ok(list)
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` otherwise.
+fn key_of(key: &[c_char; PMIX_MAX_KEYLEN + 1]) -> Result<&str, Status> {
+    let bytes = crate::boundary::c_chars(key);
+    let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
+    std::str::from_utf8(&bytes[..nul])
+        .map_err(|_| BAD_PARAM)
+        .and_then(nonempty_key)
 }
 
 export! {
@@ -159,10 +155,10 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a NULL `cbfunc`, a count with a NULL array, a bad info),
     /// `PMIX_ERR_UNREACH`. The server's status goes to `cbfunc`.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Publish`] (the array only during the call); `cbfunc` must be safe to
     /// call from another thread with `cbdata`.
-    unsafe fn PMIx_Publish_nb(
+    fn PMIx_Publish_nb(
         info: *const pmix_info_t,
         ninfo: usize,
         cbfunc: pmix_op_cbfunc_t,
@@ -170,8 +166,7 @@ export! {
     ) -> pmix_status_t {
         let inst = crate::boundary::admitted("PMIx_Publish_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         inst.publish_nb(&info, op_done(cb, CbData(cbdata)))
             .map_err(|e| e.status())
     }
@@ -188,10 +183,10 @@ export! {
     /// `PMIX_ERR_UNREACH`. To `cbfunc`: `PMIX_ERR_NOT_FOUND` when nothing was found,
     /// the server's status, `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// `keys` as for [`PMIx_Unpublish`] and `info` as for [`PMIx_Publish`], only during
     /// the call; `cbfunc` must be safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Lookup_nb(
+    fn PMIx_Lookup_nb(
         keys: *mut *mut c_char,
         info: *const pmix_info_t,
         ninfo: usize,
@@ -201,26 +196,23 @@ export! {
         let inst = crate::boundary::admitted("PMIx_Lookup_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
         crate::boundary::not_null(keys)?;
-        // SAFETY: forwarded from the caller.
-        let list = unsafe { key_list(keys) }?;
+        let list = key_list(keys)?;
         if list.is_empty() {
             return Err(BAD_PARAM);
         }
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         let cbdata = CbData(cbdata);
         inst.lookup_nb(&list, &info, move |r| {
-            let mut data: Vec<pmix_pdata_t> = Vec::new();
+            let mut data = PdataList(Vec::new());
             let status = match r.map_err(|e| e.status()).and_then(|found| {
                 for p in &found {
-                    // SAFETY: all-zero bytes are a valid empty pdata (what
-                    // PMIX_PDATA_CONSTRUCT makes).
-                    let mut d: pmix_pdata_t = unsafe { std::mem::zeroed() };
+                    let mut d = pmix_pdata_t::EMPTY;
                     crate::boundary::copy_c_str(&mut d.proc_.nspace, p.proc.nspace.as_bytes());
                     d.proc_.rank = p.proc.rank.0;
                     crate::boundary::copy_c_str(&mut d.key, p.key.as_bytes());
-                    from_wire(&p.value, &mut d.value)?;
-                    data.push(d);
+                    let made = from_wire(&p.value, &mut d.value);
+                    data.0.push(d);
+                    made?;
                 }
                 Ok(())
             }) {
@@ -228,18 +220,14 @@ export! {
                 Err(s) => s,
             };
             let (ptr, n) = if status == Status::SUCCESS {
-                (data.as_mut_ptr(), data.len())
+                (data.0.as_mut_ptr(), data.0.len())
             } else {
                 (std::ptr::null_mut(), 0)
             };
-            // SAFETY: the caller's callback with the caller's `cbdata`, once; `ptr`
-            // points to `n` valid elements for the call.
+            // SAFETY: C gave `cb` with `cbdata` for this lookup's one outcome (the C
+            // contract above); `ptr` points to `n` valid elements for the call, released
+            // after it when `data` drops, as the PMIx contract says.
             unsafe { cb(status.0, ptr, n, cbdata.ptr()) };
-            for d in &mut data {
-                // SAFETY: each value owns what `from_wire` allocated: released here,
-                // after the callback, as the PMIx contract says.
-                unsafe { crate::value::PMIx_Value_destruct(&mut d.value) };
-            }
         })
         .map_err(|e| e.status())
     }
@@ -254,10 +242,10 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a NULL `cbfunc`, a bad key or info), `PMIX_ERR_UNREACH`.
     /// The server's status goes to `cbfunc`.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Unpublish`] (the arrays only during the call); `cbfunc` must be safe
     /// to call from another thread with `cbdata`.
-    unsafe fn PMIx_Unpublish_nb(
+    fn PMIx_Unpublish_nb(
         keys: *mut *mut c_char,
         info: *const pmix_info_t,
         ninfo: usize,
@@ -266,10 +254,8 @@ export! {
     ) -> pmix_status_t {
         let inst = crate::boundary::admitted("PMIx_Unpublish_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        let list = unsafe { key_list(keys) }?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let list = key_list(keys)?;
+        let info = try_infos!(info, ninfo)?;
         inst.unpublish_nb(&list, &info, op_done(cb, CbData(cbdata)))
             .map_err(|e| e.status())
     }

@@ -15,62 +15,26 @@ use std::ffi::{c_char, c_void};
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, Res, c_mut, c_ref, export, not_null};
-use crate::types::*;
-use crate::value::{
-    PMIx_Info_load, PMIx_Value_destruct, alloc_array, data_of, destruct_array, element_size, load,
+use crate::boundary::{BAD_PARAM, Res, export, opt_mut, try_mut, try_ref};
+use crate::data::value::{
+    PMIx_Info_load, alloc_array, data_of, destruct_array, destruct_value, element_size, free_array,
+    value_xfer,
 };
-
-/// A deep copy of `src` into `dst` (which is overwritten, not destructed).
-///
-/// # Errors
-/// As `PMIx_Value_load` for `src`'s type.
-///
-/// # Safety
-/// `src`'s union holds what its type says.
-unsafe fn value_xfer(dst: &mut pmix_value_t, src: &pmix_value_t) -> Res {
-    // SAFETY: the tag says what the union holds; `load` takes a string, a pointer,
-    // a process, an array as the pointer itself and everything else by address.
-    unsafe {
-        let data: *const c_void = match src.type_ {
-            PMIX_STRING => src.data.string.cast(),
-            PMIX_POINTER => src.data.ptr,
-            PMIX_PROC => src.data.proc_.cast(),
-            PMIX_DATA_ARRAY => src.data.darray.cast(),
-            PMIX_UNDEF => std::ptr::null(),
-            _ => std::ptr::from_ref(&src.data).cast(),
-        };
-        load(dst, data, src.type_)
-    }
-}
-
-/// `PMIX_INFO_PERSISTENT`: the info does not own its value's data.
-const PERSISTENT: pmix_info_directives_t = 0x10;
+use crate::types::*;
 
 /// A copy of `src` into `dst`: key, flags and the value, deeply (a persistent info's
 /// value is copied as it is: it owns nothing).
 ///
 /// # Errors
 /// As [`value_xfer`].
-///
-/// # Safety
-/// As [`value_xfer`] for `src.value`.
-unsafe fn info_xfer(dst: &mut pmix_info_t, src: &pmix_info_t) -> Res {
+fn info_xfer(dst: &mut pmix_info_t, src: &pmix_info_t) -> Res {
     dst.key = src.key;
     dst.flags = src.flags;
-    if src.flags & PERSISTENT != 0 {
-        // SAFETY: a bitwise copy of a value that owns nothing.
-        dst.value = unsafe { std::ptr::read(&src.value) };
+    if src.flags & PMIX_INFO_PERSISTENT != 0 {
+        dst.value = src.value;
         return Ok(());
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { value_xfer(&mut dst.value, &src.value) }
-}
-
-/// An all-zero info (what `PMIX_INFO_CONSTRUCT` makes).
-fn empty_info() -> pmix_info_t {
-    // SAFETY: all-zero bytes are a valid info: empty key, no flags, `PMIX_UNDEF`.
-    unsafe { std::mem::zeroed() }
+    value_xfer(&mut dst.value, &src.value)
 }
 
 export! {
@@ -81,14 +45,11 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL `dest` or `src`); as `PMIx_Value_load` for `src`'s
     /// type (`PMIX_ERR_NOT_SUPPORTED`, `PMIX_ERR_NOMEM`).
     ///
-    /// # Safety
+    /// # C contract
     /// `dest` is NULL or writable; `src` is NULL or a readable value whose union holds
     /// what its type says.
-    unsafe fn PMIx_Value_xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (d, s) = unsafe { (c_mut(dest)?, c_ref(src)?) };
-        // SAFETY: forwarded from the caller.
-        unsafe { value_xfer(d, s) }
+    fn PMIx_Value_xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
+        value_xfer(try_mut!(dest)?, try_ref!(src)?)
     }
 }
 
@@ -113,9 +74,9 @@ export! {
         data: *mut *mut c_void,
         sz: *mut usize,
     ) -> pmix_status_t {
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (v, d, n) = unsafe { (c_ref(val)?, c_mut(data)?, c_mut(sz)?) };
-        // SAFETY: the tag says what the union holds.
+        let (v, d, n) = (try_ref!(val)?, try_mut!(data)?, try_mut!(sz)?);
+        // SAFETY: the tag says what the union holds, and a string it points to is
+        // NUL-terminated; a non-NULL `*d` has room for the datum (this function's contract).
         unsafe {
             match v.type_ {
                 PMIX_UNDEF if d.is_null() => Err(BAD_PARAM),
@@ -165,13 +126,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Value_xfer`].
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Value_xfer`], for infos.
-    unsafe fn PMIx_Info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) -> pmix_status_t {
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (d, s) = unsafe { (c_mut(dest)?, c_ref(src)?) };
-        // SAFETY: forwarded from the caller.
-        unsafe { info_xfer(d, s) }
+    fn PMIx_Info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) -> pmix_status_t {
+        info_xfer(try_mut!(dest)?, try_ref!(src)?)
     }
 }
 
@@ -182,13 +140,11 @@ export! {
     /// # Safety
     /// `d` is NULL or a writable array whose elements (up to `size`) hold what its type
     /// says, allocated with malloc (as the library and `pmix_common.h`'s helpers make
-    /// them).
+    /// them), not used afterwards.
     unsafe fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
-        // SAFETY: a non-NULL `d` is writable and its contents the library's kind
-        // (caller's contract).
-        if let Some(d) = unsafe { d.as_mut() } {
-            // SAFETY: its elements are the library's kind, freed once (caller's
-            // contract).
+        if let Some(d) = opt_mut!(d) {
+            // SAFETY: its elements and block are malloc'ed, the library's kind, and
+            // released here once (this function's contract).
             unsafe { destruct_array(d) };
         }
     }
@@ -197,15 +153,14 @@ export! {
 /// The list behind an info-list pointer.
 type InfoList = Vec<pmix_info_t>;
 
-/// The list `ptr` names.
+/// The list the handle `ptr` names, which C got from `PMIx_Info_list_start` and has
+/// not released (the C contract of every call taking one).
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for NULL.
-///
-/// # Safety
-/// `ptr` is NULL or came from `PMIx_Info_list_start` and was not released.
-unsafe fn list<'a>(ptr: *mut c_void) -> Result<&'a mut InfoList, Status> {
-    // SAFETY: caller's contract: a live list made by `PMIx_Info_list_start`.
+fn list<'a>(ptr: *mut c_void) -> Result<&'a mut InfoList, Status> {
+    // SAFETY: a non-NULL handle is the `Box<InfoList>` `PMIx_Info_list_start` leaked,
+    // still live, used by one call at a time (the C contract).
     unsafe { ptr.cast::<InfoList>().as_mut() }.ok_or(BAD_PARAM)
 }
 
@@ -225,18 +180,19 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL list or key); as `PMIx_Info_load`.
     ///
     /// # Safety
-    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `key` and `value` as for `PMIx_Info_load`.
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `key` and `value` as
+    /// for `PMIx_Info_load`.
     unsafe fn PMIx_Info_list_add(
         ptr: *mut c_void,
         key: *const c_char,
         value: *const c_void,
         type_: pmix_data_type_t,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        let l = unsafe { list(ptr) }?;
-        not_null(key)?;
-        let mut info = empty_info();
-        // SAFETY: forwarded from the caller; `info` is ours and writable.
+        let l = list(ptr)?;
+        crate::boundary::not_null(key)?;
+        let mut info = pmix_info_t::EMPTY;
+        // SAFETY: `key` and `value` are as `PMIx_Info_load` requires (this function's
+        // contract); `info` is a local.
         let rc = unsafe { PMIx_Info_load(&mut info, key, value, type_) };
         if rc != Status::SUCCESS.0 {
             return Err(Status(rc));
@@ -254,17 +210,13 @@ export! {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (NULL list or info).
     ///
-    /// # Safety
-    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `info` is NULL or a readable info whose data outlives
-    /// the list's use of it.
-    unsafe fn PMIx_Info_list_insert(ptr: *mut c_void, info: *mut pmix_info_t) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        let l = unsafe { list(ptr) }?;
-        // SAFETY: a non-NULL `info` is readable (caller's contract).
-        let i = unsafe { c_ref(info) }?;
-        // SAFETY: a bitwise copy, marked as owning nothing.
-        let mut kept = unsafe { std::ptr::read(i) };
-        kept.flags |= PERSISTENT;
+    /// # C contract
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `info` is NULL or a
+    /// readable info whose data outlives the list's use of it.
+    fn PMIx_Info_list_insert(ptr: *mut c_void, info: *mut pmix_info_t) -> pmix_status_t {
+        let l = list(ptr)?;
+        let mut kept = *try_ref!(info)?;
+        kept.flags |= PMIX_INFO_PERSISTENT;
         l.push(kept);
         Ok(())
     }
@@ -276,16 +228,14 @@ export! {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (NULL list or info); as `PMIx_Info_xfer`.
     ///
-    /// # Safety
-    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `info` as for `PMIx_Info_xfer`'s `src`.
-    unsafe fn PMIx_Info_list_xfer(ptr: *mut c_void, info: *const pmix_info_t) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        let l = unsafe { list(ptr) }?;
-        // SAFETY: a non-NULL `info` is readable (caller's contract).
-        let src = unsafe { c_ref(info) }?;
-        let mut copy = empty_info();
-        // SAFETY: forwarded from the caller.
-        unsafe { info_xfer(&mut copy, src) }?;
+    /// # C contract
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `info` as for
+    /// `PMIx_Info_xfer`'s `src`.
+    fn PMIx_Info_list_xfer(ptr: *mut c_void, info: *const pmix_info_t) -> pmix_status_t {
+        let l = list(ptr)?;
+        let src = try_ref!(info)?;
+        let mut copy = pmix_info_t::EMPTY;
+        info_xfer(&mut copy, src)?;
         l.push(copy);
         Ok(())
     }
@@ -300,31 +250,31 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL list or `par`); `PMIX_ERR_EMPTY` for an empty list;
     /// as `PMIx_Info_xfer` (nothing is left allocated).
     ///
-    /// # Safety
-    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `par` is NULL or writable.
-    unsafe fn PMIx_Info_list_convert(ptr: *mut c_void, par: *mut pmix_data_array_t) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        let l = unsafe { list(ptr) }?;
-        // SAFETY: a non-NULL `par` is writable (caller's contract).
-        let out = unsafe { c_mut(par) }?;
+    /// # C contract
+    /// `ptr` is NULL or a live list from `PMIx_Info_list_start`; `par` is NULL or
+    /// writable.
+    fn PMIx_Info_list_convert(ptr: *mut c_void, par: *mut pmix_data_array_t) -> pmix_status_t {
+        let l = list(ptr)?;
+        let out = try_mut!(par)?;
         if l.is_empty() {
             return Err(Status::ERR_EMPTY);
         }
         let arr = alloc_array(PMIX_INFO, l.len(), size_of::<pmix_info_t>())?;
-        // SAFETY: `arr` owns `l.len()` zeroed infos; on error the ones filled so far
-        // are released with it (`size` counts them).
+        // SAFETY: `arr` is a fresh array owning `l.len()` zeroed infos: each is written
+        // once and counted in its `size`, so on an error `free_array` releases exactly
+        // the ones filled; on success its struct moves to `out` and its own block is
+        // freed, the elements now `out`'s.
         unsafe {
             let dst = (*arr).array.cast::<pmix_info_t>();
-            (*arr).size = 0;
             for (k, src) in l.iter().enumerate() {
                 if let Err(e) = info_xfer(&mut *dst.add(k), src) {
-                    crate::value::free_array(arr);
+                    free_array(arr);
                     return Err(e);
                 }
                 (*arr).size = k + 1;
             }
-            *out = std::ptr::read(arr);
-            libc::free(arr.cast());
+            *out = arr.read();
+            crate::cmem::c_free(arr);
         }
         Ok(())
     }
@@ -339,13 +289,14 @@ export! {
         if ptr.is_null() {
             return;
         }
-        // SAFETY: the list came from `Box::into_raw` in `PMIx_Info_list_start` and is
-        // released once (caller's contract).
-        let mut l = unsafe { Box::from_raw(ptr.cast::<InfoList>()) };
-        for i in l.iter_mut().filter(|i| i.flags & PERSISTENT == 0) {
-            // SAFETY: each info not persistent owns its value, loaded or copied by the
-            // library.
-            unsafe { PMIx_Value_destruct(&mut i.value) };
+        // SAFETY: the list is the `Box<InfoList>` `PMIx_Info_list_start` leaked,
+        // released once (this function's contract); each info not persistent owns its value,
+        // loaded or copied by the library, released once with it.
+        unsafe {
+            let mut l = Box::from_raw(ptr.cast::<InfoList>());
+            for i in l.iter_mut().filter(|i| i.flags & PMIX_INFO_PERSISTENT == 0) {
+                destruct_value(&mut i.value);
+            }
         }
     }
 }

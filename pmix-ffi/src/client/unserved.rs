@@ -17,8 +17,8 @@ use std::ffi::c_void;
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, Res, c_mut, c_slice, export, not_null};
-use crate::convert::infos_to_wire;
+use crate::boundary::{BAD_PARAM, CbData, Res, call_op, export, not_null, try_mut};
+use crate::data::convert::{deliver_infos, try_infos};
 use crate::types::*;
 
 /// The instance, admitted for `call` in `mode`.
@@ -42,10 +42,10 @@ export! {
     /// `nresults`, a count with a NULL array, a bad info); otherwise
     /// `PMIX_ERR_NOT_SUPPORTED` (`*results` NULL, `*nresults` 0).
     ///
-    /// # Safety
+    /// # C contract
     /// `info` points to `ninfo` readable infos (or is NULL with a zero count);
     /// `results` and `nresults` are NULL or writable.
-    unsafe fn PMIx_Allocation_request(
+    fn PMIx_Allocation_request(
         directive: u8,
         info: *mut pmix_info_t,
         ninfo: usize,
@@ -54,12 +54,10 @@ export! {
     ) -> pmix_status_t {
         let _ = directive;
         admitted("PMIx_Allocation_request", Mode::Blocking)?;
-        // SAFETY: non-NULL outputs are writable (caller's contract).
-        let (results, nresults) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
+        let (results, nresults) = (try_mut!(results)?, try_mut!(nresults)?);
         *results = std::ptr::null_mut();
         *nresults = 0;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        try_infos!(info, ninfo)?;
         Err(Status::ERR_NOT_SUPPORTED)
     }
 }
@@ -72,10 +70,10 @@ export! {
     /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
     /// `PMIX_ERR_BAD_PARAM` (NULL `cbfunc`, a bad info).
     ///
-    /// # Safety
+    /// # C contract
     /// `info` as for [`PMIx_Allocation_request`]; `cbfunc` must be safe to call from
     /// another thread with `cbdata`.
-    unsafe fn PMIx_Allocation_request_nb(
+    fn PMIx_Allocation_request_nb(
         directive: u8,
         info: *mut pmix_info_t,
         ninfo: usize,
@@ -85,13 +83,10 @@ export! {
         let _ = directive;
         let inst = admitted("PMIx_Allocation_request_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        try_infos!(info, ninfo)?;
         let cbdata = CbData(cbdata);
         later(&inst, Status::ERR_NOT_SUPPORTED, move |s| {
-            // SAFETY: the caller's callback with its own data, once; no infos and no
-            // release function.
-            unsafe { cb(s.0, std::ptr::null_mut(), 0, cbdata.ptr(), None, std::ptr::null_mut()) };
+            deliver_infos(cb, &cbdata, Err(s));
         })
     }
 }
@@ -104,20 +99,18 @@ export! {
     /// `credential`, a bad info); otherwise `PMIX_ERR_NOT_SUPPORTED` (`credential`
     /// left empty).
     ///
-    /// # Safety
+    /// # C contract
     /// `info` as for [`PMIx_Allocation_request`]; `credential` is NULL or writable.
-    unsafe fn PMIx_Get_credential(
+    fn PMIx_Get_credential(
         info: *const pmix_info_t,
         ninfo: usize,
         credential: *mut pmix_byte_object_t,
     ) -> pmix_status_t {
         admitted("PMIx_Get_credential", Mode::Blocking)?;
-        // SAFETY: a non-NULL `credential` is writable (caller's contract).
-        let c = unsafe { c_mut(credential) }?;
+        let c = try_mut!(credential)?;
         c.bytes = std::ptr::null_mut();
         c.size = 0;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        try_infos!(info, ninfo)?;
         Err(Status::ERR_NOT_SUPPORTED)
     }
 }
@@ -129,9 +122,9 @@ export! {
     /// # Errors
     /// Returned (and `cbfunc` never runs): as [`PMIx_Allocation_request_nb`].
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Allocation_request_nb`].
-    unsafe fn PMIx_Get_credential_nb(
+    fn PMIx_Get_credential_nb(
         info: *const pmix_info_t,
         ninfo: usize,
         cbfunc: pmix_credential_cbfunc_t,
@@ -139,11 +132,11 @@ export! {
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Get_credential_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        try_infos!(info, ninfo)?;
         let cbdata = CbData(cbdata);
         later(&inst, Status::ERR_NOT_SUPPORTED, move |s| {
-            // SAFETY: the caller's callback with its own data, once.
+            // SAFETY: C gave `cb` with `cbdata` for this call's one outcome (the C
+            // contract above): a status, no credential, no infos.
             unsafe { cb(s.0, std::ptr::null_mut(), std::ptr::null_mut(), 0, cbdata.ptr()) };
         })
     }
@@ -157,10 +150,10 @@ export! {
     /// `results` or `nresults`, a bad info); otherwise `PMIX_ERR_NOT_SUPPORTED`
     /// (`*results` and `*nresults` untouched, as libpmix2).
     ///
-    /// # Safety
+    /// # C contract
     /// `cred` is NULL or readable; `info`, `results`, `nresults` as for
     /// [`PMIx_Allocation_request`].
-    unsafe fn PMIx_Validate_credential(
+    fn PMIx_Validate_credential(
         cred: *const pmix_byte_object_t,
         info: *const pmix_info_t,
         ninfo: usize,
@@ -172,8 +165,7 @@ export! {
         // Left as they are on error, as libpmix2 leaves them.
         not_null(results)?;
         not_null(nresults)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        try_infos!(info, ninfo)?;
         Err(Status::ERR_NOT_SUPPORTED)
     }
 }
@@ -186,9 +178,9 @@ export! {
     /// Returned (and `cbfunc` never runs): as [`PMIx_Allocation_request_nb`], and
     /// `PMIX_ERR_BAD_PARAM` for a NULL `cred`.
     ///
-    /// # Safety
+    /// # C contract
     /// `cred` is NULL or readable; the rest as [`PMIx_Allocation_request_nb`].
-    unsafe fn PMIx_Validate_credential_nb(
+    fn PMIx_Validate_credential_nb(
         cred: *const pmix_byte_object_t,
         info: *const pmix_info_t,
         ninfo: usize,
@@ -198,27 +190,14 @@ export! {
         let inst = admitted("PMIx_Validate_credential_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
         not_null(cred)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        try_infos!(info, ninfo)?;
         let cbdata = CbData(cbdata);
         later(&inst, Status::ERR_NOT_SUPPORTED, move |s| {
-            // SAFETY: the caller's callback with its own data, once.
+            // SAFETY: C gave `cb` with `cbdata` for this call's one outcome (the C
+            // contract above): a status and no infos.
             unsafe { cb(s.0, std::ptr::null_mut(), 0, cbdata.ptr()) };
         })
     }
-}
-
-/// The fabric registration `fabric` names, emptied of what the library knows (no
-/// fabric is known: no infos); its name and index are the caller's.
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` for NULL.
-///
-/// # Safety
-/// `fabric` is NULL or writable.
-unsafe fn fabric<'a>(fabric: *mut pmix_fabric_t) -> Result<&'a mut pmix_fabric_t, Status> {
-    // SAFETY: a non-NULL `fabric` is writable (caller's contract).
-    unsafe { c_mut(fabric) }
 }
 
 export! {
@@ -229,19 +208,17 @@ export! {
     /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `fabric`, a
     /// bad directive).
     ///
-    /// # Safety
+    /// # C contract
     /// `fabric` is NULL or writable; `directives` points to `ndirs` readable infos (or
     /// is NULL with a zero count).
-    unsafe fn PMIx_Fabric_register(
+    fn PMIx_Fabric_register(
         fabric_: *mut pmix_fabric_t,
         directives: *const pmix_info_t,
         ndirs: usize,
     ) -> pmix_status_t {
         admitted("PMIx_Fabric_register", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        let f = unsafe { fabric(fabric_) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
+        let f = try_mut!(fabric_)?;
+        try_infos!(directives, ndirs)?;
         f.info = std::ptr::null_mut();
         f.ninfo = 0;
         Ok(())
@@ -256,10 +233,10 @@ export! {
     /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
     /// `PMIX_ERR_BAD_PARAM` (NULL `fabric` or `cbfunc`, a bad directive).
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Fabric_register`]; `cbfunc` must be safe to call from another thread
     /// with `cbdata`.
-    unsafe fn PMIx_Fabric_register_nb(
+    fn PMIx_Fabric_register_nb(
         fabric_: *mut pmix_fabric_t,
         directives: *const pmix_info_t,
         ndirs: usize,
@@ -268,17 +245,12 @@ export! {
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Fabric_register_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        let f = unsafe { fabric(fabric_) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
+        let f = try_mut!(fabric_)?;
+        try_infos!(directives, ndirs)?;
         f.info = std::ptr::null_mut();
         f.ninfo = 0;
         let cbdata = CbData(cbdata);
-        later(&inst, Status::SUCCESS, move |s| {
-            // SAFETY: the caller's callback with its own data, once.
-            unsafe { cb(s.0, cbdata.ptr()) };
-        })
+        later(&inst, Status::SUCCESS, move |s| call_op(cb, s, &cbdata))
     }
 }
 
@@ -289,12 +261,11 @@ export! {
     /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `fabric`);
     /// otherwise `PMIX_ERR_NOT_SUPPORTED`.
     ///
-    /// # Safety
+    /// # C contract
     /// `fabric` is NULL or writable.
-    unsafe fn PMIx_Fabric_update(fabric_: *mut pmix_fabric_t) -> pmix_status_t {
+    fn PMIx_Fabric_update(fabric_: *mut pmix_fabric_t) -> pmix_status_t {
         admitted("PMIx_Fabric_update", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { fabric(fabric_) }?;
+        try_mut!(fabric_)?;
         Err(Status::ERR_NOT_SUPPORTED)
     }
 }
@@ -307,22 +278,18 @@ export! {
     /// Returned (and `cbfunc` never runs): `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`,
     /// `PMIX_ERR_BAD_PARAM` (NULL `fabric` or `cbfunc`).
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Fabric_register_nb`].
-    unsafe fn PMIx_Fabric_update_nb(
+    fn PMIx_Fabric_update_nb(
         fabric_: *mut pmix_fabric_t,
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Fabric_update_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { fabric(fabric_) }?;
+        try_mut!(fabric_)?;
         let cbdata = CbData(cbdata);
-        later(&inst, Status::ERR_NOT_SUPPORTED, move |s| {
-            // SAFETY: the caller's callback with its own data, once.
-            unsafe { cb(s.0, cbdata.ptr()) };
-        })
+        later(&inst, Status::ERR_NOT_SUPPORTED, move |s| call_op(cb, s, &cbdata))
     }
 }
 
@@ -332,12 +299,11 @@ export! {
     /// # Errors
     /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`; `PMIX_ERR_BAD_PARAM` (NULL `fabric`).
     ///
-    /// # Safety
+    /// # C contract
     /// `fabric` is NULL or writable.
-    unsafe fn PMIx_Fabric_deregister(fabric_: *mut pmix_fabric_t) -> pmix_status_t {
+    fn PMIx_Fabric_deregister(fabric_: *mut pmix_fabric_t) -> pmix_status_t {
         admitted("PMIx_Fabric_deregister", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        let f = unsafe { fabric(fabric_) }?;
+        let f = try_mut!(fabric_)?;
         f.info = std::ptr::null_mut();
         f.ninfo = 0;
         Ok(())
@@ -351,17 +317,16 @@ export! {
     /// # Errors
     /// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_BAD_PARAM` (NULL `fabric`).
     ///
-    /// # Safety
+    /// # C contract
     /// `fabric` is NULL or writable.
-    unsafe fn PMIx_Fabric_deregister_nb(
+    fn PMIx_Fabric_deregister_nb(
         fabric_: *mut pmix_fabric_t,
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
         let _ = (cbfunc, cbdata);
         admitted("PMIx_Fabric_deregister_nb", Mode::NonBlocking)?;
-        // SAFETY: forwarded from the caller.
-        let f = unsafe { fabric(fabric_) }?;
+        let f = try_mut!(fabric_)?;
         f.info = std::ptr::null_mut();
         f.ninfo = 0;
         Err(Status::OPERATION_SUCCEEDED)

@@ -1,32 +1,34 @@
-//! `PMIx_Value_load`, `PMIx_Value_destruct`, `PMIx_Info_load`: what the header's
-//! `PMIX_INFO_LOAD`, `PMIX_INFO_DESTRUCT` and `PMIX_INFO_FREE` macros call.
+//! Loading and releasing C values: `PMIx_Value_load`, `PMIx_Value_destruct`,
+//! `PMIx_Info_load` (what the header's `PMIX_INFO_LOAD`, `PMIX_INFO_DESTRUCT` and
+//! `PMIX_INFO_FREE` macros call) and `PMIx_Value_compare`; the data arrays values hold;
+//! `CValue`, a value the library made and releases itself.
 
 use std::ffi::{c_char, c_int, c_void};
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, Res, c_mut, export, not_null};
+use crate::boundary::{
+    BAD_PARAM, Res, export, fits_in_a_slice, opt_mut, opt_ref, try_bytes, try_mut,
+};
+use crate::cmem::{c_box, c_calloc, c_copy, c_free};
 use crate::types::*;
 
-/// Reads a `T` from `data` (unaligned: C may hand any address of a `T`).
+/// Loads `val` from `data` of type `ty` (`PMIx_Value_load`).
 ///
-/// # Safety
-/// `data` points to a readable `T`.
-unsafe fn read<T: Copy>(data: *const c_void) -> T {
-    // SAFETY: caller's contract.
-    unsafe { data.cast::<T>().read_unaligned() }
-}
-
-/// Loads `val` from `data` of type `ty`.
-///
-/// # Safety
+/// # Errors
 /// As [`PMIx_Value_load`].
+///
+/// # Safety
+/// `data` is NULL or points to a readable datum of the C type `ty` names (for
+/// `PMIX_STRING`, a NUL-terminated string; for `PMIX_POINTER`, any pointer), at any
+/// alignment, whose strings, bytes and array elements are readable as they say.
 pub(crate) unsafe fn load(
     val: &mut pmix_value_t,
     data: *const c_void,
     ty: pmix_data_type_t,
 ) -> Res {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: `data` is what `load_at` requires (this function's contract is the same);
+    // a value given to load is at the top, nesting 0.
     unsafe { load_at(val, data, ty, 0) }
 }
 
@@ -38,15 +40,14 @@ pub(crate) const MAX_NESTING: usize = 16;
 /// [`load`] at nesting `depth`.
 ///
 /// # Safety
-/// As [`PMIx_Value_load`].
+/// As [`load`].
 unsafe fn load_at(
     val: &mut pmix_value_t,
     data: *const c_void,
     ty: pmix_data_type_t,
     depth: usize,
 ) -> Res {
-    val.type_ = PMIX_UNDEF;
-    val.data = pmix_value_data { raw: [0; 3] };
+    *val = pmix_value_t::UNDEF;
     if data.is_null() {
         // No data: the type alone (a key given alone reads as "true").
         match ty {
@@ -64,14 +65,15 @@ unsafe fn load_at(
         return Ok(());
     }
     let d = &mut val.data;
-    // SAFETY: `data` points to a readable value of the C type `ty` names
-    // (caller's contract); `PMIX_STRING` is the string itself, `PMIX_POINTER` the pointer
-    // itself, as in OpenPMIx.
+    // SAFETY: `data` points to a readable datum of the C type `ty` names, at any
+    // alignment (the caller's contract): each arm reads it unaligned as that type, a
+    // string to its NUL, a byte object's `size` bytes, an array's elements (as
+    // `copy_array` requires); `PMIX_POINTER` is the pointer itself, as in OpenPMIx.
     unsafe {
         match ty {
             PMIX_UNDEF => {}
-            PMIX_BOOL => d.flag = u8::from(read::<u8>(data) != 0),
-            PMIX_BYTE | PMIX_UINT8 => d.byte = read(data),
+            PMIX_BOOL => d.flag = u8::from(data.cast::<u8>().read_unaligned() != 0),
+            PMIX_BYTE | PMIX_UINT8 => d.byte = data.cast::<u8>().read_unaligned(),
             PMIX_STRING => {
                 let s = libc::strdup(data.cast::<c_char>());
                 if s.is_null() {
@@ -79,47 +81,57 @@ unsafe fn load_at(
                 }
                 d.string = s;
             }
-            PMIX_SIZE => d.size = read(data),
-            PMIX_PID => d.pid = read(data),
-            PMIX_INT => d.integer = read(data),
-            PMIX_INT8 => d.int8 = read(data),
-            PMIX_INT16 => d.int16 = read(data),
-            PMIX_INT32 => d.int32 = read(data),
-            PMIX_INT64 => d.int64 = read(data),
-            PMIX_UINT => d.uint = read(data),
-            PMIX_UINT16 => d.uint16 = read(data),
-            PMIX_UINT32 => d.uint32 = read(data),
-            PMIX_UINT64 => d.uint64 = read(data),
-            PMIX_FLOAT => d.fval = read(data),
-            PMIX_DOUBLE => d.dval = read(data),
-            PMIX_STATUS => d.status = read(data),
-            PMIX_PROC_RANK => d.rank = read(data),
-            PMIX_DEVTYPE => d.devtype = read(data),
-            PMIX_TIME => d.int64 = read::<libc::time_t>(data),
+            PMIX_SIZE => d.size = data.cast::<usize>().read_unaligned(),
+            PMIX_PID => d.pid = data.cast::<libc::pid_t>().read_unaligned(),
+            PMIX_INT => d.integer = data.cast::<c_int>().read_unaligned(),
+            PMIX_INT8 => d.int8 = data.cast::<i8>().read_unaligned(),
+            PMIX_INT16 => d.int16 = data.cast::<i16>().read_unaligned(),
+            PMIX_INT32 => d.int32 = data.cast::<i32>().read_unaligned(),
+            PMIX_INT64 => d.int64 = data.cast::<i64>().read_unaligned(),
+            PMIX_UINT => d.uint = data.cast::<std::ffi::c_uint>().read_unaligned(),
+            PMIX_UINT16 => d.uint16 = data.cast::<u16>().read_unaligned(),
+            PMIX_UINT32 => d.uint32 = data.cast::<u32>().read_unaligned(),
+            PMIX_UINT64 => d.uint64 = data.cast::<u64>().read_unaligned(),
+            PMIX_FLOAT => d.fval = data.cast::<f32>().read_unaligned(),
+            PMIX_DOUBLE => d.dval = data.cast::<f64>().read_unaligned(),
+            PMIX_STATUS => d.status = data.cast::<pmix_status_t>().read_unaligned(),
+            PMIX_PROC_RANK => d.rank = data.cast::<pmix_rank_t>().read_unaligned(),
+            PMIX_DEVTYPE => d.devtype = data.cast::<pmix_device_type_t>().read_unaligned(),
+            PMIX_TIME => d.int64 = data.cast::<libc::time_t>().read_unaligned(),
             PMIX_PERSIST | PMIX_SCOPE | PMIX_DATA_RANGE | PMIX_PROC_STATE
-            | PMIX_ALLOC_DIRECTIVE | PMIX_JOB_STATE | PMIX_LINK_STATE => d.uint8 = read(data),
-            PMIX_DATA_TYPE | PMIX_IOF_CHANNEL | PMIX_LOCTYPE => d.uint16 = read(data),
-            PMIX_INFO_DIRECTIVES => d.uint32 = read(data),
+            | PMIX_ALLOC_DIRECTIVE | PMIX_JOB_STATE | PMIX_LINK_STATE => {
+                d.uint8 = data.cast::<u8>().read_unaligned();
+            }
+            PMIX_DATA_TYPE | PMIX_IOF_CHANNEL | PMIX_LOCTYPE => {
+                d.uint16 = data.cast::<u16>().read_unaligned();
+            }
+            PMIX_INFO_DIRECTIVES => d.uint32 = data.cast::<u32>().read_unaligned(),
             PMIX_POINTER => d.ptr = data.cast_mut(),
-            PMIX_PROC => d.proc_ = copy_procs(data.cast::<pmix_proc_t>(), 1)?,
+            PMIX_PROC => {
+                let p = data.cast::<pmix_proc_t>();
+                if !p.is_aligned() {
+                    return Err(BAD_PARAM);
+                }
+                d.proc_ = c_box(p.read())?;
+            }
             PMIX_BYTE_OBJECT => {
-                let bo = read::<pmix_byte_object_t>(data);
+                let bo = data.cast::<pmix_byte_object_t>().read_unaligned();
                 let bytes = if bo.bytes.is_null() || bo.size == 0 {
                     std::ptr::null_mut()
+                } else if !fits_in_a_slice(bo.bytes, bo.size) {
+                    return Err(Status::ERR_NOMEM);
                 } else {
-                    let b = libc::malloc(bo.size).cast::<c_char>();
-                    if b.is_null() {
-                        return Err(Status::ERR_NOMEM);
-                    }
-                    std::ptr::copy_nonoverlapping(bo.bytes, b, bo.size);
-                    b
+                    c_copy(std::slice::from_raw_parts(bo.bytes, bo.size))?
                 };
                 d.bo = pmix_byte_object_t {
                     bytes,
                     size: if bytes.is_null() { 0 } else { bo.size },
                 };
             }
-            PMIX_DATA_ARRAY => d.darray = copy_array(&read::<pmix_data_array_t>(data), depth)?,
+            PMIX_DATA_ARRAY => {
+                let a = data.cast::<pmix_data_array_t>().read_unaligned();
+                d.darray = copy_array(&a, depth)?;
+            }
             _ => return Err(Status::ERR_NOT_SUPPORTED),
         }
     }
@@ -147,12 +159,14 @@ pub(crate) fn element_size(ty: pmix_data_type_t) -> Option<usize> {
 }
 
 /// The pointer [`load`] takes for the value `v` holds (the datum for a scalar, the
-/// string, process, array or byte object itself for the others).
+/// string, process, array or byte object itself for the others; NULL for
+/// `PMIX_UNDEF`), so that `load(dst, data_of(src), src.type_)` copies `src`.
 pub(crate) fn data_of(v: &pmix_value_t) -> *const c_void {
     // SAFETY: reading a pointer-sized union member as a pointer is what the type tag
     // says is there for these types; nothing is dereferenced here.
     unsafe {
         match v.type_ {
+            PMIX_UNDEF => std::ptr::null(),
             PMIX_STRING => v.data.string.cast(),
             PMIX_PROC => v.data.proc_.cast(),
             PMIX_DATA_ARRAY => v.data.darray.cast(),
@@ -160,6 +174,16 @@ pub(crate) fn data_of(v: &pmix_value_t) -> *const c_void {
             _ => (&raw const v.data).cast(),
         }
     }
+}
+
+/// A deep copy of `src` into `dst` (which is overwritten, not destructed).
+///
+/// # Errors
+/// As [`PMIx_Value_load`] for `src`'s type.
+pub(crate) fn value_xfer(dst: &mut pmix_value_t, src: &pmix_value_t) -> Res {
+    // SAFETY: `src` is a C value (one C gave, or one the library made), whose union
+    // holds what its tag says; `data_of` points at that datum as `load` reads it.
+    unsafe { load(dst, data_of(src), src.type_) }
 }
 
 /// A `malloc`ed deep copy of array `a` (elements of a type [`element_size`] knows;
@@ -171,8 +195,8 @@ pub(crate) fn data_of(v: &pmix_value_t) -> *const c_void {
 /// [`MAX_NESTING`]; the elements' errors; `PMIX_ERR_NOMEM`. Nothing is left allocated.
 ///
 /// # Safety
-/// `a.array` points to `a.size` readable elements of `a.type_`, each as
-/// [`PMIx_Value_load`] requires of its data.
+/// `a.array` points to `a.size` readable elements of `a.type_`, each as [`load`]
+/// requires of its data.
 unsafe fn copy_array(
     a: &pmix_data_array_t,
     depth: usize,
@@ -190,8 +214,9 @@ unsafe fn copy_array(
         return Err(BAD_PARAM);
     }
     let copy = alloc_array(a.type_, n, size)?;
-    // SAFETY: `copy` owns `n` zeroed elements of `size` bytes; what is filled in is
-    // counted in its `size`, so an error frees it whole.
+    // SAFETY: `a`'s elements are readable (the caller's contract), read unaligned;
+    // `copy` owns `n` zeroed elements of `size` bytes; what is filled in is counted in
+    // its `size`, so an error frees it whole.
     unsafe {
         let array = (*copy).array;
         let fail = move |e: Status| {
@@ -265,43 +290,36 @@ pub(crate) fn alloc_array(
     n: usize,
     size: usize,
 ) -> Result<*mut pmix_data_array_t, Status> {
-    // SAFETY: calloc checks n × size for overflow; each result is checked for NULL
-    // before use.
-    unsafe {
-        let array = if n == 0 {
-            std::ptr::null_mut()
-        } else {
-            libc::calloc(n, size)
-        };
-        if n > 0 && array.is_null() {
-            return Err(Status::ERR_NOMEM);
-        }
-        let a = libc::malloc(size_of::<pmix_data_array_t>()).cast::<pmix_data_array_t>();
-        if a.is_null() {
-            libc::free(array);
-            return Err(Status::ERR_NOMEM);
-        }
-        a.write(pmix_data_array_t {
-            type_: ty,
-            size: 0,
-            array,
-        });
-        Ok(a)
-    }
+    let array = if n == 0 {
+        std::ptr::null_mut()
+    } else {
+        c_calloc(n, size)?
+    };
+    c_box(pmix_data_array_t {
+        type_: ty,
+        size: 0,
+        array,
+    })
+    .inspect_err(|_| {
+        // SAFETY: `array` was allocated just above (or is NULL) and nothing holds it.
+        unsafe { c_free(array) };
+    })
 }
 
 /// Frees an array [`copy_array`] made (its first `size` elements' contents, the
 /// elements, the array itself); NULL is nothing.
 ///
 /// # Safety
-/// `a` came from [`copy_array`] (or the C helpers of `pmix_common.h`, which allocate
-/// alike) and is freed once.
+/// `a` is NULL or a `malloc`ed array whose contents are as [`destruct_array`]
+/// requires (as the library and the C helpers of `pmix_common.h` make them), freed
+/// once.
 pub(crate) unsafe fn free_array(a: *mut pmix_data_array_t) {
-    // SAFETY: forwarded from the caller; the struct itself was malloc'ed.
+    // SAFETY: the caller's contract: `a` is NULL or a malloc'ed array, its contents
+    // the library's kind, freed once.
     unsafe {
         if let Some(arr) = a.as_mut() {
             destruct_array(arr);
-            libc::free(a.cast());
+            c_free(a);
         }
     }
 }
@@ -310,64 +328,81 @@ pub(crate) unsafe fn free_array(a: *mut pmix_data_array_t) {
 /// leaves it empty; the struct itself stays (`PMIx_Data_array_destruct`).
 ///
 /// # Safety
-/// The elements up to `size` hold what their type says, allocated with malloc, and
-/// are freed once.
+/// The element block is NULL or `malloc`ed; its elements up to `size` hold what
+/// their type says, allocated with `malloc` (a persistent info's value excepted: it
+/// owns nothing); all freed once.
 pub(crate) unsafe fn destruct_array(arr: &mut pmix_data_array_t) {
-    // SAFETY: caller's contract: the elements up to `size` hold what their type says,
-    // allocated with malloc.
+    // SAFETY: the caller's contract: the elements up to `size` hold what their type
+    // says, malloc'ed, and the block itself is malloc'ed.
     unsafe {
         if !arr.array.is_null() {
             match arr.type_ {
                 PMIX_STRING => {
                     for k in 0..arr.size {
-                        libc::free(arr.array.cast::<*mut c_char>().add(k).read().cast());
+                        c_free(arr.array.cast::<*mut c_char>().add(k).read());
                     }
                 }
                 PMIX_INFO => {
                     for k in 0..arr.size {
                         let info = &mut *arr.array.cast::<pmix_info_t>().add(k);
                         // A persistent info (PMIX_INFO_PERSISTENT) owns nothing.
-                        if info.flags & 0x10 == 0 {
-                            PMIx_Value_destruct(&mut info.value);
+                        if info.flags & PMIX_INFO_PERSISTENT == 0 {
+                            destruct_value(&mut info.value);
                         }
                     }
                 }
                 PMIX_VALUE => {
                     for k in 0..arr.size {
-                        PMIx_Value_destruct(arr.array.cast::<pmix_value_t>().add(k));
+                        destruct_value(&mut *arr.array.cast::<pmix_value_t>().add(k));
                     }
                 }
                 _ => {}
             }
         }
-        libc::free(arr.array);
-        arr.array = std::ptr::null_mut();
-        arr.size = 0;
+        c_free(arr.array);
+    }
+    arr.array = std::ptr::null_mut();
+    arr.size = 0;
+}
+
+/// Frees what `v` owns (a `PMIX_STRING`'s string, a `PMIX_BYTE_OBJECT`'s bytes, a
+/// `PMIX_PROC`'s process, a `PMIX_DATA_ARRAY`'s array) and makes it `PMIX_UNDEF`.
+///
+/// # Safety
+/// What `v` owns, by its type, is NULL or `malloc`ed (an array as [`free_array`]
+/// requires), and freed once.
+pub(crate) unsafe fn destruct_value(v: &mut pmix_value_t) {
+    // SAFETY: the tag says which member holds what the value owns, malloc'ed or NULL
+    // (the caller's contract); `free(NULL)` and `free_array(NULL)` do nothing.
+    unsafe {
+        match v.type_ {
+            PMIX_STRING => c_free(v.data.string),
+            PMIX_BYTE_OBJECT => c_free(v.data.bo.bytes),
+            PMIX_PROC => c_free(v.data.proc_),
+            PMIX_DATA_ARRAY => free_array(v.data.darray),
+            _ => {}
+        }
+    }
+    *v = pmix_value_t::UNDEF;
+}
+
+/// A C value the library made (with `from_wire` or [`load`]) for C to read during a
+/// call, released when dropped.
+pub(crate) struct CValue(pub(crate) pmix_value_t);
+
+impl CValue {
+    /// A `PMIX_UNDEF` value, to be filled in.
+    pub(crate) fn undef() -> Self {
+        Self(pmix_value_t::UNDEF)
     }
 }
 
-/// A `malloc`ed copy of `n` processes at `p` (NULL for none).
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` for a NULL `p` with `n > 0` or an `n` beyond any array;
-/// `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// `p` points to `n` readable processes.
-unsafe fn copy_procs(p: *const pmix_proc_t, n: usize) -> Result<*mut pmix_proc_t, Status> {
-    // SAFETY: forwarded from the caller.
-    let src = unsafe { crate::boundary::c_slice(p, n) }?;
-    if src.is_empty() {
-        return Ok(std::ptr::null_mut());
+impl Drop for CValue {
+    fn drop(&mut self) {
+        // SAFETY: the library filled the value in, so what it owns was `malloc`ed for it
+        // alone, and this is its one release.
+        unsafe { destruct_value(&mut self.0) };
     }
-    // SAFETY: calloc checks n × size for overflow; checked before use.
-    let dst = unsafe { libc::calloc(n, size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
-    if dst.is_null() {
-        return Err(Status::ERR_NOMEM);
-    }
-    // SAFETY: `dst` has room for `n` processes and does not overlap `src`.
-    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n) };
-    Ok(dst)
 }
 
 export! {
@@ -390,42 +425,28 @@ export! {
         data: *const c_void,
         ty: pmix_data_type_t,
     ) -> pmix_status_t {
-        // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let v = unsafe { c_mut(val) }?;
-        // SAFETY: forwarded from the caller.
+        let v = try_mut!(val)?;
+        // SAFETY: `data` came from C with `ty`: this function's contract is `load`'s.
         unsafe { load(v, data, ty) }
     }
 }
 
 export! {
     /// `PMIx_Value_destruct`: frees what the value owns (a `PMIX_STRING`'s string, a
-    /// `PMIX_BYTE_OBJECT`'s bytes, a `PMIX_PROC`'s process) and makes it `PMIX_UNDEF`. Values of types the library does not load are only reset.
+    /// `PMIX_BYTE_OBJECT`'s bytes, a `PMIX_PROC`'s process, a `PMIX_DATA_ARRAY`'s array)
+    /// and makes it `PMIX_UNDEF`. Values of types the library does not load are only
+    /// reset.
     ///
     /// # Safety
     /// `val` is NULL or writable; a `PMIX_STRING` value's string, a
-    /// `PMIX_BYTE_OBJECT`'s bytes and a `PMIX_PROC`'s process are NULL or `malloc`ed.
+    /// `PMIX_BYTE_OBJECT`'s bytes and a `PMIX_PROC`'s process are NULL or `malloc`ed
+    /// (an array as `PMIx_Data_array_destruct` requires), not used afterwards.
     unsafe fn PMIx_Value_destruct(val: *mut pmix_value_t) {
-        // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let Some(v) = (unsafe { val.as_mut() }) else {
-            return;
-        };
-        if v.type_ == PMIX_STRING {
-            // SAFETY: the tag says the union holds a malloc'ed string (or NULL).
-            unsafe { libc::free(v.data.string.cast()) };
-        } else if v.type_ == PMIX_BYTE_OBJECT {
-            // SAFETY: the tag says the union holds a byte object whose bytes are
-            // malloc'ed (or NULL).
-            unsafe { libc::free(v.data.bo.bytes.cast()) };
-        } else if v.type_ == PMIX_PROC {
-            // SAFETY: the tag says the union holds a malloc'ed pmix_proc_t (or NULL).
-            unsafe { libc::free(v.data.proc_.cast()) };
-        } else if v.type_ == PMIX_DATA_ARRAY {
-            // SAFETY: the tag says the union holds a malloc'ed array, made by
-            // `copy_array` or the header's helpers (or NULL).
-            unsafe { free_array(v.data.darray) };
+        if let Some(v) = opt_mut!(val) {
+            // SAFETY: what the value owns is malloc'ed and released here once (the C
+            // contract above).
+            unsafe { destruct_value(v) };
         }
-        v.type_ = PMIX_UNDEF;
-        v.data = pmix_value_data { raw: [0; 3] };
     }
 }
 
@@ -446,21 +467,12 @@ export! {
         data: *const c_void,
         ty: pmix_data_type_t,
     ) -> pmix_status_t {
-        // SAFETY: a non-NULL `info` is writable (caller's contract).
-        let i = unsafe { c_mut(info) }?;
-        not_null(key)?;
+        let i = try_mut!(info)?;
+        let key = try_bytes!(key, PMIX_MAX_KEYLEN)?;
         i.flags = 0;
         i.key = [0; PMIX_MAX_KEYLEN + 1];
-        for (k, slot) in i.key.iter_mut().take(PMIX_MAX_KEYLEN).enumerate() {
-            // SAFETY: `key` is NUL-terminated (caller's contract) and the loop stops at
-            // its NUL, so every byte read is within it.
-            let c = unsafe { *key.add(k) };
-            if c == 0 {
-                break;
-            }
-            *slot = c;
-        }
-        // SAFETY: forwarded from the caller.
+        crate::boundary::copy_c_str(&mut i.key, key);
+        // SAFETY: `data` came from C with `ty`: this function's contract is `load`'s.
         unsafe { load(&mut i.value, data, ty) }
     }
 }
@@ -490,21 +502,21 @@ export! {
     /// objects by size then bytes); `PMIX_VALUE_INCOMPATIBLE_OBJECTS` for a NULL value or
     /// string or process; `PMIX_VALUE_COMPARISON_NOT_AVAIL` for another type or a NaN.
     ///
-    /// # Safety
+    /// # C contract
     /// `v1` and `v2` are NULL or readable values whose data is what their types say.
-    unsafe fn PMIx_Value_compare(
+    fn PMIx_Value_compare(
         v1: *mut pmix_value_t,
         v2: *mut pmix_value_t,
     ) -> c_int [on_panic: CMP_NOT_AVAIL] {
-        // SAFETY: NULL or readable (caller's contract).
-        let (Some(a), Some(b)) = (unsafe { v1.as_ref() }, unsafe { v2.as_ref() }) else {
+        let (Some(a), Some(b)) = (opt_ref!(v1), opt_ref!(v2)) else {
             return CMP_INCOMPATIBLE;
         };
         if a.type_ != b.type_ {
             return CMP_TYPE_DIFFERENT;
         }
         let (x, y) = (&a.data, &b.data);
-        // SAFETY: both unions hold what the (same) type tag says.
+        // SAFETY: both unions hold what the (same) type tag says, and a string, process
+        // or byte object they point to is readable as it says (the C contract above).
         unsafe {
             match a.type_ {
                 PMIX_UNDEF => CMP_EQUAL,

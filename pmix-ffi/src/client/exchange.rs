@@ -15,11 +15,18 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use pmix::{Client, Mode, Pmix, PmixError, global};
+use pmix::{Client, Mode, Pmix, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, bounded_str, c_mut, c_ref, c_slice, export, op_done};
-use crate::convert::{from_wire, infos_to_wire, key_arg, proc_nspace, procs_to_wire, to_wire};
+use crate::boundary::{
+    BAD_PARAM, CbData, export, mode_of, nb_or_blocking, op_done, opt_mut, opt_ref, opt_str,
+    try_mut, try_ref, try_slice,
+};
+use crate::cmem::c_box;
+use crate::data::convert::{
+    from_wire, proc_nspace, procs_to_wire, try_infos, try_key, value_to_wire,
+};
+use crate::data::value::CValue;
 use crate::types::*;
 
 /// The instance, admitted for the blocking call `call`.
@@ -41,21 +48,17 @@ export! {
     /// value, unknown scope); `PMIX_ERR_NOT_SUPPORTED` (a value type the library does not
     /// carry); `PMIX_ERR_UNREACH` (not a launched client).
     ///
-    /// # Safety
+    /// # C contract
     /// `key` is NULL or a NUL-terminated string; `val` is NULL or a readable value whose
     /// union holds what its type says.
-    unsafe fn PMIx_Put(
+    fn PMIx_Put(
         scope: pmix_scope_t,
         key: *const c_char,
         val: *mut pmix_value_t,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Put")?;
-        // SAFETY: forwarded from the caller.
-        let key = unsafe { key_arg(key) }?;
-        // SAFETY: a non-NULL `val` is readable (caller's contract).
-        let v = unsafe { c_ref(val) }?;
-        // SAFETY: forwarded from the caller.
-        let value = unsafe { to_wire(v) }?;
+        let key = try_key!(key)?;
+        let value = value_to_wire(try_ref!(val)?)?;
         inst.put(pmix::wire::Scope(scope), key, value)
             .map_err(|e| e.status())
     }
@@ -69,22 +72,17 @@ export! {
     /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL or bad key or value, a namespace that
     /// is not UTF-8); `PMIX_ERR_NOT_SUPPORTED` (a value type the library does not carry).
     ///
-    /// # Safety
+    /// # C contract
     /// `proc_` is NULL or readable; `key` and `val` as for [`PMIx_Put`].
-    unsafe fn PMIx_Store_internal(
+    fn PMIx_Store_internal(
         proc_: *const pmix_proc_t,
         key: *const c_char,
         val: *mut pmix_value_t,
     ) -> pmix_status_t {
         let inst = crate::boundary::admitted("PMIx_Store_internal", Mode::NonBlocking)?;
-        // SAFETY: forwarded from the caller.
-        let key = unsafe { key_arg(key) }?;
-        // SAFETY: a non-NULL `val` is readable (caller's contract).
-        let v = unsafe { c_ref(val) }?;
-        // SAFETY: forwarded from the caller.
-        let value = unsafe { to_wire(v) }?;
-        // SAFETY: forwarded from the caller.
-        let (nspace, rank) = unsafe { target(&inst, proc_) }?;
+        let key = try_key!(key)?;
+        let value = value_to_wire(try_ref!(val)?)?;
+        let (nspace, rank) = target(&inst, opt_ref!(proc_))?;
         inst.store_internal(&nspace, rank, key, value)
             .map_err(|e| e.status())
     }
@@ -113,20 +111,18 @@ export! {
     /// away); the server's status (`PMIX_ERR_LOST_CONNECTION` when a participant died,
     /// `PMIX_ERR_TIMEOUT`, …).
     ///
-    /// # Safety
+    /// # C contract
     /// `procs` is NULL or points to `nprocs` readable processes; `info` is NULL or points
     /// to `ninfo` readable infos whose values are as [`PMIx_Put`] requires.
-    unsafe fn PMIx_Fence(
+    fn PMIx_Fence(
         procs: *const pmix_proc_t,
         nprocs: usize,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Fence")?;
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let procs = procs_to_wire(try_slice!(procs, nprocs)?)?;
+        let info = try_infos!(info, ninfo)?;
         inst.fence(&procs, &info).map_err(|e| e.status())
     }
 }
@@ -146,51 +142,34 @@ export! {
     /// value); `PMIX_ERR_NOT_SUPPORTED` (a value of a type the C side cannot hold yet);
     /// `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// `proc_` is NULL or readable; `key` is NULL or a NUL-terminated string; `info` as
     /// for [`PMIx_Fence`]; `val` is NULL or writable.
-    unsafe fn PMIx_Get(
+    fn PMIx_Get(
         proc_: *const pmix_proc_t,
         key: *const c_char,
         info: *const pmix_info_t,
         ninfo: usize,
         val: *mut *mut pmix_value_t,
     ) -> pmix_status_t {
-        // SAFETY: a non-NULL `val` is writable (caller's contract).
-        if let Some(out) = unsafe { val.as_mut() } {
+        if let Some(out) = opt_mut!(val) {
             *out = std::ptr::null_mut();
         }
         let inst = admitted("PMIx_Get")?;
-        // SAFETY: a non-NULL `val` is writable (caller's contract).
-        let out = unsafe { c_mut(val) }?;
-        // SAFETY: forwarded from the caller.
-        let (nspace, rank) = unsafe { target(&inst, proc_) }?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let out = try_mut!(val)?;
+        let (nspace, rank) = target(&inst, opt_ref!(proc_))?;
+        let info = try_infos!(info, ninfo)?;
         let value = if key.is_null() {
             inst.get_all_stored(&nspace, rank)
         } else {
-            // SAFETY: forwarded from the caller.
-            let key = unsafe { key_arg(key) }?;
-            inst.get(&nspace, rank, key, &info)
+            inst.get(&nspace, rank, try_key!(key)?, &info)
         }
         .map_err(|e| e.status())?;
-        let mut v = pmix_value_t {
-            type_: PMIX_UNDEF,
-            data: pmix_value_data { raw: [0; 3] },
-        };
-        from_wire(&value, &mut v)?;
-        // SAFETY: malloc of a positive size; checked before use.
-        let p = unsafe { libc::malloc(size_of::<pmix_value_t>()) }.cast::<pmix_value_t>();
-        if p.is_null() {
-            // SAFETY: `v` owns what `from_wire` allocated; release it.
-            unsafe { crate::value::PMIx_Value_destruct(&mut v) };
-            return Err(Status::ERR_NOMEM);
-        }
-        // SAFETY: `p` is a fresh allocation of one `pmix_value_t`, suitably aligned
-        // (malloc's alignment suits any C type).
-        unsafe { p.write(v) };
-        *out = p;
+        let mut v = CValue::undef();
+        from_wire(&value, &mut v.0)?;
+        // The boxed copy owns what `v` held: `v` is emptied, not released.
+        *out = c_box(v.0)?;
+        v.0 = pmix_value_t::UNDEF;
         Ok(())
     }
 }
@@ -200,13 +179,9 @@ export! {
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a namespace without a NUL or not UTF-8.
-///
-/// # Safety
-/// `proc_` is NULL or readable.
-unsafe fn target(inst: &Pmix, proc_: *const pmix_proc_t) -> Result<(String, u32), Status> {
+fn target(inst: &Pmix, proc_: Option<&pmix_proc_t>) -> Result<(String, u32), Status> {
     let me = inst.proc_id();
-    // SAFETY: a non-NULL `proc_` is readable (caller's contract).
-    Ok(match unsafe { proc_.as_ref() } {
+    Ok(match proc_ {
         None => (me.nspace.to_string(), me.rank),
         Some(p) => {
             let ns = proc_nspace(p)?;
@@ -230,23 +205,17 @@ export! {
     /// array, a bad namespace, a message that is not UTF-8 or over 1 MiB);
     /// `PMIX_ERR_UNREACH` (no server); the server's status.
     ///
-    /// # Safety
+    /// # C contract
     /// `msg` is NULL or a NUL-terminated string; `procs` as for [`PMIx_Fence`].
-    unsafe fn PMIx_Abort(
+    fn PMIx_Abort(
         status: c_int,
         msg: *const c_char,
         procs: *const pmix_proc_t,
         nprocs: usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Abort")?;
-        let msg = if msg.is_null() {
-            None
-        } else {
-            // SAFETY: forwarded from the caller.
-            Some(unsafe { bounded_str(msg, crate::convert::MAX_VALUE_STRING) }?)
-        };
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
+        let msg = opt_str!(msg, crate::data::convert::MAX_VALUE_STRING)?;
+        let procs = procs_to_wire(try_slice!(procs, nprocs)?)?;
         client(&inst)?
             .abort(status, msg, &procs)
             .map_err(|e| e.status())
@@ -263,10 +232,10 @@ export! {
     /// sent); with a NULL `cbfunc`, [`PMIx_Fence`]'s. Everything after acceptance goes
     /// to `cbfunc`.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Fence`] (the arrays only during the call); `cbfunc`, if given, must be
     /// safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Fence_nb(
+    fn PMIx_Fence_nb(
         procs: *const pmix_proc_t,
         nprocs: usize,
         info: *const pmix_info_t,
@@ -274,25 +243,16 @@ export! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let inst = global::get().map_err(|e| e.status())?;
-        let Some(cb) = cbfunc else {
-            // Blocking, as PMIx_Fence (named as this call in the diagnostic).
-            inst.admit("PMIx_Fence_nb", Mode::Blocking)
-                .map_err(|e| e.status())?;
-            // SAFETY: forwarded from the caller.
-            let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-            // SAFETY: forwarded from the caller.
-            let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-            return inst.fence(&procs, &info).map_err(|e| e.status());
-        };
-        inst.admit("PMIx_Fence_nb", Mode::NonBlocking)
-            .map_err(|e| e.status())?;
-        // SAFETY: forwarded from the caller.
-        let procs = procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-        inst.fence_nb(&procs, &info, op_done(cb, CbData(cbdata)))
-            .map_err(|e| e.status())
+        // Without a callback: blocking, as PMIx_Fence (named as this call in the
+        // diagnostic).
+        let inst = crate::boundary::admitted("PMIx_Fence_nb", mode_of(&cbfunc))?;
+        let procs = procs_to_wire(try_slice!(procs, nprocs)?)?;
+        let info = try_infos!(info, ninfo)?;
+        nb_or_blocking(
+            cbfunc,
+            || inst.fence(&procs, &info),
+            |cb| inst.fence_nb(&procs, &info, op_done(cb, CbData(cbdata))),
+        )
     }
 }
 
@@ -308,10 +268,10 @@ export! {
     /// `cbfunc`: `PMIX_ERR_NOT_FOUND`, the server's status, `PMIX_ERR_NOT_SUPPORTED` (a
     /// value type the C side cannot hold yet), `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Get`] for `proc_`, `key` and `info` (only during the call); `cbfunc`
     /// must be safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Get_nb(
+    fn PMIx_Get_nb(
         proc_: *const pmix_proc_t,
         key: *const c_char,
         info: *const pmix_info_t,
@@ -321,36 +281,28 @@ export! {
     ) -> pmix_status_t {
         let inst = crate::boundary::admitted("PMIx_Get_nb", Mode::NonBlocking)?;
         let cb = cbfunc.ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        let key = unsafe { key_arg(key) }?.to_owned();
-        // SAFETY: forwarded from the caller.
-        let (nspace, rank) = unsafe { target(&inst, proc_) }?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let key = try_key!(key)?.to_owned();
+        let (nspace, rank) = target(&inst, opt_ref!(proc_))?;
+        let info = try_infos!(info, ninfo)?;
         let cbdata = CbData(cbdata);
         inst.get_nb(&nspace, rank, &key, &info, move |r| {
-            let mut v = pmix_value_t {
-                type_: PMIX_UNDEF,
-                data: pmix_value_data { raw: [0; 3] },
-            };
+            let mut v = CValue::undef();
             let status = match r
                 .map_err(|e| e.status())
-                .and_then(|value| from_wire(&value, &mut v))
+                .and_then(|value| from_wire(&value, &mut v.0))
             {
                 Ok(()) => Status::SUCCESS,
                 Err(s) => s,
             };
             let kv: *mut pmix_value_t = if status == Status::SUCCESS {
-                &mut v
+                &mut v.0
             } else {
                 std::ptr::null_mut()
             };
-            // SAFETY: the caller's callback with the caller's `cbdata`, once; `kv` is
-            // valid for the call.
+            // SAFETY: C gave `cb` with `cbdata` for this request's one outcome (the C
+            // contract above); `kv` is NULL or `v`, valid for the call and released when
+            // `v` drops after it, as the PMIx contract says.
             unsafe { cb(status.0, kv, cbdata.ptr()) };
-            // SAFETY: `v` owns what `from_wire` allocated (or nothing): released here,
-            // after the callback, as the PMIx contract says.
-            unsafe { crate::value::PMIx_Value_destruct(&mut v) };
         })
         .map_err(|e| e.status())
     }

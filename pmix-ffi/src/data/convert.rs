@@ -8,7 +8,7 @@
 //! `PMIX_PROC_STATE`, `PMIX_ALLOC_DIRECTIVE`, `PMIX_JOB_STATE`, `PMIX_LINK_STATE`,
 //! `PMIX_IOF_CHANNEL`, `PMIX_LOCTYPE`, `PMIX_INFO_DIRECTIVES`, `PMIX_DATA_TYPE`),
 //! `PMIX_PROC`, and `PMIX_DATA_ARRAY`s of the scalars, strings, processes, infos and
-//! values (nested up to [`crate::value::MAX_NESTING`] deep); `PMIX_POINTER` goes out as
+//! values (nested up to [`MAX_NESTING`] deep); `PMIX_POINTER` goes out as
 //! its type alone (no address leaves the process) and comes back NULL. Any other type is
 //! `PMIX_ERR_NOT_SUPPORTED` (a value the server sends in one of them cannot be
 //! returned to C yet).
@@ -19,36 +19,35 @@ use pmix::wire::value::ByteObject;
 use pmix::wire::{Info, InfoFlags, Proc, Value, WStr};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, bounded_str, callback};
-use crate::info::MAX_STRING;
+use crate::boundary::{BAD_PARAM, CbData, bounded_str, c_chars, callback};
+use crate::cmem::{c_box, c_copy, c_free, c_string};
+use crate::data::info::MAX_STRING;
+use crate::data::value::{MAX_NESTING, alloc_array, destruct_value, element_size, free_array};
 use crate::types::*;
 
 /// The longest string value taken from C (bytes before the NUL): 1 MiB.
 pub(crate) const MAX_VALUE_STRING: usize = 1 << 20;
 
-/// The runtime's value of a C value.
+/// The runtime's value of a C value: one C gave, or one the library made (the C
+/// contract of `crate::boundary`).
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a string that is not NUL-terminated within
 /// [`MAX_VALUE_STRING`] bytes or not UTF-8, or a byte object with a NULL pointer and a
 /// size; `PMIX_ERR_NOT_SUPPORTED` for a type not listed in the module docs.
-///
-/// # Safety
-/// `v`'s union holds what its type says; a string is NULL or readable up to its NUL
-/// (or [`MAX_VALUE_STRING`] + 1 bytes); a byte object's bytes are readable.
-pub(crate) unsafe fn to_wire(v: &pmix_value_t) -> Result<Value, Status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { to_wire_at(v, 0) }
+pub(crate) fn value_to_wire(v: &pmix_value_t) -> Result<Value, Status> {
+    to_wire_at(v, 0)
 }
 
-/// [`to_wire`] at array nesting `depth` (deeper than [`crate::value::MAX_NESTING`]
-/// is `PMIX_ERR_BAD_PARAM`).
-///
-/// # Safety
-/// As [`to_wire`].
-unsafe fn to_wire_at(v: &pmix_value_t, depth: usize) -> Result<Value, Status> {
+/// [`value_to_wire`] at array nesting `depth` (deeper than [`MAX_NESTING`] is
+/// `PMIX_ERR_BAD_PARAM`).
+fn to_wire_at(v: &pmix_value_t, depth: usize) -> Result<Value, Status> {
     let d = &v.data;
     // SAFETY: the tag says which union member holds the value; only that one is read.
+    // A string, process, array or byte object it points to is readable as it says (the
+    // C contract, for a value C gave; `from_wire`'s and `load`'s making, for the
+    // library's): strings to a NUL within their bound, byte objects over `size` bytes
+    // (a size no array can have is refused first).
     Ok(unsafe {
         match v.type_ {
             PMIX_UNDEF => Value::Undef,
@@ -139,7 +138,7 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
         Value::String(s) => {
             d.string = match s {
                 None => std::ptr::null_mut(),
-                Some(s) => c_copy(s.as_bytes())?,
+                Some(s) => c_string(s.as_bytes())?,
             };
             PMIX_STRING
         }
@@ -212,7 +211,7 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
                 bytes: if b.is_empty() {
                     std::ptr::null_mut()
                 } else {
-                    c_copy_bytes(b)?
+                    c_copy(b)?.cast()
                 },
                 size: b.len(),
             };
@@ -223,12 +222,10 @@ pub(crate) fn from_wire(v: &Value, out: &mut pmix_value_t) -> Result<(), Status>
             if nspace.len() > PMIX_MAX_NSLEN {
                 return Err(Status::ERR_NOT_SUPPORTED);
             }
-            // SAFETY: calloc of one pmix_proc_t; checked before use.
-            let cp = unsafe { libc::calloc(1, size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
-            // SAFETY: `cp` is NULL or a fresh, zeroed, suitably aligned pmix_proc_t.
-            let c = unsafe { cp.as_mut() }.ok_or(Status::ERR_NOMEM)?;
+            let mut c = pmix_proc_t::EMPTY;
             crate::boundary::copy_c_str(&mut c.nspace, nspace);
             c.rank = p.rank.0;
+            let cp = c_box(c)?;
             d.proc_ = cp;
             PMIX_PROC
         }
@@ -277,23 +274,23 @@ fn one_byte(d: &mut pmix_value_data, x: u8, ty: pmix_data_type_t) -> pmix_data_t
 }
 
 /// A `malloc`ed C data array of the runtime's `a` (what `PMIx_Value_destruct` frees):
-/// elements of the types [`crate::value::element_size`] knows, at nesting `depth`.
+/// elements of the types [`element_size`] knows, at nesting `depth`.
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` for another element type (or an element [`from_wire`]
-/// does not convert), nesting deeper than [`crate::value::MAX_NESTING`];
+/// does not convert), nesting deeper than [`MAX_NESTING`];
 /// `PMIX_ERR_NOMEM`. Nothing is left allocated.
 fn array_from_wire(
     a: &pmix::wire::DataArray,
     depth: usize,
 ) -> Result<*mut pmix_data_array_t, Status> {
-    if depth >= crate::value::MAX_NESTING {
+    if depth >= MAX_NESTING {
         return Err(Status::ERR_NOT_SUPPORTED);
     }
     let ty: pmix_data_type_t = a.ty as u16;
-    let size = crate::value::element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let size = element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)?;
     let n = a.items.len();
-    let c = crate::value::alloc_array(ty, n, size)?;
+    let c = alloc_array(ty, n, size)?;
     // SAFETY: `c` owns `n` zeroed elements of `size` bytes; on an error `free_array`
     // releases the elements counted in its `size` so far.
     unsafe {
@@ -330,7 +327,7 @@ fn array_from_wire(
             };
             if let Err(e) = r {
                 // The element that failed holds nothing allocated: count it out.
-                crate::value::free_array(c);
+                free_array(c);
                 return Err(e);
             }
             (*c).size = k + 1;
@@ -353,38 +350,6 @@ fn element_from_wire(v: &Value, out: &mut pmix_value_t, depth: usize) -> Result<
     }
 }
 
-/// A `malloc`ed, NUL-terminated copy of `s`.
-fn c_copy(s: &[u8]) -> Result<*mut c_char, Status> {
-    let p = c_copy_bytes_with_nul(s)?;
-    Ok(p.cast())
-}
-
-fn c_copy_bytes_with_nul(s: &[u8]) -> Result<*mut c_void, Status> {
-    // SAFETY: malloc of a positive size; the result is checked before use.
-    let p = unsafe { libc::malloc(s.len() + 1) };
-    if p.is_null() {
-        return Err(Status::ERR_NOMEM);
-    }
-    // SAFETY: `p` has room for `s.len() + 1` bytes and does not overlap `s`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s.as_ptr(), p.cast::<u8>(), s.len());
-        *p.cast::<u8>().add(s.len()) = 0;
-    }
-    Ok(p)
-}
-
-/// A `malloc`ed copy of `b` (not empty).
-fn c_copy_bytes(b: &[u8]) -> Result<*mut c_char, Status> {
-    // SAFETY: malloc of a positive size; the result is checked before use.
-    let p = unsafe { libc::malloc(b.len()) };
-    if p.is_null() {
-        return Err(Status::ERR_NOMEM);
-    }
-    // SAFETY: `p` has room for `b.len()` bytes and does not overlap `b`.
-    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p.cast::<u8>(), b.len()) };
-    Ok(p.cast())
-}
-
 /// The key of a C info, checked. An empty key is kept (an info made by
 /// `PMIX_INFO_CREATE` and never loaded): libpmix2 sends it as it is, and nobody
 /// matches it (OpenPMIx's alloc example sends one).
@@ -392,25 +357,23 @@ fn c_copy_bytes(b: &[u8]) -> Result<*mut c_char, Status> {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL, or it is not UTF-8.
 pub(crate) fn info_key(i: &pmix_info_t) -> Result<&str, Status> {
-    std::str::from_utf8(crate::info::key(i)?).map_err(|_| BAD_PARAM)
+    std::str::from_utf8(crate::data::info::key(i)?).map_err(|_| BAD_PARAM)
 }
 
 /// A C data array as the runtime's: elements of the types
-/// [`crate::value::element_size`] knows, each converted as a value of that type.
+/// [`element_size`] knows, each converted as a value of that type.
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` for another element type; `PMIX_ERR_BAD_PARAM` for a NULL
 /// array with elements, a size beyond any array, nesting deeper than
-/// [`crate::value::MAX_NESTING`]; the elements' errors.
-///
-/// # Safety
-/// `a.array` points to `a.size` readable elements of `a.type_`, each as [`to_wire`]
-/// requires.
-unsafe fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, Status> {
-    if depth >= crate::value::MAX_NESTING {
+/// [`MAX_NESTING`]; the elements' errors.
+/// `a` is a C array (the C contract): `a.array` points to `a.size` readable elements of
+/// `a.type_`, each a C datum of that type.
+fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, Status> {
+    if depth >= MAX_NESTING {
         return Err(BAD_PARAM);
     }
-    let size = crate::value::element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let size = element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
     if a.size > 0
         && (a.array.is_null()
             || !crate::boundary::fits_in_a_slice(a.array.cast::<u8>(), a.size.saturating_mul(size)))
@@ -419,8 +382,9 @@ unsafe fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, St
     }
     let mut items = Vec::with_capacity(a.size.min(1 << 16));
     for k in 0..a.size {
-        // SAFETY: element `k` is within the array (caller's contract); it is read
-        // unaligned into a value of its type, whose union holds it.
+        // SAFETY: element `k` is within the array (`k < a.size`, and the C contract says
+        // the array holds `a.size` elements); it is read unaligned into a value of its
+        // type, whose union then holds it.
         let item = unsafe {
             let at = a.array.cast::<u8>().add(k * size);
             match a.type_ {
@@ -459,120 +423,179 @@ unsafe fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, St
     ))
 }
 
-/// The runtime's infos of a C info array (keys, flags and values).
+/// The runtime's infos of a C info array (keys, flags and values): one C gave (the C
+/// contract) or the library made.
 ///
 /// # Errors
-/// As [`info_key`] and [`to_wire`].
-///
-/// # Safety
-/// Every value is as [`to_wire`] requires.
-pub(crate) unsafe fn infos_to_wire(infos: &[pmix_info_t]) -> Result<Vec<Info>, Status> {
+/// As [`info_key`] and [`value_to_wire`].
+pub(crate) fn infos_from_c(infos: &[pmix_info_t]) -> Result<Vec<Info>, Status> {
     infos
         .iter()
         .map(|i| {
             Ok(Info {
                 key: info_key(i)?.into(),
                 flags: InfoFlags(i.flags),
-                // SAFETY: forwarded from the caller.
-                value: unsafe { to_wire(&i.value) }?,
+                value: value_to_wire(&i.value)?,
             })
         })
         .collect()
 }
 
-/// The infos as a `calloc`ed C array (keys, flags, values copied with [`from_wire`]; a
-/// value of a type C cannot hold yet is UNDEF), which C frees with `PMIX_INFO_FREE`
-/// ([`free_c_infos`] here); NULL and 0 for none.
+/// The C info array `$info` of `$ninfo` elements as the runtime's infos
+/// (`Result<Vec<Info>, Status>`): [`try_slice!`] then [`infos_from_c`]. `$info` is a
+/// pointer C gave, with its count.
+macro_rules! try_infos {
+    ($info:expr, $ninfo:expr) => {
+        $crate::boundary::try_slice!($info, $ninfo).and_then($crate::data::convert::infos_from_c)
+    };
+}
+pub(crate) use try_infos;
+
+/// C infos the library made from the runtime's (keys, flags, values copied with
+/// [`from_wire`]; a value of a type C cannot hold yet is UNDEF), in Rust memory for C to
+/// read during a call, or until it calls a `release_fn`; released when dropped.
+pub(crate) struct CInfos(Vec<pmix_info_t>);
+
+impl CInfos {
+    /// The C infos of `infos`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOMEM` (nothing is left allocated).
+    pub(crate) fn from_wire(infos: &[Info]) -> Result<Self, Status> {
+        let mut out = Self(Vec::with_capacity(infos.len()));
+        for i in infos {
+            if out.push_from_wire(i) == Err(Status::ERR_NOMEM) {
+                return Err(Status::ERR_NOMEM);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The C infos of `infos`, a value that cannot be made (its type, or memory short)
+    /// left UNDEF.
+    pub(crate) fn lossy(infos: &[Info]) -> Self {
+        let mut out = Self(Vec::with_capacity(infos.len()));
+        for i in infos {
+            let _ = out.push_from_wire(i);
+        }
+        out
+    }
+
+    /// Appends the C info of `i`, its value UNDEF when [`from_wire`] fails.
+    fn push_from_wire(&mut self, i: &Info) -> Result<(), Status> {
+        let mut c = pmix_info_t::EMPTY;
+        crate::boundary::copy_c_str(&mut c.key, i.key.as_bytes());
+        c.flags = i.flags.0;
+        // Pushed whatever the outcome: a value `from_wire` failed on holds nothing.
+        let r = from_wire(&i.value, &mut c.value);
+        self.0.push(c);
+        r
+    }
+
+    /// Appends a `PMIX_POINTER` info (which owns nothing) with `key` and `ptr`.
+    pub(crate) fn push_pointer(&mut self, key: &[u8], ptr: *mut c_void) {
+        let mut c = pmix_info_t::EMPTY;
+        crate::boundary::copy_c_str(&mut c.key, key);
+        c.value.type_ = PMIX_POINTER;
+        c.value.data.ptr = ptr;
+        self.0.push(c);
+    }
+
+    /// How many infos there are.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Where the infos are, for C: never NULL, even with none (there is room for one).
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut pmix_info_t {
+        self.0.reserve(1);
+        self.0.as_mut_ptr()
+    }
+
+    /// The infos, whose values' memory the caller owns from now on.
+    pub(crate) fn into_parts(mut self) -> Vec<pmix_info_t> {
+        std::mem::take(&mut self.0)
+    }
+
+    /// The infos as a `malloc`ed C array, which C frees with `PMIX_INFO_FREE` (and
+    /// [`release_infos`] when a callback was handed it); NULL and 0 for none.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOMEM` (nothing is left allocated).
+    pub(crate) fn into_c(mut self) -> Result<(*mut pmix_info_t, usize), Status> {
+        let p = c_copy(&self.0)?;
+        let n = self.0.len();
+        // The array owns what the values point to now.
+        self.0.clear();
+        Ok((p, n))
+    }
+}
+
+impl Drop for CInfos {
+    fn drop(&mut self) {
+        for i in &mut self.0 {
+            // SAFETY: `from_wire` filled each value in, so what it owns was malloc'ed for
+            // it alone; this is its one release (`into_c` empties the list).
+            unsafe { destruct_value(&mut i.value) };
+        }
+    }
+}
+
+/// The infos as a `malloc`ed C array (keys, flags, values copied with [`from_wire`]; a
+/// value of a type C cannot hold yet is UNDEF), which C frees with `PMIX_INFO_FREE` (and
+/// [`release_infos`] when a callback was handed it); NULL and 0 for none.
 ///
 /// # Errors
 /// `PMIX_ERR_NOMEM` (nothing is left allocated).
 pub(crate) fn infos_to_c(infos: &[Info]) -> Result<(*mut pmix_info_t, usize), Status> {
-    let n = infos.len();
-    if n == 0 {
-        return Ok((std::ptr::null_mut(), 0));
-    }
-    // SAFETY: calloc checks n × size for overflow; the result is checked for NULL.
-    let arr = unsafe { libc::calloc(n, size_of::<pmix_info_t>()) }.cast::<pmix_info_t>();
-    if arr.is_null() {
-        return Err(Status::ERR_NOMEM);
-    }
-    for (k, i) in infos.iter().enumerate() {
-        // SAFETY: `k < n`: a zeroed element of the fresh array (UNDEF, empty key).
-        let c = unsafe { &mut *arr.add(k) };
-        crate::boundary::copy_c_str(&mut c.key, i.key.as_bytes());
-        c.flags = i.flags.0;
-        if from_wire(&i.value, &mut c.value) == Err(Status::ERR_NOMEM) {
-            // SAFETY: the array's elements hold values from `from_wire` or UNDEF.
-            unsafe { free_c_infos(arr, n) };
-            return Err(Status::ERR_NOMEM);
-        }
-    }
-    Ok((arr, n))
+    CInfos::from_wire(infos)?.into_c()
 }
 
 callback! {
-    /// The `release_fn` handed to a `pmix_info_cbfunc_t` with infos made by
-    /// [`infos_to_c`]: frees them.
+    /// The `release_fn` handed to a `pmix_info_cbfunc_t` with infos from
+    /// [`deliver_infos`]: frees them. NULL is nothing.
     ///
     /// # Safety
-    /// `cbdata` is the `release_cbdata` of the same callback (from [`deliver_infos`]),
-    /// passed once.
+    /// `cbdata` is the `release_cbdata` of the same callback, passed once.
     unsafe fn release_infos(cbdata: *mut c_void) {
         if cbdata.is_null() {
             return;
         }
-        // SAFETY: `cbdata` came from `Box::into_raw` in `deliver_infos`, released once.
-        let b = unsafe { Box::from_raw(cbdata.cast::<(*mut pmix_info_t, usize)>()) };
-        // SAFETY: the array `infos_to_c` made, with its length.
-        unsafe { free_c_infos(b.0, b.1) };
+        // SAFETY: `cbdata` is the box `deliver_infos` leaked for this one release (this
+        // function's contract), holding the array `infos_to_c` made and its length, so
+        // both are taken back once: the array's `n` infos, whose values `from_wire`
+        // filled in, are each released once, then the `malloc`ed array itself.
+        unsafe {
+            let (arr, n) = *Box::from_raw(cbdata.cast::<(*mut pmix_info_t, usize)>());
+            if !arr.is_null() {
+                for k in 0..n {
+                    destruct_value(&mut (*arr.add(k)).value);
+                }
+                c_free(arr);
+            }
+        }
     }
 }
 
 /// A `pmix_info_cbfunc_t` without its `Option`.
-pub(crate) type InfoCb = unsafe extern "C" fn(
-    pmix_status_t,
-    *mut pmix_info_t,
-    usize,
-    *mut c_void,
-    pmix_release_cbfunc_t,
-    *mut c_void,
-);
+pub(crate) type InfoCb = CFn<pmix_info_cbfunc_t>;
 
 /// Calls `cb` once with outcome `r`: the infos as C infos (the library's until
 /// `release_fn`), or the status (`PMIX_ERR_NOMEM` when they cannot be made) and none.
-pub(crate) fn deliver_infos(
-    cb: InfoCb,
-    cbdata: &crate::boundary::CbData,
-    r: Result<Vec<Info>, Status>,
-) {
+pub(crate) fn deliver_infos(cb: InfoCb, cbdata: &CbData, r: Result<Vec<Info>, Status>) {
     let (status, p, n) = match r.and_then(|a| infos_to_c(&a)) {
-        Ok((p, n)) => (Status::SUCCESS.0, p, n),
-        Err(s) => (s.0, std::ptr::null_mut(), 0),
+        Ok((p, n)) => (Status::SUCCESS, p, n),
+        Err(s) => (s, std::ptr::null_mut(), 0),
     };
     let (release, rel): (pmix_release_cbfunc_t, *mut c_void) = if p.is_null() {
         (None, std::ptr::null_mut())
     } else {
         (Some(release_infos), Box::into_raw(Box::new((p, n))).cast())
     };
-    // SAFETY: the caller's callback with its own data, once; the infos stay valid
-    // until it calls `release`.
-    unsafe { cb(status, p, n, cbdata.ptr(), release, rel) };
-}
-
-/// Frees an array [`infos_to_c`] made.
-///
-/// # Safety
-/// `arr` came from [`infos_to_c`] with `n` elements (or is NULL), freed once.
-pub(crate) unsafe fn free_c_infos(arr: *mut pmix_info_t, n: usize) {
-    if arr.is_null() {
-        return;
-    }
-    for k in 0..n {
-        // SAFETY: each value holds what `from_wire` allocated (or nothing), once.
-        unsafe { crate::value::PMIx_Value_destruct(&mut (*arr.add(k)).value) };
-    }
-    // SAFETY: the array was calloc'ed (caller's contract).
-    unsafe { libc::free(arr.cast()) };
+    // SAFETY: C gave `cb` with `cbdata` for this call's one outcome (the C contract of
+    // every call taking a `pmix_info_cbfunc_t`); `p` holds `n` infos that stay valid
+    // until `cb` calls `release(rel)`.
+    unsafe { cb(status.0, p, n, cbdata.ptr(), release, rel) };
 }
 
 /// The namespace of a C process, checked.
@@ -580,8 +603,7 @@ pub(crate) unsafe fn free_c_infos(arr: *mut pmix_info_t, n: usize) {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` when its 256 bytes hold no NUL, or it is not UTF-8.
 pub(crate) fn proc_nspace(p: &pmix_proc_t) -> Result<&str, Status> {
-    // SAFETY: as in `info_key`, for the nspace array.
-    let bytes: &[u8; PMIX_MAX_NSLEN + 1] = unsafe { &*(&raw const p.nspace).cast() };
+    let bytes = c_chars(&p.nspace);
     let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
     std::str::from_utf8(&bytes[..nul]).map_err(|_| BAD_PARAM)
 }
@@ -601,51 +623,38 @@ pub(crate) fn procs_to_wire(procs: &[pmix_proc_t]) -> Result<Vec<Proc>, Status> 
 pub(crate) const MAX_ARGV: usize = 4096;
 
 /// The strings of a NULL-terminated C array (`char **`, as query keys and an app's
-/// `argv` / `env`), each read by `item`; an empty list for a NULL array.
+/// `argv` / `env`: C's, the C contract), each read by `item`; an empty list for a NULL
+/// array.
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for more than [`MAX_ARGV`] strings; `item`'s errors.
-///
-/// # Safety
-/// `argv` is NULL or a NULL-terminated array of pointers that `item` may read.
-pub(crate) unsafe fn argv_to_wire(
+pub(crate) fn argv_to_wire(
     argv: *const *mut c_char,
     item: impl Fn(*const c_char) -> Result<WStr, Status>,
 ) -> Result<Vec<WStr>, Status> {
-    let mut out = Vec::new();
-    if argv.is_null() {
-        return Ok(out);
-    }
-    for k in 0..=MAX_ARGV {
-        // SAFETY: the array is NULL-terminated (caller's contract) and `k` has not
-        // passed its terminator.
-        let p = unsafe { *argv.add(k) };
-        if p.is_null() {
-            break;
-        }
-        if k == MAX_ARGV {
-            return Err(BAD_PARAM);
-        }
-        out.push(item(p)?);
-    }
-    Ok(out)
+    crate::boundary::try_argv!(argv, MAX_ARGV)?
+        .iter()
+        .map(|&p| item(p))
+        .collect()
 }
 
-/// A key argument: NUL-terminated within 512 bytes, not empty, UTF-8.
+/// A key argument: not empty (`PMIX_ERR_BAD_PARAM` otherwise).
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` otherwise.
-///
-/// # Safety
-/// `key` is NULL or readable up to its NUL or 512 bytes.
-pub(crate) unsafe fn key_arg<'a>(key: *const c_char) -> Result<&'a str, Status> {
-    // SAFETY: forwarded from the caller.
-    let k = unsafe { bounded_str(key, PMIX_MAX_KEYLEN) }?;
-    if k.is_empty() {
-        return Err(BAD_PARAM);
-    }
-    Ok(k)
+/// `PMIX_ERR_BAD_PARAM` for an empty key.
+pub(crate) fn nonempty_key(k: &str) -> Result<&str, Status> {
+    if k.is_empty() { Err(BAD_PARAM) } else { Ok(k) }
 }
+
+/// The C key `$key` as `Result<&str, Status>`: NUL-terminated within 512 bytes, not
+/// empty, UTF-8 (else `PMIX_ERR_BAD_PARAM`). `$key` is a pointer C gave.
+macro_rules! try_key {
+    ($key:expr) => {
+        $crate::boundary::try_str!($key, $crate::types::PMIX_MAX_KEYLEN)
+            .and_then($crate::data::convert::nonempty_key)
+    };
+}
+pub(crate) use try_key;
 
 // `MAX_STRING` bounds the strings of distance directives; a stored value may be longer.
 const _: () = assert!(MAX_VALUE_STRING > MAX_STRING);

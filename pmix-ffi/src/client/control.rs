@@ -11,49 +11,34 @@ use std::ffi::c_void;
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, admitted, c_mut, c_slice, export, op_done};
-use crate::convert::{deliver_infos, infos_to_c, infos_to_wire, procs_to_wire};
+use crate::boundary::{
+    BAD_PARAM, CbData, admitted, export, mode_of, nb_or_blocking, op_done, opt_mut, try_mut,
+    try_slice,
+};
+use crate::data::convert::{deliver_infos, infos_to_c, procs_to_wire, try_infos};
 use crate::types::*;
-
-fn mode(blocking: bool) -> Mode {
-    if blocking {
-        Mode::Blocking
-    } else {
-        Mode::NonBlocking
-    }
-}
 
 /// Sets `*results` / `*nresults` to the answer's infos (NULL and 0 for none).
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a NULL output; `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// Each output is NULL or writable.
-unsafe fn set_results(
+fn set_results(
     infos: &[pmix::wire::Info],
     results: *mut *mut pmix_info_t,
     nresults: *mut usize,
 ) -> Result<(), Status> {
-    // SAFETY: non-NULL outputs are writable (caller's contract).
-    let (r, n) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
+    let (r, n) = (try_mut!(results)?, try_mut!(nresults)?);
     (*r, *n) = infos_to_c(infos)?;
     Ok(())
 }
 
 /// Clears the outputs of a blocking call on entry (when they are not NULL).
-///
-/// # Safety
-/// Each output is NULL or writable.
-unsafe fn clear(results: *mut *mut pmix_info_t, nresults: *mut usize) {
-    // SAFETY: non-NULL outputs are writable (caller's contract).
-    unsafe {
-        if let Some(r) = results.as_mut() {
-            *r = std::ptr::null_mut();
-        }
-        if let Some(n) = nresults.as_mut() {
-            *n = 0;
-        }
+fn clear(results: *mut *mut pmix_info_t, nresults: *mut usize) {
+    if let Some(r) = opt_mut!(results) {
+        *r = std::ptr::null_mut();
+    }
+    if let Some(n) = opt_mut!(nresults) {
+        *n = 0;
     }
 }
 
@@ -65,17 +50,16 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a count with a NULL array, a bad info); `PMIX_ERR_UNREACH`;
     /// the server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
     ///
-    /// # Safety
+    /// # C contract
     /// `data` and `directives` point to `ndata` / `ndirs` readable infos (or are NULL
     /// with 0).
-    unsafe fn PMIx_Log(
+    fn PMIx_Log(
         data: *const pmix_info_t,
         ndata: usize,
         directives: *const pmix_info_t,
         ndirs: usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { log(data, ndata, directives, ndirs, None) }
+        log(data, ndata, directives, ndirs, None)
     }
 }
 
@@ -86,9 +70,9 @@ export! {
     /// # Errors
     /// As [`PMIx_Log`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Log`]; `cbfunc` must be safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Log_nb(
+    fn PMIx_Log_nb(
         data: *const pmix_info_t,
         ndata: usize,
         directives: *const pmix_info_t,
@@ -96,16 +80,12 @@ export! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { log(data, ndata, directives, ndirs, Some((cbfunc, cbdata))) }
+        log(data, ndata, directives, ndirs, Some((cbfunc, cbdata)))
     }
 }
 
-/// The body of both log calls: blocking without a callback.
-///
-/// # Safety
-/// As [`PMIx_Log_nb`].
-unsafe fn log(
+/// The body of both log calls, on their C arguments: blocking without a callback.
+fn log(
     data: *const pmix_info_t,
     ndata: usize,
     directives: *const pmix_info_t,
@@ -118,16 +98,14 @@ unsafe fn log(
     } else {
         "PMIx_Log"
     };
-    let inst = admitted(name, mode(f.is_none()))?;
-    // SAFETY: forwarded from the caller.
-    let data = unsafe { infos_to_wire(c_slice(data, ndata)?) }?;
-    // SAFETY: forwarded from the caller.
-    let dirs = unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
-    let Some((f, cbdata)) = f else {
-        return inst.log(&data, &dirs).map_err(|e| e.status());
-    };
-    inst.log_nb(&data, &dirs, op_done(f, cbdata))
-        .map_err(|e| e.status())
+    let inst = admitted(name, mode_of(&f))?;
+    let data = try_infos!(data, ndata)?;
+    let dirs = try_infos!(directives, ndirs)?;
+    nb_or_blocking(
+        f,
+        || inst.log(&data, &dirs),
+        |(f, cbdata)| inst.log_nb(&data, &dirs, op_done(f, cbdata)),
+    )
 }
 
 export! {
@@ -140,10 +118,10 @@ export! {
     /// server accepts cleanup registrations (`PMIX_REGISTER_CLEANUP`, as Open MPI sends)
     /// and answers anything else `PMIX_ERR_NOT_SUPPORTED`.
     ///
-    /// # Safety
+    /// # C contract
     /// `targets` points to `ntargets` processes, `directives` to `ndirs` infos (or NULL
     /// with 0); `results` and `nresults` are NULL or writable.
-    unsafe fn PMIx_Job_control(
+    fn PMIx_Job_control(
         targets: *const pmix_proc_t,
         ntargets: usize,
         directives: *const pmix_info_t,
@@ -151,16 +129,12 @@ export! {
         results: *mut *mut pmix_info_t,
         nresults: *mut usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { clear(results, nresults) };
+        clear(results, nresults);
         let inst = admitted("PMIx_Job_control", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        let targets = procs_to_wire(unsafe { c_slice(targets, ntargets) }?)?;
-        // SAFETY: forwarded from the caller.
-        let dirs = unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
+        let targets = procs_to_wire(try_slice!(targets, ntargets)?)?;
+        let dirs = try_infos!(directives, ndirs)?;
         let infos = inst.job_control(&targets, &dirs).map_err(|e| e.status())?;
-        // SAFETY: forwarded from the caller.
-        unsafe { set_results(&infos, results, nresults) }
+        set_results(&infos, results, nresults)
     }
 }
 
@@ -172,10 +146,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Job_control`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Job_control`] (the arrays only during the call); `cbfunc` must be safe
     /// to call from another thread with `cbdata`.
-    unsafe fn PMIx_Job_control_nb(
+    fn PMIx_Job_control_nb(
         targets: *const pmix_proc_t,
         ntargets: usize,
         directives: *const pmix_info_t,
@@ -183,22 +157,19 @@ export! {
         cbfunc: pmix_info_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let inst = admitted("PMIx_Job_control_nb", mode(cbfunc.is_none()))?;
-        // SAFETY: forwarded from the caller.
-        let targets = procs_to_wire(unsafe { c_slice(targets, ntargets) }?)?;
-        // SAFETY: forwarded from the caller.
-        let dirs = unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
-        let Some(cb) = cbfunc else {
-            return inst
-                .job_control(&targets, &dirs)
-                .map(|_| ())
-                .map_err(|e| e.status());
-        };
+        let inst = admitted("PMIx_Job_control_nb", mode_of(&cbfunc))?;
+        let targets = procs_to_wire(try_slice!(targets, ntargets)?)?;
+        let dirs = try_infos!(directives, ndirs)?;
         let cbdata = CbData(cbdata);
-        inst.job_control_nb(&targets, &dirs, move |r| {
-            deliver_infos(cb, &cbdata, r.map_err(|e| e.status()))
-        })
-        .map_err(|e| e.status())
+        nb_or_blocking(
+            cbfunc,
+            || inst.job_control(&targets, &dirs),
+            |cb| {
+                inst.job_control_nb(&targets, &dirs, move |r| {
+                    deliver_infos(cb, &cbdata, r.map_err(|e| e.status()))
+                })
+            },
+        )
     }
 }
 
@@ -211,10 +182,10 @@ export! {
     /// As [`PMIx_Job_control`] (`PMIX_ERR_BAD_PARAM` for a NULL `monitor`); our server
     /// answers `PMIX_ERR_NOT_SUPPORTED`.
     ///
-    /// # Safety
+    /// # C contract
     /// `monitor` is NULL or a readable info; `directives` as in [`PMIx_Job_control`];
     /// `results` and `nresults` are NULL or writable.
-    unsafe fn PMIx_Process_monitor(
+    fn PMIx_Process_monitor(
         monitor: *const pmix_info_t,
         error: pmix_status_t,
         directives: *const pmix_info_t,
@@ -222,19 +193,15 @@ export! {
         results: *mut *mut pmix_info_t,
         nresults: *mut usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { clear(results, nresults) };
+        clear(results, nresults);
         let inst = admitted("PMIx_Process_monitor", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        let m = unsafe { infos_to_wire(c_slice(monitor, 1)?) }?;
+        let m = try_infos!(monitor, 1)?;
         let m = m.first().ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        let dirs = unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
+        let dirs = try_infos!(directives, ndirs)?;
         let infos = inst
             .process_monitor(m, error, &dirs)
             .map_err(|e| e.status())?;
-        // SAFETY: forwarded from the caller.
-        unsafe { set_results(&infos, results, nresults) }
+        set_results(&infos, results, nresults)
     }
 }
 
@@ -246,10 +213,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Process_monitor`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Process_monitor`] (the arguments only during the call); `cbfunc` must be
     /// safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Process_monitor_nb(
+    fn PMIx_Process_monitor_nb(
         monitor: *const pmix_info_t,
         error: pmix_status_t,
         directives: *const pmix_info_t,
@@ -258,11 +225,9 @@ export! {
         cbdata: *mut c_void,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Process_monitor_nb", Mode::NonBlocking)?;
-        // SAFETY: forwarded from the caller.
-        let m = unsafe { infos_to_wire(c_slice(monitor, 1)?) }?;
+        let m = try_infos!(monitor, 1)?;
         let m = m.first().ok_or(BAD_PARAM)?;
-        // SAFETY: forwarded from the caller.
-        let dirs = unsafe { infos_to_wire(c_slice(directives, ndirs)?) }?;
+        let dirs = try_infos!(directives, ndirs)?;
         let cbdata = CbData(cbdata);
         inst.process_monitor_nb(m, error, &dirs, move |r| {
             if let Some(cb) = cbfunc {

@@ -9,55 +9,42 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, admitted, bounded_str, c_slice, copy_c_str, export, op_done,
+    BAD_PARAM, CbData, admitted, copy_c_str, export, mode_of, nb_or_blocking, op_done, opt_str,
+    try_slice, try_slice_mut, try_str,
 };
-use crate::convert::{MAX_VALUE_STRING, argv_to_wire, infos_to_wire};
+use crate::data::convert::{MAX_VALUE_STRING, argv_to_wire, procs_to_wire, try_infos};
 use crate::types::*;
 
-/// A C string of an app: NULL is `None`.
+/// A string of an app (C's: the C contract): NULL is `None`.
 ///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string.
-unsafe fn opt_string(p: *const c_char) -> Result<Option<WStr>, Status> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: forwarded from the caller.
-    Ok(Some(WStr::from(unsafe {
-        bounded_str(p, MAX_VALUE_STRING)
-    }?)))
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for one over [`MAX_VALUE_STRING`] bytes or not UTF-8.
+fn opt_string(p: *const c_char) -> Result<Option<WStr>, Status> {
+    Ok(opt_str!(p, MAX_VALUE_STRING)?.map(WStr::from))
 }
 
-/// The runtime's apps of a C app array.
+/// The runtime's apps of a C app array (C's: the C contract: each app's strings are
+/// NULL or NUL-terminated, its `argv` / `env` NULL or NULL-terminated, its `info`
+/// points to `ninfo` readable infos, or is NULL with 0).
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a string that is over-long or not UTF-8, a negative
 /// `maxprocs`, too many arguments or variables, or a bad directive.
-///
-/// # Safety
-/// Each app's strings are NULL or NUL-terminated, its `argv` / `env` NULL or
-/// NULL-terminated, its `info` points to `ninfo` readable infos (or is NULL with 0).
-unsafe fn apps_to_wire(apps: &[pmix_app_t]) -> Result<Vec<App>, Status> {
-    let string = |p: *const c_char| -> Result<WStr, Status> {
-        // SAFETY: a NUL-terminated string (caller's contract).
-        Ok(WStr::from(unsafe { bounded_str(p, MAX_VALUE_STRING) }?))
-    };
+fn apps_to_wire(apps: &[pmix_app_t]) -> Result<Vec<App>, Status> {
+    let string = |p: *const c_char| Ok(WStr::from(try_str!(p, MAX_VALUE_STRING)?));
     apps.iter()
         .map(|a| {
             if a.maxprocs < 0 {
                 return Err(BAD_PARAM);
             }
-            // SAFETY: forwarded from the caller (every field as documented).
-            unsafe {
-                Ok(App {
-                    cmd: opt_string(a.cmd)?,
-                    argv: argv_to_wire(a.argv, string)?,
-                    env: argv_to_wire(a.env, string)?,
-                    cwd: opt_string(a.cwd)?,
-                    maxprocs: a.maxprocs,
-                    info: infos_to_wire(c_slice(a.info, a.ninfo)?)?,
-                })
-            }
+            Ok(App {
+                cmd: opt_string(a.cmd)?,
+                argv: argv_to_wire(a.argv, string)?,
+                env: argv_to_wire(a.env, string)?,
+                cwd: opt_string(a.cwd)?,
+                maxprocs: a.maxprocs,
+                info: try_infos!(a.info, a.ninfo)?,
+            })
         })
         .collect()
 }
@@ -72,12 +59,12 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (no apps, a bad app or directive); `PMIX_ERR_UNREACH`; the
     /// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
     ///
-    /// # Safety
+    /// # C contract
     /// `job_info` points to `ninfo` readable infos and `apps` to `napps` apps (or NULL
     /// with 0), each app's strings NULL or NUL-terminated, its `argv` / `env` NULL or
     /// NULL-terminated and its `info` pointing to `ninfo` infos; `nspace` is NULL or a
     /// writable `pmix_nspace_t`.
-    unsafe fn PMIx_Spawn(
+    fn PMIx_Spawn(
         job_info: *const pmix_info_t,
         ninfo: usize,
         apps: *const pmix_app_t,
@@ -85,15 +72,12 @@ export! {
         nspace: *mut c_char,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Spawn", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(job_info, ninfo)?) }?;
-        // SAFETY: forwarded from the caller.
-        let apps = unsafe { apps_to_wire(c_slice(apps, napps)?) }?;
+        let info = try_infos!(job_info, ninfo)?;
+        let apps = apps_to_wire(try_slice!(apps, napps)?)?;
         let ns = inst.spawn(&info, &apps).map_err(|e| e.status())?;
         if !nspace.is_null() {
-            // SAFETY: a writable pmix_nspace_t (caller's contract).
-            let out = unsafe { std::slice::from_raw_parts_mut(nspace, PMIX_MAX_NSLEN + 1) };
-            copy_c_str(out, ns.as_bytes());
+            // A `pmix_nspace_t`: `PMIX_MAX_NSLEN + 1` characters.
+            copy_c_str(try_slice_mut!(nspace, PMIX_MAX_NSLEN + 1)?, ns.as_bytes());
         }
         Ok(())
     }
@@ -107,10 +91,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Spawn`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Spawn`] (the arrays only during the call); `cbfunc` must be safe to
     /// call from another thread with `cbdata`.
-    unsafe fn PMIx_Spawn_nb(
+    fn PMIx_Spawn_nb(
         job_info: *const pmix_info_t,
         ninfo: usize,
         apps: *const pmix_app_t,
@@ -118,21 +102,11 @@ export! {
         cbfunc: pmix_spawn_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let mode = if cbfunc.is_none() {
-            Mode::Blocking
-        } else {
-            Mode::NonBlocking
-        };
-        let inst = admitted("PMIx_Spawn_nb", mode)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(job_info, ninfo)?) }?;
-        // SAFETY: forwarded from the caller.
-        let apps = unsafe { apps_to_wire(c_slice(apps, napps)?) }?;
-        let Some(cb) = cbfunc else {
-            return inst.spawn(&info, &apps).map(|_| ()).map_err(|e| e.status());
-        };
+        let inst = admitted("PMIx_Spawn_nb", mode_of(&cbfunc))?;
+        let info = try_infos!(job_info, ninfo)?;
+        let apps = apps_to_wire(try_slice!(apps, napps)?)?;
         let cbdata = CbData(cbdata);
-        inst.spawn_nb(&info, &apps, move |r| {
+        nb_or_blocking(cbfunc, || inst.spawn(&info, &apps), |cb| inst.spawn_nb(&info, &apps, move |r| {
             let mut ns = [0 as c_char; PMIX_MAX_NSLEN + 1];
             let status = match r {
                 Ok(n) => {
@@ -141,20 +115,16 @@ export! {
                 }
                 Err(e) => e.status().0,
             };
-            // SAFETY: the caller's callback with its own data, once; `ns` lives for the
-            // call.
+            // SAFETY: C gave `cb` with `cbdata` for this spawn's one outcome (the C
+            // contract above); `ns` lives for the call.
             unsafe { cb(status, ns.as_mut_ptr(), cbdata.ptr()) };
-        })
-        .map_err(|e| e.status())
+        }))
     }
 }
 
-/// The body of the four connect calls: blocking without a callback.
-///
-/// # Safety
-/// `procs` points to `nprocs` processes and `info` to `ninfo` infos (or NULL with 0);
-/// a callback must be safe to call from another thread with its data.
-unsafe fn connect(
+/// The body of the four connect calls, on their C arguments: blocking without a
+/// callback.
+fn connect(
     connect: bool,
     procs: *const pmix_proc_t,
     nprocs: usize,
@@ -169,21 +139,14 @@ unsafe fn connect(
         (false, false) => "PMIx_Disconnect",
         (false, true) => "PMIx_Disconnect_nb",
     };
-    let mode = if f.is_none() {
-        Mode::Blocking
-    } else {
-        Mode::NonBlocking
-    };
-    let inst = admitted(call, mode)?;
-    // SAFETY: forwarded from the caller.
-    let procs = crate::convert::procs_to_wire(unsafe { c_slice(procs, nprocs) }?)?;
-    // SAFETY: forwarded from the caller.
-    let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-    let Some((f, cbdata)) = f else {
-        return inst.connect(connect, &procs, &info).map_err(|e| e.status());
-    };
-    inst.connect_nb(connect, &procs, &info, op_done(f, cbdata))
-        .map_err(|e| e.status())
+    let inst = admitted(call, mode_of(&f))?;
+    let procs = procs_to_wire(try_slice!(procs, nprocs)?)?;
+    let info = try_infos!(info, ninfo)?;
+    nb_or_blocking(
+        f,
+        || inst.connect(connect, &procs, &info),
+        |(f, cbdata)| inst.connect_nb(connect, &procs, &info, op_done(f, cbdata)),
+    )
 }
 
 export! {
@@ -195,16 +158,15 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (no procs, a bad process or info); `PMIX_ERR_UNREACH`; the
     /// server's status (`PMIX_ERR_NOT_SUPPORTED` from ours).
     ///
-    /// # Safety
+    /// # C contract
     /// `procs` points to `nprocs` processes and `info` to `ninfo` infos (or NULL with 0).
-    unsafe fn PMIx_Connect(
+    fn PMIx_Connect(
         procs: *const pmix_proc_t,
         nprocs: usize,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { connect(true, procs, nprocs, info, ninfo, None) }
+        connect(true, procs, nprocs, info, ninfo, None)
     }
 }
 
@@ -216,10 +178,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Connect`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Connect`]; `cbfunc` must be safe to call from another thread with
     /// `cbdata`.
-    unsafe fn PMIx_Connect_nb(
+    fn PMIx_Connect_nb(
         procs: *const pmix_proc_t,
         nprocs: usize,
         info: *const pmix_info_t,
@@ -227,8 +189,7 @@ export! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { connect(true, procs, nprocs, info, ninfo, Some((cbfunc, cbdata))) }
+        connect(true, procs, nprocs, info, ninfo, Some((cbfunc, cbdata)))
     }
 }
 
@@ -238,16 +199,15 @@ export! {
     /// # Errors
     /// As [`PMIx_Connect`].
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Connect`].
-    unsafe fn PMIx_Disconnect(
+    fn PMIx_Disconnect(
         procs: *const pmix_proc_t,
         nprocs: usize,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { connect(false, procs, nprocs, info, ninfo, None) }
+        connect(false, procs, nprocs, info, ninfo, None)
     }
 }
 
@@ -257,9 +217,9 @@ export! {
     /// # Errors
     /// As [`PMIx_Connect_nb`].
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Connect_nb`].
-    unsafe fn PMIx_Disconnect_nb(
+    fn PMIx_Disconnect_nb(
         procs: *const pmix_proc_t,
         nprocs: usize,
         info: *const pmix_info_t,
@@ -267,9 +227,6 @@ export! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            connect(false, procs, nprocs, info, ninfo, Some((cbfunc, cbdata)))
-        }
+        connect(false, procs, nprocs, info, ninfo, Some((cbfunc, cbdata)))
     }
 }

@@ -6,8 +6,8 @@ use std::ffi::c_char;
 use pmix::{BindEnvelope, Mode, PmixError, global};
 use pmix_core::CpuSet;
 
-use crate::boundary::{BAD_PARAM, bounded_str, c_mut, export};
-use crate::objects::{
+use crate::boundary::{BAD_PARAM, export, opt_mut, try_mut, try_str};
+use crate::client::objects::{
     check_fillable_topology, destruct_cpuset, destruct_topology, store_cpuset, store_topology,
 };
 use crate::types::{pmix_bind_envelope_t, pmix_cpuset_t, pmix_topology_t};
@@ -24,14 +24,13 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL `topo`, or a `source` that is neither NULL nor ours);
     /// `PMIX_ERR_UNREACH` (the topology cannot be loaded and there is no server).
     ///
-    /// # Safety
+    /// # C contract
     /// `topo` is NULL or points to a readable, writable struct.
-    unsafe fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
+    fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
         inst.admit("PMIx_Load_topology", Mode::Blocking)
             .map_err(|e| e.status())?;
-        // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
-        let t = unsafe { c_mut(topo) }?;
+        let t = try_mut!(topo)?;
         check_fillable_topology(t)?;
         let loaded = inst.topology().map_err(|e| e.status())?;
         store_topology(t, &loaded)
@@ -42,11 +41,10 @@ export! {
     /// `PMIx_Topology_destruct`: clears a topology filled by [`PMIx_Load_topology`] (the
     /// library keeps the topology). NULL or foreign: nothing happens.
     ///
-    /// # Safety
+    /// # C contract
     /// `topo` is NULL or points to a readable, writable struct.
-    unsafe fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
-        // SAFETY: a non-NULL `topo` is readable and writable (caller's contract).
-        if let Some(t) = unsafe { topo.as_mut() } {
+    fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
+        if let Some(t) = opt_mut!(topo) {
             destruct_topology(t);
         }
     }
@@ -60,18 +58,16 @@ export! {
     /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (a NULL argument, no NUL within 1 MiB,
     /// another prefix, a list or mask that does not parse).
     ///
-    /// # Safety
+    /// # C contract
     /// `cpuset_string` is NULL or readable up to its NUL (or 1 MiB + 1 bytes); `cpuset` is
     /// NULL or writable.
-    unsafe fn PMIx_Parse_cpuset_string(
+    fn PMIx_Parse_cpuset_string(
         cpuset_string: *const c_char,
         cpuset: *mut pmix_cpuset_t,
     ) -> pmix_status_t {
         global::get().map_err(|e| e.status())?;
-        // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
-        let out = unsafe { c_mut(cpuset) }?;
-        // SAFETY: forwarded from the caller.
-        let s = unsafe { bounded_str(cpuset_string, MAX_CPUSET_STRING) }?;
+        let out = try_mut!(cpuset)?;
+        let s = try_str!(cpuset_string, MAX_CPUSET_STRING)?;
         let body = CpuSet::strip_hwloc_prefix(s).ok_or(BAD_PARAM)?;
         let set = CpuSet::parse_pmix(body).map_err(|_| BAD_PARAM)?;
         store_cpuset(out, set)
@@ -86,15 +82,14 @@ export! {
     /// `PMIX_ERR_INIT`; `PMIX_ERR_BAD_PARAM` (NULL `cpuset`, unknown `reference`);
     /// `PMIX_ERR_UNREACH` (the OS does not tell).
     ///
-    /// # Safety
+    /// # C contract
     /// `cpuset` is NULL or writable.
-    unsafe fn PMIx_Get_cpuset(
+    fn PMIx_Get_cpuset(
         cpuset: *mut pmix_cpuset_t,
         reference: pmix_bind_envelope_t,
     ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
-        // SAFETY: a non-NULL `cpuset` is writable (caller's contract).
-        let out = unsafe { c_mut(cpuset) }?;
+        let out = try_mut!(cpuset)?;
         let envelope = BindEnvelope::from_raw(reference).ok_or(BAD_PARAM)?;
         let set = inst.cpuset(envelope).map_err(|e| e.status())?;
         store_cpuset(out, set)
@@ -105,11 +100,10 @@ export! {
     /// `PMIx_Cpuset_destruct`: releases a cpuset of the library's and clears the struct.
     /// NULL, foreign or already destructed: nothing happens.
     ///
-    /// # Safety
+    /// # C contract
     /// `cpuset` is NULL or points to a readable, writable struct.
-    unsafe fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
-        // SAFETY: a non-NULL `cpuset` is readable and writable (caller's contract).
-        if let Some(c) = unsafe { cpuset.as_mut() } {
+    fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
+        if let Some(c) = opt_mut!(cpuset) {
             destruct_cpuset(c);
         }
     }
@@ -126,24 +120,20 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a NULL argument, a string that is not UTF-8 or not a
     /// locality string: `*locality` is then `PMIX_LOCALITY_UNKNOWN`).
     ///
-    /// # Safety
+    /// # C contract
     /// `locality1` and `locality2` are NULL or NUL-terminated strings; `locality` is
     /// NULL or writable.
-    unsafe fn PMIx_Get_relative_locality(
+    fn PMIx_Get_relative_locality(
         locality1: *const c_char,
         locality2: *const c_char,
         locality: *mut u16,
     ) -> pmix_status_t {
-        // SAFETY: a non-NULL `locality` is writable (caller's contract).
-        let out = unsafe { c_mut(locality) }?;
+        let out = try_mut!(locality)?;
         *out = 0;
-        // SAFETY: forwarded from the caller.
-        let (a, b) = unsafe {
-            (
-                bounded_str(locality1, MAX_CPUSET_STRING)?,
-                bounded_str(locality2, MAX_CPUSET_STRING)?,
-            )
-        };
+        let (a, b) = (
+            try_str!(locality1, MAX_CPUSET_STRING)?,
+            try_str!(locality2, MAX_CPUSET_STRING)?,
+        );
         *out = pmix_core::locality::relative_locality(a, b)
             .map_err(|e| e.status())?
             .0;
@@ -157,8 +147,7 @@ mod tests {
 
     fn relative(a: &std::ffi::CStr, b: &std::ffi::CStr) -> (crate::types::pmix_status_t, u16) {
         let mut loc = 0xffff;
-        // SAFETY: two C strings and a local.
-        let rc = unsafe { PMIx_Get_relative_locality(a.as_ptr(), b.as_ptr(), &mut loc) };
+        let rc = PMIx_Get_relative_locality(a.as_ptr(), b.as_ptr(), &mut loc);
         (rc, loc)
     }
 
@@ -170,10 +159,8 @@ mod tests {
             (0, 0x407c)
         );
         assert_eq!(relative(a, c"SK0"), (pmix_core::Status::ERR_BAD_PARAM.0, 0));
-        // SAFETY: NULL arguments are refused before anything is read.
-        let rc = unsafe {
-            PMIx_Get_relative_locality(a.as_ptr(), std::ptr::null(), std::ptr::null_mut())
-        };
+        // NULL arguments are refused before anything is read.
+        let rc = PMIx_Get_relative_locality(a.as_ptr(), std::ptr::null(), std::ptr::null_mut());
         assert_eq!(rc, pmix_core::Status::ERR_BAD_PARAM.0);
     }
 }

@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, c_mut, c_strdup, export};
+use crate::boundary::{BAD_PARAM, c_chars, c_strdup, export, opt_cstr, opt_ref, try_mut};
+use crate::data::value::{CValue, load};
 use crate::types::*;
 
 /// Type names, indexed by `pmix_data_type_t` (libpmix2's texts).
@@ -161,27 +162,26 @@ fn rank_text(r: pmix_rank_t) -> String {
     }
 }
 
-/// A C string pointer's text (`"NULL"` for NULL), read up to its NUL.
-///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string.
-unsafe fn text(p: *const c_char) -> String {
-    if p.is_null() {
-        return "NULL".into();
-    }
-    // SAFETY: a NUL-terminated string (caller's contract).
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+/// A C string's text (`"NULL"` for none).
+fn text(s: Option<&CStr>) -> String {
+    s.map_or_else(|| "NULL".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// The text of a namespace array: its bytes up to the NUL (all of them without one).
+fn nspace_text(nspace: &[c_char]) -> String {
+    let bytes = c_chars(nspace);
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
 /// `Data type: T\tValue: V` (or what libpmix2 prints instead for its type), without
-/// any prefix.
-///
-/// # Safety
-/// `v`'s data is what its type says (strings NUL-terminated, pointers valid).
-unsafe fn value_body(v: &pmix_value_t) -> String {
+/// any prefix, of a C value (one C gave: the C contract; or one the library made).
+fn value_body(v: &pmix_value_t) -> String {
     let t = type_name(v.type_).to_string_lossy();
-    // SAFETY: each arm reads the union member the type tag names (caller's contract).
+    // SAFETY: each arm reads the union member the type tag names; a string or process
+    // it points to is readable as it says (the C contract, or the library's making).
     let value = unsafe {
+        let text = |p: *const c_char| text((!p.is_null()).then(|| CStr::from_ptr(p)));
         let d = &v.data;
         match v.type_ {
             PMIX_UNDEF => return "Data type: PMIX_UNDEF".into(),
@@ -201,11 +201,11 @@ unsafe fn value_body(v: &pmix_value_t) -> String {
             PMIX_UINT64 => d.uint64.to_string(),
             PMIX_FLOAT => format!("{:.6}", d.fval),
             PMIX_DOUBLE => format!("{:.6}", d.dval),
-            PMIX_STATUS => text(crate::status::PMIx_Error_string(d.status)),
+            PMIX_STATUS => Status(d.status).c_text().to_string_lossy().into_owned(),
             PMIX_PROC_RANK => rank_text(d.rank),
             PMIX_PROC => {
                 return match d.proc_.as_ref() {
-                    Some(p) => format!("PROC: {}:{}", text(p.nspace.as_ptr()), rank_text(p.rank)),
+                    Some(p) => format!("PROC: {}:{}", nspace_text(&p.nspace), rank_text(p.rank)),
                     None => "PROC: NULL".into(),
                 };
             }
@@ -222,7 +222,7 @@ unsafe fn value_body(v: &pmix_value_t) -> String {
 pub(crate) fn key_names() -> &'static HashMap<&'static str, &'static str> {
     static NAMES: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     NAMES.get_or_init(|| {
-        include_str!("../include/pmix_common.h")
+        include_str!("../../include/pmix_common.h")
             .lines()
             .filter_map(|l| {
                 let mut it = l.strip_prefix("#define ")?.split_whitespace();
@@ -234,27 +234,20 @@ pub(crate) fn key_names() -> &'static HashMap<&'static str, &'static str> {
     })
 }
 
-/// A `malloc`ed copy of `s` (NULL when out of memory).
-fn c_string(s: &str) -> *mut c_char {
-    c_strdup(s)
-}
-
 export! {
     /// `PMIx_Value_string`: the value as libpmix2 prints it
     /// (`" PMIX_VALUE:  Data type: PMIX_UINT32\tValue: 42"`), `malloc`ed (free with
     /// `free`); NULL for a NULL value or when out of memory.
     ///
-    /// # Safety
+    /// # C contract
     /// `value` is NULL or a readable value whose data is what its type says.
-    unsafe fn PMIx_Value_string(
+    fn PMIx_Value_string(
         value: *const pmix_value_t,
     ) -> *mut c_char [on_panic: std::ptr::null_mut()] {
-        // SAFETY: NULL or readable (caller's contract).
-        let Some(v) = (unsafe { value.as_ref() }) else {
+        let Some(v) = opt_ref!(value) else {
             return std::ptr::null_mut();
         };
-        // SAFETY: forwarded from the caller.
-        c_string(&format!(" PMIX_VALUE:  {}", unsafe { value_body(v) }))
+        c_strdup(&format!(" PMIX_VALUE:  {}", value_body(v)))
     }
 }
 
@@ -263,16 +256,15 @@ export! {
     /// directives, its value, one per line), `malloc`ed (free with `free`); NULL for a
     /// NULL info or when out of memory.
     ///
-    /// # Safety
+    /// # C contract
     /// `info` is NULL or a readable info whose value's data is what its type says.
-    unsafe fn PMIx_Info_string(
+    fn PMIx_Info_string(
         info: *const pmix_info_t,
     ) -> *mut c_char [on_panic: std::ptr::null_mut()] {
-        // SAFETY: NULL or readable (caller's contract).
-        let Some(i) = (unsafe { info.as_ref() }) else {
+        let Some(i) = opt_ref!(info) else {
             return std::ptr::null_mut();
         };
-        let key = crate::info::key(i)
+        let key = crate::data::info::key(i)
             .ok()
             .map(|k| String::from_utf8_lossy(k).into_owned())
             .unwrap_or_default();
@@ -286,10 +278,9 @@ export! {
         let _ = write!(
             s,
             " KEY: {name}\n \t Data type: PMIX_INFO_DIRECTIVES\tValue: {directives}\n \t PMIX_VALUE:  {}",
-            // SAFETY: forwarded from the caller.
-            unsafe { value_body(&i.value) }
+            value_body(&i.value)
         );
-        c_string(&s)
+        c_strdup(&s)
     }
 }
 
@@ -309,34 +300,25 @@ export! {
         src: *mut c_void,
         type_: pmix_data_type_t,
     ) -> pmix_status_t {
-        // SAFETY: NULL or writable (caller's contract).
-        let out = unsafe { c_mut(output) }?;
+        let out = try_mut!(output)?;
         *out = std::ptr::null_mut();
         if src.is_null() {
             return Err(BAD_PARAM);
         }
-        let mut v = pmix_value_t {
-            type_: PMIX_UNDEF,
-            data: pmix_value_data { raw: [0; 3] },
-        };
-        // SAFETY: `src` holds a datum of `type_` (caller's contract): PMIx_Value_load
-        // reads it as such, and the copy is destructed below.
-        let loaded = unsafe { crate::value::PMIx_Value_load(&mut v, src, type_) };
-        let body = if loaded == Status::SUCCESS.0 {
-            // SAFETY: a value the library just loaded.
-            unsafe { value_body(&v) }
+        let mut v = CValue::undef();
+        // SAFETY: `src` holds a datum of `type_` (this function's contract), as `load` reads
+        // it; the copy is released when `v` drops.
+        let loaded = unsafe { load(&mut v.0, src, type_) };
+        let body = if loaded.is_ok() {
+            value_body(&v.0)
         } else {
             format!("Data type: {}", type_name(type_).to_string_lossy())
         };
-        // SAFETY: the value was loaded above (or is UNDEF): released once.
-        unsafe { crate::value::PMIx_Value_destruct(&mut v) };
-        let prefix = if prefix.is_null() {
-            " ".to_owned()
-        } else {
-            // SAFETY: a string (caller's contract).
-            unsafe { text(prefix) }
+        let prefix = match opt_cstr!(prefix) {
+            None => " ".to_owned(),
+            Some(p) => text(Some(p)),
         };
-        let s = c_string(&format!("{prefix}{body}"));
+        let s = c_strdup(&format!("{prefix}{body}"));
         if s.is_null() {
             return Err(Status::ERR_NOMEM);
         }

@@ -12,10 +12,9 @@ use std::ffi::CStr;
 
 use pmix_core::{DeviceTypes, Status};
 
-use crate::boundary::{BAD_PARAM, bounded_str, c_slice};
+use crate::boundary::{BAD_PARAM, c_chars, try_str};
 use crate::types::{
-    PMIX_DEVTYPE, PMIX_INFO_REQD, PMIX_MAX_KEYLEN, PMIX_STRING, PMIX_UINT, PMIX_UINT32,
-    PMIX_UINT64, pmix_info_t,
+    PMIX_DEVTYPE, PMIX_INFO_REQD, PMIX_STRING, PMIX_UINT, PMIX_UINT32, PMIX_UINT64, pmix_info_t,
 };
 
 /// The longest string value accepted (a uuid: `gpu://<255-byte host>::<255-byte name>`
@@ -23,69 +22,45 @@ use crate::types::{
 pub(crate) const MAX_STRING: usize = 4096;
 
 /// `PMIX_DEVICE_DISTANCES`.
-pub(crate) const KEY_DEVICE_DISTANCES: &CStr = c"pmix.dev.dist";
+pub(crate) const KEY_DEVICE_DISTANCES: &CStr = pmix::wire::keys::c::DEVICE_DISTANCES;
 /// `PMIX_DEVICE_TYPE`.
-pub(crate) const KEY_DEVICE_TYPE: &CStr = c"pmix.dev.type";
+pub(crate) const KEY_DEVICE_TYPE: &CStr = pmix::wire::keys::c::DEVICE_TYPE;
 /// `PMIX_DEVICE_ID`.
-pub(crate) const KEY_DEVICE_ID: &CStr = c"pmix.dev.id";
+pub(crate) const KEY_DEVICE_ID: &CStr = pmix::wire::keys::c::DEVICE_ID;
 /// `PMIX_DEVICE_DIST_ORIGIN`.
-pub(crate) const KEY_DEVICE_DIST_ORIGIN: &CStr = c"pmix.dev.dist.origin";
+pub(crate) const KEY_DEVICE_DIST_ORIGIN: &CStr = pmix::wire::keys::c::DEVICE_DIST_ORIGIN;
 /// `PMIX_HOSTNAME`.
-pub(crate) const KEY_HOSTNAME: &CStr = c"pmix.hname";
+pub(crate) const KEY_HOSTNAME: &CStr = pmix::wire::keys::c::HOSTNAME;
 /// `PMIX_TOOL_DO_NOT_CONNECT`.
-pub(crate) const KEY_TOOL_DO_NOT_CONNECT: &CStr = c"pmix.tool.nocon";
+pub(crate) const KEY_TOOL_DO_NOT_CONNECT: &CStr = pmix::wire::keys::c::TOOL_DO_NOT_CONNECT;
 /// `PMIX_SERVER_URI`.
-pub(crate) const KEY_SERVER_URI: &CStr = c"pmix.srvr.uri";
+pub(crate) const KEY_SERVER_URI: &CStr = pmix::wire::keys::c::SERVER_URI;
 /// `PMIX_SERVER_PIDINFO`: a tool's target server, by its pid.
-pub(crate) const KEY_SERVER_PIDINFO: &CStr = c"pmix.srvr.pidinfo";
+pub(crate) const KEY_SERVER_PIDINFO: &CStr = pmix::wire::keys::c::SERVER_PIDINFO;
 /// `PMIX_SERVER_NSPACE`: a tool's target server, by its namespace.
-pub(crate) const KEY_SERVER_NSPACE: &CStr = c"pmix.srv.nspace";
+pub(crate) const KEY_SERVER_NSPACE: &CStr = pmix::wire::keys::c::SERVER_NSPACE;
 /// `PMIX_SYSTEM_TMPDIR`: where a tool looks for rendezvous files.
-pub(crate) const KEY_SYSTEM_TMPDIR: &CStr = c"pmix.sys.tmpdir";
-
-/// The info array as a slice.
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` for `ninfo > 0` with a NULL or misaligned `info`, or an `ninfo`
-/// so large that `ninfo × sizeof(pmix_info_t)` exceeds `isize::MAX` (no real array is
-/// that long; forming the slice would be undefined behaviour).
-///
-/// # Safety
-/// A non-NULL `info` must point to `ninfo` readable elements that outlive `'a`.
-pub(crate) unsafe fn info_slice<'a>(
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> Result<&'a [pmix_info_t], Status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { c_slice(info, ninfo) }
-}
+pub(crate) const KEY_SYSTEM_TMPDIR: &CStr = pmix::wire::keys::c::SYSTEM_TMPDIR;
 
 /// The key of `i`, without its NUL.
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` when its 512 bytes hold no NUL.
 pub(crate) fn key(i: &pmix_info_t) -> Result<&[u8], Status> {
-    // SAFETY: `c_char` and `u8` have the same size and alignment; the array is
-    // borrowed from `i` for the result's lifetime.
-    let bytes: &[u8; PMIX_MAX_KEYLEN + 1] = unsafe { &*(&raw const i.key).cast() };
+    let bytes = c_chars(&i.key);
     let nul = bytes.iter().position(|&b| b == 0).ok_or(BAD_PARAM)?;
     Ok(&bytes[..nul])
 }
 
 /// A string value: `PMIX_ERR_BAD_PARAM` if the type is not `PMIX_STRING` or the string
-/// is NULL, empty, unterminated within [`MAX_STRING`] bytes or not UTF-8.
-///
-/// # Safety
-/// A `PMIX_STRING` value's pointer must be NULL or readable up to its NUL or
-/// [`MAX_STRING`] + 1 bytes.
-unsafe fn string_value(i: &pmix_info_t) -> Result<&str, Status> {
+/// is NULL, empty, unterminated within [`MAX_STRING`] bytes or not UTF-8. `i` is C's
+/// (the C contract).
+fn string_value(i: &pmix_info_t) -> Result<&str, Status> {
     if i.value.type_ != PMIX_STRING {
         return Err(BAD_PARAM);
     }
-    // SAFETY: the tag says the union holds `string`.
-    let p = unsafe { i.value.data.string };
-    // SAFETY: forwarded from the caller.
-    let s = unsafe { bounded_str(p, MAX_STRING) }?;
+    // SAFETY: the tag says the union holds `string`, a pointer C gave in its info.
+    let s = try_str!(unsafe { i.value.data.string }, MAX_STRING)?;
     if s.is_empty() {
         return Err(BAD_PARAM);
     }
@@ -138,9 +113,8 @@ fn unknown(i: &pmix_info_t) -> Result<(), Status> {
 /// # Errors
 /// As the module says; the first bad element decides.
 ///
-/// # Safety
-/// String values must be readable as [`string_value`] requires, and outlive `'a`.
-pub(crate) unsafe fn directives<'a>(infos: &'a [pmix_info_t]) -> Result<Directives<'a>, Status> {
+/// `infos` are C's (the C contract); the strings borrowed from them live as long.
+pub(crate) fn directives<'a>(infos: &'a [pmix_info_t]) -> Result<Directives<'a>, Status> {
     let mut d = Directives::default();
     for i in infos {
         let k = key(i)?;
@@ -148,14 +122,12 @@ pub(crate) unsafe fn directives<'a>(infos: &'a [pmix_info_t]) -> Result<Directiv
             let t = type_value(i)?;
             d.types = Some(d.types.map_or(t, |u| u | t));
         } else if k == KEY_DEVICE_ID.to_bytes() {
-            // SAFETY: forwarded from the caller.
-            d.ids.push(unsafe { string_value(i) }?);
+            d.ids.push(string_value(i)?);
         } else if k == KEY_DEVICE_DIST_ORIGIN.to_bytes() {
             if d.origin.is_some() {
                 return Err(BAD_PARAM);
             }
-            // SAFETY: forwarded from the caller.
-            d.origin = Some(unsafe { string_value(i) }?);
+            d.origin = Some(string_value(i)?);
         } else if k == KEY_DEVICE_DISTANCES.to_bytes() {
             // Names the array in queries of stored data; changes nothing here.
         } else {
@@ -178,17 +150,15 @@ pub(crate) unsafe fn directives<'a>(infos: &'a [pmix_info_t]) -> Result<Directiv
 /// `name;tcp4://…` or `name;tcp6://…` URI; `PMIX_ERR_UNREACH` when no rendezvous
 /// file names the server asked for by pid or namespace.
 ///
-/// # Safety
-/// As [`directives`].
-pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOptions, Status> {
+/// `infos` are C's (the C contract).
+pub(crate) fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOptions, Status> {
     let mut options = pmix::InitOptions::default();
     let mut target: Option<String> = None;
     let mut dir: Option<std::path::PathBuf> = None;
     for i in infos {
         let k = key(i)?;
         if k == KEY_HOSTNAME.to_bytes() {
-            // SAFETY: forwarded from the caller.
-            options.hostname = Some(unsafe { string_value(i) }?.to_owned());
+            options.hostname = Some(string_value(i)?.to_owned());
         } else if k == KEY_TOOL_DO_NOT_CONNECT.to_bytes() {
             // SAFETY: a PMIX_BOOL value's data is its flag (every bit pattern is a u8).
             let flag =
@@ -197,8 +167,7 @@ pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOpt
                 options.connect = pmix::Connect::Never;
             }
         } else if k == KEY_SERVER_URI.to_bytes() {
-            // SAFETY: forwarded from the caller.
-            let uri = unsafe { string_value(i) }?;
+            let uri = string_value(i)?;
             let env = pmix::ServerEnv::from_uri(uri, "PMIX_SERVER_URI")
                 .map_err(|_| BAD_PARAM)?
                 .with_launch_identity(|k| std::env::var(k).ok());
@@ -219,11 +188,9 @@ pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOpt
             };
             target = Some(pid.to_string());
         } else if k == KEY_SERVER_NSPACE.to_bytes() {
-            // SAFETY: forwarded from the caller.
-            target = Some(unsafe { string_value(i) }?.to_owned());
+            target = Some(string_value(i)?.to_owned());
         } else if k == KEY_SYSTEM_TMPDIR.to_bytes() {
-            // SAFETY: forwarded from the caller.
-            dir = Some(unsafe { string_value(i) }?.into());
+            dir = Some(string_value(i)?.into());
         } else {
             unknown(i)?;
         }
@@ -231,14 +198,7 @@ pub(crate) unsafe fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOpt
     if let Some(tail) = target
         && !matches!(options.connect, pmix::Connect::To(_))
     {
-        let host = options
-            .hostname
-            .clone()
-            .unwrap_or_else(pmix::server::net::short_hostname);
-        let dir = dir
-            .or_else(|| std::env::var_os("PMIX_SYSTEM_TMPDIR").map(Into::into))
-            .unwrap_or_else(std::env::temp_dir);
-        let env = pmix::ServerEnv::from_rendezvous(&dir, &host, &tail)
+        let env = pmix::ServerEnv::find_rendezvous(dir, options.hostname.as_deref(), &tail)
             .map_err(|_| Status::ERR_UNREACH)?;
         options.connect = pmix::Connect::To(env);
     }

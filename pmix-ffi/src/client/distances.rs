@@ -7,12 +7,15 @@ use std::sync::Arc;
 use pmix::{DistanceRequest, Mode, Pmix, PmixError, global};
 use pmix_core::{CpuSet, Status};
 
-use crate::boundary::{CbData, c_strdup, callback, export, fits_in_a_slice, not_null};
-use crate::info::{Directives, directives, info_slice};
-use crate::objects::{check_topology, lookup_cpuset};
+use crate::boundary::{
+    BAD_PARAM, CbData, c_strdup, callback, export, fits_in_a_slice, mode_of, nb_or_blocking,
+    opt_mut, opt_ref, try_slice,
+};
+use crate::client::objects::{check_topology, lookup_cpuset};
+use crate::cmem::{c_calloc, c_copy, c_fill, c_free};
+use crate::data::info::{Directives, directives};
 use crate::types::{
-    pmix_cpuset_t, pmix_device_dist_cbfunc_t, pmix_device_distance_t, pmix_info_t, pmix_status_t,
-    pmix_topology_t,
+    pmix_cpuset_t, pmix_device_dist_cbfunc_t, pmix_device_distance_t, pmix_info_t, pmix_topology_t,
 };
 
 const CALL: &str = "PMIx_Compute_distances";
@@ -37,30 +40,22 @@ impl Args<'_> {
     }
 }
 
-/// Decodes the arguments: the directives first, then the topology, then the cpuset
-/// (ignored, even if foreign, when an origin is given).
-///
-/// # Safety
-/// As [`PMIx_Compute_distances`].
-unsafe fn decode<'a>(
+/// Decodes the arguments, as C passed them: the directives first, then the topology,
+/// then the cpuset (ignored, even if foreign, when an origin is given).
+fn decode<'a>(
     inst: &Pmix,
     topo: *const pmix_topology_t,
     cpuset: *const pmix_cpuset_t,
     info: *const pmix_info_t,
     ninfo: usize,
 ) -> Result<Args<'a>, Status> {
-    // SAFETY: forwarded from the caller.
-    let infos = unsafe { info_slice(info, ninfo) }?;
-    // SAFETY: forwarded from the caller.
-    let dirs = unsafe { directives(infos) }?;
-    // SAFETY: a non-NULL `topo` points to a readable struct (caller's contract).
-    if let Some(t) = unsafe { topo.as_ref() } {
+    let dirs = directives(try_slice!(info, ninfo)?)?;
+    if let Some(t) = opt_ref!(topo) {
         check_topology(inst, t)?;
     }
     let cpuset = match dirs.origin {
         Some(_) => None,
-        // SAFETY: a non-NULL `cpuset` points to a readable struct (caller's contract).
-        None => match unsafe { cpuset.as_ref() } {
+        None => match opt_ref!(cpuset) {
             Some(c) => Some(lookup_cpuset(c)?),
             None => None,
         },
@@ -74,34 +69,66 @@ unsafe fn decode<'a>(
 ///
 /// # Safety
 /// `d` is NULL or a `malloc`ed array of at least `n` entries whose strings are NULL or
-/// `malloc`ed.
+/// `malloc`ed, not used afterwards.
 unsafe fn free_array(d: *mut pmix_device_distance_t, n: usize) {
     if d.is_null() || !d.is_aligned() || !fits_in_a_slice(d, n) {
         return;
     }
-    for k in 0..n {
-        // SAFETY: `k < n`, within the array (caller's contract).
-        unsafe { destruct(d.add(k)) };
+    // SAFETY: `d` holds at least `n` writable entries whose strings are malloc'ed or
+    // NULL, and `d` itself is malloc'ed (the caller's contract); each is freed once.
+    unsafe {
+        for k in 0..n {
+            destruct_entry(&mut *d.add(k));
+        }
+        c_free(d);
     }
-    // SAFETY: `d` was returned by malloc (caller's contract).
-    unsafe { libc::free(d.cast()) };
 }
 
 /// Frees one entry's strings and clears them.
 ///
 /// # Safety
-/// `d` points to a writable entry whose strings are NULL or `malloc`ed.
-unsafe fn destruct(d: *mut pmix_device_distance_t) {
-    // SAFETY: caller's contract.
-    let e = unsafe { &mut *d };
-    // SAFETY: both strings are NULL or malloc'ed (caller's contract); free(NULL) is a
+/// The entry's strings are NULL or `malloc`ed, not used afterwards.
+unsafe fn destruct_entry(e: &mut pmix_device_distance_t) {
+    // SAFETY: both strings are NULL or malloc'ed (the caller's contract); free(NULL) is a
     // no-op.
     unsafe {
-        libc::free(e.uuid.cast());
-        libc::free(e.osname.cast());
+        c_free(e.uuid);
+        c_free(e.osname);
     }
     e.uuid = std::ptr::null_mut();
     e.osname = std::ptr::null_mut();
+}
+
+/// Entries the library made (their strings `malloc`ed for them), freed when dropped
+/// unless handed to C.
+struct Entries(Vec<pmix_device_distance_t>);
+
+impl Drop for Entries {
+    fn drop(&mut self) {
+        for e in &mut self.0 {
+            // SAFETY: `to_c_array` made each string with `c_strdup` (or left it NULL) for
+            // this entry alone; released once here (`into_c` empties the list).
+            unsafe { destruct_entry(e) };
+        }
+    }
+}
+
+impl Entries {
+    /// The entries as a `malloc`ed C array (never NULL: an empty one still gets an
+    /// allocation, as C may free it), which owns their strings from now on.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOMEM` (nothing is left allocated).
+    fn into_c(mut self) -> Result<(*mut pmix_device_distance_t, usize), Status> {
+        let n = self.0.len();
+        let arr = if n == 0 {
+            c_calloc(1, 1)?.cast()
+        } else {
+            c_copy(&self.0)?
+        };
+        self.0.clear();
+        Ok((arr, n))
+    }
 }
 
 /// The entries as a `malloc`ed C array with `malloc`ed strings, which C frees with
@@ -112,19 +139,8 @@ unsafe fn destruct(d: *mut pmix_device_distance_t) {
 /// device (never).
 fn to_c_array(answer: pmix::Answer<'_>) -> Result<(*mut pmix_device_distance_t, usize), Status> {
     let n = answer.len();
-    let bytes = n
-        .checked_mul(size_of::<pmix_device_distance_t>())
-        .ok_or(Status::ERR_NOMEM)?;
-    // SAFETY: malloc may be called with any size; the result is checked for NULL.
-    let arr = unsafe { libc::malloc(bytes.max(1)) }.cast::<pmix_device_distance_t>();
-    if arr.is_null() {
-        return Err(Status::ERR_NOMEM);
-    }
-    let mut k = 0;
-    for row in answer.rows() {
-        if k == n {
-            break;
-        }
+    let mut entries = Entries(Vec::with_capacity(n));
+    for row in answer.rows().take(n) {
         let entry = pmix_device_distance_t {
             uuid: c_strdup(row.uuid),
             osname: c_strdup(row.osname),
@@ -133,22 +149,16 @@ fn to_c_array(answer: pmix::Answer<'_>) -> Result<(*mut pmix_device_distance_t, 
             maxdist: row.maxdist,
         };
         let short = entry.uuid.is_null() || entry.osname.is_null();
-        // SAFETY: `k < n`: within the allocation of `n` entries.
-        unsafe { arr.add(k).write(entry) };
-        k += 1;
+        entries.0.push(entry);
         if short {
-            // SAFETY: entries 0..k are initialised, strings NULL or malloc'ed.
-            unsafe { free_array(arr, k) };
             return Err(Status::ERR_NOMEM);
         }
     }
-    if k != n {
+    if entries.0.len() != n {
         // An entry naming no device (never).
-        // SAFETY: entries 0..k are initialised, with malloc'ed strings.
-        unsafe { free_array(arr, k) };
         return Err(Status::ERROR);
     }
-    Ok((arr, n))
+    entries.into_c()
 }
 
 export! {
@@ -168,11 +178,11 @@ export! {
     /// `PMIX_ERR_NOT_SUPPORTED` for an origin the server does not advertise); `PMIX_ERR_UNREACH` (no local
     /// topology or cpuset, no server); `PMIX_ERR_NOMEM`; `PMIX_ERROR` (an internal panic).
     ///
-    /// # Safety
+    /// # C contract
     /// Every non-NULL pointer must be valid for its C type: `topo` and `cpuset` readable
     /// structs, `info` an array of `ninfo` readable elements whose string values are NULL or
     /// readable up to their NUL (or 4097 bytes), `distances` and `ndist` writable.
-    unsafe fn PMIx_Compute_distances(
+    fn PMIx_Compute_distances(
         topo: *mut pmix_topology_t,
         cpuset: *mut pmix_cpuset_t,
         info: *mut pmix_info_t,
@@ -180,29 +190,20 @@ export! {
         distances: *mut *mut pmix_device_distance_t,
         ndist: *mut usize,
     ) -> pmix_status_t {
-        // SAFETY: non-NULL outputs are writable (caller's contract).
-        unsafe {
-            if let Some(d) = distances.as_mut() {
-                *d = std::ptr::null_mut();
-            }
-            if let Some(n) = ndist.as_mut() {
-                *n = 0;
-            }
+        let (mut d_out, mut n_out) = (opt_mut!(distances), opt_mut!(ndist));
+        if let Some(d) = d_out.as_deref_mut() {
+            *d = std::ptr::null_mut();
+        }
+        if let Some(n) = n_out.as_deref_mut() {
+            *n = 0;
         }
         let inst = global::get().map_err(|e| e.status())?;
         inst.admit(CALL, Mode::Blocking).map_err(|e| e.status())?;
-        not_null(distances)?;
-        not_null(ndist)?;
-        // SAFETY: forwarded from the caller.
-        let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
-        let (arr, n) = inst
+        let (d_out, n_out) = (d_out.ok_or(BAD_PARAM)?, n_out.ok_or(BAD_PARAM)?);
+        let args = decode(&inst, topo, cpuset, info, ninfo)?;
+        (*d_out, *n_out) = inst
             .compute_distances_with(&args.request(), to_c_array)
             .map_err(|e| e.status())??;
-        // SAFETY: both outputs were checked non-NULL and are writable.
-        unsafe {
-            *distances = arr;
-            *ndist = n;
-        }
         Ok(())
     }
 }
@@ -227,59 +228,36 @@ callback! {
         if cbdata.is_null() {
             return;
         }
-        // SAFETY: `cbdata` came from `Box::into_raw` in `deliver` and is released once
-        // (caller's contract).
-        let r = unsafe { Box::from_raw(cbdata.cast::<CArray>()) };
-        // SAFETY: `r.arr` is the malloc'ed array of `r.n` entries built by `to_c_array`.
-        unsafe { free_array(r.arr, r.n) };
+        // SAFETY: `cbdata` is the `Box<CArray>` `deliver` leaked for this one release (this
+        // function's contract); its array is the malloc'ed one of `n` entries `to_c_array`
+        // made, freed once here.
+        unsafe {
+            let r = Box::from_raw(cbdata.cast::<CArray>());
+            free_array(r.arr, r.n);
+        }
     }
 }
 
 /// The C callback's type, without the `Option`.
-type DistCallback = unsafe extern "C" fn(
-    pmix_status_t,
-    *mut pmix_device_distance_t,
-    usize,
-    *mut c_void,
-    crate::types::pmix_release_cbfunc_t,
-    *mut c_void,
-);
+type DistCallback = crate::types::CFn<pmix_device_dist_cbfunc_t>;
 
 /// Calls the C callback, on the progress thread, exactly once: with the array (and
 /// `release_fn`) on success, else with the status (`PMIX_ERROR` when the computation
 /// panicked) and no array.
 fn deliver(cb: DistCallback, cbdata: CbData, result: Result<Result<CArray, Status>, pmix::Error>) {
-    match result.map_err(|e| e.status()).and_then(|r| r) {
-        Ok(array) => {
-            let (arr, n) = (array.arr, array.n);
-            let rel = Box::into_raw(Box::new(array));
-            // SAFETY: the caller's callback, called once with the arguments its type
-            // describes; `arr` stays valid until it calls `release_fn(rel)`.
-            unsafe {
-                cb(
-                    Status::SUCCESS.0,
-                    arr,
-                    n,
-                    cbdata.0,
-                    Some(release_distances),
-                    rel.cast(),
-                )
-            };
-        }
-        Err(s) => {
-            // SAFETY: the caller's callback, called once; no array, no release_fn.
-            unsafe {
-                cb(
-                    s.0,
-                    std::ptr::null_mut(),
-                    0,
-                    cbdata.0,
-                    None,
-                    std::ptr::null_mut(),
-                )
-            };
-        }
-    }
+    let (status, arr, n, release, rel): (_, _, _, crate::types::pmix_release_cbfunc_t, _) =
+        match result.map_err(|e| e.status()).and_then(|r| r) {
+            Ok(array) => {
+                let (arr, n) = (array.arr, array.n);
+                let rel = Box::into_raw(Box::new(array));
+                (Status::SUCCESS, arr, n, Some(release_distances), rel.cast())
+            }
+            Err(s) => (s, std::ptr::null_mut(), 0, None, std::ptr::null_mut()),
+        };
+    // SAFETY: C gave `cb` with `cbdata` for this request's one outcome (the C contract of
+    // `PMIx_Compute_distances_nb`); `arr` holds `n` entries that stay valid until it
+    // calls `release(rel)`, and there is no `release` without an array.
+    unsafe { cb(status.0, arr, n, cbdata.0, release, rel) };
 }
 
 export! {
@@ -305,7 +283,7 @@ export! {
     /// # Safety
     /// As [`PMIx_Compute_distances`] for `topo`, `cpuset` and `info` (only during the call);
     /// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Compute_distances_nb(
+    fn PMIx_Compute_distances_nb(
         topo: *mut pmix_topology_t,
         cpuset: *mut pmix_cpuset_t,
         info: *mut pmix_info_t,
@@ -313,28 +291,23 @@ export! {
         cbfunc: pmix_device_dist_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let inst = global::get().map_err(|e| e.status())?;
-        let mode = if cbfunc.is_some() {
-            Mode::NonBlocking
-        } else {
-            Mode::Blocking
-        };
-        inst.admit(CALL_NB, mode).map_err(|e| e.status())?;
-        // SAFETY: forwarded from the caller.
-        let args = unsafe { decode(&inst, topo, cpuset, info, ninfo) }?;
+        let inst = crate::boundary::admitted(CALL_NB, mode_of(&cbfunc))?;
+        let args = decode(&inst, topo, cpuset, info, ninfo)?;
         let req = args.request();
-        let Some(cb) = cbfunc else {
-            return inst
-                .compute_distances_nb(&req, None)
-                .map_err(|e| e.status());
-        };
         let cbdata = CbData(cbdata);
         // The conversion to C memory is part of the computation: if it panics, the
         // callback still runs, with PMIX_ERROR.
         let convert =
             |answer: pmix::Answer<'_>| to_c_array(answer).map(|(arr, n)| CArray { arr, n });
-        inst.compute_distances_nb_with(&req, convert, move |result| deliver(cb, cbdata, result))
-            .map_err(|e| e.status())
+        nb_or_blocking(
+            cbfunc,
+            || inst.compute_distances_nb(&req, None),
+            |cb| {
+                inst.compute_distances_nb_with(&req, convert, move |result| {
+                    deliver(cb, cbdata, result)
+                })
+            },
+        )
     }
 }
 
@@ -344,23 +317,21 @@ export! {
     fn PMIx_Device_distance_create(
         n: usize,
     ) -> *mut pmix_device_distance_t [on_panic: std::ptr::null_mut()] {
-        if n == 0 || !fits_in_a_slice(std::ptr::null::<pmix_device_distance_t>(), n) {
+        if !fits_in_a_slice(std::ptr::null::<pmix_device_distance_t>(), n) {
             return std::ptr::null_mut();
         }
-        // SAFETY: calloc checks `n * size` for overflow; the result is checked for NULL.
-        let arr = unsafe { libc::calloc(n, size_of::<pmix_device_distance_t>()) }
-            .cast::<pmix_device_distance_t>();
-        if !arr.is_null() {
-            for k in 0..n {
-                // SAFETY: `k < n`, within the zeroed allocation.
-                let e = unsafe { &mut *arr.add(k) };
-                e.mindist = u16::MAX;
-                e.maxdist = u16::MAX;
-            }
-        }
-        arr
+        c_fill(n, CONSTRUCTED).unwrap_or(std::ptr::null_mut())
     }
 }
+
+/// An entry as `PMIx_Device_distance_construct` makes it.
+const CONSTRUCTED: pmix_device_distance_t = pmix_device_distance_t {
+    uuid: std::ptr::null_mut(),
+    osname: std::ptr::null_mut(),
+    type_: 0,
+    mindist: u16::MAX,
+    maxdist: u16::MAX,
+};
 
 export! {
     /// `PMIx_Device_distance_free`: frees each entry's `uuid` and `osname`, then the array.
@@ -372,7 +343,8 @@ export! {
     /// or `PMIX_DEVICE_DIST_CREATE`) of at least `n` entries whose strings are NULL or
     /// `malloc`ed; it is not used afterwards.
     unsafe fn PMIx_Device_distance_free(d: *mut pmix_device_distance_t, n: usize) {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: `d` is NULL or a malloc'ed array of `n` entries with malloc'ed strings,
+        // not used afterwards (this function's contract); `free_array` checks the rest.
         unsafe { free_array(d, n) }
     }
 }
@@ -381,18 +353,11 @@ export! {
     /// `PMIx_Device_distance_construct`: zeroes the entry and sets `mindist = maxdist =
     /// UINT16_MAX`. NULL: nothing happens.
     ///
-    /// # Safety
+    /// # C contract
     /// `d` is NULL or points to a writable entry (whose strings, if any, are abandoned).
-    unsafe fn PMIx_Device_distance_construct(d: *mut pmix_device_distance_t) {
-        // SAFETY: a non-NULL `d` is writable (caller's contract).
-        if let Some(e) = unsafe { d.as_mut() } {
-            *e = pmix_device_distance_t {
-                uuid: std::ptr::null_mut(),
-                osname: std::ptr::null_mut(),
-                type_: 0,
-                mindist: u16::MAX,
-                maxdist: u16::MAX,
-            };
+    fn PMIx_Device_distance_construct(d: *mut pmix_device_distance_t) {
+        if let Some(e) = opt_mut!(d) {
+            *e = CONSTRUCTED;
         }
     }
 }
@@ -404,9 +369,10 @@ export! {
     /// # Safety
     /// `d` is NULL or points to a writable entry whose strings are NULL or `malloc`ed.
     unsafe fn PMIx_Device_distance_destruct(d: *mut pmix_device_distance_t) {
-        if !d.is_null() {
-            // SAFETY: forwarded from the caller.
-            unsafe { destruct(d) };
+        if let Some(e) = opt_mut!(d) {
+            // SAFETY: the entry's strings are NULL or malloc'ed, not used afterwards (this
+            // function's contract).
+            unsafe { destruct_entry(e) };
         }
     }
 }

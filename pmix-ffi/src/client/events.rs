@@ -13,11 +13,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use pmix::events::{EventAction, EventHandler, EventInfo};
-use pmix::{Mode, PmixError, global};
+use pmix::{PmixError, global};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, CbData, c_slice, callback, copy_c_str, export, op_done};
-use crate::convert::{from_wire, infos_to_wire, proc_nspace};
+use crate::boundary::{
+    BAD_PARAM, CbData, call_op, callback, copy_c_str, export, mode_of, op_done, opt_ref, try_slice,
+};
+use crate::data::convert::{CInfos, infos_from_c, proc_nspace, try_infos};
 use crate::types::*;
 
 /// What a handler's `cbfunc` reports back: its status (`i32::MAX` until called).
@@ -40,14 +42,13 @@ callback! {
         notification_cbdata: *mut c_void,
     ) {
         if !notification_cbdata.is_null() {
-            // SAFETY: made by `Box::into_raw` in `call_handler` for this one call, and
-            // given back here once (caller's contract).
+            // SAFETY: the `Box<Reply>` `call_handler` leaked for this one call, which the
+            // handler gives back once (this function's contract).
             let reply = unsafe { Box::from_raw(notification_cbdata.cast::<Reply>()) };
             reply.0.store(status, Ordering::Release);
         }
         if let Some(cb) = cbfunc {
-            // SAFETY: the handler's own completion, with its own data.
-            unsafe { cb(Status::SUCCESS.0, thiscbdata) };
+            call_op(cb, Status::SUCCESS, &CbData(thiscbdata));
         }
     }
 }
@@ -58,18 +59,25 @@ fn c_handler(f: CHandler, object: Option<ReturnObject>) -> EventHandler {
 }
 
 /// `PMIX_EVENT_RETURN_OBJECT`: the key of the caller's pointer a handler gets back.
-const RETURN_OBJECT_KEY: &[u8] = b"pmix.evobject";
+const RETURN_OBJECT_KEY: &[u8] = pmix::wire::keys::EVENT_RETURN_OBJECT.as_bytes();
 
 /// The caller's `PMIX_EVENT_RETURN_OBJECT` pointer, handed back to its handler as it
-/// was given (never dereferenced here).
+/// was given: kept as its address (exposed, so the pointer made from it again is the
+/// caller's), since the library never dereferences it.
 #[derive(Clone, Copy)]
-struct ReturnObject(*mut c_void);
+struct ReturnObject(usize);
 
-// SAFETY: the pointer is only handed back, unchanged, to the caller's own handler; the
-// library never dereferences it.
-unsafe impl Send for ReturnObject {}
-// SAFETY: as for Send: shared copies are only handed back, never dereferenced.
-unsafe impl Sync for ReturnObject {}
+impl ReturnObject {
+    /// The object of the caller's pointer `p`.
+    fn new(p: *mut c_void) -> Self {
+        Self(p.expose_provenance())
+    }
+
+    /// The caller's pointer, as given.
+    fn ptr(self) -> *mut c_void {
+        std::ptr::with_exposed_provenance_mut(self.0)
+    }
+}
 
 /// The infos of a registration without its `PMIX_EVENT_RETURN_OBJECT` (a local
 /// pointer, which nothing beyond this process could use), and that pointer.
@@ -78,32 +86,21 @@ fn split_return_object(infos: &[pmix_info_t]) -> (Vec<pmix_info_t>, Option<Retur
     let rest = infos
         .iter()
         .filter(|i| {
-            let is_object = crate::info::key(i).is_ok_and(|k| k == RETURN_OBJECT_KEY)
+            let is_object = crate::data::info::key(i).is_ok_and(|k| k == RETURN_OBJECT_KEY)
                 && i.value.type_ == PMIX_POINTER;
             if is_object {
-                // SAFETY: the tag says the union holds a pointer.
-                object = Some(ReturnObject(unsafe { i.value.data.ptr }));
+                // SAFETY: the tag says the union holds a pointer (read, never followed).
+                object = Some(ReturnObject::new(unsafe { i.value.data.ptr }));
             }
             !is_object
         })
-        // SAFETY: a bitwise copy, only read (converted) while `infos` lives.
-        .map(|i| unsafe { std::ptr::read(i) })
+        .copied()
         .collect();
     (rest, object)
 }
 
 /// A C event handler (`pmix_notification_fn_t`, not NULL).
-type CHandler = unsafe extern "C" fn(
-    usize,
-    pmix_status_t,
-    *const pmix_proc_t,
-    *mut pmix_info_t,
-    usize,
-    *mut pmix_info_t,
-    usize,
-    pmix_event_notification_cbfunc_fn_t,
-    *mut c_void,
-);
+type CHandler = CFn<pmix_notification_fn_t>;
 
 fn call_handler(
     f: CHandler,
@@ -112,39 +109,14 @@ fn call_handler(
     object: Option<ReturnObject>,
 ) -> EventAction {
     let mut source = pmix_proc_t {
-        nspace: [0; PMIX_MAX_NSLEN + 1],
         rank: ev.source.rank.0,
+        ..pmix_proc_t::EMPTY
     };
     copy_c_str(&mut source.nspace, ev.source.nspace.as_bytes());
     // The information, as C infos; a value of a type C cannot hold yet is UNDEF.
-    let mut infos: Vec<pmix_info_t> = ev
-        .info
-        .iter()
-        .map(|i| {
-            let mut c = pmix_info_t {
-                key: [0; PMIX_MAX_KEYLEN + 1],
-                flags: i.flags.0,
-                value: pmix_value_t {
-                    type_: PMIX_UNDEF,
-                    data: pmix_value_data { raw: [0; 3] },
-                },
-            };
-            copy_c_str(&mut c.key, i.key.as_bytes());
-            let _ = from_wire(&i.value, &mut c.value);
-            c
-        })
-        .collect();
-    if let Some(ReturnObject(ptr)) = object {
-        let mut c = pmix_info_t {
-            key: [0; PMIX_MAX_KEYLEN + 1],
-            flags: 0,
-            value: pmix_value_t {
-                type_: PMIX_POINTER,
-                data: pmix_value_data { ptr },
-            },
-        };
-        copy_c_str(&mut c.key, RETURN_OBJECT_KEY);
-        infos.push(c);
+    let mut infos = CInfos::lossy(&ev.info);
+    if let Some(object) = object {
+        infos.push_pointer(RETURN_OBJECT_KEY, object.ptr());
     }
     let reply = Arc::new(AtomicI32::new(NOT_CALLED));
     let record = Box::into_raw(Box::new(Reply(Arc::clone(&reply))));
@@ -153,27 +125,25 @@ fn call_handler(
     // (ext3x) relies on it: given NULL it keeps no list, and releasing that list
     // when no handler of its own matches the code dereferences NULL (mpirun
     // crashed so when our server reported a rank's lost connection).
-    infos.reserve(1);
-    let ptr = infos.as_mut_ptr();
-    // SAFETY: the user's handler with valid pointers for the call: `source` and
-    // `infos` live until it returns; `record` is freed by `handler_done`.
+    let (ptr, n) = (infos.as_mut_ptr(), infos.len());
+    // SAFETY: C registered `f` to be called with each event from the library's threads
+    // (the C contract of `PMIx_Register_event_handler`); `source` and the `n` infos at
+    // `ptr` stay valid until it returns (`infos` is released after), and `record` is
+    // freed by `handler_done` when the handler gives it back.
     unsafe {
         f(
             id,
             ev.status,
             &source,
             ptr,
-            infos.len(),
+            n,
             std::ptr::null_mut(),
             0,
             Some(handler_done),
             record.cast(),
         )
     };
-    for i in &mut infos {
-        // SAFETY: each value holds what `from_wire` allocated, released once.
-        unsafe { crate::value::PMIx_Value_destruct(&mut i.value) };
-    }
+    drop(infos);
     if reply.load(Ordering::Acquire) == Status::EVENT_ACTION_COMPLETE.0 {
         EventAction::Complete
     } else {
@@ -192,11 +162,11 @@ export! {
     /// `PMIX_ERR_NOT_AVAILABLE`; `PMIX_ERR_BAD_PARAM` (NULL `evhdlr`, a count with a NULL
     /// array, a bad info); the server's refusal; `PMIX_ERR_UNREACH`.
     ///
-    /// # Safety
+    /// # C contract
     /// `codes` is NULL or points to `ncodes` codes; `info` to `ninfo` infos (values as
     /// `PMIx_Put` requires), only during the call; `evhdlr` and `cbfunc` must be safe to
     /// call from another thread.
-    unsafe fn PMIx_Register_event_handler(
+    fn PMIx_Register_event_handler(
         codes: *mut pmix_status_t,
         ncodes: usize,
         info: *mut pmix_info_t,
@@ -205,8 +175,7 @@ export! {
         cbfunc: pmix_hdlr_reg_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t [on_panic: Status::ERROR.0] {
-        // SAFETY: forwarded from the caller.
-        match unsafe { register(codes, ncodes, info, ninfo, evhdlr, cbfunc, cbdata) } {
+        match register(codes, ncodes, info, ninfo, evhdlr, cbfunc, cbdata) {
             // OpenPMIx returns the id of a blocking registration as the status.
             Ok(Some(id)) => pmix_status_t::try_from(id).unwrap_or(Status::ERROR.0),
             Ok(None) => Status::SUCCESS.0,
@@ -215,12 +184,9 @@ export! {
     }
 }
 
-/// [`PMIx_Register_event_handler`]'s body: the id of a blocking registration, `None`
-/// for an accepted non-blocking one.
-///
-/// # Safety
-/// As [`PMIx_Register_event_handler`].
-unsafe fn register(
+/// [`PMIx_Register_event_handler`]'s body, on its C arguments: the id of a blocking
+/// registration, `None` for an accepted non-blocking one.
+fn register(
     codes: *mut pmix_status_t,
     ncodes: usize,
     info: *mut pmix_info_t,
@@ -229,21 +195,11 @@ unsafe fn register(
     cbfunc: pmix_hdlr_reg_cbfunc_t,
     cbdata: *mut c_void,
 ) -> Result<Option<usize>, Status> {
-    let inst = global::get().map_err(|e| e.status())?;
-    let mode = if cbfunc.is_none() {
-        Mode::Blocking
-    } else {
-        Mode::NonBlocking
-    };
-    inst.admit("PMIx_Register_event_handler", mode)
-        .map_err(|e| e.status())?;
+    let inst = crate::boundary::admitted("PMIx_Register_event_handler", mode_of(&cbfunc))?;
     let f = evhdlr.ok_or(BAD_PARAM)?;
-    // SAFETY: forwarded from the caller.
-    let codes = unsafe { c_slice(codes, ncodes) }?.to_vec();
-    // SAFETY: forwarded from the caller.
-    let (rest, object) = split_return_object(unsafe { c_slice(info, ninfo) }?);
-    // SAFETY: the copies of the caller's infos, read during the call.
-    let info = unsafe { infos_to_wire(&rest) }?;
+    let codes = try_slice!(codes, ncodes)?.to_vec();
+    let (rest, object) = split_return_object(try_slice!(info, ninfo)?);
+    let info = infos_from_c(&rest)?;
     let handler = c_handler(f, object);
     let Some(cb) = cbfunc else {
         return inst
@@ -257,7 +213,8 @@ unsafe fn register(
             Ok(id) => (Status::SUCCESS.0, id),
             Err(e) => (e.status().0, 0),
         };
-        // SAFETY: the caller's callback with its own data, once.
+        // SAFETY: C gave `cb` with `cbdata` for this registration's one outcome (the C
+        // contract of `PMIx_Register_event_handler`).
         unsafe { cb(status, id, cbdata.ptr()) };
     })
     .map(|()| None)
@@ -272,9 +229,9 @@ export! {
     /// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`, `PMIX_ERR_BAD_PARAM` (an id that is not
     /// registered).
     ///
-    /// # Safety
+    /// # C contract
     /// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Deregister_event_handler(
+    fn PMIx_Deregister_event_handler(
         evhdlr_ref: usize,
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
@@ -284,10 +241,7 @@ export! {
             .map_err(|e| e.status())?;
         if let Some(cb) = cbfunc {
             let cbdata = CbData(cbdata);
-            inst.post(move || {
-                // SAFETY: the caller's callback with its own data, once.
-                unsafe { cb(Status::SUCCESS.0, cbdata.ptr()) };
-            })
+            inst.post(move || call_op(cb, Status::SUCCESS, &cbdata))
             .map_err(|e| e.status())?;
         }
         Ok(())
@@ -305,10 +259,10 @@ export! {
     /// `PMIX_ERR_INIT`, `PMIX_ERR_NOT_AVAILABLE`; `PMIX_ERR_BAD_PARAM` (a bad source,
     /// info, or count with a NULL array); `PMIX_ERR_UNREACH`.
     ///
-    /// # Safety
+    /// # C contract
     /// `source` is NULL or readable; `info` as for [`PMIx_Register_event_handler`];
     /// `cbfunc`, if given, must be safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Notify_event(
+    fn PMIx_Notify_event(
         status: pmix_status_t,
         source: *const pmix_proc_t,
         range: pmix_data_range_t,
@@ -318,13 +272,11 @@ export! {
         cbdata: *mut c_void,
     ) -> pmix_status_t {
         let inst = global::get().map_err(|e| e.status())?;
-        // SAFETY: a non-NULL `source` is readable (caller's contract).
-        let source = match unsafe { source.as_ref() } {
+        let source = match opt_ref!(source) {
             None => None,
             Some(p) => Some(pmix::wire::Proc::new(proc_nspace(p)?, p.rank)),
         };
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         let cbdata = CbData(cbdata);
         inst.notify_event(
             status,

@@ -17,10 +17,11 @@ use pmix::wire::buf::{Reader, Writer};
 use pmix::wire::{BufferType, DataType, Limits, Value};
 use pmix_core::Status;
 
-use crate::boundary::{BAD_PARAM, Res, c_mut, c_ref, export};
-use crate::convert::{from_wire, infos_to_c, infos_to_wire, to_wire};
+use crate::boundary::{BAD_PARAM, Res, export, opt_cstr, opt_mut, try_mut, try_ref, try_slice};
+use crate::cmem::{c_calloc, c_copy, c_free, c_string};
+use crate::data::convert::{CInfos, from_wire, infos_from_c, value_to_wire};
+use crate::data::value::{CValue, data_of, element_size, load};
 use crate::types::*;
-use crate::value::{PMIx_Value_destruct, data_of, element_size, load};
 
 /// The buffer type packed data uses: the server's (a connected client's), else
 /// non-described (libpmix2's default).
@@ -39,14 +40,6 @@ fn size_of_element(ty: pmix_data_type_t) -> Result<usize, Status> {
     element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)
 }
 
-/// An all-zero value (`PMIX_UNDEF`).
-fn undef() -> pmix_value_t {
-    pmix_value_t {
-        type_: PMIX_UNDEF,
-        data: pmix_value_data { raw: [0; 3] },
-    }
-}
-
 /// The element of type `ty` at `ep` as pmix-wire's value of that type.
 ///
 /// # Errors
@@ -54,17 +47,19 @@ fn undef() -> pmix_value_t {
 /// `PMIx_Value_load`.
 ///
 /// # Safety
-/// `ep` points to a readable element of the C type `ty` names.
+/// `ep` points to a readable element of the C type `ty` names (at its alignment for a
+/// value or an info), a C datum as `load` requires.
 unsafe fn element_to_wire(ep: *const u8, ty: pmix_data_type_t) -> Result<Value, Status> {
-    // SAFETY: `ep` is an element of `ty` (caller's contract).
+    // SAFETY: `ep` is an element of `ty` (the caller's contract): a value or an info is
+    // read in place, anything else loaded from it as a datum of its type.
     unsafe {
         match ty {
-            PMIX_VALUE => Ok(Value::Value(Box::new(to_wire(
+            PMIX_VALUE => Ok(Value::Value(Box::new(value_to_wire(
                 &*ep.cast::<pmix_value_t>(),
             )?))),
             PMIX_INFO => {
                 let info = std::slice::from_ref(&*ep.cast::<pmix_info_t>());
-                let mut v = infos_to_wire(info)?;
+                let mut v = infos_from_c(info)?;
                 Ok(Value::Info(Box::new(v.remove(0))))
             }
             _ => {
@@ -74,11 +69,9 @@ unsafe fn element_to_wire(ep: *const u8, ty: pmix_data_type_t) -> Result<Value, 
                 } else {
                     ep.cast()
                 };
-                let mut v = undef();
-                load(&mut v, data, ty)?;
-                let w = to_wire(&v);
-                PMIx_Value_destruct(&mut v);
-                w
+                let mut v = CValue::undef();
+                load(&mut v.0, data, ty)?;
+                value_to_wire(&v.0)
             }
         }
     }
@@ -91,40 +84,40 @@ unsafe fn element_to_wire(ep: *const u8, ty: pmix_data_type_t) -> Result<Value, 
 /// `PMIX_ERR_UNPACK_FAILURE` when `value` is not of `ty`; as `from_wire`.
 ///
 /// # Safety
-/// `ep` points to a writable element of the C type `ty` names.
+/// `ep` points to a writable element of the C type `ty` names (at its alignment for a
+/// value or an info).
 unsafe fn wire_to_element(value: &Value, ep: *mut u8, ty: pmix_data_type_t) -> Res {
-    // SAFETY: `ep` is a writable element of `ty` (caller's contract); what `from_wire`
-    // allocated moves into it.
+    // SAFETY: `ep` is a writable element of `ty` (the caller's contract): a value or an
+    // info is written in place; another datum is copied in as its `size` bytes, from the
+    // union of `v` (a string's pointer, a byte object, a scalar) or from the process
+    // `from_wire` boxed. What the element points to then is its own (`v` forgets a
+    // string or byte object; the made info's value moves whole).
     unsafe {
         match (ty, value) {
             (PMIX_VALUE, Value::Value(inner)) => {
                 let slot = &mut *ep.cast::<pmix_value_t>();
-                *slot = undef();
+                *slot = pmix_value_t::UNDEF;
                 from_wire(inner, slot)
             }
             (PMIX_INFO, Value::Info(info)) => {
-                let (arr, _) = infos_to_c(std::slice::from_ref(&**info))?;
-                ep.cast::<pmix_info_t>().write(arr.read());
-                libc::free(arr.cast());
+                let made = CInfos::from_wire(std::slice::from_ref(&**info))?.into_parts();
+                ep.cast::<pmix_info_t>().write(made[0]);
                 Ok(())
             }
             _ => {
                 let size = size_of_element(ty)?;
-                let mut v = undef();
-                from_wire(value, &mut v)?;
-                if v.type_ != ty {
-                    PMIx_Value_destruct(&mut v);
+                let mut v = CValue::undef();
+                from_wire(value, &mut v.0)?;
+                if v.0.type_ != ty {
                     return Err(Status::ERR_UNPACK_FAILURE);
                 }
                 match ty {
-                    PMIX_PROC => {
-                        ep.cast::<pmix_proc_t>().write(v.data.proc_.read());
-                        libc::free(v.data.proc_.cast());
-                    }
+                    PMIX_PROC => ep.cast::<pmix_proc_t>().write(v.0.data.proc_.read()),
                     PMIX_STRING | PMIX_BYTE_OBJECT => {
-                        std::ptr::copy_nonoverlapping(data_ptr(&v), ep, size);
+                        std::ptr::copy_nonoverlapping((&raw const v.0.data).cast::<u8>(), ep, size);
+                        v.0 = pmix_value_t::UNDEF;
                     }
-                    _ => std::ptr::copy_nonoverlapping(data_of(&v).cast::<u8>(), ep, size),
+                    _ => std::ptr::copy_nonoverlapping(data_of(&v.0).cast::<u8>(), ep, size),
                 }
                 Ok(())
             }
@@ -132,17 +125,9 @@ unsafe fn wire_to_element(value: &Value, ep: *mut u8, ty: pmix_data_type_t) -> R
     }
 }
 
-/// Where the union of `v` starts (a string's pointer, a byte object's struct).
-fn data_ptr(v: &pmix_value_t) -> *const u8 {
-    (&raw const v.data).cast()
-}
-
-/// The bytes not unpacked yet, and how many were before them.
-///
-/// # Safety
-/// `b`'s pointers describe its memory (as this library and `pmix_common.h`'s macros
-/// keep them).
-unsafe fn unread(b: &pmix_data_buffer_t) -> (&[u8], usize) {
+/// The bytes of the buffer `b` (C's: the C contract) not unpacked yet, and how many
+/// were before them.
+fn unread(b: &pmix_data_buffer_t) -> (&[u8], usize) {
     if b.base_ptr.is_null() || b.bytes_used == 0 {
         return (&[], 0);
     }
@@ -153,19 +138,18 @@ unsafe fn unread(b: &pmix_data_buffer_t) -> (&[u8], usize) {
             .saturating_sub(b.base_ptr as usize)
             .min(b.bytes_used)
     };
-    // SAFETY: `base_ptr` holds `bytes_used` bytes (caller's contract) and `at` is
-    // within them.
+    // SAFETY: a buffer's `base_ptr` holds `bytes_used` bytes (the C contract: the buffer
+    // is this library's or `pmix_common.h`'s macros', which keep its pointers so), and
+    // `at` is within them.
     let all = unsafe { std::slice::from_raw_parts(b.base_ptr.cast::<u8>(), b.bytes_used) };
     (&all[at..], at)
 }
 
-/// Frees what `b` holds and leaves it empty.
-///
-/// # Safety
-/// `base_ptr` is NULL or `malloc`ed, and freed once.
-unsafe fn release(b: &mut pmix_data_buffer_t) {
-    // SAFETY: caller's contract.
-    unsafe { libc::free(b.base_ptr.cast()) };
+/// Frees what the buffer `b` (C's) holds and leaves it empty.
+fn release(b: &mut pmix_data_buffer_t) {
+    // SAFETY: a buffer's `base_ptr` is NULL or malloc'ed, the buffer's own (the C
+    // contract, as for `unread`), and is dropped from it here.
+    unsafe { c_free(b.base_ptr) };
     *b = pmix_data_buffer_t {
         base_ptr: std::ptr::null_mut(),
         pack_ptr: std::ptr::null_mut(),
@@ -175,14 +159,12 @@ unsafe fn release(b: &mut pmix_data_buffer_t) {
     };
 }
 
-/// Appends `bytes` to `b` (grown with `realloc`), keeping where unpacking is.
+/// Appends `bytes` to the buffer `b` (C's; grown with `realloc`), keeping where
+/// unpacking is.
 ///
 /// # Errors
 /// `PMIX_ERR_NOMEM`.
-///
-/// # Safety
-/// As [`unread`]; `base_ptr` is NULL or `malloc`ed.
-unsafe fn append(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Res {
+fn append(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Res {
     let read_at = if b.unpack_ptr.is_null() || b.base_ptr.is_null() {
         0
     } else {
@@ -192,27 +174,27 @@ unsafe fn append(b: &mut pmix_data_buffer_t, bytes: &[u8]) -> Res {
         .bytes_used
         .checked_add(bytes.len())
         .ok_or(Status::ERR_NOMEM)?;
-    if need > b.bytes_allocated || b.base_ptr.is_null() {
-        // SAFETY: `base_ptr` is NULL or malloc'ed (caller's contract); the result is
-        // checked before use.
-        let grown = unsafe { libc::realloc(b.base_ptr.cast(), need.max(1)) }.cast::<c_char>();
-        if grown.is_null() {
-            return Err(Status::ERR_NOMEM);
-        }
-        b.base_ptr = grown;
-        b.bytes_allocated = need.max(1);
-    }
-    // SAFETY: `base_ptr` has room for `need` bytes (just ensured).
+    // SAFETY: a buffer's `base_ptr` is NULL or malloc'ed with `bytes_allocated` bytes
+    // (the C contract, as for `unread`); realloc's result is checked before use, and the
+    // bytes go to `bytes_used..need`, within the allocation of at least `need` bytes.
     unsafe {
+        if need > b.bytes_allocated || b.base_ptr.is_null() {
+            let grown = libc::realloc(b.base_ptr.cast(), need.max(1)).cast::<c_char>();
+            if grown.is_null() {
+                return Err(Status::ERR_NOMEM);
+            }
+            b.base_ptr = grown;
+            b.bytes_allocated = need.max(1);
+        }
         std::ptr::copy_nonoverlapping(
             bytes.as_ptr(),
             b.base_ptr.add(b.bytes_used).cast(),
             bytes.len(),
         );
-        b.bytes_used = need;
-        b.pack_ptr = b.base_ptr.add(need);
-        b.unpack_ptr = b.base_ptr.add(read_at.min(need));
     }
+    b.bytes_used = need;
+    b.pack_ptr = b.base_ptr.wrapping_add(need);
+    b.unpack_ptr = b.base_ptr.wrapping_add(read_at.min(need));
     Ok(())
 }
 
@@ -237,8 +219,7 @@ export! {
         type_: pmix_data_type_t,
     ) -> pmix_status_t {
         let _ = target;
-        // SAFETY: a non-NULL `buffer` is writable (caller's contract).
-        let b = unsafe { c_mut(buffer) }?;
+        let b = try_mut!(buffer)?;
         let n = usize::try_from(num_vals).map_err(|_| BAD_PARAM)?;
         let size = size_of_element(type_)?;
         if n > 0 && src.is_null() {
@@ -248,13 +229,14 @@ export! {
         let mut w = Writer::new(buffer_type());
         w.pack_header(dt, n);
         for k in 0..n {
-            // SAFETY: `src` holds `n` elements of `size` bytes (caller's contract).
-            let v = unsafe { element_to_wire(src.cast::<u8>().add(k * size), type_) }?;
+            let ep = src.cast::<u8>().wrapping_add(k * size);
+            // SAFETY: `src` holds `n` elements of `size` bytes of `type_` (the C contract
+            // above), and `ep` is element `k < n`.
+            let v = unsafe { element_to_wire(ep, type_) }?;
             v.encode_payload(&mut w);
         }
         let bytes = w.finish().map_err(|_| Status::ERR_PACK_FAILURE)?;
-        // SAFETY: `b` is this library's kind of buffer (caller's contract).
-        unsafe { append(b, &bytes) }
+        append(b, &bytes)
     }
 }
 
@@ -283,13 +265,11 @@ export! {
         type_: pmix_data_type_t,
     ) -> pmix_status_t {
         let _ = source;
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (b, max) = unsafe { (c_mut(buffer)?, c_mut(max_num_values)?) };
+        let (b, max) = (try_mut!(buffer)?, try_mut!(max_num_values)?);
         crate::boundary::not_null(dest)?;
         let size = size_of_element(type_)?;
         let dt = DataType::from_code(u64::from(type_)).ok_or(Status::ERR_NOT_SUPPORTED)?;
-        // SAFETY: `b` is this library's kind of buffer (caller's contract).
-        let (rest, at) = unsafe { unread(b) };
+        let (rest, at) = unread(b);
         if rest.is_empty() {
             *max = 0;
             return Err(Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER);
@@ -304,12 +284,12 @@ export! {
             values.push(Value::decode_payload(dt, &mut r).map_err(|_| Status::ERR_UNPACK_FAILURE)?);
         }
         for (k, v) in values.iter().enumerate() {
-            // SAFETY: `dest` has room for `n <= *max` elements (caller's contract).
-            unsafe { wire_to_element(v, dest.cast::<u8>().add(k * size), type_) }?;
+            let ep = dest.cast::<u8>().wrapping_add(k * size);
+            // SAFETY: `dest` has room for `*max >= n` elements of `type_` (the C contract
+            // above), and `ep` is element `k < n`.
+            unsafe { wire_to_element(v, ep, type_) }?;
         }
-        let used = r.offset();
-        // SAFETY: `at + used` is within the buffer's used bytes.
-        b.unpack_ptr = unsafe { b.base_ptr.add(at + used) };
+        b.unpack_ptr = b.base_ptr.wrapping_add(at + r.offset());
         *max = i32::try_from(n).unwrap_or(i32::MAX);
         Ok(())
     }
@@ -322,23 +302,20 @@ export! {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (NULL `buffer` or `payload`).
     ///
-    /// # Safety
+    /// # C contract
     /// `buffer` as for [`PMIx_Data_pack`] (what it held is freed); `payload` is NULL or
     /// a writable byte object whose bytes are NULL or `malloc`ed.
-    unsafe fn PMIx_Data_load(
+    fn PMIx_Data_load(
         buffer: *mut pmix_data_buffer_t,
         payload: *mut pmix_byte_object_t,
     ) -> pmix_status_t {
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (b, p) = unsafe { (c_mut(buffer)?, c_mut(payload)?) };
-        // SAFETY: what the buffer held was malloc'ed (caller's contract).
-        unsafe { release(b) };
+        let (b, p) = (try_mut!(buffer)?, try_mut!(payload)?);
+        release(b);
         b.base_ptr = p.bytes;
         b.bytes_used = if p.bytes.is_null() { 0 } else { p.size };
         b.bytes_allocated = b.bytes_used;
         b.unpack_ptr = b.base_ptr;
-        // SAFETY: within the bytes just taken over.
-        b.pack_ptr = if b.base_ptr.is_null() { b.base_ptr } else { unsafe { b.base_ptr.add(b.bytes_used) } };
+        b.pack_ptr = b.base_ptr.wrapping_add(b.bytes_used);
         p.bytes = std::ptr::null_mut();
         p.size = 0;
         Ok(())
@@ -353,20 +330,16 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL `buffer` or `payload`, NULL bytes with a size);
     /// `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// `buffer` as for [`PMIx_Data_load`]; `payload` is NULL or a readable byte object.
-    unsafe fn PMIx_Data_embed(
+    fn PMIx_Data_embed(
         buffer: *mut pmix_data_buffer_t,
         payload: *const pmix_byte_object_t,
     ) -> pmix_status_t {
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (b, p) = unsafe { (c_mut(buffer)?, c_ref(payload)?) };
-        // SAFETY: the payload's bytes are readable (caller's contract).
-        let bytes = unsafe { crate::boundary::c_slice(p.bytes.cast::<u8>(), p.size) }?;
-        // SAFETY: what the buffer held was malloc'ed (caller's contract).
-        unsafe { release(b) };
-        // SAFETY: `b` is now empty.
-        unsafe { append(b, bytes) }
+        let (b, p) = (try_mut!(buffer)?, try_ref!(payload)?);
+        let bytes = try_slice!(p.bytes.cast::<u8>().cast_const(), p.size)?;
+        release(b);
+        append(b, bytes)
     }
 }
 
@@ -377,32 +350,17 @@ export! {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (NULL `buffer` or `payload`); `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// `buffer` as for [`PMIx_Data_pack`]; `payload` is NULL or writable.
-    unsafe fn PMIx_Data_unload(
+    fn PMIx_Data_unload(
         buffer: *mut pmix_data_buffer_t,
         payload: *mut pmix_byte_object_t,
     ) -> pmix_status_t {
-        // SAFETY: non-NULL pointers are valid (caller's contract).
-        let (b, p) = unsafe { (c_mut(buffer)?, c_mut(payload)?) };
-        // SAFETY: `b` is this library's kind of buffer (caller's contract).
-        let (rest, _) = unsafe { unread(b) };
-        let copy = if rest.is_empty() {
-            std::ptr::null_mut()
-        } else {
-            // SAFETY: checked for NULL below.
-            let c = unsafe { libc::malloc(rest.len()) }.cast::<c_char>();
-            if c.is_null() {
-                return Err(Status::ERR_NOMEM);
-            }
-            // SAFETY: `c` has room for `rest.len()` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(rest.as_ptr(), c.cast(), rest.len()) };
-            c
-        };
-        p.bytes = copy;
+        let (b, p) = (try_mut!(buffer)?, try_mut!(payload)?);
+        let (rest, _) = unread(b);
+        p.bytes = c_copy(rest)?.cast();
         p.size = rest.len();
-        // SAFETY: the buffer's memory was malloc'ed (caller's contract).
-        unsafe { release(b) };
+        release(b);
         Ok(())
     }
 }
@@ -414,22 +372,18 @@ export! {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` (NULL `dest` or `src`); `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// Both are NULL or buffers as for [`PMIx_Data_pack`], not the same one.
-    unsafe fn PMIx_Data_copy_payload(
+    fn PMIx_Data_copy_payload(
         dest: *mut pmix_data_buffer_t,
         src: *mut pmix_data_buffer_t,
     ) -> pmix_status_t {
         if std::ptr::eq(dest, src) {
             return Err(BAD_PARAM);
         }
-        // SAFETY: non-NULL, distinct buffers (caller's contract, checked).
-        let (d, s) = unsafe { (c_mut(dest)?, c_ref(src)?) };
-        // SAFETY: `s` is this library's kind of buffer (caller's contract).
-        let (rest, _) = unsafe { unread(s) };
-        let bytes = rest.to_vec();
-        // SAFETY: as above, for `d`.
-        unsafe { append(d, &bytes) }
+        let (d, s) = (try_mut!(dest)?, try_ref!(src)?);
+        let bytes = unread(s).0.to_vec();
+        append(d, &bytes)
     }
 }
 
@@ -450,50 +404,32 @@ export! {
         src: *mut c_void,
         type_: pmix_data_type_t,
     ) -> pmix_status_t {
-        // SAFETY: a non-NULL `dest` is writable (caller's contract).
-        let d = unsafe { c_mut(dest) }?;
+        let d = try_mut!(dest)?;
         crate::boundary::not_null(src)?;
         if type_ == PMIX_STRING {
-            // SAFETY: `src` is a NUL-terminated string (caller's contract).
-            let s = unsafe { libc::strdup(src.cast()) };
-            if s.is_null() {
-                return Err(Status::ERR_NOMEM);
-            }
-            *d = s.cast();
+            let s = opt_cstr!(src.cast::<c_char>().cast_const()).ok_or(BAD_PARAM)?;
+            *d = c_string(s.to_bytes())?.cast();
             return Ok(());
         }
         let size = size_of_element(type_)?;
-        // SAFETY: `src` is a readable datum of `type_` (caller's contract).
+        // SAFETY: `src` is a readable datum of `type_` (this function's contract).
         let v = unsafe { element_to_wire(src.cast::<u8>(), type_) }?;
-        // SAFETY: checked for NULL below.
-        let out = unsafe { libc::calloc(1, size) };
-        if out.is_null() {
-            return Err(Status::ERR_NOMEM);
-        }
-        // SAFETY: `out` has room for one element of `type_`.
-        if let Err(e) = unsafe { wire_to_element(&v, out.cast::<u8>(), type_) } {
-            // SAFETY: `out` was calloc'ed above and holds nothing owned.
-            unsafe { libc::free(out) };
-            return Err(e);
-        }
+        let out = c_calloc(1, size)?;
+        // SAFETY: `out` is a fresh zeroed allocation with room for one element of
+        // `type_` (malloc's alignment suits it), freed here if filling it fails.
+        unsafe { wire_to_element(&v, out.cast::<u8>(), type_).inspect_err(|_| c_free(out)) }?;
         *d = out;
         Ok(())
     }
 }
 
 /// Sets the outputs of a (de)compression to nothing: NULL, 0.
-///
-/// # Safety
-/// `outbytes` and `nbytes` are NULL or writable.
-unsafe fn nothing_out(outbytes: *mut *mut u8, nbytes: *mut usize) {
-    // SAFETY: non-NULL outputs are writable (caller's contract).
-    unsafe {
-        if let Some(o) = outbytes.as_mut() {
-            *o = std::ptr::null_mut();
-        }
-        if let Some(n) = nbytes.as_mut() {
-            *n = 0;
-        }
+fn nothing_out(outbytes: Option<&mut *mut u8>, nbytes: Option<&mut usize>) {
+    if let Some(o) = outbytes {
+        *o = std::ptr::null_mut();
+    }
+    if let Some(n) = nbytes {
+        *n = 0;
     }
 }
 
@@ -501,17 +437,16 @@ export! {
     /// `PMIx_Data_compress`: compression is not offered: `false`, `*outbytes` NULL and
     /// `*nbytes` 0 (as libpmix2 without its compression plugin).
     ///
-    /// # Safety
+    /// # C contract
     /// `outbytes` and `nbytes` are NULL or writable.
-    unsafe fn PMIx_Data_compress(
+    fn PMIx_Data_compress(
         inbytes: *const u8,
         size: usize,
         outbytes: *mut *mut u8,
         nbytes: *mut usize,
     ) -> bool [on_panic: false] {
         let _ = (inbytes, size);
-        // SAFETY: forwarded from the caller.
-        unsafe { nothing_out(outbytes, nbytes) };
+        nothing_out(opt_mut!(outbytes), opt_mut!(nbytes));
         false
     }
 }
@@ -520,17 +455,16 @@ export! {
     /// `PMIx_Data_decompress`: nothing here was compressed: `false`, `*outbytes` NULL
     /// and `*nbytes` 0.
     ///
-    /// # Safety
+    /// # C contract
     /// `outbytes` and `nbytes` are NULL or writable.
-    unsafe fn PMIx_Data_decompress(
+    fn PMIx_Data_decompress(
         inbytes: *const u8,
         size: usize,
         outbytes: *mut *mut u8,
         nbytes: *mut usize,
     ) -> bool [on_panic: false] {
         let _ = (inbytes, size);
-        // SAFETY: forwarded from the caller.
-        unsafe { nothing_out(outbytes, nbytes) };
+        nothing_out(opt_mut!(outbytes), opt_mut!(nbytes));
         false
     }
 }

@@ -9,103 +9,54 @@
 use std::ffi::{c_char, c_void};
 
 use pmix::client::GroupOutcome;
+use pmix::wire::{Info, Value};
 use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, Res, admitted, bounded_str, c_mut, c_slice, callback, copy_c_str, export,
-    op_done,
+    BAD_PARAM, CbData, Res, admitted, export, mode_of, nb_or_blocking, op_done, opt_mut, opt_ref,
+    status_of, try_mut, try_slice, try_str,
 };
-use crate::convert::{infos_to_wire, procs_to_wire};
+use crate::data::convert::{InfoCb, deliver_infos, infos_to_c, procs_to_wire, try_infos};
 use crate::types::*;
 
-/// `PMIX_GROUP_CONTEXT_ID`.
-const KEY_CONTEXT_ID: &[u8] = b"pmix.grp.ctxid";
-
-fn mode(blocking: bool) -> Mode {
-    if blocking {
-        Mode::Blocking
-    } else {
-        Mode::NonBlocking
-    }
-}
-
-/// A group id argument: NUL-terminated, 1 to 255 bytes, UTF-8.
+/// A group id argument: 1 to 255 bytes (read with `try_str!` within that bound).
 ///
 /// # Errors
-/// `PMIX_ERR_BAD_PARAM` otherwise (NULL and over-length included).
-///
-/// # Safety
-/// `grp` is NULL or readable up to its NUL or 256 bytes.
-unsafe fn grp_arg<'a>(grp: *const c_char) -> Result<&'a str, Status> {
-    // SAFETY: forwarded from the caller.
-    let g = unsafe { bounded_str(grp, PMIX_MAX_NSLEN) }?;
+/// `PMIX_ERR_BAD_PARAM` for an empty one.
+fn grp_arg(g: &str) -> Result<&str, Status> {
     if g.is_empty() {
         return Err(BAD_PARAM);
     }
     Ok(g)
 }
 
-/// The arguments of a construct or an invite: the group id ([`grp_arg`]), the
-/// processes and the directives.
+/// The arguments of a construct or an invite, as C passed them: the group id
+/// ([`grp_arg`]), the processes and the directives.
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for any of them malformed.
-///
-/// # Safety
-/// As [`PMIx_Group_construct`].
-unsafe fn group_args<'a>(
+fn group_args<'a>(
     grp: *const c_char,
     procs: *const pmix_proc_t,
     nprocs: usize,
     info: *const pmix_info_t,
     ninfo: usize,
-) -> Result<(&'a str, Vec<pmix::wire::Proc>, Vec<pmix::wire::Info>), Status> {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        Ok((
-            grp_arg(grp)?,
-            procs_to_wire(c_slice(procs, nprocs)?)?,
-            infos_to_wire(c_slice(info, ninfo)?)?,
-        ))
-    }
+) -> Result<(&'a str, Vec<pmix::wire::Proc>, Vec<Info>), Status> {
+    Ok((
+        grp_arg(try_str!(grp, PMIX_MAX_NSLEN)?)?,
+        procs_to_wire(try_slice!(procs, nprocs)?)?,
+        try_infos!(info, ninfo)?,
+    ))
 }
 
-/// The results of a construct as a `malloc`ed C info array (NULL and 0 for none).
-fn c_results(o: &GroupOutcome) -> Result<(*mut pmix_info_t, usize), Status> {
-    let Some(ctx) = o.ctxid else {
-        return Ok((std::ptr::null_mut(), 0));
-    };
-    // SAFETY: calloc of one info; checked before use.
-    let p = unsafe { libc::calloc(1, size_of::<pmix_info_t>()) }.cast::<pmix_info_t>();
-    // SAFETY: `p` is NULL or a fresh, zeroed, aligned info.
-    let i = unsafe { p.as_mut() }.ok_or(Status::ERR_NOMEM)?;
-    copy_c_str(&mut i.key, KEY_CONTEXT_ID);
-    i.value.type_ = PMIX_SIZE;
-    i.value.data = pmix_value_data {
-        size: usize::try_from(ctx).unwrap_or(usize::MAX),
-    };
-    Ok((p, 1))
-}
-
-/// Frees what [`c_results`] made.
-///
-/// # Safety
-/// `p` came from [`c_results`] (or is NULL), freed once.
-unsafe fn free_results(p: *mut pmix_info_t) {
-    // SAFETY: caller's contract; a SIZE value owns nothing.
-    unsafe { libc::free(p.cast()) };
-}
-
-callback! {
-    /// The `release_fn` of a construct callback.
-    ///
-    /// # Safety
-    /// `cbdata` is the `release_cbdata` of the same callback, passed once.
-    unsafe fn release_results(cbdata: *mut c_void) {
-        // SAFETY: forwarded from the caller.
-        unsafe { free_results(cbdata.cast()) }
-    }
+/// The results of a construct: `PMIX_GROUP_CONTEXT_ID` (`PMIX_SIZE`) when the server
+/// assigned one, else none.
+fn results(o: &GroupOutcome) -> Vec<Info> {
+    o.ctxid
+        .map(|ctx| Info::new(pmix::wire::keys::GROUP_CONTEXT_ID, Value::Size(ctx)))
+        .into_iter()
+        .collect()
 }
 
 export! {
@@ -121,11 +72,11 @@ export! {
     /// server's status (`PMIX_ERR_NOT_SUPPORTED` from a server without groups,
     /// `PMIX_GROUP_CONSTRUCT_ABORT`, …).
     ///
-    /// # Safety
+    /// # C contract
     /// `grp` is NULL or a NUL-terminated string; `procs` and `directives` point to
     /// `nprocs` / `ndirs` readable elements (or are NULL with a zero count); `results`
     /// and `nresults` are NULL or writable.
-    unsafe fn PMIx_Group_construct(
+    fn PMIx_Group_construct(
         grp: *const c_char,
         procs: *const pmix_proc_t,
         nprocs: usize,
@@ -134,9 +85,7 @@ export! {
         results: *mut *mut pmix_info_t,
         nresults: *mut usize,
     ) -> pmix_status_t {
-        // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (res, nres) = unsafe { (results.as_mut(), nresults.as_mut()) };
-        let (res, nres) = match (res, nres) {
+        let (res, nres) = match (opt_mut!(results), opt_mut!(nresults)) {
             (Some(r), Some(n)) => {
                 *r = std::ptr::null_mut();
                 *n = 0;
@@ -148,12 +97,11 @@ export! {
             }
         };
         let inst = admitted("PMIx_Group_construct", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, directives, ndirs) }?;
+        let (grp, procs, info) = group_args(grp, procs, nprocs, directives, ndirs)?;
         let o = inst
             .group_construct(grp, &procs, &info)
             .map_err(|e| e.status())?;
-        (*res, *nres) = c_results(&o)?;
+        (*res, *nres) = infos_to_c(&self::results(&o))?;
         Ok(())
     }
 }
@@ -167,10 +115,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Group_construct`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_construct`] (the arrays only during the call); `cbfunc` must be
     /// safe to call from another thread with `cbdata`.
-    unsafe fn PMIx_Group_construct_nb(
+    fn PMIx_Group_construct_nb(
         grp: *const c_char,
         procs: *const pmix_proc_t,
         nprocs: usize,
@@ -179,39 +127,25 @@ export! {
         cbfunc: pmix_info_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let inst = admitted("PMIx_Group_construct_nb", mode(cbfunc.is_none()))?;
-        // SAFETY: forwarded from the caller.
-        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
-        let Some(cb) = cbfunc else {
-            return inst
-                .group_construct(grp, &procs, &info)
-                .map(|_| ())
-                .map_err(|e| e.status());
-        };
+        let inst = admitted("PMIx_Group_construct_nb", mode_of(&cbfunc))?;
+        let (grp, procs, info) = group_args(grp, procs, nprocs, info, ninfo)?;
         let cbdata = CbData(cbdata);
-        inst.group_construct_nb(grp, &procs, &info, move |r| {
-            let (status, p, n) = match r.map_err(|e| e.status()).and_then(|o| c_results(&o)) {
-                Ok((p, n)) => (Status::SUCCESS.0, p, n),
-                Err(s) => (s.0, std::ptr::null_mut(), 0),
-            };
-            let release: pmix_release_cbfunc_t = if p.is_null() {
-                None
-            } else {
-                Some(release_results)
-            };
-            // SAFETY: the caller's callback with its own data, once; the results
-            // stay valid until it calls `release`.
-            unsafe { cb(status, p, n, cbdata.ptr(), release, p.cast()) };
-        })
-        .map_err(|e| e.status())
+        nb_or_blocking(
+            cbfunc,
+            || inst.group_construct(grp, &procs, &info),
+            |cb| {
+                inst.group_construct_nb(grp, &procs, &info, move |r| {
+                    let r = r.map(|o| results(&o)).map_err(|e| e.status());
+                    deliver_infos(cb, &cbdata, r);
+                })
+            },
+        )
     }
 }
 
-/// The common body of the destruct and leave calls: blocking without `cbfunc`.
-///
-/// # Safety
-/// As [`PMIx_Group_destruct`].
-unsafe fn op(
+/// The common body of the destruct and leave calls, on their C arguments: blocking
+/// without `cbfunc`.
+fn op(
     call: &'static str,
     call_nb: &'static str,
     grp: *const c_char,
@@ -220,34 +154,28 @@ unsafe fn op(
     cbfunc: Option<(pmix_op_cbfunc_t, *mut c_void)>,
     leave: bool,
 ) -> Res {
-    let blocking = cbfunc.is_none_or(|(f, _)| f.is_none());
-    let inst = admitted(
-        if cbfunc.is_some() { call_nb } else { call },
-        mode(blocking),
-    )?;
-    // SAFETY: forwarded from the caller.
-    let grp = unsafe { grp_arg(grp) }?;
-    // SAFETY: forwarded from the caller.
-    let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
-    let cb = match cbfunc {
-        Some((Some(f), data)) => Some((f, CbData(data))),
-        _ => None,
-    };
-    let Some((f, cbdata)) = cb else {
-        let r = if leave {
-            inst.group_leave(grp, &info)
-        } else {
-            inst.group_destruct(grp, &info)
-        };
-        return r.map_err(|e| e.status());
-    };
-    let done = op_done(f, cbdata);
-    let r = if leave {
-        inst.group_leave_nb(grp, &info, done)
-    } else {
-        inst.group_destruct_nb(grp, &info, done)
-    };
-    r.map_err(|e| e.status())
+    let cb = cbfunc.and_then(|(f, data)| f.map(|f| (f, CbData(data))));
+    let inst = admitted(if cbfunc.is_some() { call_nb } else { call }, mode_of(&cb))?;
+    let grp = grp_arg(try_str!(grp, PMIX_MAX_NSLEN)?)?;
+    let info = try_infos!(info, ninfo)?;
+    nb_or_blocking(
+        cb,
+        || {
+            if leave {
+                inst.group_leave(grp, &info)
+            } else {
+                inst.group_destruct(grp, &info)
+            }
+        },
+        |(f, cbdata)| {
+            let done = op_done(f, cbdata);
+            if leave {
+                inst.group_leave_nb(grp, &info, done)
+            } else {
+                inst.group_destruct_nb(grp, &info, done)
+            }
+        },
+    )
 }
 
 export! {
@@ -258,26 +186,15 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (NULL, empty or over-length `grp`, a bad info);
     /// `PMIX_ERR_UNREACH`; the server's status.
     ///
-    /// # Safety
+    /// # C contract
     /// `grp` is NULL or a NUL-terminated string; `info` points to `ninfo` readable infos
     /// (or is NULL with a zero count).
-    unsafe fn PMIx_Group_destruct(
+    fn PMIx_Group_destruct(
         grp: *const c_char,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            op(
-                "PMIx_Group_destruct",
-                "PMIx_Group_destruct_nb",
-                grp,
-                info,
-                ninfo,
-                None,
-                false,
-            )
-        }
+        op("PMIx_Group_destruct", "PMIx_Group_destruct_nb", grp, info, ninfo, None, false)
     }
 }
 
@@ -288,27 +205,17 @@ export! {
     /// # Errors
     /// As [`PMIx_Group_destruct`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_destruct`]; `cbfunc` must be safe to call from another thread.
-    unsafe fn PMIx_Group_destruct_nb(
+    fn PMIx_Group_destruct_nb(
         grp: *const c_char,
         info: *const pmix_info_t,
         ninfo: usize,
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            op(
-                "PMIx_Group_destruct",
-                "PMIx_Group_destruct_nb",
-                grp,
-                info,
-                ninfo,
-                Some((cbfunc, cbdata)),
-                false,
-            )
-        }
+        let cb = Some((cbfunc, cbdata));
+        op("PMIx_Group_destruct", "PMIx_Group_destruct_nb", grp, info, ninfo, cb, false)
     }
 }
 
@@ -322,25 +229,14 @@ export! {
     /// `grp`, a bad info); `PMIX_ERR_NOT_SUPPORTED` (a server without group operations,
     /// as Open MPI 4.1's `mpirun`); `PMIX_ERR_UNREACH`; the server's other statuses.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_destruct`].
-    unsafe fn PMIx_Group_leave(
+    fn PMIx_Group_leave(
         grp: *const c_char,
         info: *const pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            op(
-                "PMIx_Group_leave",
-                "PMIx_Group_leave_nb",
-                grp,
-                info,
-                ninfo,
-                None,
-                true,
-            )
-        }
+        op("PMIx_Group_leave", "PMIx_Group_leave_nb", grp, info, ninfo, None, true)
     }
 }
 
@@ -353,76 +249,40 @@ export! {
     /// As [`PMIx_Group_leave`], returned only for what is found before acceptance;
     /// `cbfunc` runs if and only if this returns `PMIX_SUCCESS`.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_leave`]; `cbfunc` must be safe to call from another thread.
-    unsafe fn PMIx_Group_leave_nb(
+    fn PMIx_Group_leave_nb(
         grp: *const c_char,
         info: *const pmix_info_t,
         ninfo: usize,
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            op(
-                "PMIx_Group_leave",
-                "PMIx_Group_leave_nb",
-                grp,
-                info,
-                ninfo,
-                Some((cbfunc, cbdata)),
-                true,
-            )
-        }
+        let cb = Some((cbfunc, cbdata));
+        op("PMIx_Group_leave", "PMIx_Group_leave_nb", grp, info, ninfo, cb, true)
     }
 }
 
-/// The out-pointers of a blocking invite or join: set to NULL and 0 (these calls
-/// return no results, as libpmix2 4.2.2's).
+/// The out-pointers of a blocking invite or join, as C passed them: set to NULL and 0
+/// (these calls return no results, as libpmix2 4.2.2's).
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` when either is NULL.
-///
-/// # Safety
-/// Each is NULL or writable.
-unsafe fn no_results(results: *mut *mut pmix_info_t, nresults: *mut usize) -> Res {
-    // SAFETY: non-NULL out-pointers are writable (caller's contract).
-    let (r, n) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
+fn no_results(results: *mut *mut pmix_info_t, nresults: *mut usize) -> Res {
+    let (r, n) = (try_mut!(results)?, try_mut!(nresults)?);
     (*r, *n) = (std::ptr::null_mut(), 0);
     Ok(())
 }
 
 /// Delivers an invite's or join's outcome to a C `pmix_info_cbfunc_t` (no results).
-fn info_done(
-    cb: unsafe extern "C" fn(
-        pmix_status_t,
-        *mut pmix_info_t,
-        usize,
-        *mut c_void,
-        pmix_release_cbfunc_t,
-        *mut c_void,
-    ),
-    cbdata: CbData,
-) -> impl FnOnce(pmix_status_t) + Send + 'static {
+fn info_done(cb: InfoCb, cbdata: CbData) -> impl FnOnce(Status) + Send + 'static {
     move |status| {
-        // SAFETY: the caller's callback with its own data, once; no results.
-        unsafe {
-            cb(
-                status,
-                std::ptr::null_mut(),
-                0,
-                cbdata.ptr(),
-                None,
-                std::ptr::null_mut(),
-            )
+        let r = if status == Status::SUCCESS {
+            Ok(Vec::new())
+        } else {
+            Err(status)
         };
-    }
-}
-
-fn status_of<T>(r: Result<T, pmix::Error>) -> pmix_status_t {
-    match r {
-        Ok(_) => Status::SUCCESS.0,
-        Err(e) => e.status().0,
+        deliver_infos(cb, &cbdata, r);
     }
 }
 
@@ -437,9 +297,9 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a bad `grp`, no one to invite, NULL `results`/`nresults`);
     /// `PMIX_ERR_UNREACH`; the server's refusal.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_construct`].
-    unsafe fn PMIx_Group_invite(
+    fn PMIx_Group_invite(
         grp: *const c_char,
         procs: *const pmix_proc_t,
         nprocs: usize,
@@ -449,10 +309,8 @@ export! {
         nresults: *mut usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_invite", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { no_results(results, nresults) }?;
-        // SAFETY: forwarded from the caller.
-        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
+        no_results(results, nresults)?;
+        let (grp, procs, info) = group_args(grp, procs, nprocs, info, ninfo)?;
         inst.group_invite(grp, &procs, &info)
             .map(|_| ())
             .map_err(|e| e.status())
@@ -467,9 +325,9 @@ export! {
     /// # Errors
     /// As [`PMIx_Group_invite`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_construct_nb`].
-    unsafe fn PMIx_Group_invite_nb(
+    fn PMIx_Group_invite_nb(
         grp: *const c_char,
         procs: *const pmix_proc_t,
         nprocs: usize,
@@ -478,31 +336,25 @@ export! {
         cbfunc: pmix_info_cbfunc_t,
         cbdata: *mut c_void,
     ) -> pmix_status_t {
-        let inst = admitted("PMIx_Group_invite_nb", mode(cbfunc.is_none()))?;
-        // SAFETY: forwarded from the caller.
-        let (grp, procs, info) = unsafe { group_args(grp, procs, nprocs, info, ninfo) }?;
-        let Some(cb) = cbfunc else {
-            return inst
-                .group_invite(grp, &procs, &info)
-                .map(|_| ())
-                .map_err(|e| e.status());
-        };
-        let done = info_done(cb, CbData(cbdata));
-        inst.group_invite_nb(grp, &procs, &info, move |r| done(status_of(r)))
-            .map_err(|e| e.status())
+        let inst = admitted("PMIx_Group_invite_nb", mode_of(&cbfunc))?;
+        let (grp, procs, info) = group_args(grp, procs, nprocs, info, ninfo)?;
+        nb_or_blocking(
+            cbfunc,
+            || inst.group_invite(grp, &procs, &info),
+            |cb| {
+                let done = info_done(cb, CbData(cbdata));
+                inst.group_invite_nb(grp, &procs, &info, move |r| done(status_of(r)))
+            },
+        )
     }
 }
 
-/// The leader argument of a join: NULL (answer the whole session) or a process.
+/// The leader argument of a join: none (answer the whole session) or a process.
 ///
 /// # Errors
 /// As [`procs_to_wire`].
-///
-/// # Safety
-/// `leader` is NULL or readable.
-unsafe fn leader_arg(leader: *const pmix_proc_t) -> Result<Option<pmix::wire::Proc>, Status> {
-    // SAFETY: forwarded from the caller.
-    match unsafe { leader.as_ref() } {
+fn leader_arg(leader: Option<&pmix_proc_t>) -> Result<Option<pmix::wire::Proc>, Status> {
+    match leader {
         None => Ok(None),
         Some(l) => Ok(procs_to_wire(std::slice::from_ref(l))?.pop()),
     }
@@ -518,10 +370,10 @@ export! {
     /// `PMIX_ERR_BAD_PARAM` (a bad `grp` or `leader`, an `opt` that is neither, NULL
     /// `results`/`nresults`); `PMIX_ERR_UNREACH`; the server's status.
     ///
-    /// # Safety
+    /// # C contract
     /// `grp` is NULL or a NUL-terminated string; `leader` NULL or readable; `info` as in
     /// [`PMIx_Group_construct`]; `results` and `nresults` NULL or writable.
-    unsafe fn PMIx_Group_join(
+    fn PMIx_Group_join(
         grp: *const c_char,
         leader: *const pmix_proc_t,
         opt: pmix_group_opt_t,
@@ -531,15 +383,11 @@ export! {
         nresults: *mut usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_join", Mode::Blocking)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { no_results(results, nresults) }?;
-        // SAFETY: forwarded from the caller.
-        let grp = unsafe { grp_arg(grp) }?;
-        // SAFETY: forwarded from the caller.
-        let leader = unsafe { leader_arg(leader) }?;
+        no_results(results, nresults)?;
+        let grp = grp_arg(try_str!(grp, PMIX_MAX_NSLEN)?)?;
+        let leader = leader_arg(opt_ref!(leader))?;
         let accept = accept_arg(opt)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         inst.group_join(grp, leader.as_ref(), accept, &info)
             .map_err(|e| e.status())
     }
@@ -567,10 +415,10 @@ export! {
     /// # Errors
     /// As [`PMIx_Group_join`], returned only for what is found before acceptance.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Group_join`]; `cbfunc` must be safe to call from another thread with
     /// `cbdata`.
-    unsafe fn PMIx_Group_join_nb(
+    fn PMIx_Group_join_nb(
         grp: *const c_char,
         leader: *const pmix_proc_t,
         opt: pmix_group_opt_t,
@@ -580,13 +428,10 @@ export! {
         cbdata: *mut c_void,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Group_join_nb", Mode::NonBlocking)?;
-        // SAFETY: forwarded from the caller.
-        let grp = unsafe { grp_arg(grp) }?;
-        // SAFETY: forwarded from the caller.
-        let leader = unsafe { leader_arg(leader) }?;
+        let grp = grp_arg(try_str!(grp, PMIX_MAX_NSLEN)?)?;
+        let leader = leader_arg(opt_ref!(leader))?;
         let accept = accept_arg(opt)?;
-        // SAFETY: forwarded from the caller.
-        let info = unsafe { infos_to_wire(c_slice(info, ninfo)?) }?;
+        let info = try_infos!(info, ninfo)?;
         let Some(cb) = cbfunc else {
             return inst
                 .group_join_nb(grp, leader.as_ref(), accept, &info, |_| {})

@@ -1,28 +1,26 @@
-//! `PMIx_Init`, `PMIx_tool_init`, their finalizes, `PMIx_Initialized` and
-//! `PMIx_Progress_thread_stop`.
+//! `PMIx_Init`, `PMIx_Finalize`, `PMIx_Initialized` and `PMIx_Progress_thread_stop`;
+//! the init both this and `PMIx_tool_init` (`crate::tool`) run.
 
 use std::ffi::c_int;
 
 use pmix::{Mode, Pmix, PmixError, Role, global};
 
-use crate::boundary::{Res, export};
-use crate::info::{info_slice, init_options};
+use crate::boundary::{Res, export, opt_mut, try_slice};
+use crate::data::info::init_options;
 use crate::types::{pmix_info_t, pmix_proc_t};
 
 /// `PMIX_ERR_WOULD_BLOCK` (with its diagnostic) for a blocking call made on `inst`'s
 /// progress thread; otherwise nothing.
-fn refuse_on_progress_thread(inst: &Pmix, call: &'static str) -> Res {
+pub(crate) fn refuse_on_progress_thread(inst: &Pmix, call: &'static str) -> Res {
     if inst.on_progress_thread() {
         inst.admit(call, Mode::Blocking).map_err(|e| e.status())?;
     }
     Ok(())
 }
 
-/// Shared body of the two inits.
-///
-/// # Safety
-/// As [`PMIx_Init`].
-unsafe fn init(
+/// Shared body of the two inits (`PMIx_Init`, `PMIx_tool_init`): C's `proc_` and
+/// `info` array (the C contract of [`PMIx_Init`]).
+pub(crate) fn init(
     role: Role,
     call: &'static str,
     proc_: *mut pmix_proc_t,
@@ -32,13 +30,9 @@ unsafe fn init(
     if let Ok(inst) = global::get() {
         refuse_on_progress_thread(&inst, call)?;
     }
-    // SAFETY: forwarded from the caller.
-    let infos = unsafe { info_slice(info, ninfo) }?;
-    // SAFETY: forwarded from the caller.
-    let options = unsafe { init_options(infos) }?;
+    let options = init_options(try_slice!(info, ninfo)?)?;
     let inst = global::init(role, options, call).map_err(|e| e.status())?;
-    // SAFETY: a non-NULL `proc_` points to a writable `pmix_proc_t` (caller's contract).
-    if let Some(p) = unsafe { proc_.as_mut() } {
+    if let Some(p) = opt_mut!(proc_) {
         let id = inst.proc_id();
         crate::boundary::copy_c_str(&mut p.nspace, id.nspace.as_bytes());
         p.rank = id.rank;
@@ -58,38 +52,15 @@ export! {
     /// `PMIX_ERR_NOT_SUPPORTED` (an unknown key flagged `PMIX_INFO_REQD`); `PMIX_ERROR`
     /// (no progress thread could be started, or an internal panic).
     ///
-    /// # Safety
+    /// # C contract
     /// `proc_` is NULL or writable; `info` is NULL or points to `ninfo` readable elements
     /// whose string values are NULL or readable up to their NUL (or 4097 bytes).
-    unsafe fn PMIx_Init(
+    fn PMIx_Init(
         proc_: *mut pmix_proc_t,
         info: *mut pmix_info_t,
         ninfo: usize,
     ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { init(Role::Client, "PMIx_Init", proc_, info, ninfo) }
-    }
-}
-
-export! {
-    /// `PMIx_tool_init`: initialises the library as a tool, connected to the server
-    /// `PMIX_SERVER_URI` (info) or a `PMIX_SERVER_URI*` variable names unless
-    /// `PMIX_TOOL_DO_NOT_CONNECT` is given (`pmix_tool.h` says more).
-    ///
-    /// # Errors
-    /// As [`PMIx_Init`]; `PMIX_ERR_BAD_PARAM` for a `PMIX_SERVER_URI` that is not a URI;
-    /// `PMIX_ERR_UNREACH` when the server cannot be reached; the server's refusal
-    /// (`PMIX_ERR_NOT_SUPPORTED` from Open MPI 4.1's mpirun).
-    ///
-    /// # Safety
-    /// As [`PMIx_Init`].
-    unsafe fn PMIx_tool_init(
-        proc_: *mut pmix_proc_t,
-        info: *mut pmix_info_t,
-        ninfo: usize,
-    ) -> pmix_status_t {
-        // SAFETY: forwarded from the caller.
-        unsafe { init(Role::Tool, "PMIx_tool_init", proc_, info, ninfo) }
+        init(Role::Client, "PMIx_Init", proc_, info, ninfo)
     }
 }
 
@@ -103,10 +74,10 @@ export! {
     /// thread),
     /// then `PMIX_ERR_BAD_PARAM` / `PMIX_ERR_NOT_SUPPORTED` for `info` as [`PMIx_Init`].
     ///
-    /// # Safety
+    /// # C contract
     /// `info` is NULL or points to `ninfo` readable elements (string values as for
     /// [`PMIx_Init`]).
-    unsafe fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
+    fn PMIx_Finalize(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
         // INIT first: before init, a malformed info does not matter. When the last
         // finalize is still running its callbacks on another thread, wait for it, so
         // that no callback runs after this returns either.
@@ -115,21 +86,8 @@ export! {
             e.status()
         })?;
         refuse_on_progress_thread(&inst, "PMIx_Finalize")?;
-        // SAFETY: forwarded from the caller.
-        let infos = unsafe { info_slice(info, ninfo) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { init_options(infos) }?;
+        init_options(try_slice!(info, ninfo)?)?;
         global::finalize("PMIx_Finalize").map_err(|e| e.status())
-    }
-}
-
-export! {
-    /// `PMIx_tool_finalize`: as [`PMIx_Finalize`].
-    ///
-    /// # Errors
-    /// `PMIX_ERR_INIT`, `PMIX_ERR_WOULD_BLOCK`.
-    fn PMIx_tool_finalize() -> pmix_status_t {
-        global::finalize("PMIx_tool_finalize").map_err(|e| e.status())
     }
 }
 

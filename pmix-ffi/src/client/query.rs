@@ -14,35 +14,32 @@ use pmix::{Mode, PmixError};
 use pmix_core::Status;
 
 use crate::boundary::{
-    BAD_PARAM, CbData, admitted, bounded_str, c_mut, c_slice, c_strdup, copy_c_str, export,
+    BAD_PARAM, CbData, admitted, c_strdup, copy_c_str, export, opt_str, try_mut, try_slice,
 };
-use crate::convert::{argv_to_wire, deliver_infos, infos_to_c, infos_to_wire, key_arg};
+use crate::cmem::c_copy;
+use crate::data::convert::{argv_to_wire, deliver_infos, infos_to_c, try_infos, try_key};
 use crate::types::*;
 
 /// The runtime's queries of a C query array.
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a NULL or empty key list, a key that is NULL, empty,
-/// over-long or not UTF-8, more than [`crate::convert::MAX_ARGV`] keys, or a bad
-/// qualifier.
-///
-/// # Safety
-/// Each query's `keys` is NULL or a NULL-terminated array of NUL-terminated strings;
-/// `qualifiers` points to `nqual` readable infos (or is NULL with 0).
-unsafe fn queries_to_wire(queries: &[pmix_query_t]) -> Result<Vec<Query>, Status> {
+/// over-long or not UTF-8, more than [`crate::data::convert::MAX_ARGV`] keys, or a bad
+/// qualifier. The queries are C's (the C contract): each one's `keys` is NULL or a
+/// NULL-terminated array of NUL-terminated strings; `qualifiers` points to `nqual`
+/// readable infos (or is NULL with 0).
+fn queries_to_wire(queries: &[pmix_query_t]) -> Result<Vec<Query>, Status> {
     queries
         .iter()
         .map(|q| {
             if q.keys.is_null() {
                 return Err(BAD_PARAM);
             }
-            // SAFETY: forwarded from the caller: each key is a NUL-terminated string.
-            let keys = unsafe { argv_to_wire(q.keys, |p| Ok(WStr::from(key_arg(p)?))) }?;
+            let keys = argv_to_wire(q.keys, |p| Ok(WStr::from(try_key!(p)?)))?;
             if keys.is_empty() {
                 return Err(BAD_PARAM);
             }
-            // SAFETY: forwarded from the caller.
-            let qualifiers = unsafe { infos_to_wire(c_slice(q.qualifiers, q.nqual)?) }?;
+            let qualifiers = try_infos!(q.qualifiers, q.nqual)?;
             Ok(Query { keys, qualifiers })
         })
         .collect()
@@ -61,25 +58,23 @@ export! {
     /// (`PMIX_ERR_NOT_SUPPORTED` for keys it does not answer; Open MPI 4.1's mpirun
     /// answers `PMIX_ERROR`).
     ///
-    /// # Safety
+    /// # C contract
     /// `queries` points to `nqueries` queries, each with `keys` NULL or a NULL-terminated
     /// array of NUL-terminated strings and `qualifiers` pointing to `nqual` readable infos
     /// (or NULL with 0); `results` and `nresults` are NULL or writable.
-    unsafe fn PMIx_Query_info(
+    fn PMIx_Query_info(
         queries: *mut pmix_query_t,
         nqueries: usize,
         results: *mut *mut pmix_info_t,
         nresults: *mut usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Query_info", Mode::Blocking)?;
-        // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (res, nres) = unsafe { (c_mut(results)?, c_mut(nresults)?) };
+        let (res, nres) = (try_mut!(results)?, try_mut!(nresults)?);
         (*res, *nres) = (std::ptr::null_mut(), 0);
         if nqueries == 0 {
             return Err(BAD_PARAM);
         }
-        // SAFETY: forwarded from the caller.
-        let q = unsafe { queries_to_wire(c_slice(queries, nqueries)?) }?;
+        let q = queries_to_wire(try_slice!(queries, nqueries)?)?;
         let answers = inst.query_info(&q).map_err(|e| e.status())?;
         (*res, *nres) = infos_to_c(&answers)?;
         Ok(())
@@ -96,10 +91,10 @@ export! {
     /// As [`PMIx_Query_info`] for what is found before acceptance (`PMIX_ERR_BAD_PARAM`
     /// for a NULL `cbfunc` too, as OpenPMIx); the server's status goes to `cbfunc`.
     ///
-    /// # Safety
+    /// # C contract
     /// As [`PMIx_Query_info`]; `cbfunc` must be safe to call from another thread with
     /// `cbdata`.
-    unsafe fn PMIx_Query_info_nb(
+    fn PMIx_Query_info_nb(
         queries: *mut pmix_query_t,
         nqueries: usize,
         cbfunc: pmix_info_cbfunc_t,
@@ -112,8 +107,7 @@ export! {
         if nqueries == 0 {
             return Err(BAD_PARAM);
         }
-        // SAFETY: forwarded from the caller.
-        let q = unsafe { queries_to_wire(c_slice(queries, nqueries)?) }?;
+        let q = queries_to_wire(try_slice!(queries, nqueries)?)?;
         let cbdata = CbData(cbdata);
         inst.query_info_nb(&q, move |r| {
             deliver_infos(cb, &cbdata, r.map_err(|e| e.status()));
@@ -122,17 +116,12 @@ export! {
     }
 }
 
-/// An optional string argument: NULL or empty is `None`.
+/// An optional string argument: `None` for NULL or empty.
 ///
-/// # Safety
-/// `p` is NULL or readable up to its NUL or `max + 1` bytes.
-unsafe fn opt_str<'a>(p: *const c_char, max: usize) -> Result<Option<&'a str>, Status> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: forwarded from the caller.
-    let s = unsafe { bounded_str(p, max) }?;
-    Ok(Some(s).filter(|s| !s.is_empty()))
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for one without a NUL within `max + 1` bytes or not UTF-8.
+fn opt_name(s: Result<Option<&str>, Status>) -> Result<Option<&str>, Status> {
+    Ok(s?.filter(|s| !s.is_empty()))
 }
 
 export! {
@@ -146,39 +135,36 @@ export! {
     /// `PMIX_ERR_NOT_FOUND` (nothing known of that node or job); `PMIX_ERR_UNREACH` (no
     /// server); `PMIX_ERR_NOMEM`.
     ///
-    /// # Safety
+    /// # C contract
     /// `nodename` is NULL or a NUL-terminated string; `nspace` NULL or readable up to its
     /// NUL or 256 bytes; `procs` and `nprocs` NULL or writable.
-    unsafe fn PMIx_Resolve_peers(
+    fn PMIx_Resolve_peers(
         nodename: *const c_char,
         nspace: *const c_char,
         procs: *mut *mut pmix_proc_t,
         nprocs: *mut usize,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Resolve_peers", Mode::Blocking)?;
-        // SAFETY: non-NULL out-pointers are writable (caller's contract).
-        let (out, nout) = unsafe { (c_mut(procs)?, c_mut(nprocs)?) };
+        let (out, nout) = (try_mut!(procs)?, try_mut!(nprocs)?);
         (*out, *nout) = (std::ptr::null_mut(), 0);
-        // SAFETY: forwarded from the caller.
-        let node = unsafe { opt_str(nodename, 255) }?;
-        // SAFETY: forwarded from the caller.
-        let ns = unsafe { opt_str(nspace, PMIX_MAX_NSLEN) }?;
+        let node = opt_name(opt_str!(nodename, 255))?;
+        let ns = opt_name(opt_str!(nspace, PMIX_MAX_NSLEN))?;
         let peers = inst.resolve_peers(node, ns).map_err(|e| e.status())?;
         if peers.is_empty() {
             return Err(Status::ERR_NOT_FOUND);
         }
-        // SAFETY: calloc checks n × size for overflow; checked before use.
-        let arr =
-            unsafe { libc::calloc(peers.len(), size_of::<pmix_proc_t>()) }.cast::<pmix_proc_t>();
-        if arr.is_null() {
-            return Err(Status::ERR_NOMEM);
-        }
-        for (k, p) in peers.iter().enumerate() {
-            // SAFETY: `k < len`: a zeroed element of the fresh array.
-            let c = unsafe { &mut *arr.add(k) };
-            copy_c_str(&mut c.nspace, p.nspace.as_bytes());
-            c.rank = p.rank.0;
-        }
+        let c: Vec<pmix_proc_t> = peers
+            .iter()
+            .map(|p| {
+                let mut c = pmix_proc_t {
+                    rank: p.rank.0,
+                    ..pmix_proc_t::EMPTY
+                };
+                copy_c_str(&mut c.nspace, p.nspace.as_bytes());
+                c
+            })
+            .collect();
+        let arr = c_copy(&c)?;
         (*out, *nout) = (arr, peers.len());
         Ok(())
     }
@@ -192,18 +178,16 @@ export! {
     /// # Errors
     /// As [`PMIx_Resolve_peers`] (`PMIX_ERR_BAD_PARAM` for a NULL `nodelist`).
     ///
-    /// # Safety
+    /// # C contract
     /// `nspace` as in [`PMIx_Resolve_peers`]; `nodelist` NULL or writable.
-    unsafe fn PMIx_Resolve_nodes(
+    fn PMIx_Resolve_nodes(
         nspace: *const c_char,
         nodelist: *mut *mut c_char,
     ) -> pmix_status_t {
         let inst = admitted("PMIx_Resolve_nodes", Mode::Blocking)?;
-        // SAFETY: a non-NULL out-pointer is writable (caller's contract).
-        let out = unsafe { c_mut(nodelist) }?;
+        let out = try_mut!(nodelist)?;
         *out = std::ptr::null_mut();
-        // SAFETY: forwarded from the caller.
-        let ns = unsafe { opt_str(nspace, PMIX_MAX_NSLEN) }?;
+        let ns = opt_name(opt_str!(nspace, PMIX_MAX_NSLEN))?;
         let list = inst.resolve_nodes(ns).map_err(|e| e.status())?;
         let s = c_strdup(&list);
         if s.is_null() {

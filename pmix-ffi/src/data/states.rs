@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char};
 use std::sync::OnceLock;
 
-use crate::boundary::{c_strdup, export};
+use crate::boundary::{c_strdup, export, opt_cstr};
 use crate::types::*;
 
 /// `pmix_proc_state_t`, `pmix_job_state_t`, `pmix_link_state_t`,
@@ -210,7 +210,7 @@ fn attribute_maps() -> &'static (HashMap<String, CString>, HashMap<String, CStri
     MAPS.get_or_init(|| {
         let mut by_name = HashMap::new();
         let mut by_key = HashMap::new();
-        for (key, name) in crate::strings::key_names() {
+        for (key, name) in crate::data::strings::key_names() {
             if let (Ok(k), Ok(n)) = (CString::new(*key), CString::new(*name)) {
                 by_name.insert((*name).to_owned(), k);
                 by_key.insert((*key).to_owned(), n);
@@ -225,11 +225,10 @@ export! {
     /// (`"PMIX_JOB_SIZE"` → `"pmix.job.size"`); an unknown name (or NULL, or one that
     /// is not UTF-8) is returned as given.
     ///
-    /// # Safety
+    /// # C contract
     /// `attribute` is NULL or a NUL-terminated string.
-    unsafe fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char [on_panic: attribute] {
-        // SAFETY: forwarded from the caller.
-        unsafe { lookup(attribute, &attribute_maps().0) }
+    fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char [on_panic: attribute] {
+        lookup(attribute, opt_cstr!(attribute), &attribute_maps().0)
     }
 }
 
@@ -238,26 +237,20 @@ export! {
     /// (`"pmix.job.size"` → `"PMIX_JOB_SIZE"`); an unknown key (or NULL, or one that is
     /// not UTF-8) is returned as given.
     ///
-    /// # Safety
+    /// # C contract
     /// `attrstring` is NULL or a NUL-terminated string.
-    unsafe fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char [on_panic: attrstring] {
-        // SAFETY: forwarded from the caller.
-        unsafe { lookup(attrstring, &attribute_maps().1) }
+    fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char [on_panic: attrstring] {
+        lookup(attrstring, opt_cstr!(attrstring), &attribute_maps().1)
     }
 }
 
-/// `map`'s string for `p`, else `p` itself.
-///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string.
-unsafe fn lookup(p: *const c_char, map: &'static HashMap<String, CString>) -> *const c_char {
-    if p.is_null() {
-        return p;
-    }
-    // SAFETY: `p` is a NUL-terminated string (caller's contract).
-    let s = unsafe { CStr::from_ptr(p) };
-    s.to_str()
-        .ok()
+/// `map`'s string for the text `s` of the pointer `p`, else `p` itself.
+fn lookup(
+    p: *const c_char,
+    s: Option<&CStr>,
+    map: &'static HashMap<String, CString>,
+) -> *const c_char {
+    s.and_then(|s| s.to_str().ok())
         .and_then(|s| map.get(s))
         .map_or(p, |c| c.as_ptr())
 }
