@@ -9,48 +9,19 @@
 //! traceback) on stderr and otherwise ignored.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use pmix::ft::Shrunk;
-use pmix::{EventAction, EventInfo, InitOptions, Pmix, PmixError, Role};
+use pmix::{EventAction, EventInfo, InitOptions, Pmix, Role};
 use pmix_core::Status;
 use pmix_core::ftstate::{Mask, RankInfo, RankState, View};
 
+use crate::calls::{self, either, instance, rc, run_callback, status};
 use crate::convert::*;
-
-/// The status of a runtime error.
-fn rc(e: &pmix::Error) -> i32 {
-    e.status().0
-}
-
-/// The process-wide instance, or the status a call gets without one.
-fn instance() -> Conv<Pmix> {
-    pmix::global::get().map_err(|e| rc(&e))
-}
-
-/// `Ok(())` as `PMIX_SUCCESS`, an error as its status.
-fn status(r: Result<(), pmix::Error>) -> i32 {
-    match r {
-        Ok(()) => Status::SUCCESS.0,
-        Err(e) => rc(&e),
-    }
-}
-
-fn either(r: Conv<i32>) -> i32 {
-    r.unwrap_or_else(|s| s)
-}
-
-/// Runs a Python callback on the progress thread: takes the GIL, calls `f`, and
-/// prints (never propagates) what it raises.
-fn run_callback(f: impl for<'py> FnOnce(Python<'py>) -> PyResult<()>) {
-    Python::attach(|py| {
-        if let Err(e) = f(py) {
-            e.print(py);
-        }
-    });
-}
+use crate::strings;
 
 /// The state and modifier bits of a rank-state answer.
 fn state_bits(i: &RankInfo) -> u8 {
@@ -66,6 +37,12 @@ fn state_bits(i: &RankInfo) -> u8 {
     (s | m).bits()
 }
 
+/// A text argument (`str` or UTF-8 `bytes`): `TypeError` otherwise, as
+/// python3-pmix raises for a non-string.
+fn arg_text(o: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(o).map_err(|_| pyo3::exceptions::PyTypeError::new_err("expected str or bytes"))
+}
+
 fn mask(bits: i64) -> Conv<Mask> {
     u8::try_from(bits)
         .ok()
@@ -76,53 +53,134 @@ fn mask(bits: i64) -> Conv<Mask> {
 /// A PMIx client, as the standard's Python syntax names it (`foo = PMIxClient()`).
 ///
 /// Every `PMIxClient` is a view of the one library of the process: a second one
-/// made after an `init` sees it initialized.
-#[pyclass(module = "pmix", frozen)]
-pub(crate) struct PMIxClient;
+/// made after an `init` sees it initialized. `PMIxServer` and `PMIxTool` extend it,
+/// as in python3-pmix. The object's own state is python3-pmix's: whether it holds a
+/// fabric registration.
+#[pyclass(module = "pmix", frozen, subclass)]
+pub(crate) struct PMIxClient {
+    /// Whether `fabric_register` succeeded and `fabric_deregister` has not run.
+    fabric: AtomicBool,
+}
+
+impl PMIxClient {
+    /// A client object (what each class's constructor starts from).
+    pub(crate) fn new() -> Self {
+        PMIxClient {
+            fabric: AtomicBool::new(false),
+        }
+    }
+}
+
+/// `PMIx_Init` / `PMIx_tool_init`'s options from their infos, as the C library reads
+/// them: `PMIX_HOSTNAME`; `PMIX_TOOL_DO_NOT_CONNECT`; the server to connect to by
+/// `PMIX_SERVER_URI`, or by `PMIX_SERVER_PIDINFO` / `PMIX_SERVER_NSPACE` through its
+/// rendezvous file (in `PMIX_SYSTEM_TMPDIR`, the info or the variable, else the
+/// temporary directory). Another key flagged `PMIX_INFO_REQD` is
+/// `PMIX_ERR_NOT_SUPPORTED`; unflagged, it is ignored.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a value of the wrong type or a URI that is not one;
+/// `PMIX_ERR_UNREACH` when no rendezvous file names the server asked for.
+pub(crate) fn init_options(infos: &[pmix::wire::Info]) -> Conv<InitOptions> {
+    use pmix::wire::Value;
+    use pmix_wire::keys;
+    let mut options = InitOptions::default();
+    let mut target: Option<String> = None;
+    let mut dir: Option<std::path::PathBuf> = None;
+    for i in infos {
+        let text = || i.value.as_str().map(str::to_owned).ok_or(BAD_PARAM);
+        match i.key.as_str().unwrap_or_default() {
+            keys::HOSTNAME => options.hostname = Some(text()?),
+            keys::TOOL_DO_NOT_CONNECT if !matches!(i.value, Value::Bool(false)) => {
+                options.connect = pmix::Connect::Never;
+            }
+            keys::TOOL_DO_NOT_CONNECT => {}
+            keys::SERVER_URI => {
+                let env = pmix::ServerEnv::from_uri(&text()?, "PMIX_SERVER_URI")
+                    .map_err(|_| BAD_PARAM)?
+                    .with_launch_identity(|k| std::env::var(k).ok());
+                options.connect = pmix::Connect::To(env);
+            }
+            keys::SERVER_PIDINFO => {
+                let pid = match &i.value {
+                    Value::Pid(p) | Value::Uint32(p) | Value::Uint(p) => i64::from(*p),
+                    Value::Int(p) | Value::Int32(p) => i64::from(*p),
+                    Value::Int64(p) => *p,
+                    _ => return Err(BAD_PARAM),
+                };
+                target = Some(pid.to_string());
+            }
+            keys::SERVER_NSPACE => target = Some(text()?),
+            keys::SYSTEM_TMPDIR => dir = Some(text()?.into()),
+            _ if required(i) => return Err(Status::ERR_NOT_SUPPORTED.0),
+            _ => {}
+        }
+    }
+    if let Some(tail) = target
+        && !matches!(options.connect, pmix::Connect::To(_))
+    {
+        let env = pmix::ServerEnv::find_rendezvous(dir, options.hostname.as_deref(), &tail)
+            .map_err(|_| Status::ERR_UNREACH.0)?;
+        options.connect = pmix::Connect::To(env);
+    }
+    Ok(options)
+}
+
+/// Initializes the process-wide library as `role` with `keyvals` (python3-pmix's
+/// info list or `{key: value}` dictionary) and returns `(rc, this process)`.
+pub(crate) fn init_as<'py>(
+    py: Python<'py>,
+    role: Role,
+    call: &'static str,
+    keyvals: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(i32, Option<Bound<'py, PyDict>>)> {
+    let options = match infos_from_py(keyvals).and_then(|i| init_options(&i)) {
+        Ok(o) => o,
+        Err(s) => return Ok((s, None)),
+    };
+    if let Ok(p) = pmix::global::get()
+        && p.on_progress_thread()
+    {
+        return Ok((Status::ERR_WOULD_BLOCK.0, None));
+    }
+    match py.detach(|| pmix::global::init(role, options, call)) {
+        Ok(p) => Ok((Status::SUCCESS.0, Some(me_dict(py, &p)?))),
+        Err(e) => Ok((rc(&e), None)),
+    }
+}
+
+/// This process as `{'nspace': str, 'rank': int}`.
+pub(crate) fn me_dict<'py>(py: Python<'py>, p: &Pmix) -> PyResult<Bound<'py, PyDict>> {
+    let me = p.proc_id();
+    let d = PyDict::new(py);
+    d.set_item("nspace", me.nspace.to_string())?;
+    d.set_item("rank", me.rank)?;
+    Ok(d)
+}
 
 #[pymethods]
 impl PMIxClient {
     #[new]
-    fn new() -> Self {
-        PMIxClient
+    fn py_new() -> Self {
+        PMIxClient::new()
     }
 
     /// `init(keyvals=None) -> (rc, {'nspace': str, 'rank': int})`: `PMIx_Init`.
     /// Connects to the server the environment names (a process started by
     /// `pmix-run`, `mpirun`, `srun`), else runs as a singleton. `keyvals`: a list of
     /// info dictionaries (or python3-pmix's `{key: value}` dictionary);
-    /// `PMIX_HOSTNAME` is used, other keys ignored unless flagged `PMIX_INFO_REQD`
-    /// (then `PMIX_ERR_NOT_SUPPORTED`). The process is `None` on an error.
+    /// `PMIX_HOSTNAME` and the server's address (`PMIX_SERVER_URI`, …, as the C
+    /// library reads them) are used, other keys ignored unless flagged
+    /// `PMIX_INFO_REQD` (then `PMIX_ERR_NOT_SUPPORTED`). The process is `{}` on an
+    /// error, as in python3-pmix.
     #[pyo3(signature = (keyvals = None))]
     fn init<'py>(
         &self,
         py: Python<'py>,
         keyvals: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<(i32, Option<Bound<'py, PyDict>>)> {
-        let infos = match infos_from_py(keyvals) {
-            Ok(i) => i,
-            Err(s) => return Ok((s, None)),
-        };
-        let mut options = InitOptions::default();
-        for i in &infos {
-            match (i.key.as_str().unwrap_or_default(), &i.value) {
-                ("pmix.hname", pmix::wire::Value::String(Some(h))) => {
-                    options.hostname = h.as_str().map(str::to_owned);
-                }
-                _ if required(i) => return Ok((Status::ERR_NOT_SUPPORTED.0, None)),
-                _ => {}
-            }
-        }
-        match py.detach(|| pmix::global::init(Role::Client, options, "PMIx_Init")) {
-            Ok(p) => {
-                let me = p.proc_id();
-                let d = PyDict::new(py);
-                d.set_item("nspace", me.nspace.to_string())?;
-                d.set_item("rank", me.rank)?;
-                Ok((Status::SUCCESS.0, Some(d)))
-            }
-            Err(e) => Ok((rc(&e), None)),
-        }
+    ) -> PyResult<(i32, Bound<'py, PyDict>)> {
+        let (rc, me) = init_as(py, Role::Client, "PMIx_Init", keyvals)?;
+        Ok((rc, me.unwrap_or_else(|| PyDict::new(py))))
     }
 
     /// `finalize(keyvals=None) -> rc`: `PMIx_Finalize`; the last one returns once
@@ -276,18 +334,8 @@ impl PMIxClient {
         either((|| {
             let p = instance()?;
             let scope = u8::try_from(scope).map_err(|_| BAD_PARAM)?;
-            let key = text(key)?;
-            let v = match value.cast::<PyDict>() {
-                Ok(d) if d.contains("value").unwrap_or(false) => {
-                    let ty = match d.get_item("val_type").ok().flatten() {
-                        Some(t) if !t.is_none() => Some(t.extract::<u16>().map_err(|_| BAD_PARAM)?),
-                        _ => None,
-                    };
-                    let inner = d.get_item("value").ok().flatten().ok_or(BAD_PARAM)?;
-                    value_from_py(&inner, ty)?
-                }
-                _ => value_from_py(value, None)?,
-            };
+            let key = key_text(key)?;
+            let v = value_arg(value)?;
             Ok(status(p.put(pmix::wire::Scope(scope), &key, v)))
         })())
     }
@@ -334,7 +382,7 @@ impl PMIxClient {
                 Some(x) => proc_from_py(x)?,
                 None => pmix::wire::Proc::from(p.proc_id()),
             };
-            Ok((p, target, text(key)?, infos_from_py(directives)?))
+            Ok((p, target, key_text(key)?, infos_from_py(directives)?))
         })();
         let (p, target, key, info) = match args {
             Ok(a) => a,
@@ -345,12 +393,7 @@ impl PMIxClient {
             p.get(nspace, target.rank.0, &key, &info)
         });
         match got {
-            Ok(v) => {
-                let d = PyDict::new(py);
-                d.set_item("value", value_to_py(py, &v)?)?;
-                d.set_item("val_type", type_code(&v))?;
-                Ok((Status::SUCCESS.0, d.into_any()))
-            }
+            Ok(v) => Ok((Status::SUCCESS.0, value_dict(py, &v)?.into_any())),
             Err(e) => Ok((rc(&e), py.None().into_bound(py))),
         }
     }
@@ -446,21 +489,22 @@ impl PMIxClient {
     }
 
     /// `group_construct(grp, peers, directives) -> (rc, results)`:
-    /// `PMIx_Group_construct` of `peers` (process dictionaries); `results` a list
-    /// of info dictionaries (`PMIX_GROUP_CONTEXT_ID` when the server assigned one).
+    /// `PMIx_Group_construct` of `peers` (process dictionaries; none: this job);
+    /// `results` holds `PMIX_GROUP_CONTEXT_ID`, the id the server assigned
+    /// (`PMIX_GROUP_ASSIGN_CONTEXT_ID`) or `2**64 - 1` when it assigned none, as
+    /// python3-pmix reports it.
+    #[pyo3(signature = (grp, peers, directives = None))]
     fn group_construct<'py>(
         &self,
         py: Python<'py>,
         grp: &str,
-        peers: &Bound<'py, PyAny>,
+        peers: Option<&Bound<'py, PyAny>>,
         directives: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(i32, Bound<'py, PyList>)> {
         let args = (|| {
-            Ok((
-                instance()?,
-                procs_from_py(Some(peers))?,
-                infos_from_py(directives)?,
-            ))
+            let p = instance()?;
+            let procs = procs_or_job(peers, &p.proc_id().nspace.to_string())?;
+            Ok((p, procs, infos_from_py(directives)?))
         })();
         let (p, procs, info) = match args {
             Ok(a) => a,
@@ -468,15 +512,12 @@ impl PMIxClient {
         };
         match py.detach(|| p.group_construct(grp, &procs, &info)) {
             Ok(o) => {
-                let results = PyList::empty(py);
-                if let Some(ctx) = o.ctxid {
-                    let d = PyDict::new(py);
-                    d.set_item("key", "pmix.grp.ctxid")?;
-                    d.set_item("value", ctx)?;
-                    d.set_item("val_type", pmix::wire::DataType::Size.code())?;
-                    results.append(d)?;
-                }
-                Ok((Status::SUCCESS.0, results))
+                // As libpmix2 reports it: always, SIZE_MAX when none was assigned.
+                let ctx = pmix::wire::Info::new(
+                    pmix_wire::keys::GROUP_CONTEXT_ID,
+                    pmix::wire::Value::Size(o.ctxid.unwrap_or(u64::MAX)),
+                );
+                Ok((Status::SUCCESS.0, infos_to_py(py, &[ctx])?))
             }
             Err(e) => Ok((rc(&e), PyList::empty(py))),
         }
@@ -528,6 +569,350 @@ impl PMIxClient {
                 });
             })))
         })())
+    }
+
+    /// `group_invite(grp, peers, info) -> (rc, results)`: `PMIx_Group_invite` of
+    /// `peers` (none: this job) to `grp`, this process leading; returns once every
+    /// invitee accepted, declined or ended. No results (as libpmix2's).
+    #[pyo3(signature = (grp, peers, info = None))]
+    fn group_invite<'py>(
+        &self,
+        py: Python<'py>,
+        grp: &str,
+        peers: Option<&Bound<'py, PyAny>>,
+        info: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::group_invite(py, grp, peers, info)
+    }
+
+    /// `group_join(grp, leader, opt, info) -> (rc, results)`: `PMIx_Group_join`,
+    /// answering `leader`'s invitation with `opt` (`PMIX_GROUP_ACCEPT` or
+    /// `PMIX_GROUP_DECLINE`; `leader` `None`: to the whole session).
+    #[pyo3(signature = (grp, leader, opt, info = None))]
+    fn group_join<'py>(
+        &self,
+        py: Python<'py>,
+        grp: &str,
+        leader: Option<&Bound<'py, PyAny>>,
+        opt: i64,
+        info: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::group_join(py, grp, leader, opt, info)
+    }
+
+    /// `abort(status, msg, peers) -> rc`: `PMIx_Abort`: asks the server to end
+    /// `peers` (none: this job) with `status` and `msg`; returns once it answered
+    /// (the launcher usually ends this process soon after).
+    #[pyo3(signature = (status, msg = None, peers = None))]
+    fn abort(
+        &self,
+        py: Python<'_>,
+        status: i64,
+        msg: Option<&Bound<'_, PyAny>>,
+        peers: Option<&Bound<'_, PyAny>>,
+    ) -> i32 {
+        calls::abort(py, status, msg, peers)
+    }
+
+    /// `store_internal(proc, key, value) -> rc`: `PMIx_Store_internal`: files
+    /// `value` (`{'value': …, 'val_type': …}`) under `key` for `proc` (`None`: this
+    /// process) in this process only.
+    fn store_internal(
+        &self,
+        proc: Option<&Bound<'_, PyAny>>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> i32 {
+        calls::store_internal(proc, key, value)
+    }
+
+    /// `publish(dicts) -> rc`: `PMIx_Publish` of info dictionaries (their keys and
+    /// values; `PMIX_RANGE`, `PMIX_PERSISTENCE` directives among them).
+    #[pyo3(signature = (dicts = None))]
+    fn publish(&self, py: Python<'_>, dicts: Option<&Bound<'_, PyAny>>) -> i32 {
+        calls::publish(py, dicts)
+    }
+
+    /// `lookup(data, dicts) -> (rc, data)`: `PMIx_Lookup` of the keys of `data`
+    /// (`[{'key': str}, …]`); each dictionary whose key was found gets `'proc'`
+    /// (the publisher), `'value'` and `'val_type'`, and `data` is returned.
+    #[pyo3(signature = (data, dicts = None))]
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        data: Option<&Bound<'py, PyAny>>,
+        dicts: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyAny>)> {
+        calls::lookup(py, data, dicts)
+    }
+
+    /// `unpublish(keys, dicts) -> rc`: `PMIx_Unpublish` of `keys` (a list of str;
+    /// none: all this process published).
+    #[pyo3(signature = (keys = None, dicts = None))]
+    fn unpublish(
+        &self,
+        py: Python<'_>,
+        keys: Option<&Bound<'_, PyAny>>,
+        dicts: Option<&Bound<'_, PyAny>>,
+    ) -> i32 {
+        calls::unpublish(py, keys, dicts)
+    }
+
+    /// `query(queries) -> (rc, results)`: `PMIx_Query_info` of `[{'keys': [str],
+    /// 'qualifiers': [info]}]`; results are info dictionaries.
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        queries: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::query(py, queries)
+    }
+
+    /// `spawn(job_info, apps) -> (rc, nspace)`: `PMIx_Spawn` of `apps` (`[{'cmd':
+    /// str, 'argv': [str], 'env': [str], 'cwd': str, 'maxprocs': int, 'info':
+    /// [info]}]`) with job-level `job_info`; the new job's namespace, `None` on an
+    /// error.
+    #[pyo3(signature = (job_info, apps))]
+    fn spawn(
+        &self,
+        py: Python<'_>,
+        job_info: Option<&Bound<'_, PyAny>>,
+        apps: Option<&Bound<'_, PyAny>>,
+    ) -> (i32, Option<String>) {
+        calls::spawn(py, job_info, apps)
+    }
+
+    /// `connect(peers, info) -> rc`: `PMIx_Connect` with `peers` (none: this job).
+    #[pyo3(signature = (peers = None, info = None))]
+    fn connect(
+        &self,
+        py: Python<'_>,
+        peers: Option<&Bound<'_, PyAny>>,
+        info: Option<&Bound<'_, PyAny>>,
+    ) -> i32 {
+        calls::connect(py, true, peers, info)
+    }
+
+    /// `disconnect(peers, info) -> rc`: `PMIx_Disconnect` from `peers` (none: this
+    /// job).
+    #[pyo3(signature = (peers = None, info = None))]
+    fn disconnect(
+        &self,
+        py: Python<'_>,
+        peers: Option<&Bound<'_, PyAny>>,
+        info: Option<&Bound<'_, PyAny>>,
+    ) -> i32 {
+        calls::connect(py, false, peers, info)
+    }
+
+    /// `resolve_peers(node, nspace) -> (rc, [proc])`: `PMIx_Resolve_peers`: the
+    /// processes of `nspace` (`None`: every namespace) on `node` (`None`: every
+    /// node).
+    #[pyo3(signature = (node = None, nspace = None))]
+    fn resolve_peers<'py>(
+        &self,
+        py: Python<'py>,
+        node: Option<&Bound<'py, PyAny>>,
+        nspace: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::resolve_peers(py, node, nspace)
+    }
+
+    /// `resolve_nodes(nspace) -> (rc, nodes)`: `PMIx_Resolve_nodes`: the nodes of
+    /// `nspace` as a comma-separated list (`None` on an error).
+    #[pyo3(signature = (nspace = None))]
+    fn resolve_nodes(
+        &self,
+        py: Python<'_>,
+        nspace: Option<&Bound<'_, PyAny>>,
+    ) -> (i32, Option<String>) {
+        calls::resolve_nodes(py, nspace)
+    }
+
+    /// `log(data, directives) -> rc`: `PMIx_Log` of `data` (`PMIX_LOG_STDERR`,
+    /// `PMIX_LOG_STDOUT`, … infos).
+    #[pyo3(signature = (data, directives = None))]
+    fn log(
+        &self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyAny>>,
+        directives: Option<&Bound<'_, PyAny>>,
+    ) -> i32 {
+        calls::log(py, data, directives)
+    }
+
+    /// `job_control(targets, directives) -> (rc, results)`: `PMIx_Job_control` of
+    /// `targets` (none: this job).
+    #[pyo3(signature = (targets, directives = None))]
+    fn job_control<'py>(
+        &self,
+        py: Python<'py>,
+        targets: Option<&Bound<'py, PyAny>>,
+        directives: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::job_control(py, targets, directives)
+    }
+
+    /// `monitor(monitor, error, directives) -> (rc, results)`:
+    /// `PMIx_Process_monitor` of `monitor` (a list holding one info, as python3-pmix
+    /// takes it, or the info), raising `error` when it fails.
+    #[pyo3(signature = (monitor, error, directives = None))]
+    fn monitor<'py>(
+        &self,
+        py: Python<'py>,
+        monitor: &Bound<'py, PyAny>,
+        error: i64,
+        directives: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::monitor(py, monitor, error, directives)
+    }
+
+    /// `get_credential(info) -> (rc, credential)`: `PMIx_Get_credential`; no
+    /// security plugin here issues one: `(PMIX_ERR_NOT_SUPPORTED, {})`, as libpmix2
+    /// answers under our server and `mpirun`.
+    #[pyo3(signature = (info = None))]
+    fn get_credential<'py>(
+        &self,
+        py: Python<'py>,
+        info: Option<&Bound<'py, PyAny>>,
+    ) -> (i32, Bound<'py, PyDict>) {
+        calls::get_credential(py, info)
+    }
+
+    /// `validate_credential(cred, info) -> (rc, results)`:
+    /// `PMIx_Validate_credential` of `cred` (`{'bytes': …, 'size': int}`):
+    /// `(PMIX_ERR_NOT_SUPPORTED, [])`, as libpmix2 under the same servers.
+    #[pyo3(signature = (cred, info = None))]
+    fn validate_credential<'py>(
+        &self,
+        py: Python<'py>,
+        cred: &Bound<'py, PyAny>,
+        info: Option<&Bound<'py, PyAny>>,
+    ) -> (i32, Bound<'py, PyList>) {
+        calls::validate_credential(py, cred, info)
+    }
+
+    /// `allocation_request(directive, info) -> (rc, results)`:
+    /// `PMIx_Allocation_request` (`directive` a `PMIX_ALLOC_*`):
+    /// `(PMIX_ERR_NOT_SUPPORTED, [])`, as libpmix2 under the same servers.
+    #[pyo3(signature = (directive, info = None))]
+    fn allocation_request<'py>(
+        &self,
+        py: Python<'py>,
+        directive: i64,
+        info: Option<&Bound<'py, PyAny>>,
+    ) -> (i32, Bound<'py, PyList>) {
+        calls::allocation_request(py, directive, info)
+    }
+
+    /// `fabric_register(dicts) -> (rc, info)`: `PMIx_Fabric_register`: succeeds with
+    /// nothing known of any fabric (`(PMIX_SUCCESS, [])`, as libpmix2 under the same
+    /// servers); a second registration on this object is
+    /// `(PMIX_ERR_RESOURCE_BUSY, None)`.
+    #[pyo3(signature = (dicts = None))]
+    fn fabric_register<'py>(
+        &self,
+        py: Python<'py>,
+        dicts: Option<&Bound<'py, PyAny>>,
+    ) -> (i32, Option<Bound<'py, PyList>>) {
+        calls::fabric_register(py, &self.fabric, dicts)
+    }
+
+    /// `fabric_update() -> (rc, info)`: `PMIx_Fabric_update`:
+    /// `(PMIX_ERR_NOT_SUPPORTED, [])`; `(PMIX_ERR_INIT, None)` without a
+    /// registration.
+    fn fabric_update<'py>(&self, py: Python<'py>) -> (i32, Option<Bound<'py, PyList>>) {
+        calls::fabric_update(py, &self.fabric)
+    }
+
+    /// `fabric_deregister() -> rc`: `PMIx_Fabric_deregister` (`PMIX_ERR_INIT`
+    /// without a registration).
+    fn fabric_deregister(&self) -> i32 {
+        calls::fabric_deregister(&self.fabric)
+    }
+
+    /// `get_relative_locality(loc1, loc2) -> (rc, [PMIX_LOCALITY_*])`:
+    /// `PMIx_Get_relative_locality` of two `PMIX_LOCALITY_STRING`s: the bits they
+    /// share. libpmix2 4.2.2 returns `PMIX_ERR_TAKE_NEXT_OPTION` (and python3-pmix
+    /// an empty list); this returns `PMIX_SUCCESS` and the bits, as the C library.
+    fn get_relative_locality<'py>(
+        &self,
+        py: Python<'py>,
+        loc1: &Bound<'py, PyAny>,
+        loc2: &Bound<'py, PyAny>,
+    ) -> PyResult<(i32, Bound<'py, PyList>)> {
+        calls::relative_locality(py, loc1, loc2)
+    }
+
+    /// `progress() -> None`: `PMIx_Progress`; the library has its own progress
+    /// thread, so there is nothing to do.
+    fn progress(&self) {}
+
+    /// `get_attribute_string(name) -> str`: `PMIx_Get_attribute_string`: the key of
+    /// attribute `name` (`"PMIX_JOB_SIZE"` → `"pmix.job.size"`), else `name`.
+    fn get_attribute_string(&self, name: &Bound<'_, PyAny>) -> PyResult<String> {
+        Ok(strings::attribute_string(&arg_text(name)?))
+    }
+
+    /// `get_attribute_name(key) -> str`: `PMIx_Get_attribute_name`: the name of the
+    /// attribute whose key is `key`, else `key`.
+    fn get_attribute_name(&self, key: &Bound<'_, PyAny>) -> PyResult<String> {
+        Ok(strings::attribute_name(&arg_text(key)?))
+    }
+
+    /// `proc_state_string(state) -> str`: `PMIx_Proc_state_string`.
+    fn proc_state_string(&self, state: u8) -> &'static str {
+        strings::proc_state(state)
+    }
+
+    /// `job_state_string(state) -> str`: `PMIx_Job_state_string`.
+    fn job_state_string(&self, state: u8) -> &'static str {
+        strings::job_state(state)
+    }
+
+    /// `link_state_string(state) -> str`: `PMIx_Link_state_string`.
+    fn link_state_string(&self, state: u8) -> &'static str {
+        strings::link_state(state)
+    }
+
+    /// `scope_string(scope) -> str`: `PMIx_Scope_string`.
+    fn scope_string(&self, scope: u8) -> &'static str {
+        strings::scope(scope)
+    }
+
+    /// `persistence_string(persist) -> str`: `PMIx_Persistence_string`.
+    fn persistence_string(&self, persist: u8) -> &'static str {
+        strings::persistence(persist)
+    }
+
+    /// `data_range_string(range) -> str`: `PMIx_Data_range_string`.
+    fn data_range_string(&self, range: u8) -> &'static str {
+        strings::data_range(range)
+    }
+
+    /// `info_directives_string(directives) -> str`: `PMIx_Info_directives_string`.
+    fn info_directives_string(&self, directives: u32) -> String {
+        strings::info_directives(directives)
+    }
+
+    /// `data_type_string(type) -> str`: `PMIx_Data_type_string`.
+    fn data_type_string(&self, r#type: u16) -> &'static str {
+        strings::data_type(r#type)
+    }
+
+    /// `alloc_directive_string(directive) -> str`: `PMIx_Alloc_directive_string`.
+    fn alloc_directive_string(&self, directive: u8) -> &'static str {
+        strings::alloc_directive(directive)
+    }
+
+    /// `iof_channel_string(channel) -> str`: `PMIx_IOF_channel_string`.
+    fn iof_channel_string(&self, channel: u16) -> String {
+        strings::iof_channel(channel)
+    }
+
+    /// `device_type_string(type) -> str`: `PMIx_Device_type_string`.
+    fn device_type_string(&self, r#type: u64) -> &'static str {
+        strings::device_type(r#type)
     }
 
     // ---- rank-state tracking (pmix_ft.h's calls; `grp` a PMIx group or the

@@ -5,6 +5,10 @@ bounded by a timeout, and kills only what it started (a process group of its own
 `PMIX_RUN` and `PMIX_TOPO` name the launcher and the CLI (set by the cargo test that
 runs this suite, `pmix-tools/tests/python.rs`); without them they are looked for in
 the workspace's target directory.
+
+The peer is python3-pmix (OpenPMIx 4.2.2's own binding, Debian's `python3-pmix` for
+/usr/bin/python3), run without `PYTHONPATH` so that it never loads our module;
+`need_peer()` skips a test with a NOTICE without it, and fails under `CI=true`.
 """
 
 import os
@@ -92,3 +96,35 @@ def rank_lines(out):
         if sep and r.isdigit():
             by.setdefault(int(r), []).append(text)
     return by
+
+
+PEER = "/usr/bin/python3"
+
+
+def peer_env(extra=None):
+    """clean_env for python3-pmix's interpreter: no PYTHONPATH (it could name ours)."""
+    env = clean_env(extra)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def have_peer():
+    """Whether python3-pmix is installed for /usr/bin/python3."""
+    try:
+        code, _, _ = run([PEER, "-W", "ignore", "-c", "import pmix; pmix.PMIxServer"],
+                         env=peer_env(), limit=60)
+    except OSError:
+        return False
+    return code == 0
+
+
+def need_peer():
+    """python3-pmix's interpreter; a NOTICE and a skip without it (a failure under
+    CI=true)."""
+    if not have_peer():
+        if os.environ.get("CI") == "true":
+            pytest.fail("python3-pmix is missing (apt-get install python3-pmix)")
+        print("NOTICE: python3-pmix is missing: the comparison with it is skipped")
+        pytest.skip("python3-pmix missing")
+    return PEER
+
