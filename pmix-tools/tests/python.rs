@@ -5,7 +5,10 @@
 //!
 //! The wheel builds in a target directory of its own (beside this one), in release
 //! mode, as `pip install ./pmix-py` would: a nested cargo must not wait on this run's
-//! build lock. Without `python3` (3.9 or newer), or without the network to fetch
+//! build lock. The C client of the Python server's test (`pmix-py/tests/c/exchange.c`)
+//! is built here, against our library (`libpmix_ffi`, a dev-dependency) and against
+//! libpmix2 when OpenPMIx is installed, and named to pytest by
+//! `PMIX_PY_EXCHANGE_FFI` / `PMIX_PY_EXCHANGE_LIBPMIX2`. Without `python3` (3.9 or newer), or without the network to fetch
 //! maturin and pytest the first time, the test prints a NOTICE and passes, except
 //! under `CI=true`. Every step is bounded.
 
@@ -14,6 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use pmix_testkit::child::output_within;
+use pmix_testkit::cprog;
 
 const STEP: Duration = Duration::from_secs(20 * 60);
 
@@ -88,15 +92,24 @@ fn the_python_binding_passes_its_pytest_suite() {
             .env("PATH", &path),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let out = ok(
-        "pytest",
-        Command::new(&py)
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .arg(repo().join("pmix-py/tests"))
-            .env("PMIX_RUN", env!("CARGO_BIN_EXE_pmix-run"))
-            .env("PMIX_TOPO", env!("CARGO_BIN_EXE_pmix-topo")),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    // The Python server's C clients, of both libraries.
+    let c_dir = repo().join("pmix-py/tests/c");
+    let exchange_ffi = cprog::build_ours(&c_dir, "exchange", &scratch);
+    let exchange_libpmix2 =
+        cprog::build_openpmix(&c_dir, "exchange", &scratch, "the Python server's C client");
+    let mut pytest = Command::new(&py);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(repo().join("pmix-py/tests"))
+        .env("PMIX_RUN", env!("CARGO_BIN_EXE_pmix-run"))
+        .env("PMIX_TOPO", env!("CARGO_BIN_EXE_pmix-topo"))
+        .env("PMIX_PY_EXCHANGE_FFI", &exchange_ffi)
+        // The C clients run with the rpath they were linked with.
+        .env_remove("LD_LIBRARY_PATH");
+    if let Some(exe) = &exchange_libpmix2 {
+        pytest.env("PMIX_PY_EXCHANGE_LIBPMIX2", exe);
+    }
+    let out = ok("pytest", &mut pytest).unwrap_or_else(|e| panic!("{e}"));
     println!("{out}");
     assert!(out.contains(" passed"), "{out}");
 }

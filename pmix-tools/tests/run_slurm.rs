@@ -443,3 +443,39 @@ fn under_srun_spawn_is_not_supported_and_connect_works_with_either_library() {
     // disconnects every rank: both builds print the same.
     same_rank_lines("spawn", 2 + 3 * N as usize);
 }
+
+#[test]
+fn an_srun_that_times_out_has_its_job_cancelled_so_later_jobs_do_not_queue_behind_it() {
+    // A hung step killed with SIGKILL at the test's limit otherwise keeps its
+    // allocation (Slurm waits for the srun it can no longer reach), and every later
+    // test's job of those nodes waits "for resources" until it times out too.
+    if !cluster_up("a timed-out srun") {
+        return;
+    }
+    let mut cmd = clean("srun");
+    cmd.args(["-n", "1", "sleep", "300"]);
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        output_within(&mut cmd, Duration::from_secs(5))
+    }))
+    .expect_err("sleep 300 outlives a 5 s limit");
+    let text = failed.downcast_ref::<String>().cloned().unwrap_or_default();
+    let name = text
+        .split_whitespace()
+        .find(|w| w.starts_with("pmixrs-test-"))
+        .unwrap_or_else(|| panic!("no job named in the failure:\n{text}"));
+    assert!(text.contains("cancelled"), "{text}");
+    // Gone from the queue (cancelled jobs leave it within seconds).
+    let deadline = std::time::Instant::now() + QUERY_LIMIT;
+    loop {
+        let q = output_within(clean("squeue").args(["-h", "-n", name]), QUERY_LIMIT);
+        if q.status.success() && q.stdout.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "job {name} still queued: {}",
+            show(&q)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

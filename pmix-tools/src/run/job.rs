@@ -3,9 +3,10 @@
 //!
 //! One thread (the caller's) owns every child: it reaps them (`try_wait`), acts on the
 //! server's job events, the signals pmix-run received, and the deadlines. It sleeps
-//! on one channel of [`Wake`]s fed by two threads ([`super::wake`]): one passes on
-//! the server's events ([`JobServer::next_event`]), the other says when a child ended
-//! (SIGCHLD), registered before the first child is spawned, so no exit is missed. So
+//! on one channel of [`Wake`]s ([`super::wake`]), fed by the server's progress thread
+//! (its host passes on the ranks' upcalls as they come, [`super::server::RunHost`])
+//! and by a thread that says when a child ended (SIGCHLD), registered before the
+//! first child is spawned, so no exit is missed. So
 //! an ended rank is reaped as soon as it ends, not at the next [`TICK`]; the wait is
 //! bounded by [`TICK`] (forwarded SIGINT/SIGTERM are polled) and by the next
 //! deadline. Only children this loop has not
@@ -31,8 +32,7 @@
 
 use std::ffi::OsString;
 
-use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -51,8 +51,7 @@ use super::wake::{self, Wake};
 
 /// How long one turn of the loop waits at most when nothing happens: how quickly a
 /// signal pmix-run received is forwarded (a rank's end, a server event and a deadline
-/// wake the loop at once). Also how long the thread passing on server events waits
-/// in one [`JobServer::next_event`] call.
+/// wake the loop at once).
 pub const TICK: Duration = Duration::from_millis(20);
 
 /// What to run and how.
@@ -74,40 +73,42 @@ pub struct JobSpec {
     pub extra_env: Vec<(OsString, OsString)>,
 }
 
-/// Runs `spec` with `server`, printing to `sinks`; `signals` is asked each turn (at
-/// least every [`TICK`]) for the signals pmix-run received since (to forward).
-/// Returns pmix-run's exit status.
+/// Runs `spec` with `server`, printing to `sinks`; `wakes` is the loop's channel
+/// (its sender is the one the server's events come on: the loop gives a clone to
+/// the SIGCHLD thread and drops it); `signals` is asked each turn (at least every
+/// [`TICK`]) for the signals pmix-run received since (to forward). Returns
+/// pmix-run's exit status.
 pub fn run(
     spec: &JobSpec,
-    server: Arc<dyn JobServer>,
+    server: &dyn JobServer,
+    wakes: (Sender<Wake>, Receiver<Wake>),
     sinks: &Sinks,
     signals: &mut dyn FnMut() -> Vec<i32>,
 ) -> i32 {
-    run_paced(spec, server, sinks, signals, TICK)
+    run_paced(spec, server, wakes, sinks, signals, TICK)
 }
 
 /// [`run`], with `tick` for the longest wait of one turn when nothing wakes the loop
 /// (tests make it long, to see that a rank's end wakes it).
 fn run_paced(
     spec: &JobSpec,
-    server: Arc<dyn JobServer>,
+    server: &dyn JobServer,
+    wakes: (Sender<Wake>, Receiver<Wake>),
     sinks: &Sinks,
     signals: &mut dyn FnMut() -> Vec<i32>,
     tick: Duration,
 ) -> i32 {
     let started = Instant::now();
-    let (wake_tx, wakes) = mpsc::channel::<Wake>();
+    let (wake_tx, wakes) = wakes;
     // Before the first child exists, so no SIGCHLD is missed.
-    let child_watch = match wake::ChildWatch::start(wake_tx.clone()) {
+    let child_watch = match wake::ChildWatch::start(wake_tx) {
         Ok(w) => Some(w),
         Err(e) => {
             say(sinks, &format!("{e} (ended ranks are seen late)"));
             None
         }
     };
-    let events = wake::pass_on_events(Arc::clone(&server), wake_tx, TICK);
-    let code = run_job(spec, &*server, sinks, signals, tick, &wakes, started);
-    drop(events);
+    let code = run_job(spec, server, sinks, signals, tick, &wakes, started);
     drop(child_watch);
     code
 }
@@ -306,8 +307,8 @@ fn run_job(
             .fold(tick, Duration::min);
         let woke = match wakes.recv_timeout(wait) {
             Ok(w) => Some(w),
-            // The loop holds no sender: the threads feeding it are gone (one of them
-            // panicked); pace the loop as a tick would.
+            // The loop holds no sender: whoever fed it is gone (the SIGCHLD thread
+            // panicked, the server stopped); pace the loop as a tick would.
             Err(RecvTimeoutError::Disconnected) => {
                 std::thread::sleep(wait);
                 None

@@ -2,21 +2,20 @@
 
 use super::*;
 use signal_hook::consts::signal::{SIGKILL, SIGTERM};
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-/// A server that hands out scripted events and records what it was told.
+/// A server that records what it was told; its scripted events are on the loop's
+/// channel before the loop starts ([`scripted`]).
 #[derive(Default)]
 struct Fake {
-    events: Mutex<VecDeque<Event>>,
     exited: Mutex<Vec<(u32, i32)>>,
 }
 
-/// A fake that spawns: each spawn's processes run `program` with `args`, and the
+/// A fake that spawns: each spawn's processes run `program` with `args`; its
 /// scripted events come with their job's index.
 #[derive(Default)]
 struct Spawner {
-    events: Mutex<VecDeque<(usize, Event)>>,
+    events: Vec<(usize, Event)>,
     program: String,
     args: Vec<String>,
     jobs: Mutex<usize>,
@@ -26,14 +25,13 @@ struct Spawner {
     failed: Mutex<Vec<usize>>,
 }
 
-/// The next scripted event, or (none left) `None` after `timeout`, as a server that
-/// has nothing to say.
-fn next_scripted<T>(events: &Mutex<VecDeque<T>>, timeout: Duration) -> Option<T> {
-    let ev = events.lock().unwrap().pop_front();
-    if ev.is_none() {
-        std::thread::sleep(timeout);
+/// The loop's channel with `events` queued on it, as a server whose host sent them.
+fn scripted(events: impl IntoIterator<Item = (usize, Event)>) -> (Sender<Wake>, Receiver<Wake>) {
+    let (tx, rx) = mpsc::channel();
+    for ev in events {
+        tx.send(Wake::Event(ev)).unwrap();
     }
-    ev
+    (tx, rx)
 }
 
 fn fake_env(rank: u32) -> Vec<(String, String)> {
@@ -43,9 +41,6 @@ fn fake_env(rank: u32) -> Vec<(String, String)> {
 impl JobServer for Spawner {
     fn client_env(&self, rank: u32) -> Vec<(String, String)> {
         fake_env(rank)
-    }
-    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
-        next_scripted(&self.events, timeout)
     }
     fn proc_exited(&self, job: usize, rank: u32, status: i32) {
         self.exited.lock().unwrap().push((job, rank, status));
@@ -91,14 +86,14 @@ fn spawn_request(id: u64, n: i32) -> Event {
     })
 }
 
-fn run_spawner(parent: &str, fake: Spawner) -> (i32, Arc<Spawner>, String) {
-    let fake = Arc::new(fake);
+fn run_spawner(parent: &str, mut fake: Spawner) -> (i32, Spawner, String) {
     let err: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
     let sinks = Sinks {
         stdout: Arc::new(Mutex::new(Vec::<u8>::new())),
         stderr: err.clone(),
     };
-    let code = run(&spec(1, parent), fake.clone(), &sinks, &mut Vec::new);
+    let wakes = scripted(std::mem::take(&mut fake.events));
+    let code = run(&spec(1, parent), &fake, wakes, &sinks, &mut Vec::new);
     let text = String::from_utf8_lossy(&err.lock().unwrap()).into_owned();
     (code, fake, text)
 }
@@ -106,9 +101,6 @@ fn run_spawner(parent: &str, fake: Spawner) -> (i32, Arc<Spawner>, String) {
 impl JobServer for Fake {
     fn client_env(&self, rank: u32) -> Vec<(String, String)> {
         fake_env(rank)
-    }
-    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
-        next_scripted(&self.events, timeout).map(|e| (0, e))
     }
     fn proc_exited(&self, job: usize, rank: u32, status: i32) {
         assert_eq!(job, 0, "the fake has one job");
@@ -136,10 +128,8 @@ fn spec(n: usize, script: &str) -> JobSpec {
 }
 
 fn run_with(spec: &JobSpec, events: Vec<Event>, signals: Vec<i32>) -> Run {
-    let fake = Arc::new(Fake {
-        events: Mutex::new(events.into()),
-        ..Fake::default()
-    });
+    let fake = Fake::default();
+    let wakes = scripted(events.into_iter().map(|e| (0, e)));
     let out: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
     let err: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
     let sinks = Sinks {
@@ -156,7 +146,7 @@ fn run_with(spec: &JobSpec, events: Vec<Event>, signals: Vec<i32>) -> Run {
             Vec::new()
         }
     };
-    let code = run(spec, fake.clone(), &sinks, &mut sig);
+    let code = run(spec, &fake, wakes, &sinks, &mut sig);
     let mut exited = fake.exited.lock().unwrap().clone();
     exited.sort();
     let text = |m: &Arc<Mutex<Vec<u8>>>| String::from_utf8_lossy(&m.lock().unwrap()).into_owned();
@@ -323,14 +313,15 @@ fn an_ended_rank_wakes_the_loop_without_waiting_for_a_tick() {
     // the bound below was woken by them.
     let mut s = spec(2, "exit 0");
     s.timeout = None;
-    let fake: Arc<dyn JobServer> = Arc::new(Fake::default());
     let sinks = Sinks {
         stdout: Arc::new(Mutex::new(Vec::<u8>::new())),
         stderr: Arc::new(Mutex::new(Vec::<u8>::new())),
     };
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let code = run_paced(&s, fake, &sinks, &mut Vec::new, Duration::from_secs(3600));
+        let wakes = scripted([]);
+        let hour = Duration::from_secs(3600);
+        let code = run_paced(&s, &Fake::default(), wakes, &sinks, &mut Vec::new, hour);
         let _ = tx.send(code);
     });
     let code = rx
@@ -342,15 +333,12 @@ fn an_ended_rank_wakes_the_loop_without_waiting_for_a_tick() {
 #[test]
 fn a_spawn_is_answered_once_every_child_connected_and_its_end_is_reported() {
     let fake = Spawner {
-        events: Mutex::new(
-            [
-                (0, Event::Connected(0)),
-                (0, spawn_request(7, 2)),
-                (1, Event::Connected(0)),
-                (1, Event::Connected(1)),
-            ]
-            .into(),
-        ),
+        events: vec![
+            (0, Event::Connected(0)),
+            (0, spawn_request(7, 2)),
+            (1, Event::Connected(0)),
+            (1, Event::Connected(1)),
+        ],
         program: "sh".into(),
         args: vec!["-c".into(), "sleep 0.3".into()],
         ..Spawner::default()
@@ -370,7 +358,7 @@ fn a_spawn_is_answered_once_every_child_connected_and_its_end_is_reported() {
 #[test]
 fn a_spawned_child_that_dies_before_connecting_fails_the_spawn_not_the_job() {
     let fake = Spawner {
-        events: Mutex::new([(0, spawn_request(3, 2))].into()),
+        events: vec![(0, spawn_request(3, 2))],
         program: "sh".into(),
         args: vec!["-c".into(), "exit 5".into()],
         ..Spawner::default()
@@ -392,7 +380,7 @@ fn a_spawned_child_that_dies_before_connecting_fails_the_spawn_not_the_job() {
 #[test]
 fn a_spawned_program_that_does_not_exist_is_exe_not_found() {
     let fake = Spawner {
-        events: Mutex::new([(0, spawn_request(4, 1))].into()),
+        events: vec![(0, spawn_request(4, 1))],
         program: "/nonexistent/pmix-run-child".into(),
         ..Spawner::default()
     };
@@ -412,7 +400,7 @@ fn a_spawned_program_that_does_not_exist_is_exe_not_found() {
 #[test]
 fn a_spawned_rank_that_fails_after_connecting_ends_the_whole_job() {
     let fake = Spawner {
-        events: Mutex::new([(0, spawn_request(9, 1)), (1, Event::Connected(0))].into()),
+        events: vec![(0, spawn_request(9, 1)), (1, Event::Connected(0))],
         program: "sh".into(),
         args: vec!["-c".into(), "sleep 0.3; exit 4".into()],
         ..Spawner::default()

@@ -1,16 +1,17 @@
 //! What the job loop ([`super::job`]) and a PMIx server tell each other: the
-//! events it acts on ([`Event`], a spawn request among them), how a process is
-//! started ([`Launch`], a spawned job's [`NewJob`]), the [`JobServer`] trait the loop
-//! is written against (the real server is [`super::server::Embedded`]; the loop's
-//! tests use fakes), and the statuses a spawn fails with.
+//! events it acts on ([`Event`], a spawn request among them, which come on its
+//! channel of [`super::wake::Wake`]s), how a process is started ([`Launch`], a
+//! spawned job's [`NewJob`]), the [`JobServer`] trait the loop calls the server
+//! through (the real server is [`super::server::Embedded`]; the loop's tests use
+//! fakes, with real children), and the statuses a spawn fails with.
 
 use std::ffi::OsString;
-use std::time::Duration;
 
 use pmix_core::{CpuSet, Status};
 
-/// A job event the launcher acts on (the server's [`pmix::server::JobEvent`]); it
-/// comes with the index of the job it is about ([`JobServer::next_event`]).
+/// A job event the launcher acts on (one of the server's upcalls into its
+/// [`pmix::server::Host`]); it comes with the index of the job it is about, as a
+/// [`super::wake::Wake::Event`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// The rank completed its handshake.
@@ -84,18 +85,13 @@ pub const ERR_JOB_APP_NOT_EXECUTABLE: i32 = Status::ERR_JOB_APP_NOT_EXECUTABLE.0
 /// `PMIX_ERR_JOB_CANCELED`: a spawn asked for while the job is ending.
 pub const ERR_JOB_CANCELED: i32 = Status::ERR_JOB_CANCELED.0;
 
-/// What the job loop needs from a PMIx server: the real one is
-/// [`super::server::Embedded`]; tests use a fake. It is shared with the thread that
-/// passes its events on to the loop, which may outlive [`super::job::run`] by one
-/// [`JobServer::next_event`] call. Jobs are numbered: the first is 0, each spawned
-/// one the next number.
-pub trait JobServer: Send + Sync {
+/// What the job loop asks of a PMIx server (its events come the other way, on the
+/// loop's channel): the real one is [`super::server::Embedded`]; tests use a fake.
+/// Jobs are numbered: the first is 0, each spawned one the next number.
+pub trait JobServer {
     /// The variables rank `rank` of the first job must be started with (the PMIx
     /// rendezvous).
     fn client_env(&self, rank: u32) -> Vec<(String, String)>;
-    /// The next event of any job, with its job's index, waiting at most `timeout`
-    /// (`None` if none came).
-    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)>;
     /// The launcher saw `rank` of job `job` end: `status` is its exit status, or
     /// minus the signal that killed it.
     fn proc_exited(&self, job: usize, rank: u32, status: i32);

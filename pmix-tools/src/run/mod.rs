@@ -14,7 +14,8 @@
 //! ([`spawn`]), output forwarding ([`output`]), the exit status ([`policy`]), the job
 //! loop ([`job`], written against the small [`jobserver::JobServer`] trait so it is
 //! tested with fake servers too; the processes of its jobs are `procs`'), what wakes
-//! it ([`wake`]) and the embedded server ([`server`]).
+//! it ([`wake`]: the server's host, on the server's thread, and SIGCHLD) and the
+//! embedded server with its host ([`server`]).
 //!
 //! **Open MPI.** Open MPI 4.1 uses a PMIx server only when a launcher claims the
 //! process (docs/serving.md §1(b)); pmix-run sets `FLUX_JOB_ID` (to the namespace's name)
@@ -109,14 +110,17 @@ pub fn main(args: &[OsString]) -> i32 {
         let bind = cli.bind;
         Box::new(move |n| plan_bindings(&service, bind, n))
     };
+    // The job loop's channel: the server's host sends on it from the start.
+    let (wake_tx, wakes) = std::sync::mpsc::channel();
     let server = match server::Embedded::start(
         &nspace,
         &cpusets,
         Some(Arc::clone(&service)),
         plan,
         &cli.server_limits,
+        wake_tx.clone(),
     ) {
-        Ok(s) => Arc::new(s),
+        Ok(s) => s,
         Err(e) => {
             job::say(&sinks, &e);
             return EXIT_SOFTWARE;
@@ -131,12 +135,9 @@ pub fn main(args: &[OsString]) -> i32 {
         keep_going: cli.keep_going,
         extra_env: vec![("FLUX_JOB_ID".into(), nspace.clone().into())],
     };
-    let code = job::run(
-        &spec,
-        Arc::clone(&server) as Arc<dyn job::JobServer>,
-        &sinks,
-        &mut || signals.pending().collect(),
-    );
+    let code = job::run(&spec, &server, (wake_tx, wakes), &sinks, &mut || {
+        signals.pending().collect()
+    });
     if let Err(e) = server.shutdown() {
         job::say(&sinks, &e);
     }

@@ -1,15 +1,27 @@
 //! The embedded server: [`pmix::server::Server`] started for one job, its namespace
-//! registered with the ranks' bindings, and the [`JobServer`] face the job loop uses.
+//! registered with the ranks' bindings, the [`JobServer`] face the job loop uses, and
+//! pmix-run's [`Host`] ([`RunHost`]): the server's upcalls about the ranks (connected,
+//! finalized, aborted, lost) and their spawns become [`Wake::Event`]s on the job
+//! loop's channel, sent from the server's progress thread; a spawn's reply waits
+//! here until the loop answers it ([`JobServer::spawn_done`]). A client's
+//! `PMIx_Log` is written by the server to pmix-run's own stderr or stdout (no
+//! [`Provides::LOG`]).
 
+use std::collections::HashMap;
 use std::ffi::OsString;
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
-use pmix::server::{JobEvent, NamespaceSpec, Server, ServerConfig};
+use pmix::server::{Host, NamespaceSpec, ProcName, Provides, Reply, Server, ServerConfig};
 use pmix::wire::{App, Info, Kval, Proc, Value};
-use pmix_core::CpuSet;
+use pmix_core::{CpuSet, Status};
 
-use super::job::{ERR_JOB_FAILED_TO_LAUNCH, Event, JobServer, Launch, NewJob, SpawnRequest};
+use super::jobserver::{
+    ERR_JOB_CANCELED, ERR_JOB_FAILED_TO_LAUNCH, ERR_NOT_SUPPORTED, Event, JobServer, Launch,
+    NewJob, SpawnRequest,
+};
+use super::wake::Wake;
+use pmix_wire::keys;
 
 /// How a job of `n` processes is bound (pmix-run's `--bind` on this machine).
 pub type BindPlan = Box<dyn Fn(u32) -> Result<Vec<Option<CpuSet>>, String> + Send + Sync>;
@@ -30,13 +42,113 @@ struct JobRec {
     parent: Option<((String, u32), bool)>,
 }
 
+/// What the server's host and the job loop's face share.
+struct Shared {
+    /// Every job, by index.
+    jobs: Mutex<Vec<JobRec>>,
+    /// The spawns the job loop has not answered yet, by the id it knows them by.
+    spawns: Mutex<HashMap<u64, Reply<String>>>,
+    /// The last spawn id given.
+    next_spawn: Mutex<u64>,
+    /// The job loop's channel.
+    wake: Sender<Wake>,
+}
+
+impl Shared {
+    fn nspace_of(&self, job: usize) -> Option<String> {
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        jobs.get(job).map(|j| j.nspace.clone())
+    }
+
+    fn job_of(&self, nspace: &str) -> Option<usize> {
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        jobs.iter().position(|j| j.nspace == nspace)
+    }
+
+    /// Hands the job loop `ev` about a rank of `nspace` (one of its jobs; a process
+    /// of no job of ours, a tool, is not the loop's business).
+    fn pass(&self, nspace: &str, ev: Event) {
+        if let Some(j) = self.job_of(nspace) {
+            // The loop is gone once the job ended: nobody is left to tell.
+            let _ = self.wake.send(Wake::Event((j, ev)));
+        }
+    }
+}
+
+/// pmix-run's [`Host`]: it starts processes ([`Provides::SPAWN`]) and passes the
+/// ranks' upcalls on to the job loop (module docs). Every method only sends on a
+/// channel: it never blocks the server's thread.
+pub struct RunHost(Arc<Shared>);
+
+impl Host for RunHost {
+    fn provides(&self) -> Provides {
+        Provides::SPAWN
+    }
+
+    fn client_connected(&self, proc: ProcName) {
+        self.0.pass(&proc.0, Event::Connected(proc.1));
+    }
+
+    fn client_finalized(&self, proc: ProcName, reply: Reply<()>) {
+        self.0.pass(&proc.0, Event::Finalized(proc.1));
+        reply.send(Ok(()));
+    }
+
+    fn client_aborted(&self, proc: ProcName, status: i32, message: Option<String>) {
+        let (nspace, rank) = proc;
+        let ev = Event::Aborted {
+            rank,
+            status,
+            message,
+        };
+        self.0.pass(&nspace, ev);
+    }
+
+    fn client_lost(&self, proc: ProcName) {
+        self.0.pass(&proc.0, Event::Lost(proc.1));
+    }
+
+    fn spawn(&self, parent: ProcName, info: Vec<Info>, apps: Vec<App>, reply: Reply<String>) {
+        let Some(j) = self.0.job_of(&parent.0) else {
+            // A tool's spawn: no job of ours asked.
+            return reply.send(Err(Status(ERR_NOT_SUPPORTED)));
+        };
+        let id = {
+            let mut n = self.0.next_spawn.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            *n
+        };
+        lock_spawns(&self.0).insert(id, reply);
+        let req = SpawnRequest {
+            id,
+            parent,
+            info,
+            apps,
+        };
+        if self
+            .0
+            .wake
+            .send(Wake::Event((j, Event::Spawn(req))))
+            .is_err()
+            && let Some(reply) = lock_spawns(&self.0).remove(&id)
+        {
+            // The job is ending: nobody will start it.
+            reply.send(Err(Status(ERR_JOB_CANCELED)));
+        }
+    }
+}
+
+fn lock_spawns(s: &Shared) -> std::sync::MutexGuard<'_, HashMap<u64, Reply<String>>> {
+    s.spawns.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A running server with the first job's namespace, and those of the jobs its
 /// clients spawn.
 pub struct Embedded {
     server: Server,
     uid: u32,
     gid: u32,
-    jobs: Mutex<Vec<JobRec>>,
+    shared: Arc<Shared>,
     /// How many processes all jobs have had (each job's node ranks follow).
     placed: Mutex<u32>,
     bind: BindPlan,
@@ -48,8 +160,9 @@ impl Embedded {
     /// run as this process's uid and gid; rank r has local and node rank r and, when
     /// bound, `pmix.cpuset` = `hwloc:LIST`. No `pmix.locstr` is given (it is optional,
     /// docs/serving.md §1(b), and Open MPI parses it as hwloc's locality grammar, which
-    /// needs the object levels the topology model does not keep). The server spawns
-    /// ([`ServerConfig::spawn`]): a spawned job's processes are bound by `bind`.
+    /// needs the object levels the topology model does not keep). The server's host
+    /// is a [`RunHost`], which passes the ranks' upcalls on to `wake` (the job loop's
+    /// channel) and spawns: a spawned job's processes are bound by `bind`.
     /// `limits`: the server's limits to set ([`ServerConfig::set_limit`]).
     ///
     /// # Errors
@@ -61,18 +174,28 @@ impl Embedded {
         service: Option<Arc<pmix::Service>>,
         bind: BindPlan,
         limits: &[(String, u64)],
+        wake: Sender<Wake>,
     ) -> Result<Embedded, String> {
         let mut cfg = ServerConfig {
             service,
-            spawn: true,
             rendezvous: true,
             ..ServerConfig::default()
         };
         for (name, value) in limits {
             cfg.set_limit(name, *value)?;
         }
-        let server =
-            Server::start(cfg).map_err(|e| format!("cannot start the PMIx server: {e}"))?;
+        let shared = Arc::new(Shared {
+            jobs: Mutex::new(vec![JobRec {
+                nspace: nspace.to_owned(),
+                parent: None,
+            }]),
+            spawns: Mutex::new(HashMap::new()),
+            next_spawn: Mutex::new(0),
+            wake,
+        });
+        let host = Arc::new(RunHost(Arc::clone(&shared)));
+        let server = Server::start_with_host(cfg, host)
+            .map_err(|e| format!("cannot start the PMIx server: {e}"))?;
         let uid = rustix::process::getuid().as_raw();
         let gid = rustix::process::getgid().as_raw();
         let mut spec = NamespaceSpec::single_node(nspace, cpusets.len() as u32, uid, gid);
@@ -88,23 +211,14 @@ impl Embedded {
             server,
             uid,
             gid,
-            jobs: Mutex::new(vec![JobRec {
-                nspace: nspace.to_owned(),
-                parent: None,
-            }]),
+            shared,
             placed: Mutex::new(cpusets.len() as u32),
             bind,
         })
     }
 
     fn nspace_of(&self, job: usize) -> Option<String> {
-        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        jobs.get(job).map(|j| j.nspace.clone())
-    }
-
-    fn job_of(&self, nspace: &str) -> Option<usize> {
-        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        jobs.iter().position(|j| j.nspace == nspace)
+        self.shared.nspace_of(job)
     }
 
     /// Stops the server (its temporary directory is removed).
@@ -137,9 +251,9 @@ fn app_env(app: &App, job_info: &[Info]) -> Vec<(OsString, OsString)> {
         .map(|(k, v)| (k.into(), v.into()))
         .collect();
     for i in job_info.iter().chain(&app.info) {
-        let add = match i.key.as_bytes() {
-            b"pmix.envar.set" => false,
-            b"pmix.envar.add" => true,
+        let add = match i.key.as_str().unwrap_or_default() {
+            keys::SET_ENVAR => false,
+            keys::ADD_ENVAR => true,
             _ => continue,
         };
         let Value::Envar(e) = &i.value else { continue };
@@ -169,79 +283,6 @@ impl JobServer for Embedded {
         self.server.client_channel().ok()
     }
 
-    fn next_event(&self, timeout: Duration) -> Option<(usize, Event)> {
-        let until = Instant::now() + timeout;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            let Some(ev) = self.server.next_event(left) else {
-                // A stopped server answers at once: keep the caller's pace.
-                if !self.server.is_running() {
-                    std::thread::sleep(until.saturating_duration_since(Instant::now()));
-                }
-                return None;
-            };
-            let (ns, e) = match ev {
-                JobEvent::Connected { nspace, rank, .. } => (nspace, Event::Connected(rank)),
-                JobEvent::Finalized { nspace, rank } => (nspace, Event::Finalized(rank)),
-                JobEvent::Aborted {
-                    nspace,
-                    rank,
-                    status,
-                    message,
-                } => (
-                    nspace,
-                    Event::Aborted {
-                        rank,
-                        status,
-                        message,
-                    },
-                ),
-                JobEvent::Lost { nspace, rank } => (nspace, Event::Lost(rank)),
-                JobEvent::Spawn {
-                    id,
-                    parent,
-                    info,
-                    apps,
-                } => (
-                    parent.0.clone(),
-                    Event::Spawn(SpawnRequest {
-                        id,
-                        parent,
-                        info,
-                        apps,
-                    }),
-                ),
-                JobEvent::Log { stream, text, .. } => {
-                    // A rank's PMIx_Log: written as it came, where it asked.
-                    use std::io::Write;
-                    let _ = match stream {
-                        pmix::server::LogStream::Stderr => {
-                            std::io::stderr().write_all(text.as_bytes())
-                        }
-                        pmix::server::LogStream::Stdout => {
-                            std::io::stdout().write_all(text.as_bytes())
-                        }
-                    };
-                    continue;
-                }
-                #[allow(unreachable_patterns)]
-                _ => continue,
-            };
-            if let Some(j) = self.job_of(&ns) {
-                return Some((j, e));
-            }
-            if let Event::Spawn(req) = e {
-                // A tool's spawn: no job of ours asked.
-                let _ = self
-                    .server
-                    .spawn_done(req.id, Err(super::job::ERR_NOT_SUPPORTED));
-            }
-            if left.is_zero() {
-                return None;
-            }
-        }
-    }
-
     fn proc_exited(&self, job: usize, rank: u32, status: i32) {
         // A stopped server has nobody left to tell.
         if let Some(ns) = self.nspace_of(job) {
@@ -256,11 +297,14 @@ impl JobServer for Embedded {
         }
         let n = n as u32;
         let cpusets = (self.bind)(n).map_err(|_| ERR_JOB_INSUFFICIENT_RESOURCES)?;
-        let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        let job = jobs.len();
-        let nspace = format!("{}.{job}", jobs[0].nspace);
+        // Only the job loop adds jobs, one at a time; no lock is held across the
+        // server's answer below (its thread takes `jobs` for every upcall).
+        let (job, nspace) = {
+            let jobs = self.shared.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            (jobs.len(), format!("{}.{}", jobs[0].nspace, jobs.len()))
+        };
         let mut spec = NamespaceSpec::single_node(nspace.as_str(), n, self.uid, self.gid);
-        let mut placed = self.placed.lock().unwrap_or_else(|e| e.into_inner());
+        let placed = *self.placed.lock().unwrap_or_else(|e| e.into_inner());
         let appnums = req
             .apps
             .iter()
@@ -268,7 +312,7 @@ impl JobServer for Embedded {
             .flat_map(|(a, app)| std::iter::repeat_n(a as u32, app.maxprocs.max(0) as usize));
         for ((r, cpus), app) in spec.ranks.iter_mut().zip(&cpusets).zip(appnums) {
             r.appnum = app;
-            r.node_rank = u16::try_from(*placed + r.rank).unwrap_or(u16::MAX);
+            r.node_rank = u16::try_from(placed + r.rank).unwrap_or(u16::MAX);
             if let Some(c) = cpus {
                 r.cpuset = Some(format!("hwloc:{c}"));
             }
@@ -276,24 +320,26 @@ impl JobServer for Embedded {
         let (pns, prank) = (req.parent.0.as_str(), req.parent.1);
         spec.job_info = vec![
             Kval {
-                key: "pmix.parent".into(),
+                key: keys::PARENT_ID.into(),
                 value: Value::Proc(Proc::new(pns, prank)),
             },
-            Kval::new("pmix.spawned", true),
+            Kval::new(keys::SPAWNED, true),
         ];
         if let Err(e) = self.server.add_namespace(spec) {
             eprintln!("pmix-run: cannot register spawned namespace {nspace}: {e}");
             return Err(ERR_JOB_FAILED_TO_LAUNCH);
         }
-        *placed += n;
-        let notify = find(&req.info, "pmix.notecomp").and_then(Value::as_bool) == Some(true);
+        *self.placed.lock().unwrap_or_else(|e| e.into_inner()) += n;
+        let notify =
+            find(&req.info, keys::NOTIFY_COMPLETION).and_then(Value::as_bool) == Some(true);
+        let mut jobs = self.shared.jobs.lock().unwrap_or_else(|e| e.into_inner());
         jobs.push(JobRec {
             nspace: nspace.clone(),
             parent: Some((req.parent.clone(), notify)),
         });
         drop(jobs);
         let wdir_of = |info: &[Info]| {
-            find(info, "pmix.wdir")
+            find(info, keys::WDIR)
                 .and_then(Value::as_str)
                 .map(std::path::PathBuf::from)
         };
@@ -344,7 +390,10 @@ impl JobServer for Embedded {
     }
 
     fn spawn_done(&self, id: u64, result: Result<String, i32>) {
-        let _ = self.server.spawn_done(id, result);
+        let reply = lock_spawns(&self.shared).remove(&id);
+        if let Some(reply) = reply {
+            reply.send(result.map_err(Status));
+        }
     }
 
     fn job_failed(&self, job: usize) {
@@ -356,7 +405,7 @@ impl JobServer for Embedded {
 
     fn job_ended(&self, job: usize, status: i32) {
         let (nspace, parent) = {
-            let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            let jobs = self.shared.jobs.lock().unwrap_or_else(|e| e.into_inner());
             let Some(JobRec {
                 nspace,
                 parent: Some(p),
@@ -369,16 +418,16 @@ impl JobServer for Embedded {
         let ((pns, prank), notify) = parent;
         let mut info = vec![
             Info::new(
-                "pmix.evproc",
+                keys::EVENT_AFFECTED_PROC,
                 Proc::new(nspace.as_str(), pmix::wire::Rank::WILDCARD.0),
             ),
-            Info::new("pmix.job.term.status", Value::Status(status)),
-            Info::new("pmix.evrange", Proc::new(pns.as_str(), prank)),
+            Info::new(keys::JOB_TERM_STATUS, Value::Status(status)),
+            Info::new(keys::EVENT_CUSTOM_RANGE, Proc::new(pns.as_str(), prank)),
         ];
         if !notify {
             // Not asked for: default handlers (Open MPI's aborts on events it does
             // not know) do not hear it.
-            info.push(Info::new("pmix.evnondef", true));
+            info.push(Info::new(keys::EVENT_NON_DEFAULT, true));
         }
         let _ = self
             .server

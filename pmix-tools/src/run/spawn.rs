@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use pmix_core::CpuSet;
 
 use super::bind::Mask;
-use super::job::Launch;
+use super::jobserver::Launch;
 
 /// Exit status when a rank's program cannot be started: 127 when it was not found,
 /// 126 otherwise (as shells say).

@@ -1,5 +1,7 @@
-//! What wakes the job loop ([`super::job`]): one channel of [`Wake`]s, fed by a thread
-//! passing on the server's events and a thread turning SIGCHLD into [`Wake::Child`].
+//! What wakes the job loop ([`super::job`]): one channel of [`Wake`]s, fed by the
+//! server's host ([`super::server::RunHost`], on the server's progress thread: the
+//! ranks' upcalls and spawns, as they come) and by a thread turning SIGCHLD into
+//! [`Wake::Child`].
 //!
 //! **No lost wakeup.** SIGCHLD is caught through `signal_hook`'s iterator (its handler
 //! only records the signal and writes to a self-pipe; the thread reading that pipe
@@ -9,20 +11,17 @@
 //! stays in the channel, and the loop's next wait returns at once. A SIGCHLD from a
 //! child that is not a rank (in tests, another test's) only wakes the loop once more.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use signal_hook::consts::signal::SIGCHLD;
 
-use super::job::{Event, JobServer};
+use super::jobserver::Event;
 
 /// What wakes the job loop.
 #[derive(Debug)]
 pub enum Wake {
-    /// A server event, with its job's index.
+    /// A server event, with its job's index (sent by the server's host).
     Event((usize, Event)),
     /// A child ended (SIGCHLD): some rank may be reaped.
     Child,
@@ -71,38 +70,4 @@ impl Drop for ChildWatch {
             let _ = t.join();
         }
     }
-}
-
-/// Stops the thread of [`pass_on_events`] when dropped.
-pub struct EventsStop(Arc<AtomicBool>);
-
-impl Drop for EventsStop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Starts the thread that passes `server`'s events on to `to`, asking for each with
-/// [`JobServer::next_event`]`(wait)`, until the returned guard is dropped or `to`'s
-/// receiver is gone. The thread is not joined: it ends on its own within one `wait`
-/// (an event it took after the guard was dropped is not passed on).
-///
-/// # Panics
-/// When the thread cannot be started.
-pub fn pass_on_events(server: Arc<dyn JobServer>, to: Sender<Wake>, wait: Duration) -> EventsStop {
-    let stop = Arc::new(AtomicBool::new(false));
-    let stopped = Arc::clone(&stop);
-    std::thread::Builder::new()
-        .name("pmix-run-events".into())
-        .spawn(move || {
-            while !stopped.load(Ordering::Relaxed) {
-                if let Some(ev) = server.next_event(wait)
-                    && to.send(Wake::Event(ev)).is_err()
-                {
-                    return;
-                }
-            }
-        })
-        .expect("a thread to pass on the server's events");
-    EventsStop(stop)
 }

@@ -10,6 +10,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 use pmix::topology::OpenError;
 use pmix_core::{CpuSet, DeviceTypes};
+use std::path::PathBuf;
 
 /// The synopsis: every subcommand with every flag it takes.
 pub const USAGE: &str = "\
@@ -17,6 +18,8 @@ pmix-topo distances [--source SRC] [--cpus LIST | --origin NAME] [--types T] [--
                            [--hostname NAME] [--format table|json]
        pmix-topo matrix    [--source SRC] [--types T] [--format table|json]
        pmix-topo tree      [--source SRC]
+       pmix-topo draw      [--source SRC] [--cpus LIST | --origin NAME] [--out FILE.svg]
+                           [--png FILE.png]
        pmix-topo completions SHELL";
 
 /// The help page's layout: the synopsis first, as pmix-topo has always printed it.
@@ -29,7 +32,7 @@ const SUBCOMMAND_HELP_TEMPLATE: &str = "usage: {usage}\n\n{about-with-newline}\n
 const AFTER_HELP: &str = "\
 Run 'pmix-topo COMMAND --help' for a command's flags. Exit status: 0 on success, 2 on a
 PMIx error (in JSON, one object {\"status\": \"PMIX_ERR_...\", \"code\": ..., \"message\": ...}),
-64 on a usage error.";
+64 on a usage error, 73 when draw cannot write --out or --png.";
 
 /// `pmix-topo`: device distances, the device matrix and the topology tree of a node.
 #[derive(Debug, Parser)]
@@ -71,6 +74,14 @@ pub enum Command {
         help_template = SUBCOMMAND_HELP_TEMPLATE
     )]
     Tree(SourceArg),
+    /// An SVG picture of the node: packages, NUMA domains, the PCIe tree and every
+    /// device, coloured and labelled by its distance from a cpu list (default this
+    /// process's binding) or from a device, with a legend; `--png` renders it to PNG.
+    #[command(
+        override_usage = "pmix-topo draw [--source SRC] [--cpus LIST | --origin NAME] [--out FILE.svg] [--png FILE.png]",
+        help_template = SUBCOMMAND_HELP_TEMPLATE
+    )]
+    Draw(DrawArgs),
     /// A completion script for SHELL, on standard output.
     #[command(
         override_usage = "pmix-topo completions SHELL",
@@ -133,6 +144,29 @@ pub struct MatrixArgs {
     pub format: Format,
 }
 
+/// The flags of `draw`.
+#[derive(Debug, Args)]
+pub struct DrawArgs {
+    /// Where the topology comes from.
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Colour by the distance from this cpu list (0-3,8); default: this process's
+    /// binding (the union of its threads' bindings).
+    #[arg(long, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "origin")]
+    pub cpus: Option<CpuSet>,
+    /// Colour by the distance from a device (osname, uuid, vendor id or PCI bus id)
+    /// instead.
+    #[arg(long, value_name = "NAME")]
+    pub origin: Option<String>,
+    /// Write the SVG to FILE; default: standard output, unless --png is given alone.
+    #[arg(long, value_name = "FILE.svg")]
+    pub out: Option<PathBuf>,
+    /// Also render the SVG to a PNG in FILE (text in the first monospace font found
+    /// on the system; boxes without text when there is none).
+    #[arg(long, value_name = "FILE.png")]
+    pub png: Option<PathBuf>,
+}
+
 /// How results and PMIx errors are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -148,7 +182,7 @@ impl Command {
         match self {
             Command::Distances(a) => a.format,
             Command::Matrix(a) => a.format,
-            Command::Tree(_) | Command::Completions { .. } => Format::Table,
+            Command::Tree(_) | Command::Draw(_) | Command::Completions { .. } => Format::Table,
         }
     }
 }
@@ -179,7 +213,7 @@ pub fn parse(args: &[String]) -> Result<Cli, Stop> {
             Stop::Print(text)
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
-            Stop::Usage("missing command (distances, matrix, tree or completions)".into())
+            Stop::Usage("missing command (distances, matrix, tree, draw or completions)".into())
         }
         _ => Stop::Usage(message(&e.render().to_string())),
     })
@@ -322,7 +356,7 @@ mod tests {
         }
         assert_eq!(
             parse(&[]).unwrap_err(),
-            Stop::Usage("missing command (distances, matrix, tree or completions)".into())
+            Stop::Usage("missing command (distances, matrix, tree, draw or completions)".into())
         );
     }
 }

@@ -14,43 +14,16 @@ use super::report::{self, DistanceEntry, DistancesReport, MeasuredFrom};
 use super::{Failure, topology};
 
 /// The table's legend from a cpuset (docs/design.md §3.2).
-const LEGEND_FROM_CPUS: &str = "distance = 16 x tier + PCIe depth; tiers: 0 local (the cpu is in the device's locality), 1 same package, 2 another package\n";
+pub(super) const LEGEND_FROM_CPUS: &str = "distance = 16 x tier + PCIe depth; tiers: 0 local (the cpu is in the device's locality), 1 same package, 2 another package\n";
 
 /// The table's legend from a device (docs/design.md §3.3).
-const LEGEND_FROM_DEVICE: &str = "distance = 16 x tier + bridges; tiers: 0 same device, 1 same PCIe switch or root port, 2 same host bridge, 3 same package, 4 another package\n";
+pub(super) const LEGEND_FROM_DEVICE: &str = "distance = 16 x tier + bridges; tiers: 0 same device, 1 same PCIe switch or root port, 2 same host bridge, 3 same package, 4 another package\n";
 
 /// Answers `distances` with the service `svc` and renders the answer.
 pub(super) fn run(svc: &Service, a: &DistancesArgs) -> Result<String, Failure> {
     let topo = topology(svc)?;
-    if let Some(c) = &a.cpus {
-        check_cpus_in_machine(c, &topo)?;
-    }
-    // What the answer is measured from: a line over the table, a key in JSON.
-    let (line, from, cpus) = match (&a.origin, &a.cpus) {
-        (Some(o), _) => (
-            format!("from device {o}"),
-            MeasuredFrom::Origin(o.clone()),
-            None,
-        ),
-        (None, Some(c)) => (
-            format!("from cpus {c}"),
-            MeasuredFrom::Cpus(c.to_string()),
-            Some(c.clone()),
-        ),
-        (None, None) => {
-            let c = svc
-                .own_cpuset(BindEnvelope::Process)
-                .map_err(|e| Failure::Pmix {
-                    status: Status::ERR_NOT_FOUND,
-                    message: format!("cannot read this process's binding ({e}): pass --cpus LIST"),
-                })?;
-            (
-                format!("from cpus {c} (this process's binding)"),
-                MeasuredFrom::Cpus(c.to_string()),
-                Some(c),
-            )
-        }
-    };
+    let Measured { line, from, cpus } =
+        measured_from(svc, &topo, a.cpus.as_ref(), a.origin.as_deref())?;
     let ids: Vec<&str> = a.ids.iter().map(String::as_str).collect();
     let req = DistanceRequest {
         topology: Some(&topo),
@@ -89,6 +62,56 @@ pub(super) fn run(svc: &Service, a: &DistancesArgs) -> Result<String, Failure> {
             distances,
         }),
         Format::Table => table(&line, &distances, legend),
+    })
+}
+
+/// What a command measures from, resolved: the line the table opens with, the JSON key,
+/// and the cpuset to ask with (`None` for a device).
+pub(super) struct Measured {
+    /// `from cpus 0-3 (this process's binding)`, `from device eth0`.
+    pub(super) line: String,
+    /// The JSON key.
+    pub(super) from: MeasuredFrom,
+    /// The cpuset: `--cpus`, or this process's binding; `None` with `--origin`.
+    pub(super) cpus: Option<CpuSet>,
+}
+
+/// Resolves `--cpus` / `--origin` as `distances` and `draw` take them: a device when
+/// `origin` is given; else `cpus`, checked against the machine; else this process's
+/// binding, read now.
+pub(super) fn measured_from(
+    svc: &Service,
+    topo: &Topology,
+    cpus: Option<&CpuSet>,
+    origin: Option<&str>,
+) -> Result<Measured, Failure> {
+    if let Some(c) = cpus {
+        check_cpus_in_machine(c, topo)?;
+    }
+    Ok(match (origin, cpus) {
+        (Some(o), _) => Measured {
+            line: format!("from device {o}"),
+            from: MeasuredFrom::Origin(o.to_owned()),
+            cpus: None,
+        },
+        (None, Some(c)) => Measured {
+            line: format!("from cpus {c}"),
+            from: MeasuredFrom::Cpus(c.to_string()),
+            cpus: Some(c.clone()),
+        },
+        (None, None) => {
+            let c = svc
+                .own_cpuset(BindEnvelope::Process)
+                .map_err(|e| Failure::Pmix {
+                    status: Status::ERR_NOT_FOUND,
+                    message: format!("cannot read this process's binding ({e}): pass --cpus LIST"),
+                })?;
+            Measured {
+                line: format!("from cpus {c} (this process's binding)"),
+                from: MeasuredFrom::Cpus(c.to_string()),
+                cpus: Some(c),
+            }
+        }
     })
 }
 

@@ -6,26 +6,33 @@
 //!                     [--hostname NAME] [--format table|json]
 //! pmix-topo matrix    [--source SRC] [--types T] [--format table|json]
 //! pmix-topo tree      [--source SRC]
+//! pmix-topo draw      [--source SRC] [--cpus LIST | --origin NAME] [--out FILE.svg]
+//!                     [--png FILE.png]
 //! pmix-topo completions SHELL
 //! ```
 //!
 //! This module owns a run: the command line ([`args`]) gives a command; the command
 //! asks the runtime's query service ([`pmix::Service`]: the topology of `--source` with
 //! the host name rule applied, this process's binding, the answers) and renders what it
-//! answers (modules `distances`, `matrix`, `tree`; JSON through [`report`]); the run ends
-//! in an [`Outcome`]. pmix-topo reads nothing itself: every file the answer comes from
-//! is read by the runtime and its backends.
+//! answers (modules `distances`, `matrix`, `tree`, `draw`; JSON through [`report`]); the
+//! run ends in an [`Outcome`]. pmix-topo reads nothing itself: every file the answer
+//! comes from is read by the runtime and its backends (and the fonts of a PNG by the
+//! renderer's font database). The files `draw` makes are handed back in
+//! [`Outcome::files`] for the program to write, so a run has no side effect.
 //!
 //! Exit status: 0 on success, [`EXIT_PMIX`] (2) on a PMIx error (in JSON, one
 //! [`report::ErrorReport`] on standard output), [`EXIT_USAGE`] (64) on a usage error (a
-//! message and the synopsis on standard error).
+//! message and the synopsis on standard error), [`EXIT_CANTCREAT`] (73) when the
+//! program cannot write a file of [`Outcome::files`].
 
 pub mod args;
 mod distances;
+mod draw;
 mod matrix;
 pub mod report;
 mod tree;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pmix::{PmixError, Service};
@@ -37,6 +44,9 @@ use args::{Command, Format, Stop};
 pub const EXIT_USAGE: i32 = 64;
 /// Exit status of a PMIx error.
 pub const EXIT_PMIX: i32 = 2;
+/// Exit status when an output file (`draw --out`, `--png`) cannot be written
+/// (`EX_CANTCREAT`).
+pub const EXIT_CANTCREAT: i32 = 73;
 
 /// What a run printed and how it ends.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -47,6 +57,35 @@ pub struct Outcome {
     pub stderr: String,
     /// The exit status.
     pub code: i32,
+    /// The files to write, in order (`draw --out`, `--png`); empty unless the run
+    /// succeeded.
+    pub files: Vec<OutputFile>,
+}
+
+/// A file a run made, for the program to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    /// Where, as given on the command line.
+    pub path: PathBuf,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// What a command made: its standard output and error, and the files to write.
+#[derive(Debug, Default)]
+struct Made {
+    stdout: String,
+    stderr: String,
+    files: Vec<OutputFile>,
+}
+
+impl From<String> for Made {
+    fn from(stdout: String) -> Self {
+        Made {
+            stdout,
+            ..Made::default()
+        }
+    }
 }
 
 /// What went wrong, and how the program ends.
@@ -56,6 +95,8 @@ enum Failure {
     Usage(String),
     /// A PMIx error: exit 2.
     Pmix { status: Status, message: String },
+    /// An output file that cannot be made (a PNG too large to render): exit 73.
+    Output(String),
 }
 
 impl Failure {
@@ -80,11 +121,18 @@ pub fn run(args: &[String]) -> Outcome {
         Err(Stop::Usage(msg)) => return usage_failure(&msg),
     };
     match execute(&cli.command) {
-        Ok(stdout) => Outcome {
-            stdout,
-            ..Outcome::default()
+        Ok(made) => Outcome {
+            stdout: made.stdout,
+            stderr: made.stderr,
+            code: 0,
+            files: made.files,
         },
         Err(Failure::Usage(msg)) => usage_failure(&msg),
+        Err(Failure::Output(msg)) => Outcome {
+            stderr: format!("pmix-topo: {msg}\n"),
+            code: EXIT_CANTCREAT,
+            ..Outcome::default()
+        },
         Err(Failure::Pmix { status, message }) => {
             pmix_failure(status, message, cli.command.format())
         }
@@ -99,6 +147,7 @@ fn usage_failure(msg: &str) -> Outcome {
             args::USAGE
         ),
         code: EXIT_USAGE,
+        files: Vec::new(),
     }
 }
 
@@ -113,27 +162,30 @@ fn pmix_failure(status: Status, message: String, format: Format) -> Outcome {
             }),
             stderr: String::new(),
             code: EXIT_PMIX,
+            files: Vec::new(),
         },
         Format::Table => Outcome {
             stdout: String::new(),
             stderr: format!("pmix-topo: {name} ({}): {message}\n", status.0),
             code: EXIT_PMIX,
+            files: Vec::new(),
         },
     }
 }
 
-fn execute(command: &Command) -> Result<String, Failure> {
+fn execute(command: &Command) -> Result<Made, Failure> {
     match command {
         Command::Distances(a) => {
             let svc = service(&a.source.source, a.hostname.as_deref())?;
-            distances::run(&svc, a)
+            distances::run(&svc, a).map(Made::from)
         }
-        Command::Matrix(a) => matrix::run(&service(&a.source.source, None)?, a),
+        Command::Matrix(a) => matrix::run(&service(&a.source.source, None)?, a).map(Made::from),
         Command::Tree(a) => {
             let topo = topology(&service(&a.source, None)?)?;
-            Ok(tree::render(&topo))
+            Ok(tree::render(&topo).into())
         }
-        Command::Completions { shell } => Ok(args::completions(*shell)),
+        Command::Draw(a) => draw::run(&service(&a.source.source, None)?, a),
+        Command::Completions { shell } => Ok(args::completions(*shell).into()),
     }
 }
 
