@@ -96,12 +96,18 @@ def check(root):
 
 
 def main():
-    circles = [c for root in sys.argv[1:] for c in check(root)]
+    roots = sys.argv[1:]
+    missing = [r for r in roots if not os.path.isdir(r)]
+    if not roots or missing:
+        print("usage: check-cycles.py SRC_DIR [SRC_DIR ...]" + "".join(
+            f"\n{r}: not a directory" for r in missing), file=sys.stderr)
+        return 2
+    circles = [c for root in roots for c in check(root)]
     for c in circles:
         print(f"import circle: {c}")
     if circles:
         return 1
-    print(f"check-cycles: no import circle in {' '.join(sys.argv[1:])}")
+    print(f"check-cycles: no import circle in {' '.join(roots)}")
     return 0
 
 

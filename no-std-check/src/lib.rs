@@ -1,6 +1,7 @@
 //! A `#![no_std]` static library that links `pmix-core` and answers one query, and
-//! links `pmix-wire` and decodes one request, so the whole core (topology, cpusets,
-//! distances) and the wire codec are proven to build and link without `std`.
+//! links `pmix-wire` and decodes one request and reads one node-store segment, so the
+//! whole core (topology, cpusets, distances) and the wire codec are proven to build and
+//! link without `std`.
 #![no_std]
 
 extern crate alloc;
@@ -65,5 +66,31 @@ pub extern "C" fn pmix_wire_no_std_check() -> usize {
     match pmix_wire::msg::decode_request(&bytes, &codec) {
         Ok(r) => usize::from(r.encode(&codec).is_ok_and(|b| b[..] == bytes[..])),
         Err(_) => 0,
+    }
+}
+
+/// Writes a node-store segment of one job-level value and reads it back without
+/// allocating; returns the value (7), or 0 when something failed.
+#[unsafe(no_mangle)]
+pub extern "C" fn pmix_wire_nodestore_no_std_check() -> u32 {
+    use pmix_wire::nodestore::{Segment, SegmentBuilder, WILDCARD};
+    let Ok(mut b) = SegmentBuilder::new("ns", 0) else {
+        return 0;
+    };
+    if b.push(
+        WILDCARD,
+        pmix_wire::keys::JOB_SIZE,
+        &pmix_wire::Value::Uint32(7),
+    )
+    .is_err()
+    {
+        return 0;
+    }
+    let Ok(bytes) = b.finish() else {
+        return 0;
+    };
+    match Segment::parse(&bytes[..]).map(|s| s.get_u32(WILDCARD, pmix_wire::keys::JOB_SIZE)) {
+        Ok(Some(Ok(v))) => v,
+        _ => 0,
     }
 }
