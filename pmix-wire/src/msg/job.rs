@@ -125,27 +125,65 @@ impl JobInfo {
 
     pub(crate) fn write(&self, w: &mut Writer) {
         w.pack_one(&self.nspace);
-        let ty = w.buffer_type();
-        for item in &self.items {
-            match item {
-                JobItem::Value(k) => {
-                    let typed = (k.key.as_bytes() == PROC_BLOB_KEY.as_bytes()
-                        && matches!(k.value, Value::ByteObject(_)))
-                        || (array_kind(&k.key).is_some() && infos(&k.value).is_some());
-                    if typed {
-                        w.fail("a job-info value that decodes as a typed item");
-                    }
-                    w.pack_one(k);
+        write_items(w, &self.items);
+    }
+
+    /// `items` packed as they follow the namespace in a REQ reply (the reply reads
+    /// items until its payload ends, so these bytes may be appended to a packed
+    /// [`Reply::Req`](crate::Reply::Req)'s: a server adds a rank's own late items to
+    /// the blob it packed once for every rank).
+    ///
+    /// # Errors
+    /// As [`Reply::encode`](crate::Reply::encode): a count or length that does not fit
+    /// the wire, a [`JobItem::Value`] that would decode as a typed item.
+    pub fn encode_items(items: &[JobItem], codec: &crate::Codec) -> Result<Vec<u8>, WireError> {
+        let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
+        write_items(&mut w, items);
+        w.finish()
+    }
+
+    /// The payload of a [`Reply::Req`](crate::Reply::Req) of namespace `nspace` whose
+    /// items are those of `parts`, in order: what encoding the reply gives, without
+    /// gathering the items into one list first (a server keeps its blob's items in
+    /// parts, and packs them once per client version).
+    ///
+    /// # Errors
+    /// As [`JobInfo::encode_items`].
+    pub fn encode_parts(
+        nspace: &WStr,
+        parts: &[&[JobItem]],
+        codec: &crate::Codec,
+    ) -> Result<Vec<u8>, WireError> {
+        let mut w = Writer::new(codec.buffer_type).with_limits(codec.limits);
+        w.pack_one(nspace);
+        for part in parts {
+            write_items(&mut w, part);
+        }
+        w.finish()
+    }
+}
+
+fn write_items(w: &mut Writer, items: &[JobItem]) {
+    let ty = w.buffer_type();
+    for item in items {
+        match item {
+            JobItem::Value(k) => {
+                let typed = (k.key.as_bytes() == PROC_BLOB_KEY.as_bytes()
+                    && matches!(k.value, Value::ByteObject(_)))
+                    || (array_kind(&k.key).is_some() && infos(&k.value).is_some());
+                if typed {
+                    w.fail("a job-info value that decodes as a typed item");
                 }
-                JobItem::Session(v) => write_array(w, SESSION_ARRAY_KEY, v),
-                JobItem::Node(v) => write_array(w, NODE_ARRAY_KEY, v),
-                JobItem::App(v) => write_array(w, APP_ARRAY_KEY, v),
-                JobItem::Proc(p) => {
-                    w.pack_header(DataType::Kval, 1);
-                    WStr::from(PROC_BLOB_KEY).encode(w);
-                    w.data_type(DataType::ByteObject);
-                    p.write(w, ty);
-                }
+                w.pack_one(k);
+            }
+            JobItem::Session(v) => write_array(w, SESSION_ARRAY_KEY, v),
+            JobItem::Node(v) => write_array(w, NODE_ARRAY_KEY, v),
+            JobItem::App(v) => write_array(w, APP_ARRAY_KEY, v),
+            JobItem::Proc(p) => {
+                w.pack_header(DataType::Kval, 1);
+                WStr::from(PROC_BLOB_KEY).encode(w);
+                w.data_type(DataType::ByteObject);
+                p.write(w, ty);
             }
         }
     }

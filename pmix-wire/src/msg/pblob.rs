@@ -52,6 +52,9 @@ struct Packed {
     base: usize,
     depth: u8,
     bytes: Vec<u8>,
+    /// Packed here ([`ProcBlob::from_packed`]), not decoded: written as it is into
+    /// any buffer of its type, whatever the writer's limits.
+    ours: bool,
 }
 
 impl Packed {
@@ -68,6 +71,36 @@ impl ProcBlob {
             rank,
             body: Body::Kvals(kvals),
         }
+    }
+
+    /// A blob of `rank` whose values are packed already: `kvals` is KVAL packs of
+    /// buffer type `ty`, back to back ([`ProcBlob::pack_kvals`], and the bytes of
+    /// more KVALs appended), written as they are into a buffer of that type (and
+    /// decoded and encoded again into one of another type). A server packs each
+    /// rank's values once this way and appends a value many ranks share, packed once.
+    pub fn from_packed(rank: Rank, ty: BufferType, kvals: Vec<u8>) -> ProcBlob {
+        ProcBlob {
+            rank,
+            body: Body::Packed(Packed {
+                ty,
+                limits: Limits::DEFAULT,
+                base: 0,
+                depth: 0,
+                bytes: kvals,
+                ours: true,
+            }),
+        }
+    }
+
+    /// `kvals` packed back to back in a buffer of type `ty`: the body
+    /// [`ProcBlob::from_packed`] takes.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Unencodable`] for a value that cannot be encoded.
+    pub fn pack_kvals(kvals: &[Kval], ty: BufferType) -> Result<Vec<u8>, WireError> {
+        let mut w = Writer::new(ty);
+        write_each(&mut w, kvals);
+        w.finish()
     }
 
     /// The values, in order: borrowed when the blob was built from them, decoded
@@ -128,6 +161,7 @@ impl ProcBlob {
                     base,
                     depth,
                     bytes,
+                    ours: false,
                 }),
             })
         })
@@ -139,7 +173,9 @@ impl ProcBlob {
     /// do not decode).
     pub(crate) fn write(&self, w: &mut Writer, ty: BufferType) {
         let kvals = match &self.body {
-            Body::Packed(p) if p.ty == ty && w.limits().is_none_or(|l| *l == p.limits) => {
+            Body::Packed(p)
+                if p.ty == ty && (p.ours || w.limits().is_none_or(|l| *l == p.limits)) =>
+            {
                 write_nested(w, ty, |inner| {
                     inner.pack_one(&self.rank);
                     inner.raw(&p.bytes);
