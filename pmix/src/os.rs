@@ -72,6 +72,65 @@ pub fn binding(envelope: BindEnvelope) -> io::Result<CpuSet> {
     }
 }
 
+/// The PUs process `pid` (its main thread) may run on, from `sched_getaffinity`.
+///
+/// # Errors
+/// The OS error: `ESRCH` for a process that is gone, `EPERM` for one of another user.
+pub fn process_binding(pid: u32) -> io::Result<CpuSet> {
+    let pid = libc::pid_t::try_from(pid)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a pid past pid_t"))?;
+    affinity(pid)
+}
+
+/// How many descendants [`descendant_holding`] looks at, at most.
+pub const MAX_DESCENDANTS: usize = 65_536;
+
+/// The process among this one's descendants (its children, theirs, and so on, at
+/// most [`MAX_DESCENDANTS`] of them, nearest first) that holds the socket whose inode
+/// is `inode` (one of its descriptors links to `socket:[INODE]`); `None` when none
+/// does or `/proc` cannot tell (no `children` files: a kernel without
+/// `CONFIG_PROC_CHILDREN`).
+///
+/// A launcher's ranks are its children (slurmstepd's tasks, orted's procs), so a
+/// server hosted in the launcher finds the process at the other end of a loopback
+/// connection without reading every process of the node.
+pub fn descendant_holding(inode: u32) -> Option<u32> {
+    let target = format!("socket:[{inode}]");
+    let mut queue = std::collections::VecDeque::new();
+    children_of(std::process::id(), &mut queue);
+    let mut seen = 0usize;
+    while let Some(pid) = queue.pop_front() {
+        seen += 1;
+        if seen > MAX_DESCENDANTS {
+            return None;
+        }
+        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+            for fd in fds.flatten() {
+                if std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == target.as_str()) {
+                    return Some(pid);
+                }
+            }
+        }
+        children_of(pid, &mut queue);
+    }
+    None
+}
+
+/// Appends the children of every thread of `pid` (`/proc/PID/task/TID/children`).
+fn children_of(pid: u32, out: &mut std::collections::VecDeque<u32>) {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return;
+    };
+    for t in tasks.flatten() {
+        if let Ok(text) = std::fs::read_to_string(t.path().join("children")) {
+            out.extend(
+                text.split_whitespace()
+                    .filter_map(|w| w.parse::<u32>().ok()),
+            );
+        }
+    }
+}
+
 /// `sched_getaffinity(tid)` with a mask grown until the kernel's fits.
 fn affinity(tid: libc::pid_t) -> io::Result<CpuSet> {
     let mut words: Vec<u64> = vec![0; 16];

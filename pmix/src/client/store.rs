@@ -105,9 +105,32 @@ impl Store {
                     }
                 }
                 JobItem::Node(v) => nodes.push(v),
-                JobItem::Proc(p) => {
-                    store.blobs.insert(p.rank.0, p);
-                }
+                JobItem::Proc(p) => match store.blobs.remove(&p.rank.0) {
+                    // A second blob of one rank (a server adds a rank's own late
+                    // values, such as its PMIX_DEVICE_DISTANCES, after the blob it
+                    // packed for every rank): its values join the first's, a key
+                    // given twice taking the later value.
+                    // A blob that does not decode stays as it came (its error is
+                    // what a get of that rank answers).
+                    Some(first) => {
+                        let rank = p.rank;
+                        let merged = match (first.kvals(), p.kvals()) {
+                            (Ok(a), Ok(b)) => {
+                                let mut kvals = a.into_owned();
+                                for k in b.iter() {
+                                    kvals.retain(|old| old.key != k.key);
+                                    kvals.push(k.clone());
+                                }
+                                ProcBlob::new(rank, kvals)
+                            }
+                            _ => first,
+                        };
+                        store.blobs.insert(rank.0, merged);
+                    }
+                    None => {
+                        store.blobs.insert(p.rank.0, p);
+                    }
+                },
             }
         }
         // This node: the one this rank's own blob names (the host's name for it),
@@ -341,5 +364,48 @@ impl Store {
     pub(crate) fn buckets(&self) -> (Vec<Kval>, Vec<Kval>) {
         let puts = lock(&self.puts);
         (puts.local.list.clone(), puts.remote.list.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_wire::{Rank, WStr};
+
+    fn job(items: Vec<JobItem>) -> JobInfo {
+        JobInfo {
+            nspace: WStr::from("job"),
+            items,
+        }
+    }
+
+    #[test]
+    fn a_second_blob_of_a_rank_adds_its_values_and_a_repeated_key_takes_the_later() {
+        let first = ProcBlob::new(Rank(1), vec![Kval::new("a", 1u32), Kval::new("b", "first")]);
+        let second = ProcBlob::new(
+            Rank(1),
+            vec![Kval::new("b", "second"), Kval::new("c", true)],
+        );
+        let other = ProcBlob::new(Rank(2), vec![Kval::new("a", 2u32)]);
+        let store = Store::new(
+            job(vec![
+                JobItem::Proc(first),
+                JobItem::Proc(other),
+                JobItem::Proc(second),
+            ]),
+            1,
+            "node0",
+        );
+        assert_eq!(store.rank_value(1, "a").unwrap(), Some(Value::Uint32(1)));
+        assert_eq!(
+            store
+                .rank_value(1, "b")
+                .unwrap()
+                .as_ref()
+                .and_then(Value::as_str),
+            Some("second")
+        );
+        assert_eq!(store.rank_value(1, "c").unwrap(), Some(Value::Bool(true)));
+        assert_eq!(store.rank_value(2, "a").unwrap(), Some(Value::Uint32(2)));
     }
 }

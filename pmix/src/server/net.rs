@@ -67,6 +67,16 @@ const MSG_UID_END: usize = 4 + SOCKID_LEN + 16;
 /// has no such socket; [`io::ErrorKind::InvalidData`] for an answer that is not one
 /// this lookup asked for, or an address that is not IPv4.
 pub fn sock_diag_uid(ours: SocketAddr, peer: SocketAddr) -> io::Result<u32> {
+    sock_diag_owner(ours, peer).map(|(uid, _)| uid)
+}
+
+/// The uid owning the client socket of a loopback TCP connection and the socket's
+/// inode (what `/proc/PID/fd/N` of the process holding it links to,
+/// `socket:[INODE]`), asked of `sock_diag` as [`sock_diag_uid`] does.
+///
+/// # Errors
+/// As [`sock_diag_uid`].
+pub fn sock_diag_owner(ours: SocketAddr, peer: SocketAddr) -> io::Result<(u32, u32)> {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     let (SocketAddr::V4(ours), SocketAddr::V4(peer)) = (canonical(ours), canonical(peer)) else {
         return Err(io::Error::new(
@@ -135,9 +145,9 @@ pub fn sock_diag_uid(ours: SocketAddr, peer: SocketAddr) -> io::Result<u32> {
     )
 }
 
-/// The uid in the kernel's answer to [`sock_diag_uid`]'s request for the socket
-/// `sport` → `dport`.
-fn parse_diag_answer(ans: &[u8], sport: u16, dport: u16) -> io::Result<u32> {
+/// The uid and inode in the kernel's answer to [`sock_diag_owner`]'s request for the
+/// socket `sport` → `dport`.
+fn parse_diag_answer(ans: &[u8], sport: u16, dport: u16) -> io::Result<(u32, u32)> {
     let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, format!("sock_diag: {why}"));
     let u16_at = |at: usize| {
         ans.get(at..at + 2)
@@ -164,7 +174,10 @@ fn parse_diag_answer(ans: &[u8], sport: u16, dport: u16) -> io::Result<u32> {
     if ports != [sport.to_be_bytes(), dport.to_be_bytes()].concat() {
         return Err(bad("an answer about another socket"));
     }
-    u32_at(m + MSG_UID_END - 4).ok_or_else(|| bad("a short answer"))
+    let uid = u32_at(m + MSG_UID_END - 4).ok_or_else(|| bad("a short answer"))?;
+    // `idiag_inode` follows `idiag_uid`.
+    let inode = u32_at(m + MSG_UID_END).ok_or_else(|| bad("a short answer"))?;
+    Ok((uid, inode))
 }
 
 /// The uid owning the client socket of a TCP connection on this host (see

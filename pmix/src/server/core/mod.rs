@@ -59,6 +59,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
 
+use pmix_core::CpuSet;
 use pmix_wire::{Codec, Command, Frame, Request, Status};
 
 mod distances;
@@ -275,6 +276,40 @@ impl Core {
         now: Instant,
     ) -> Result<Vec<u8>, Refused> {
         handshake::connect(self, conn, msg, peer_uid, now)
+    }
+
+    /// Whether the process of connect message `msg` is a local rank of a
+    /// registered namespace whose location this server would use and lacks
+    /// ([`CoreConfig::locate_unplaced`], a topology service, a rank the host placed
+    /// on no cpuset): the I/O layer then finds the process and its binding, and tells
+    /// [`Core::located`] before it reads the connection's first frame.
+    pub fn wants_location(&self, msg: &pmix_wire::ConnectMsg) -> bool {
+        let pmix_wire::Identity::Client { nspace, rank } = &msg.identity else {
+            return false;
+        };
+        self.cfg.locate_unplaced
+            && self.cfg.service.is_some()
+            && self
+                .namespaces
+                .get(nspace.as_str())
+                .is_some_and(|ns| ns.unlocated(*rank))
+    }
+
+    /// The process on `conn` (a rank [`Core::wants_location`] asked for) runs bound
+    /// to `cpuset`, a strict part of the node: it gets the `PMIX_DEVICE_DISTANCES` of
+    /// that cpuset with its job info. An unbound process is not reported (the key
+    /// stays absent, as for every unbound rank).
+    pub fn located(&mut self, conn: ConnId, cpuset: CpuSet) {
+        let (Some(peer), Some(service)) = (self.conns.get(&conn), self.cfg.service.clone()) else {
+            return;
+        };
+        if peer.tool {
+            return;
+        }
+        let (nspace, rank) = (peer.proc.0.clone(), peer.proc.1);
+        if let Some(ns) = self.namespaces.get_mut(&nspace) {
+            ns.locate(rank, cpuset, &service);
+        }
     }
 
     /// One whole frame arrived on `conn` after its handshake. A frame that does not

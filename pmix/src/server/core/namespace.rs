@@ -17,6 +17,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use pmix_core::CpuSet;
 use pmix_wire::msg::{JobInfo, JobItem, ProcBlob};
 use pmix_wire::{BufferType, Info, Kval, Rank, Reply, Value, WStr};
 
@@ -69,6 +70,13 @@ pub(crate) struct Namespace {
     blobs: HashMap<(BufferType, String), Arc<Vec<u8>>>,
     /// Where the ranks run, when the host placed them.
     pub(crate) node_map: Option<NodeMap>,
+    /// `PMIX_DEVICE_DISTANCES` by cpuset (`None`: that cpuset has none), computed
+    /// once each: at registration for the ranks the host placed, and when a rank
+    /// found bound at its connection asks for its job info.
+    distances: super::distances::JobDistances,
+    /// The local ranks placed nowhere by the host whose binding was found when they
+    /// connected, with their `PMIX_DEVICE_DISTANCES` ([`Namespace::locate`]).
+    late: BTreeMap<u32, Value>,
 }
 
 /// The nodes of a placed namespace ([`crate::server::Placement`]), by place.
@@ -242,7 +250,9 @@ impl Namespace {
         let mut rank_kvals = BTreeMap::new();
         let mut ranks = spec.ranks.clone();
         ranks.sort_by_key(|r| r.rank);
-        let mut blobs: Vec<(u32, Vec<Kval>)> = Vec::with_capacity(ranks.len());
+        let mut blobs: Vec<ProcBlob> = Vec::with_capacity(ranks.len());
+        let mut distances = super::distances::JobDistances::default();
+        let packed_ty = pmix_wire::Codec::v422().buffer_type;
         for r in &ranks {
             let mut kv = Vec::new();
             if let Some(l) = &r.locstr {
@@ -268,7 +278,30 @@ impl Namespace {
                 }
             }
             rank_kvals.insert(r.rank, kv.clone());
-            blobs.push((r.rank, kv));
+            // Where the rank is bound (the host's cpuset, in whatever form it gave it):
+            // its device distances, once per distinct cpuset, in its blob (the rank
+            // reads them from there; no peer asks the server for them).
+            let bound = kv
+                .iter()
+                .find(|k| k.key == pmix_wire::keys::CPUSET)
+                .and_then(|k| k.value.as_str())
+                .and_then(|t| CpuSet::parse_pmix(t).ok());
+            let given = kv
+                .iter()
+                .any(|k| k.key == pmix_wire::keys::DEVICE_DISTANCES);
+            let shared = match (bound, &cfg.service, given) {
+                (Some(set), Some(service), false) => distances.get(service, &set),
+                _ => None,
+            };
+            // With distances, the blob is packed now, the distances' KVAL appended as
+            // packed once for every rank that shares them (no copy of the value per
+            // rank); without, it is packed with the job info.
+            let blob = shared.and_then(|d| {
+                let mut bytes = ProcBlob::pack_kvals(&kv, packed_ty).ok()?;
+                bytes.extend_from_slice(&d.packed);
+                Some(ProcBlob::from_packed(Rank(r.rank), packed_ty, bytes))
+            });
+            blobs.push(blob.unwrap_or_else(|| ProcBlob::new(Rank(r.rank), kv)));
         }
         // The ranks of other nodes: what the host registered (OpenPMIx sends every
         // rank's), so a client reads a remote rank's host name and node at once.
@@ -277,15 +310,11 @@ impl Namespace {
                 if rank_kvals.contains_key(rank) {
                     continue;
                 }
-                blobs.push((*rank, kv.clone()));
+                blobs.push(ProcBlob::new(Rank(*rank), kv.clone()));
             }
         }
-        blobs.sort_by_key(|(r, _)| *r);
-        tail.extend(
-            blobs
-                .into_iter()
-                .map(|(r, kv)| JobItem::Proc(ProcBlob::new(Rank(r), kv))),
-        );
+        blobs.sort_by_key(|b| b.rank.0);
+        tail.extend(blobs.into_iter().map(JobItem::Proc));
         // Check once that the items encode: a launcher's job info that cannot be
         // packed is refused here, not at a client's REQ.
         head.shrink_to_fit();
@@ -315,6 +344,8 @@ impl Namespace {
             head,
             tail,
             blobs: HashMap::new(),
+            distances,
+            late: BTreeMap::new(),
         };
         // Packed now for the codec every 4.2 client speaks: the first REQ is then
         // answered from the cache, like every later one.
@@ -325,17 +356,15 @@ impl Namespace {
 
     /// The REQ reply's payload for a client speaking `codec`.
     fn encode_blob(&self, codec: &pmix_wire::Codec) -> Result<Vec<u8>, pmix_wire::WireError> {
-        let mut items = self.head.clone();
-        items.push(JobItem::Value(Kval::new(
+        let bfrops = [JobItem::Value(Kval::new(
             pmix_wire::keys::BFROPS_MODULE,
             codec.version.text.as_str(),
-        )));
-        items.extend(self.tail.iter().cloned());
-        Reply::Req(JobInfo {
-            nspace: WStr::from(self.spec.nspace.as_str()),
-            items,
-        })
-        .encode(codec)
+        ))];
+        JobInfo::encode_parts(
+            &WStr::from(self.spec.nspace.as_str()),
+            &[&self.head, &bfrops, &self.tail],
+            codec,
+        )
     }
 
     /// The packed blob for `codec`, from the cache or packed now.
@@ -352,6 +381,42 @@ impl Namespace {
         let b = Arc::new(self.encode_blob(codec)?);
         self.blobs.insert(key, b.clone());
         Ok(b)
+    }
+
+    /// Whether local `rank` has no `PMIX_DEVICE_DISTANCES` yet (the host placed it
+    /// on no cpuset, and no binding was found for it since).
+    pub(crate) fn unlocated(&self, rank: u32) -> bool {
+        !self.late.contains_key(&rank)
+            && self.rank_kvals.get(&rank).is_some_and(|kv| {
+                !kv.iter().any(|k| {
+                    k.key == pmix_wire::keys::DEVICE_DISTANCES || k.key == pmix_wire::keys::CPUSET
+                })
+            })
+    }
+
+    /// Local `rank`, which the host placed nowhere, was found bound to `cpuset`
+    /// when it connected: it gets the `PMIX_DEVICE_DISTANCES` of that cpuset (once
+    /// per distinct cpuset), served with its own job info ([`Namespace::late_items`])
+    /// and to GETNB.
+    pub(crate) fn locate(&mut self, rank: u32, cpuset: CpuSet, service: &crate::Service) {
+        if !self.unlocated(rank) {
+            return;
+        }
+        if let Some(d) = self.distances.get(service, &cpuset) {
+            self.late.insert(rank, d.value.clone());
+        }
+    }
+
+    /// The bytes to append to the job info `rank` gets: a second `pmix.pblob` of
+    /// its own with what was found when it connected ([`Namespace::locate`]);
+    /// `None` when there is nothing.
+    fn late_items(&self, rank: u32, codec: &pmix_wire::Codec) -> Option<Vec<u8>> {
+        let v = self.late.get(&rank)?;
+        let item = JobItem::Proc(ProcBlob::new(
+            Rank(rank),
+            vec![Kval::new(pmix_wire::keys::DEVICE_DISTANCES, v.clone())],
+        ));
+        JobInfo::encode_items(&[item], codec).ok()
     }
 
     /// The job-level value of `key`.
@@ -391,10 +456,14 @@ pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
         let bytes = job.encode(&codec).ok();
         return core.send_payload(conn, tag, bytes);
     }
-    let blob = core
-        .namespaces
-        .get_mut(&peer.proc.0)
-        .and_then(|ns| ns.blob(&codec));
+    let rank = peer.proc.1;
+    let blob = core.namespaces.get_mut(&peer.proc.0).and_then(|ns| {
+        let blob = ns.blob(&codec)?;
+        Some(match ns.late_items(rank, &codec) {
+            None => blob,
+            Some(extra) => Arc::new([blob.as_slice(), &extra].concat()),
+        })
+    });
     match blob {
         Some(b) => core.send_bytes(conn, tag, &b),
         None => core.reply_status(

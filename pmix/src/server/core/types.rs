@@ -73,6 +73,13 @@ pub struct CoreConfig {
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from (`None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`).
     pub service: Option<Arc<crate::Service>>,
+    /// Whether a local rank the host placed on no cpuset (no `pmix.cpuset`) is
+    /// looked for when it connects, so that a bound one gets its
+    /// `PMIX_DEVICE_DISTANCES` all the same (the I/O layer asks
+    /// [`super::Core::wants_location`], then tells [`super::Core::located`]). A
+    /// hosted server sets it (Slurm registers no cpuset); `pmix-run` does not (it
+    /// registers every binding it makes). Default false.
+    pub locate_unplaced: bool,
     /// libhwloc's own v2 XML export of this node, served as the job-level
     /// `pmix.hwlocxml2` (what direct-launched Open MPI asks for); `None`: that key
     /// is NOT_FOUND and the client discovers its own topology. Only a libhwloc
@@ -122,6 +129,7 @@ impl CoreConfig {
             max_published_bytes: 256 << 20,
             max_committed_bytes_per_proc: 256 << 20,
             service: None,
+            locate_unplaced: false,
             hwloc_xml: None,
             provides: Provides::NONE,
             instance: 0,

@@ -16,6 +16,23 @@ pub(crate) enum Stream {
     Unix(UnixStream),
 }
 
+impl Stream {
+    /// The process at the other end of a loopback TCP connection, when it is one of
+    /// this process's descendants (`sock_diag` gives the client socket's inode,
+    /// [`crate::os::descendant_holding`] the process holding it); `None` otherwise,
+    /// and for a socket pair.
+    pub(crate) fn peer_process(&self) -> Option<u32> {
+        match self {
+            Stream::Tcp(s) => {
+                let (ours, peer) = (s.local_addr().ok()?, s.peer_addr().ok()?);
+                let (_, inode) = crate::server::net::sock_diag_owner(ours, peer).ok()?;
+                crate::os::descendant_holding(inode)
+            }
+            Stream::Unix(_) => None,
+        }
+    }
+}
+
 impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {

@@ -172,6 +172,11 @@ pub struct ServerConfig {
     /// The topology service COMPUTE_DEVICE_DISTANCES is answered from; `None`:
     /// that command gets `PMIX_ERR_NOT_SUPPORTED`.
     pub service: Option<Arc<crate::Service>>,
+    /// Whether a rank the host placed on no cpuset is looked for when it connects
+    /// (among this process's descendants), so that a bound one gets its
+    /// `PMIX_DEVICE_DISTANCES` (docs/serving.md §1(b)). Default false; true for a
+    /// hosted server ([`ServerConfig::from_init_infos`]).
+    pub locate_unplaced: bool,
     /// libhwloc's own v2 XML export of this node, served as `pmix.hwlocxml2` (what
     /// direct-launched Open MPI asks for); `None`: that key is NOT_FOUND and the
     /// client discovers its own topology. Only a libhwloc export belongs here.
@@ -251,8 +256,10 @@ impl ServerConfig {
     /// `PMIxServer.init`) ask for: `PMIX_SERVER_TMPDIR` (else `PMIX_SYSTEM_TMPDIR`)
     /// for the server's directory, `PMIX_SERVER_NSPACE`, `PMIX_SERVER_RANK`,
     /// `PMIX_HOSTNAME`, and pmix-rs's `pmixrs.limit.NAME` = a number for each limit
-    /// ([`ServerConfig::set_limit`]); refused connections are logged. Other keys are
-    /// left to the caller.
+    /// ([`ServerConfig::set_limit`]); refused connections are logged; the node's
+    /// topology ([`crate::topology::source_name_from_env`], loaded when first needed)
+    /// serves distances, and ranks placed on no cpuset are located when they connect
+    /// ([`ServerConfig::locate_unplaced`]). Other keys are left to the caller.
     ///
     /// # Errors
     /// A message naming the info when a string key holds no string, the rank is not
@@ -298,6 +305,16 @@ impl ServerConfig {
         if cfg.tmpdir_base.is_none() {
             cfg.tmpdir_base = system.map(Into::into);
         }
+        // The node's topology (loaded when first needed), for COMPUTE_DEVICE_DISTANCES
+        // and each bound rank's PMIX_DEVICE_DISTANCES; the host registers no cpuset
+        // under Slurm, so ranks are also looked for when they connect.
+        cfg.service = crate::Service::new(
+            crate::topology::source_name_from_env(),
+            cfg.hostname.clone(),
+        )
+        .ok()
+        .map(Arc::new);
+        cfg.locate_unplaced = true;
         Ok(cfg)
     }
 
@@ -370,6 +387,7 @@ impl Default for ServerConfig {
             max_published_bytes: 256 << 20,
             max_committed_bytes_per_proc: 256 << 20,
             service: None,
+            locate_unplaced: false,
             hwloc_xml: None,
             log: true,
             rendezvous: false,

@@ -68,6 +68,9 @@ pub(crate) struct Loop {
     dmodex: HashMap<u64, DmodexDone>,
     /// The last id given to one of them.
     next_dmodex: u64,
+    /// This process's own binding, read once when a rank may need locating
+    /// ([`ServerConfig::locate_unplaced`]): a rank bound to all of it is unbound.
+    own_binding: Option<pmix_core::CpuSet>,
     shutdown: bool,
 }
 
@@ -102,6 +105,7 @@ impl Loop {
         core_cfg.max_published_bytes = cfg.max_published_bytes;
         core_cfg.max_committed_bytes_per_proc = cfg.max_committed_bytes_per_proc;
         core_cfg.service = cfg.service.clone();
+        core_cfg.locate_unplaced = cfg.locate_unplaced;
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.provides = provides;
         let started = std::time::SystemTime::now()
@@ -133,6 +137,11 @@ impl Loop {
             provides,
             dmodex: HashMap::new(),
             next_dmodex: 0,
+            own_binding: if cfg.locate_unplaced {
+                crate::os::binding(crate::os::BindEnvelope::Process).ok()
+            } else {
+                None
+            },
             shutdown: false,
         };
         Ok((lp, waker, addr))
@@ -443,6 +452,22 @@ impl Loop {
                     Ok(Decoded::Item { item, used }) => {
                         conn.consume(used);
                         let peer_uid = conn.peer_uid;
+                        // A rank the host placed nowhere: its binding, if it is bound
+                        // to a strict part of what this server may use.
+                        let bound = if self.core.wants_location(&item) {
+                            conn.stream
+                                .peer_process()
+                                .and_then(|pid| crate::os::process_binding(pid).ok())
+                                .filter(|set| {
+                                    !set.is_empty()
+                                        && self
+                                            .own_binding
+                                            .as_ref()
+                                            .is_some_and(|own| set != own && set.is_subset(own))
+                                })
+                        } else {
+                            None
+                        };
                         let now = Instant::now();
                         let core = &mut self.core;
                         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -451,6 +476,9 @@ impl Loop {
                         match result {
                             Ok(Ok(reply)) => {
                                 ctx.counters.connected.fetch_add(1, Ordering::Relaxed);
+                                if let Some(set) = bound {
+                                    self.core.located(id, set);
+                                }
                                 self.half_open.remove(&id);
                                 if let Some(conn) = self.conns.get_mut(&id) {
                                     conn.phase = Phase::Framed;
