@@ -234,7 +234,7 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_PROC_NSPACE      60
 
 /****    ATTRIBUTE KEYS    ****/
-#define PMIX_DEVICE_DISTANCES         "pmix.dev.dist"        /* accepted, changes nothing */
+#define PMIX_DEVICE_DISTANCES         "pmix.dev.dist"        /* pmix_data_array_t of pmix_device_distance_t: a bound rank's job data; as a distance directive, accepted and changes nothing */
 #define PMIX_DEVICE_TYPE              "pmix.dev.type"        /* DEVTYPE, UINT64, UINT32 or UINT */
 #define PMIX_DEVICE_ID                "pmix.dev.id"          /* char*, repeatable */
 #define PMIX_DEVICE_DIST_ORIGIN       "pmix.dev.dist.origin" /* char*; newer OpenPMIx only */

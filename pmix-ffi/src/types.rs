@@ -102,6 +102,8 @@ pub const PMIX_BYTE_OBJECT: pmix_data_type_t = 27;
 pub const PMIX_POINTER: pmix_data_type_t = 31;
 /// `PMIX_PROC_RANK`.
 pub const PMIX_PROC_RANK: pmix_data_type_t = 40;
+/// `PMIX_DEVICE_DIST`.
+pub const PMIX_DEVICE_DIST: pmix_data_type_t = 54;
 /// `PMIX_DEVTYPE`.
 pub const PMIX_DEVTYPE: pmix_data_type_t = 57;
 /// `PMIX_TIME` (`time_t`).

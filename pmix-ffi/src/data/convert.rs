@@ -22,7 +22,9 @@ use pmix_core::Status;
 use crate::boundary::{BAD_PARAM, CbData, bounded_str, c_chars, callback};
 use crate::cmem::{c_box, c_copy, c_free, c_string};
 use crate::data::info::MAX_STRING;
-use crate::data::value::{MAX_NESTING, alloc_array, destruct_value, element_size, free_array};
+use crate::data::value::{
+    MAX_NESTING, alloc_array, array_element_size, destruct_value, free_array,
+};
 use crate::types::*;
 
 /// The longest string value taken from C (bytes before the NUL): 1 MiB.
@@ -274,7 +276,7 @@ fn one_byte(d: &mut pmix_value_data, x: u8, ty: pmix_data_type_t) -> pmix_data_t
 }
 
 /// A `malloc`ed C data array of the runtime's `a` (what `PMIx_Value_destruct` frees):
-/// elements of the types [`element_size`] knows, at nesting `depth`.
+/// elements of the types [`array_element_size`] knows, at nesting `depth`.
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` for another element type (or an element [`from_wire`]
@@ -288,7 +290,7 @@ fn array_from_wire(
         return Err(Status::ERR_NOT_SUPPORTED);
     }
     let ty: pmix_data_type_t = a.ty as u16;
-    let size = element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let size = array_element_size(ty).ok_or(Status::ERR_NOT_SUPPORTED)?;
     let n = a.items.len();
     let c = alloc_array(ty, n, size)?;
     // SAFETY: `c` owns `n` zeroed elements of `size` bytes; on an error `free_array`
@@ -312,6 +314,23 @@ fn array_from_wire(
                 }
                 (PMIX_VALUE, Value::Value(v)) => {
                     element_from_wire(v, &mut *at.cast::<pmix_value_t>(), depth)
+                }
+                (PMIX_DEVICE_DIST, Value::DeviceDist(d)) => {
+                    // Counted in the array's size before its strings are made, so
+                    // that a failure frees the one that was.
+                    let e = &mut *at.cast::<pmix_device_distance_t>();
+                    e.type_ = d.ty;
+                    e.mindist = d.mindist;
+                    e.maxdist = d.maxdist;
+                    (*c).size = k + 1;
+                    let text = |s: &Option<pmix::wire::WStr>| match s {
+                        None => Ok(std::ptr::null_mut()),
+                        Some(s) => crate::cmem::c_string(s.as_bytes()),
+                    };
+                    text(&d.uuid).and_then(|u| {
+                        e.uuid = u;
+                        text(&d.osname).map(|o| e.osname = o)
+                    })
                 }
                 (_, v) if v.data_type() as u16 == ty => {
                     let mut tmp = pmix_value_t {
@@ -361,7 +380,7 @@ pub(crate) fn info_key(i: &pmix_info_t) -> Result<&str, Status> {
 }
 
 /// A C data array as the runtime's: elements of the types
-/// [`element_size`] knows, each converted as a value of that type.
+/// [`array_element_size`] knows, each converted as a value of that type.
 ///
 /// # Errors
 /// `PMIX_ERR_NOT_SUPPORTED` for another element type; `PMIX_ERR_BAD_PARAM` for a NULL
@@ -373,7 +392,7 @@ fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, Status> {
     if depth >= MAX_NESTING {
         return Err(BAD_PARAM);
     }
-    let size = element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let size = array_element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
     if a.size > 0
         && (a.array.is_null()
             || !crate::boundary::fits_in_a_slice(a.array.cast::<u8>(), a.size.saturating_mul(size)))
@@ -404,6 +423,25 @@ fn array_to_wire(a: &pmix_data_array_t, depth: usize) -> Result<Value, Status> {
                         value: to_wire_at(&i.value, depth + 1)?,
                     }))
                 }
+                PMIX_DEVICE_DIST => {
+                    let d = at.cast::<pmix_device_distance_t>().read_unaligned();
+                    let text = |p: *mut c_char| -> Result<Option<WStr>, Status> {
+                        if p.is_null() {
+                            Ok(None)
+                        } else {
+                            bounded_str(p, MAX_VALUE_STRING).map(|s| Some(WStr::from(s)))
+                        }
+                    };
+                    Value::from(pmix::wire::DeviceDist {
+                        uuid: text(d.uuid)?,
+                        osname: text(d.osname)?,
+                        ty: d.type_,
+                        mindist: d.mindist,
+                        maxdist: d.maxdist,
+                    })
+                }
+                // A scalar, or a string's pointer: one pointer-sized datum at most
+                // (element_size's other types), read into a value's union.
                 ty => {
                     let mut v = pmix_value_t {
                         type_: ty,
@@ -658,3 +696,52 @@ pub(crate) use try_key;
 
 // `MAX_STRING` bounds the strings of distance directives; a stored value may be longer.
 const _: () = assert!(MAX_VALUE_STRING > MAX_STRING);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix::wire::{DataArray, DataType, DeviceDist};
+
+    fn dist(uuid: Option<&str>, name: &str, ty: u64, d: u16) -> Value {
+        Value::from(DeviceDist {
+            uuid: uuid.map(WStr::from),
+            osname: Some(WStr::from(name)),
+            ty,
+            mindist: d,
+            maxdist: d + 1,
+        })
+    }
+
+    #[test]
+    fn a_device_distance_array_converts_to_c_copies_and_comes_back_the_same() {
+        let array = Value::DataArray(
+            DataArray::new(
+                DataType::DeviceDist,
+                vec![
+                    dist(Some("ipv4://02:fc:00:00:00:01-a-long-uuid"), "eth0", 4, 1),
+                    dist(None, "mlx5_0", 8, 33),
+                ],
+            )
+            .unwrap(),
+        );
+        let mut c = pmix_value_t::UNDEF;
+        from_wire(&array, &mut c).unwrap();
+        assert_eq!(c.type_, PMIX_DATA_ARRAY);
+        // SAFETY: `c` holds the array `from_wire` made: PMIX_DEVICE_DIST elements.
+        let first = unsafe {
+            let a = &*c.data.darray;
+            assert_eq!((a.type_, a.size), (PMIX_DEVICE_DIST, 2));
+            *a.array.cast::<pmix_device_distance_t>()
+        };
+        assert_eq!((first.type_, first.mindist, first.maxdist), (4, 1, 2));
+        let mut copy = pmix_value_t::UNDEF;
+        crate::data::value::value_xfer(&mut copy, &c).unwrap();
+        assert_eq!(value_to_wire(&copy).unwrap(), array);
+        assert_eq!(value_to_wire(&c).unwrap(), array);
+        // SAFETY: both hold what the library made, freed once each.
+        unsafe {
+            destruct_value(&mut c);
+            destruct_value(&mut copy);
+        }
+    }
+}

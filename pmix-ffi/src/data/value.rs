@@ -158,6 +158,16 @@ pub(crate) fn element_size(ty: pmix_data_type_t) -> Option<usize> {
     })
 }
 
+/// The size of one element of a C data array of `ty`: [`element_size`]'s, and
+/// `PMIX_DEVICE_DIST` (`pmix_device_distance_t`: what `PMIX_DEVICE_DISTANCES` holds),
+/// which is an array's element only, never a value's datum here. `None` for another.
+pub(crate) fn array_element_size(ty: pmix_data_type_t) -> Option<usize> {
+    match ty {
+        PMIX_DEVICE_DIST => Some(size_of::<pmix_device_distance_t>()),
+        _ => element_size(ty),
+    }
+}
+
 /// The pointer [`load`] takes for the value `v` holds (the datum for a scalar, the
 /// string, process, array or byte object itself for the others; NULL for
 /// `PMIX_UNDEF`), so that `load(dst, data_of(src), src.type_)` copies `src`.
@@ -186,7 +196,7 @@ pub(crate) fn value_xfer(dst: &mut pmix_value_t, src: &pmix_value_t) -> Res {
     unsafe { load(dst, data_of(src), src.type_) }
 }
 
-/// A `malloc`ed deep copy of array `a` (elements of a type [`element_size`] knows;
+/// A `malloc`ed deep copy of array `a` (elements of a type [`array_element_size`] knows;
 /// strings duplicated, infos' and values' data loaded in turn), at nesting `depth`.
 ///
 /// # Errors
@@ -204,7 +214,7 @@ unsafe fn copy_array(
     if depth >= MAX_NESTING {
         return Err(BAD_PARAM);
     }
-    let size = element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
+    let size = array_element_size(a.type_).ok_or(Status::ERR_NOT_SUPPORTED)?;
     let n = a.size;
     let bytes = n
         .checked_mul(size)
@@ -268,6 +278,26 @@ unsafe fn copy_array(
                         return fail(e);
                     }
                     (*copy).size = k + 1;
+                }
+            }
+            PMIX_DEVICE_DIST => {
+                let src = a.array.cast::<pmix_device_distance_t>();
+                let dst = array.cast::<pmix_device_distance_t>();
+                for k in 0..n {
+                    let from = src.add(k).read_unaligned();
+                    let to = &mut *dst.add(k);
+                    *to = from;
+                    to.uuid = std::ptr::null_mut();
+                    to.osname = std::ptr::null_mut();
+                    (*copy).size = k + 1;
+                    for (s, d) in [(from.uuid, &mut to.uuid), (from.osname, &mut to.osname)] {
+                        if !s.is_null() {
+                            *d = libc::strdup(s);
+                            if d.is_null() {
+                                return fail(Status::ERR_NOMEM);
+                            }
+                        }
+                    }
                 }
             }
             _ => {
@@ -354,6 +384,13 @@ pub(crate) unsafe fn destruct_array(arr: &mut pmix_data_array_t) {
                 PMIX_VALUE => {
                     for k in 0..arr.size {
                         destruct_value(&mut *arr.array.cast::<pmix_value_t>().add(k));
+                    }
+                }
+                PMIX_DEVICE_DIST => {
+                    for k in 0..arr.size {
+                        let d = &mut *arr.array.cast::<pmix_device_distance_t>().add(k);
+                        c_free(d.uuid);
+                        c_free(d.osname);
                     }
                 }
                 _ => {}
