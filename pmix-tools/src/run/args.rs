@@ -12,7 +12,7 @@ use clap::{Parser, ValueEnum};
 pub const EXIT_USAGE: i32 = 64;
 
 /// The synopsis.
-pub const USAGE: &str = "pmix-run -n N [--tag-output] [--timeout S] [--grace S] [--keep-going] [--bind none|core|package] PROG [ARGS]...";
+pub const USAGE: &str = "pmix-run -n N [--tag-output] [--timeout S] [--grace S] [--keep-going] [--bind none|core|package] [--report-bindings] PROG [ARGS]...";
 
 /// What the help page says below the flags.
 const AFTER_HELP: &str = "\
@@ -54,6 +54,11 @@ pub struct Cli {
     /// round robin).
     #[arg(long, value_enum, value_name = "B", default_value_t = Bind::None)]
     pub bind: Bind,
+    /// Before the job starts, print one line per rank on standard error: its binding
+    /// and its nearest device of each type, with the distance (what the rank reads
+    /// as `PMIX_DEVICE_DISTANCES`), the way `mpirun --report-bindings` shows bindings.
+    #[arg(long)]
+    pub report_bindings: bool,
     /// Set one of the server's limits (repeatable; a NAME that is none of them is
     /// refused with the list): what a connection may make the server hold. NAME=N,
     /// for example `max_half_open=256`.

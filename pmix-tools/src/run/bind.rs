@@ -59,6 +59,67 @@ pub fn plan(
         .collect())
 }
 
+/// What `--report-bindings` prints for each rank (without the `pmix-run: ` prefix):
+/// `rank R bound to PUs LIST: nearest TYPE NAME[,NAME...] (DIST); ...`, one entry per
+/// device type, the devices at the smallest distance of that type, types in the
+/// order of the distances table; `rank R not bound`; `rank R bound to PUs LIST: no
+/// device` when the topology has none; `rank R bound to PUs LIST: no distances
+/// (WHY)` when they cannot be computed. Computed once per distinct cpuset.
+pub fn report(service: &pmix::Service, cpusets: &[Option<CpuSet>]) -> Vec<String> {
+    let mut cache: std::collections::HashMap<&CpuSet, String> = std::collections::HashMap::new();
+    cpusets
+        .iter()
+        .enumerate()
+        .map(|(r, c)| match c {
+            None => format!("rank {r} not bound"),
+            Some(set) => {
+                let near = cache.entry(set).or_insert_with(|| nearest(service, set));
+                format!("rank {r} bound to PUs {set}: {near}")
+            }
+        })
+        .collect()
+}
+
+/// The nearest devices of each type from `set` (see [`report`]).
+fn nearest(service: &pmix::Service, set: &CpuSet) -> String {
+    let req = pmix::DistanceRequest {
+        cpuset: Some(set),
+        ..Default::default()
+    };
+    let answer = service.answer(&req, |topo, entries| {
+        // (type, smallest distance, names at it), in the order types first appear.
+        let mut by_type: Vec<(pmix_core::DeviceTypes, u16, Vec<String>)> = Vec::new();
+        for e in entries {
+            let Some(d) = topo.device(e.device) else {
+                continue;
+            };
+            match by_type.iter_mut().find(|(t, _, _)| *t == d.kind()) {
+                Some((_, min, names)) if e.mindist < *min => {
+                    *min = e.mindist;
+                    *names = vec![d.name().to_string()];
+                }
+                Some((_, min, names)) if e.mindist == *min => names.push(d.name().to_string()),
+                Some(_) => {}
+                None => by_type.push((d.kind(), e.mindist, vec![d.name().to_string()])),
+            }
+        }
+        by_type
+    });
+    match answer {
+        Ok(by_type) if by_type.is_empty() => "no device".into(),
+        Ok(by_type) => {
+            let parts: Vec<String> = by_type
+                .iter()
+                .map(|(t, min, names)| {
+                    format!("{} {} ({min})", t.name().unwrap_or("?"), names.join(","))
+                })
+                .collect();
+            format!("nearest {}", parts.join("; "))
+        }
+        Err(e) => format!("no distances ({e})"),
+    }
+}
+
 /// A kernel affinity mask, built before `fork` so that the child only has to hand it
 /// to `sched_setaffinity` (nothing is allocated between fork and exec).
 #[derive(Clone, Copy)]

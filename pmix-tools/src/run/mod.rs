@@ -101,6 +101,11 @@ pub fn main(args: &[OsString]) -> i32 {
             return args::EXIT_USAGE;
         }
     };
+    if cli.report_bindings {
+        for line in bind::report(&service, &cpusets) {
+            job::say(&sinks, &line);
+        }
+    }
     // Not "pmix…": libpmix2's store takes a key that starts with "pmix" for one of its
     // reserved attributes, and OpenPMIx's own examples build keys from the namespace
     // (`<nspace>-<rank>-internal`): PMIx_Store_internal then fails with BAD-PARAM.
