@@ -93,8 +93,11 @@ pub const MAX_DESCENDANTS: usize = 65_536;
 ///
 /// A launcher's ranks are its children (slurmstepd's tasks, orted's procs), so a
 /// server hosted in the launcher finds the process at the other end of a loopback
-/// connection without reading every process of the node.
-pub fn descendant_holding(inode: u32) -> Option<u32> {
+/// connection without reading every process of the node. Only the descriptors of
+/// the processes `wanted` accepts are read (the caller skips those whose answer would
+/// not matter: unbound ones), so the usual cost is one call of `wanted` per
+/// descendant.
+pub fn descendant_holding(inode: u32, mut wanted: impl FnMut(u32) -> bool) -> Option<u32> {
     let target = format!("socket:[{inode}]");
     let mut queue = std::collections::VecDeque::new();
     children_of(std::process::id(), &mut queue);
@@ -103,6 +106,10 @@ pub fn descendant_holding(inode: u32) -> Option<u32> {
         seen += 1;
         if seen > MAX_DESCENDANTS {
             return None;
+        }
+        if !wanted(pid) {
+            children_of(pid, &mut queue);
+            continue;
         }
         if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
             for fd in fds.flatten() {

@@ -7,6 +7,7 @@ use std::time::Instant;
 use mio::event::Source;
 use mio::net::{TcpStream, UnixStream};
 use mio::{Interest, Registry, Token};
+use pmix_core::CpuSet;
 
 /// A connection's socket: accepted on the TCP listener, or one end of a socket pair
 /// the launcher made for a rank it starts ([`Server::client_channel`](super::Server::client_channel)).
@@ -17,16 +18,23 @@ pub(crate) enum Stream {
 }
 
 impl Stream {
-    /// The process at the other end of a loopback TCP connection, when it is one of
-    /// this process's descendants (`sock_diag` gives the client socket's inode,
-    /// [`crate::os::descendant_holding`] the process holding it); `None` otherwise,
+    /// The binding of the process at the other end of a loopback TCP connection,
+    /// when it is one of this process's descendants bound to a strict part of `own`
+    /// (`sock_diag` gives the client socket's inode, [`crate::os::descendant_holding`]
+    /// the process holding it, among the bound descendants only); `None` otherwise,
     /// and for a socket pair.
-    pub(crate) fn peer_process(&self) -> Option<u32> {
+    pub(crate) fn peer_binding(&self, own: &CpuSet) -> Option<CpuSet> {
+        let bound = |pid: u32| {
+            crate::os::process_binding(pid)
+                .ok()
+                .filter(|set| !set.is_empty() && set != own && set.is_subset(own))
+        };
         match self {
             Stream::Tcp(s) => {
                 let (ours, peer) = (s.local_addr().ok()?, s.peer_addr().ok()?);
                 let (_, inode) = crate::server::net::sock_diag_owner(ours, peer).ok()?;
-                crate::os::descendant_holding(inode)
+                let pid = crate::os::descendant_holding(inode, |pid| bound(pid).is_some())?;
+                bound(pid)
             }
             Stream::Unix(_) => None,
         }

@@ -454,19 +454,11 @@ impl Loop {
                         let peer_uid = conn.peer_uid;
                         // A rank the host placed nowhere: its binding, if it is bound
                         // to a strict part of what this server may use.
-                        let bound = if self.core.wants_location(&item) {
-                            conn.stream
-                                .peer_process()
-                                .and_then(|pid| crate::os::process_binding(pid).ok())
-                                .filter(|set| {
-                                    !set.is_empty()
-                                        && self
-                                            .own_binding
-                                            .as_ref()
-                                            .is_some_and(|own| set != own && set.is_subset(own))
-                                })
-                        } else {
-                            None
+                        let bound = match &self.own_binding {
+                            Some(own) if self.core.wants_location(&item) => {
+                                conn.stream.peer_binding(own)
+                            }
+                            _ => None,
                         };
                         let now = Instant::now();
                         let core = &mut self.core;
