@@ -64,7 +64,6 @@
 #define PMIX_JCTRL_PREEMPT_ALERT                   -108
 #define PMIX_LAUNCHER_READY                        -155
 #define PMIX_LAUNCH_COMPLETE                       -174
-#define PMIX_MODEL_DECLARED                        -147
 #define PMIX_MODEL_RESOURCES                       -151
 #define PMIX_MONITOR_FILE_ALERT                    -110
 #define PMIX_OPENMP_PARALLEL_ENTERED               -152

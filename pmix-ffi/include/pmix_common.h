@@ -129,6 +129,7 @@ typedef uint8_t pmix_bind_envelope_t;
 #define PMIX_ERR_PROC_ABORTED        -7
 /* A spawned job's end, and why a spawn failed (pmix-run answers these). */
 #define PMIX_EVENT_JOB_END           -145
+#define PMIX_MODEL_DECLARED          -147
 #define PMIX_ERR_JOB_APP_NOT_EXECUTABLE -177
 #define PMIX_ERR_JOB_CANCELED        -180
 #define PMIX_ERR_JOB_FAILED_TO_LAUNCH -181

@@ -1095,3 +1095,36 @@ fn pmix_run_serves_log_heartbeat_monitors_job_declarations_and_namespace_keys_to
         );
     }
 }
+
+/// What `model.c` prints for rank `r`, as libpmix2 prints it under pmix-run and
+/// under mpirun (OpenPMIx's client raises the declaration at init and hands a kept
+/// event to the first handler registered for its code alone).
+fn model_lines(r: u32) -> [String; 2] {
+    [
+        format!("model rank {r}: declared TEST PMIX"),
+        format!("model rank {r}: default 0 second 0 declared 1"),
+    ]
+}
+
+#[test]
+fn a_model_declared_at_init_reaches_the_first_handler_registered_for_it_after_init() {
+    let dir = TempDir::new("ffi-model");
+    let exe = build_ours("model", &dir);
+    let mut runs = vec![("pmix-run (ours)", pmix_run(&exe, &[]), false)];
+    if let Some(theirs) = build_openpmix("model", &dir) {
+        runs.push(("pmix-run (libpmix2)", pmix_run(&theirs, &[]), false));
+    }
+    if let Some(out) = mpirun(&exe, &[]) {
+        runs.push(("mpirun (ours)", out, true));
+    }
+    for (what, out, under_mpirun) in &runs {
+        for k in 0..2 {
+            let ok = |r: u32| model_lines(r)[k].clone();
+            if *under_mpirun {
+                check_mpirun(what, out, &ok);
+            } else {
+                check(what, out, &ok);
+            }
+        }
+    }
+}

@@ -30,7 +30,15 @@ pub(crate) fn init(
     if let Ok(inst) = global::get() {
         refuse_on_progress_thread(&inst, call)?;
     }
-    let options = init_options(try_slice!(info, ninfo)?)?;
+    let infos = try_slice!(info, ninfo)?;
+    let mut options = init_options(infos)?;
+    // The model declarations, raised as PMIX_MODEL_DECLARED once initialised.
+    let model: Vec<pmix_info_t> = infos
+        .iter()
+        .filter(|i| crate::data::info::key(i).is_ok_and(crate::data::info::is_model_key))
+        .copied()
+        .collect();
+    options.model = crate::data::convert::infos_from_c(&model)?;
     let inst = global::init(role, options, call).map_err(|e| e.status())?;
     if let Some(p) = opt_mut!(proc_) {
         let id = inst.proc_id();

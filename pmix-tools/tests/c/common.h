@@ -70,7 +70,7 @@ __attribute__((unused)) static void wait_count(pthread_mutex_t *lock, pthread_co
 }
 
 /* PMIx_Init, fails on error; the job size from PMIX_JOB_SIZE. */
-static uint32_t init_or_fail(const char *name)
+__attribute__((unused)) static uint32_t init_or_fail(const char *name)
 {
     prog_name = name;
     setvbuf(stdout, NULL, _IOLBF, 0);

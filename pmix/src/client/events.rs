@@ -73,7 +73,13 @@ struct Registration {
 pub(crate) struct Registry {
     last_id: usize,
     regs: Vec<Registration>,
+    /// The events this process raised itself, newest last, for handlers registered
+    /// later ([`Registry::take_cached`]); at most [`MAX_CACHED`].
+    cached: std::collections::VecDeque<EventInfo>,
 }
+
+/// How many events a process keeps for handlers registered after them.
+pub(crate) const MAX_CACHED: usize = 64;
 
 impl Registry {
     /// Registers `handler` for `codes` (none: a default handler); its id (from 1).
@@ -95,6 +101,32 @@ impl Registry {
             self.regs.insert(0, r);
         }
         id
+    }
+
+    /// Keeps `ev`, an event this process raised, for handlers registered later (the
+    /// oldest kept one goes when [`MAX_CACHED`] are kept).
+    pub(crate) fn cache(&mut self, ev: EventInfo) {
+        if self.cached.len() == MAX_CACHED {
+            self.cached.pop_front();
+        }
+        self.cached.push_back(ev);
+    }
+
+    /// The kept events a handler registered now for `codes` gets (none: a default
+    /// handler, which gets those not marked `PMIX_EVENT_NON_DEFAULT`), oldest first,
+    /// each taken out of the cache: a late registrant gets a kept event once, as
+    /// OpenPMIx's client checks a cached event out when it delivers it.
+    pub(crate) fn take_cached(&mut self, codes: &[i32]) -> Vec<EventInfo> {
+        let (take, keep): (Vec<EventInfo>, Vec<EventInfo>) =
+            self.cached.drain(..).partition(|ev| {
+                if codes.is_empty() {
+                    !non_default(ev)
+                } else {
+                    codes.contains(&ev.status)
+                }
+            });
+        self.cached = keep.into();
+        take
     }
 
     /// Removes registration `id`: `None` if there is none, else the codes no other
@@ -119,10 +151,7 @@ impl Registry {
 
     /// The handlers `ev` runs through, in order.
     pub(crate) fn chain(&self, ev: &EventInfo) -> Vec<(usize, EventHandler)> {
-        let nondefault = ev
-            .info
-            .iter()
-            .any(|i| i.key == keys::EVENT_NON_DEFAULT && i.value == Value::Bool(true));
+        let nondefault = non_default(ev);
         let specific = self.regs.iter().filter(|r| r.codes.contains(&ev.status));
         let default = self
             .regs
@@ -133,6 +162,13 @@ impl Registry {
             .map(|r| (r.id, Arc::clone(&r.handler)))
             .collect()
     }
+}
+
+/// Whether `ev` is marked not to go to default handlers (`PMIX_EVENT_NON_DEFAULT`).
+fn non_default(ev: &EventInfo) -> bool {
+    ev.info
+        .iter()
+        .any(|i| i.key == keys::EVENT_NON_DEFAULT && i.value == Value::Bool(true))
 }
 
 /// Runs `ev` through `chain` until a handler completes it.

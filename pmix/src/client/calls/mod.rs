@@ -115,7 +115,21 @@ impl Pmix {
     ) -> Result<(), Error> {
         self.admit("PMIx_Register_event_handler", Mode::NonBlocking)?;
         let ticket = self.ticket()?;
-        let id = lock_events(&self.inner.events).add(codes, handler);
+        let (id, kept) = {
+            let mut events = lock_events(&self.inner.events);
+            let id = events.add(codes, Arc::clone(&handler));
+            (id, events.take_cached(codes))
+        };
+        // The events this process raised before (its model declaration at init), to
+        // this handler alone, once each (OpenPMIx's client delivers its cached events
+        // to a new registration so).
+        for ev in kept {
+            let h = Arc::clone(&handler);
+            // Refused only once a stop has begun: the event then reaches nobody.
+            let _ = self.inner.progress.post(Job::plain(move || {
+                run_chain(&[(id, h)], &ev);
+            }));
+        }
         let Some(client) = &self.inner.client else {
             ticket.post(Job::request(move || Ok(id), callback));
             return Ok(());
@@ -220,6 +234,7 @@ impl Pmix {
                 source: source.unwrap_or(me),
                 info: info.to_vec(),
             };
+            lock_events(&self.inner.events).cache(ev.clone());
             let events = Arc::clone(&self.inner.events);
             // Refused only once a stop has begun: the event then reaches nobody.
             let _ = self.inner.progress.post(Job::plain(move || {

@@ -59,12 +59,15 @@ fn write() -> RwLockWriteGuard<'static, Global> {
 /// [`Error::WouldBlock`] (diagnostic naming `call`) on the instance's progress thread;
 /// [`Pmix::init`]'s errors for a new instance.
 pub fn init(role: Role, options: InitOptions, call: &'static str) -> Result<Pmix, Error> {
+    // A repeated init declares its model too, as OpenPMIx's does.
     if let Some(existing) = add_reference(call)? {
+        existing.declare_model(&options.model);
         return Ok(existing);
     }
     let _making = MAKING.lock().unwrap_or_else(PoisonError::into_inner);
     // Another init may have made it while this one waited.
     if let Some(existing) = add_reference(call)? {
+        existing.declare_model(&options.model);
         return Ok(existing);
     }
     let instance = Pmix::init(role, options)?;

@@ -85,6 +85,32 @@ pub struct InitOptions {
     /// Whether a client or tool connects to a server ([`Connect::FromEnv`] by
     /// default).
     pub connect: Connect,
+    /// The programming model the caller declares (`PMIX_PROGRAMMING_MODEL`,
+    /// `PMIX_MODEL_LIBRARY_NAME`, `PMIX_MODEL_LIBRARY_VERSION`,
+    /// `PMIX_THREADING_MODEL` of the init infos: [`InitOptions::model_of`]): a
+    /// successful init raises `PMIX_MODEL_DECLARED` with them in this process.
+    pub model: Vec<pmix_wire::Info>,
+}
+
+impl InitOptions {
+    /// The model declarations among `infos` (see [`InitOptions::model`]), in order.
+    pub fn model_of(infos: &[pmix_wire::Info]) -> Vec<pmix_wire::Info> {
+        use pmix_wire::keys;
+        infos
+            .iter()
+            .filter(|i| {
+                [
+                    keys::PROGRAMMING_MODEL,
+                    keys::MODEL_LIBRARY_NAME,
+                    keys::MODEL_LIBRARY_VERSION,
+                    keys::THREADING_MODEL,
+                ]
+                .iter()
+                .any(|k| i.key == *k)
+            })
+            .cloned()
+            .collect()
+    }
 }
 
 /// Whether [`Pmix::init`] as [`Role::Client`] or [`Role::Tool`] connects to a server
@@ -428,7 +454,7 @@ impl Pmix {
             (None, Role::Tool) => (single(format!("pmix-rs.tool.{pid}"))?, Relay::NotConnected),
             (None, Role::Server) => (single(format!("pmix-rs.server.{pid}"))?, Relay::IsServer),
         };
-        Ok(Pmix {
+        let pmix = Pmix {
             inner: Arc::new(Inner {
                 role,
                 proc_id,
@@ -441,7 +467,32 @@ impl Pmix {
                 local: Arc::new(Local { service, relay }),
                 progress,
             }),
-        })
+        };
+        pmix.declare_model(&options.model);
+        Ok(pmix)
+    }
+
+    /// Raises `PMIX_MODEL_DECLARED` in this process alone (range PROC_LOCAL, marked
+    /// `PMIX_EVENT_NON_DEFAULT`) with `model`, the model declarations an init was
+    /// given ([`InitOptions::model`]); nothing when there are none. OpenPMIx's client
+    /// does so at each `PMIx_Init`: a handler registered later for that code gets it.
+    pub(crate) fn declare_model(&self, model: &[pmix_wire::Info]) {
+        if model.is_empty() {
+            return;
+        }
+        let mut info = model.to_vec();
+        info.push(pmix_wire::Info::new(
+            pmix_wire::keys::EVENT_NON_DEFAULT,
+            true,
+        ));
+        // Refused only once a stop has begun: nobody is left to hear it.
+        let _ = self.notify_event(
+            pmix_core::Status::MODEL_DECLARED.0,
+            None,
+            pmix_wire::DataRange::PROC_LOCAL,
+            &info,
+            |_| {},
+        );
     }
 
     /// Makes `server` the one this [`Role::Server`] instance embeds (the server side
