@@ -112,6 +112,10 @@ pub(crate) fn init_options(infos: &[pmix::wire::Info]) -> Conv<InitOptions> {
             }
             keys::SERVER_NSPACE => target = Some(text()?),
             keys::SYSTEM_TMPDIR => dir = Some(text()?.into()),
+            keys::PROGRAMMING_MODEL
+            | keys::MODEL_LIBRARY_NAME
+            | keys::MODEL_LIBRARY_VERSION
+            | keys::THREADING_MODEL => {}
             _ if required(i) => return Err(Status::ERR_NOT_SUPPORTED.0),
             _ => {}
         }
@@ -134,7 +138,11 @@ pub(crate) fn init_as<'py>(
     call: &'static str,
     keyvals: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(i32, Option<Bound<'py, PyDict>>)> {
-    let options = match infos_from_py(keyvals).and_then(|i| init_options(&i)) {
+    let options = match infos_from_py(keyvals).and_then(|i| {
+        let mut o = init_options(&i)?;
+        o.model = pmix::InitOptions::model_of(&i);
+        Ok(o)
+    }) {
         Ok(o) => o,
         Err(s) => return Ok((s, None)),
     };
@@ -193,17 +201,20 @@ impl PMIxClient {
         status(py.detach(|| pmix::global::finalize("PMIx_Finalize")))
     }
 
-    /// `initialized() -> bool`: `PMIx_Initialized`.
-    fn initialized(&self) -> bool {
-        pmix::global::is_initialized()
+    /// `initialized() -> int`: `PMIx_Initialized`, 1 or 0 (an int, as python3-pmix
+    /// returns the C function's).
+    fn initialized(&self) -> i32 {
+        i32::from(pmix::global::is_initialized())
     }
 
-    /// `get_version() -> str`: the library's version text.
-    fn get_version(&self) -> String {
-        format!(
+    /// `get_version() -> bytes`: the library's version text (bytes, as python3-pmix
+    /// returns the C string: `get_version().decode()` works with either module).
+    fn get_version<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let text = format!(
             "pmix-rs {} (OpenPMIx 4.2.2 API subset)",
             env!("CARGO_PKG_VERSION")
-        )
+        );
+        pyo3::types::PyBytes::new(py, text.as_bytes())
     }
 
     /// `error_string(status) -> str`: `PMIx_Error_string`.
