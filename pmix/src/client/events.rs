@@ -225,6 +225,26 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_event_goes_to_the_first_late_registrant_that_matches_it_once() {
+        let mut r = Registry::default();
+        r.cache(ev(-147, true));
+        r.cache(ev(-3001, false));
+        // A default handler: only what is not marked non-default.
+        let got: Vec<i32> = r.take_cached(&[]).iter().map(|e| e.status).collect();
+        assert_eq!(got, [-3001]);
+        assert!(r.take_cached(&[-3001]).is_empty(), "taken already");
+        assert_eq!(r.take_cached(&[-147, -5]).len(), 1);
+        assert!(r.take_cached(&[-147]).is_empty(), "once");
+        // At most MAX_CACHED are kept, the oldest going first.
+        for k in 0..MAX_CACHED + 3 {
+            r.cache(ev(-(k as i32) - 1000, false));
+        }
+        let kept = r.take_cached(&[]);
+        assert_eq!(kept.len(), MAX_CACHED);
+        assert_eq!(kept[0].status, -1003);
+    }
+
+    #[test]
     fn removing_the_last_registration_of_a_code_reports_it() {
         let h: EventHandler = Arc::new(|_, _| EventAction::Continue);
         let mut r = Registry::default();
