@@ -34,9 +34,26 @@ def openpmix_src():
     pytest.skip("no OpenPMIx sources")
 
 
+# server.py prints from its main thread and from its upcalls, which run on the
+# library's thread: two prints can interleave inside one line (print writes its
+# arguments one by one). The program runs unchanged, with each print made whole.
+ATOMIC_PRINTS = r"""
+import builtins, runpy, sys, threading
+lock = threading.Lock()
+plain = builtins.print
+def whole(*args, **kwargs):
+    kwargs.setdefault("flush", True)
+    with lock:
+        plain(*args, **kwargs)
+builtins.print = whole
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 def run_server(src, tmp, interpreter, env):
     """server.py and client.py copied into tmp, their `#!` naming `interpreter`,
-    server.py run there (it starts ./client.py)."""
+    server.py run there (it starts ./client.py), each of its prints whole."""
     for name in ("server.py", "client.py"):
         text = (src / "test/python" / name).read_text()
         lines = text.split("\n")
@@ -47,7 +64,8 @@ def run_server(src, tmp, interpreter, env):
     cwd = os.getcwd()
     os.chdir(tmp)
     try:
-        return run([interpreter, "-W", "ignore", str(tmp / "server.py")], env=env, limit=60)
+        return run([interpreter, "-W", "ignore", "-c", ATOMIC_PRINTS, str(tmp / "server.py")],
+                   env=env, limit=60)
     finally:
         os.chdir(cwd)
 
