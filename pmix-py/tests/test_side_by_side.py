@@ -240,14 +240,17 @@ def under_both_mpirun(script, n=2):
         out_dir = tempfile.mkdtemp(prefix="pmix-py-mpirun.")
         cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--output-filename", out_dir,
                "-n", str(n), exe, "-W", "ignore", "-c", script]
-        code, out, err = run(cmd, env=env, limit=100)
-        lines = {}
-        for f in glob.glob(os.path.join(out_dir, "*", "rank.*", "stdout")):
-            r = int(os.path.basename(os.path.dirname(f)).split(".")[1])
-            with open(f) as fh:
-                lines[r] = [re.sub(r"'\d{6,}'", "'NS'", l.split(": ", 1)[1])
-                            for l in fh.read().splitlines()
-                            if not l.startswith(NOISE) and ": " in l]
+        try:
+            code, out, err = run(cmd, env=env, limit=100)
+            lines = {}
+            for f in glob.glob(os.path.join(out_dir, "*", "rank.*", "stdout")):
+                r = int(os.path.basename(os.path.dirname(f)).split(".")[1])
+                with open(f) as fh:
+                    lines[r] = [re.sub(r"'\d{6,}'", "'NS'", l.split(": ", 1)[1])
+                                for l in fh.read().splitlines()
+                                if not l.startswith(NOISE) and ": " in l]
+        finally:
+            shutil.rmtree(out_dir, ignore_errors=True)
         got[who] = (code, lines, out, err)
     return got
 
