@@ -112,10 +112,7 @@ pub(crate) fn init_options(infos: &[pmix::wire::Info]) -> Conv<InitOptions> {
             }
             keys::SERVER_NSPACE => target = Some(text()?),
             keys::SYSTEM_TMPDIR => dir = Some(text()?.into()),
-            keys::PROGRAMMING_MODEL
-            | keys::MODEL_LIBRARY_NAME
-            | keys::MODEL_LIBRARY_VERSION
-            | keys::THREADING_MODEL => {}
+            k if InitOptions::is_model_key(k.as_bytes()) => {}
             _ if required(i) => return Err(Status::ERR_NOT_SUPPORTED.0),
             _ => {}
         }
@@ -140,7 +137,7 @@ pub(crate) fn init_as<'py>(
 ) -> PyResult<(i32, Option<Bound<'py, PyDict>>)> {
     let options = match infos_from_py(keyvals).and_then(|i| {
         let mut o = init_options(&i)?;
-        o.model = pmix::InitOptions::model_of(&i);
+        o.model = InitOptions::model_of(&i);
         Ok(o)
     }) {
         Ok(o) => o,

@@ -35,7 +35,7 @@ pub(crate) fn init(
     // The model declarations, raised as PMIX_MODEL_DECLARED once initialised.
     let model: Vec<pmix_info_t> = infos
         .iter()
-        .filter(|i| crate::data::info::key(i).is_ok_and(crate::data::info::is_model_key))
+        .filter(|i| crate::data::info::key(i).is_ok_and(pmix::InitOptions::is_model_key))
         .copied()
         .collect();
     options.model = crate::data::convert::infos_from_c(&model)?;

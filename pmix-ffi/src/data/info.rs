@@ -191,7 +191,7 @@ pub(crate) fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOptions, S
             target = Some(string_value(i)?.to_owned());
         } else if k == KEY_SYSTEM_TMPDIR.to_bytes() {
             dir = Some(string_value(i)?.into());
-        } else if is_model_key(k) {
+        } else if pmix::InitOptions::is_model_key(k) {
             // Read by the caller ([`pmix::InitOptions::model`]).
         } else {
             unknown(i)?;
@@ -205,19 +205,4 @@ pub(crate) fn init_options(infos: &[pmix_info_t]) -> Result<pmix::InitOptions, S
         options.connect = pmix::Connect::To(env);
     }
     Ok(options)
-}
-
-/// Whether `key` is one of the programming-model declarations of an init
-/// (`PMIX_PROGRAMMING_MODEL`, `PMIX_MODEL_LIBRARY_NAME`, `PMIX_MODEL_LIBRARY_VERSION`,
-/// `PMIX_THREADING_MODEL`: [`pmix::InitOptions::model`]).
-pub(crate) fn is_model_key(key: &[u8]) -> bool {
-    use pmix::wire::keys;
-    [
-        keys::PROGRAMMING_MODEL,
-        keys::MODEL_LIBRARY_NAME,
-        keys::MODEL_LIBRARY_VERSION,
-        keys::THREADING_MODEL,
-    ]
-    .iter()
-    .any(|m| m.as_bytes() == key)
 }

@@ -93,21 +93,24 @@ pub struct InitOptions {
 }
 
 impl InitOptions {
+    /// The keys of a programming-model declaration ([`InitOptions::model`]).
+    pub const MODEL_KEYS: [&'static str; 4] = [
+        pmix_wire::keys::PROGRAMMING_MODEL,
+        pmix_wire::keys::MODEL_LIBRARY_NAME,
+        pmix_wire::keys::MODEL_LIBRARY_VERSION,
+        pmix_wire::keys::THREADING_MODEL,
+    ];
+
+    /// Whether `key` is one of [`InitOptions::MODEL_KEYS`].
+    pub fn is_model_key(key: &[u8]) -> bool {
+        Self::MODEL_KEYS.iter().any(|k| k.as_bytes() == key)
+    }
+
     /// The model declarations among `infos` (see [`InitOptions::model`]), in order.
     pub fn model_of(infos: &[pmix_wire::Info]) -> Vec<pmix_wire::Info> {
-        use pmix_wire::keys;
         infos
             .iter()
-            .filter(|i| {
-                [
-                    keys::PROGRAMMING_MODEL,
-                    keys::MODEL_LIBRARY_NAME,
-                    keys::MODEL_LIBRARY_VERSION,
-                    keys::THREADING_MODEL,
-                ]
-                .iter()
-                .any(|k| i.key == *k)
-            })
+            .filter(|i| Self::is_model_key(i.key.as_bytes()))
             .cloned()
             .collect()
     }
