@@ -85,19 +85,19 @@ pub fn process_binding(pid: u32) -> io::Result<CpuSet> {
 /// How many descendants [`descendant_holding`] looks at, at most.
 pub const MAX_DESCENDANTS: usize = 65_536;
 
-/// The process among this one's descendants (its children, theirs, and so on, at
-/// most [`MAX_DESCENDANTS`] of them, nearest first) that holds the socket whose inode
-/// is `inode` (one of its descriptors links to `socket:[INODE]`); `None` when none
-/// does or `/proc` cannot tell (no `children` files: a kernel without
+/// Looks, among this process's descendants (its children, theirs, and so on, at
+/// most [`MAX_DESCENDANTS`] of them, nearest first), for the one that holds the
+/// socket whose inode is `inode` (one of its descriptors links to `socket:[INODE]`);
+/// `None` when none does or `/proc` cannot tell (no `children` files: a kernel without
 /// `CONFIG_PROC_CHILDREN`).
 ///
 /// A launcher's ranks are its children (slurmstepd's tasks, orted's procs), so a
 /// server hosted in the launcher finds the process at the other end of a loopback
 /// connection without reading every process of the node. Only the descriptors of
-/// the processes `wanted` accepts are read (the caller skips those whose answer would
-/// not matter: unbound ones), so the usual cost is one call of `wanted` per
-/// descendant.
-pub fn descendant_holding(inode: u32, mut wanted: impl FnMut(u32) -> bool) -> Option<u32> {
+/// the processes `wanted` gives something for are read (the caller skips those whose
+/// answer would not matter: unbound ones), so the usual cost is one call of `wanted`
+/// per descendant. Returns what `wanted` gave for the process holding the socket.
+pub fn descendant_holding<T>(inode: u32, mut wanted: impl FnMut(u32) -> Option<T>) -> Option<T> {
     let target = format!("socket:[{inode}]");
     let mut queue = std::collections::VecDeque::new();
     children_of(std::process::id(), &mut queue);
@@ -107,14 +107,14 @@ pub fn descendant_holding(inode: u32, mut wanted: impl FnMut(u32) -> bool) -> Op
         if seen > MAX_DESCENDANTS {
             return None;
         }
-        if !wanted(pid) {
+        let Some(found) = wanted(pid) else {
             children_of(pid, &mut queue);
             continue;
-        }
+        };
         if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
             for fd in fds.flatten() {
                 if std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == target.as_str()) {
-                    return Some(pid);
+                    return Some(found);
                 }
             }
         }

@@ -33,8 +33,7 @@ impl Stream {
             Stream::Tcp(s) => {
                 let (ours, peer) = (s.local_addr().ok()?, s.peer_addr().ok()?);
                 let (_, inode) = crate::server::net::sock_diag_owner(ours, peer).ok()?;
-                let pid = crate::os::descendant_holding(inode, |pid| bound(pid).is_some())?;
-                bound(pid)
+                crate::os::descendant_holding(inode, bound)
             }
             Stream::Unix(_) => None,
         }
