@@ -401,6 +401,20 @@ case "$cmd" in
         if ! ip netns exec "$(node_ns "$n")" tc qdisc replace dev eth0 root netem delay 50ms 2>/dev/null; then
           ip netns exec "$(node_ns "$n")" tc qdisc replace dev eth0 root handle 1: htb default 1
           ip netns exec "$(node_ns "$n")" tc class replace dev eth0 parent 1: classid 1:1 htb rate 4mbit ceil 4mbit
+          # The daemons' own messages (slurmctld and slurmd ports of both clusters)
+          # keep their pace: queued behind a job's megabytes at 4 Mbit/s, a slurmd's
+          # answer to slurmctld's ping outlasts SlurmdTimeout (10 s) and Slurm ends the
+          # step for a node failure, which is not the fault this row is about.
+          ip netns exec "$(node_ns "$n")" tc class replace dev eth0 parent 1: classid 1:2 htb rate 1gbit quantum 60000
+          for c in "${CLUSTERS[@]}"; do
+            p=$(port_of "$c")
+            for port in "$p" $((p + 1)); do
+              for dir in sport dport; do
+                ip netns exec "$(node_ns "$n")" tc filter add dev eth0 parent 1: protocol ip prio 1 \
+                  u32 match ip "$dir" "$port" 0xffff flowid 1:2
+              done
+            done
+          done
           echo "htb 4mbit"
         else
           echo "netem 50ms"
