@@ -1,5 +1,6 @@
 //! A node-store segment as a client maps it (`pmix_wire::nodestore`, docs/serving.md
-//! §5): any bytes through `Segment::parse`, then lookups of keys and ranks. Three
+//! §5): any bytes through `Segment::parse` and `Segment::parse_lazy`, then lookups of
+//! keys and ranks. Three
 //! sources of bytes: the input itself; the input with its checksum rewritten (so the
 //! tables behind the header are reached); a segment built from arbitrary entries,
 //! with arbitrary bytes flipped, resealed or not.
@@ -179,7 +180,14 @@ fuzz_target!(|input: Input| {
             bytes
         }
     };
-    if let Ok(seg) = Segment::parse(&bytes[..]) {
-        check(&seg, &input.lookups);
+    let full = Segment::parse(&bytes[..]);
+    if let Ok(seg) = &full {
+        check(seg, &input.lookups);
+    }
+    // The lazy parse (what a client maps) accepts whatever the full one does, and
+    // answers its lookups without a panic too.
+    match Segment::parse_lazy(&bytes[..]) {
+        Ok(seg) => check(&seg, &input.lookups),
+        Err(e) => assert!(full.is_err(), "the lazy parse refused what the full one took: {e}"),
     }
 });

@@ -1000,6 +1000,10 @@ pub const RS_GROUP_INCARNATION: &str = "pmixrs.grp.incarnation";
 pub const RS_LIMIT_PREFIX: &str = "pmixrs.limit.";
 /// Ours: the relay round that carries an event a direct-modex answer follows.
 pub const RS_RELAY_AFTER: &str = "pmixrs.relay.after";
+/// Ours: the path of the node-store segment that holds a REQ reply's job information
+/// (docs/serving.md §5), given instead of it to a client that announced
+/// [`crate::nodestore::GDS_NAME`].
+pub const RS_NODE_STORE: &str = "pmixrs.nstore";
 /// Ours: a relayed part's bytes.
 pub const RS_RELAY_DATA: &str = "pmixrs.relay.data";
 /// Ours: a node whose processes of the namespace are all done.

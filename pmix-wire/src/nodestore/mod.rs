@@ -78,6 +78,12 @@ mod write;
 pub use read::{KeyId, Record, Segment};
 pub use write::SegmentBuilder;
 
+/// The name of the storage module a client announces in its handshake's gds field
+/// (docs/wire.md §3.1, field 9) when it reads job information from a node-store
+/// segment, and a server offers in `PMIX_GDS_MODULE` (`pxns,hash`): an OpenPMIx
+/// client, which has no module of that name, picks `hash` from the same list.
+pub const GDS_NAME: &str = "pxns";
+
 /// The first bytes of every segment.
 pub const MAGIC: [u8; 4] = *b"PXNS";
 

@@ -34,6 +34,9 @@ struct Layout {
     rank_table: usize,
     job: usize,
     job_end: usize,
+    /// The rank records were not checked by the parse: each is checked when a
+    /// lookup reaches it ([`Segment::parse_lazy`]).
+    lazy: bool,
 }
 
 /// Where the key dictionary is.
@@ -127,7 +130,21 @@ impl<B: AsRef<[u8]>> Segment<B> {
     /// [`StoreError::BadRank`] and [`StoreError::TooLarge`]: the first thing found
     /// wrong, with its byte offset.
     pub fn parse(bytes: B) -> Result<Segment<B>, StoreError> {
-        let l = validate(bytes.as_ref())?;
+        let l = validate(bytes.as_ref(), false)?;
+        Ok(Segment { bytes, l })
+    }
+
+    /// [`Segment::parse`] but for the ranks' records: the header, the sections,
+    /// the namespace, the dictionary, the rank table's two ends and the job record
+    /// are checked now (O(keys), whatever the number of ranks); each rank's record
+    /// when a lookup reaches it (O(its entries)), a record found wrong then being
+    /// one the segment does not hold (`None`). What a client that reads a few ranks
+    /// of a large job maps at init.
+    ///
+    /// # Errors
+    /// As [`Segment::parse`], for what it checks now.
+    pub fn parse_lazy(bytes: B) -> Result<Segment<B>, StoreError> {
+        let l = validate(bytes.as_ref(), true)?;
         Ok(Segment { bytes, l })
     }
 
@@ -211,6 +228,14 @@ impl<B: AsRef<[u8]>> Segment<B> {
             (le_u32(b, at)? as usize, le_u32(b, at + 4)? as usize)
         };
         if start >= end {
+            return None;
+        }
+        if self.l.lazy
+            && rank != WILDCARD
+            && (start < self.l.job_end
+                || end > b.len()
+                || check_record(b, rank, start, end, self.l.dict.count).is_err())
+        {
             return None;
         }
         Some(Record {
@@ -425,6 +450,26 @@ impl<'s> Record<'s> {
             })
     }
 
+    /// Every value of `key`, in the order written, each decoded as it is reached.
+    ///
+    /// # Errors
+    /// Each item as [`Segment::get`].
+    pub fn get_all(&self, key: &str) -> impl Iterator<Item = Result<Value, StoreError>> + use<'s> {
+        let rec = *self;
+        let id = Dict {
+            seg: self.seg,
+            at: self.dict,
+        }
+        .find(key.as_bytes());
+        let first = id.and_then(|id| rec.first(id)).unwrap_or(rec.count);
+        (first..rec.count)
+            .take_while(move |&i| rec.key_at(i) == id)
+            .filter_map(move |i| {
+                let (s, e) = rec.value_at(i)?;
+                Some(decode(rec.seg, s, e))
+            })
+    }
+
     /// Every entry: its key and its encoded value, keys in the dictionary's order.
     pub fn iter(&self) -> impl Iterator<Item = (&'s str, &'s [u8])> + use<'s> {
         let rec = *self;
@@ -563,8 +608,9 @@ fn read_str(seg: &[u8], start: usize, end: usize) -> Result<&str, StoreError> {
         .map_err(|_| wrong("a UTF-8 string"))
 }
 
-/// Every check of [`Segment::parse`].
-fn validate(b: &[u8]) -> Result<Layout, StoreError> {
+/// Every check of [`Segment::parse`]; with `lazy`, all but the rank records'
+/// ([`Segment::parse_lazy`]).
+fn validate(b: &[u8], lazy: bool) -> Result<Layout, StoreError> {
     let len = b.len();
     let head = b.get(..HEADER_LEN).ok_or(StoreError::Truncated {
         len,
@@ -702,7 +748,11 @@ fn validate(b: &[u8]) -> Result<Layout, StoreError> {
             (rt + 4 * n) as u64,
         ));
     }
-    let table = b.get(rt..rt + 4 * (n + 1)).unwrap_or_default();
+    let table = if lazy {
+        &[][..]
+    } else {
+        b.get(rt..rt + 4 * (n + 1)).unwrap_or_default()
+    };
     let mut prev = job_end as usize;
     for (r, w) in table.chunks_exact(4).skip(1).enumerate() {
         let end = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize;
@@ -725,6 +775,7 @@ fn validate(b: &[u8]) -> Result<Layout, StoreError> {
         rank_table: rt,
         job: job as usize,
         job_end: job_end as usize,
+        lazy,
     })
 }
 

@@ -437,7 +437,7 @@ fn the_captured_job_information_of_mpirun_is_filed_key_by_key() {
 }
 
 #[test]
-fn push_job_info_files_this_nodes_array_flat_and_the_others_whole() {
+fn push_job_info_files_this_nodes_array_flat_and_every_node_array_whole() {
     let this = vec![
         Info::new(keys::HOSTNAME, "n0"),
         Info::new(keys::LOCAL_SIZE, 2u32),
@@ -453,7 +453,7 @@ fn push_job_info_files_this_nodes_array_flat_and_the_others_whole() {
         items: vec![
             JobItem::Value(Kval::new(keys::JOB_SIZE, 5u32)),
             JobItem::Session(vec![Info::new(keys::UNIV_SIZE, 5u32)]),
-            JobItem::Node(this),
+            JobItem::Node(this.clone()),
             JobItem::Node(other.clone()),
             JobItem::App(app0),
             JobItem::App(app1.clone()),
@@ -471,9 +471,18 @@ fn push_job_info_files_this_nodes_array_flat_and_the_others_whole() {
     assert_eq!(seg.get_u32(WILDCARD, keys::LOCAL_SIZE), Some(Ok(2)));
     assert_eq!(seg.get_u32(WILDCARD, keys::UNIV_SIZE), Some(Ok(5)));
     assert_eq!(seg.get_u32(WILDCARD, keys::APPNUM), Some(Ok(0)));
+    let arrays: Vec<Value> = seg
+        .record(WILDCARD)
+        .unwrap()
+        .get_all(keys::NODE_INFO_ARRAY)
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(
-        seg.get(WILDCARD, keys::NODE_INFO_ARRAY),
-        Some(Ok(Value::DataArray(DataArray::infos(other))))
+        arrays,
+        [
+            Value::DataArray(DataArray::infos(this)),
+            Value::DataArray(DataArray::infos(other))
+        ]
     );
     assert_eq!(
         seg.get(WILDCARD, keys::APP_INFO_ARRAY),
@@ -693,6 +702,32 @@ fn bad_keys_in_the_dictionary_are_refused() {
             why: "is not UTF-8"
         }
     );
+}
+
+#[test]
+fn a_lazy_parse_checks_a_rank_record_when_a_lookup_reaches_it() {
+    let bytes = small();
+    let rt = get_u32(&bytes, field::RANK_TABLE) as usize;
+    let k = get_u32(&bytes, field::KEY_COUNT);
+    let rec = get_u32(&bytes, rt + 4) as usize; // rank 1's record
+    let mut b = bytes.clone();
+    put_u32(&mut b, rec + 4 + ENTRY_LEN, k); // a key the dictionary lacks
+    assert!(matches!(refused(&b), StoreError::BadRecord { rank: 1, .. }));
+    let lazy = Segment::parse_lazy(&b[..]).unwrap();
+    assert!(lazy.record(1).is_none());
+    assert!(lazy.get(1, keys::LOCAL_RANK).is_none());
+    let good = Segment::parse(&bytes[..]).unwrap();
+    for r in [0, 2] {
+        assert_eq!(lazy.get(r, keys::LOCAL_RANK), good.get(r, keys::LOCAL_RANK));
+    }
+    assert_eq!(
+        lazy.get(WILDCARD, keys::JOB_SIZE),
+        good.get(WILDCARD, keys::JOB_SIZE)
+    );
+    // What the header, dictionary and job record hold is still checked at once.
+    let mut b = bytes.clone();
+    put_u32(&mut b, field::KEY_COUNT, k + 1);
+    assert!(Segment::parse_lazy(&b[..]).is_err());
 }
 
 #[test]

@@ -128,12 +128,13 @@ impl SegmentBuilder {
     /// Files what a REQ reply (the job-info blob, docs/wire.md §6.1.1) holds: its
     /// job-level values under WILDCARD, in order; then, under WILDCARD too, the
     /// first node array's keys (this node's: a server writes its own first), the
-    /// session array's and the first app array's, each key as it is; every other
-    /// node array as one `pmix.node.arr` value and every other app array as one
-    /// `pmix.app.arr` value (DATA_ARRAY of INFO, in order); and each `pmix.pblob`'s
-    /// values under its rank. A job-level get then finds a key where a client's
-    /// own store finds it (job values, then this node's, the session's, the
-    /// app's).
+    /// session array's and the first app array's, each key as it is; every node
+    /// array, this node's first, as one `pmix.node.arr` value each and every other
+    /// app array as one `pmix.app.arr` value (DATA_ARRAY of INFO, in order); and
+    /// each `pmix.pblob`'s values under its rank. A job-level get then finds a key
+    /// where a client's own store finds it (job values, then this node's, the
+    /// session's, the app's), and a node-level get finds any node's array whole
+    /// (this node's included, so a reader can tell its keys from the job's).
     ///
     /// # Errors
     /// A key that is not UTF-8 ([`StoreError::BadKey`]), a per-process blob whose
@@ -171,7 +172,6 @@ impl SegmentBuilder {
         }
         let arrays = nodes
             .iter()
-            .skip(1)
             .map(|a| (keys::NODE_INFO_ARRAY, a))
             .chain(apps.iter().skip(1).map(|a| (keys::APP_INFO_ARRAY, a)));
         for (key, arr) in arrays {
