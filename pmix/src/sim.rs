@@ -295,6 +295,7 @@ impl Job {
             buffer_type: BufferType::NonDescribed,
             hostname: Some(HOST.into()),
             channel: None,
+            node_store: false,
         }
     }
 

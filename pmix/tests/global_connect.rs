@@ -31,6 +31,7 @@ fn calls_go_on_while_an_init_waits_for_a_silent_server() {
         buffer_type: BufferType::NonDescribed,
         hostname: Some("node0".into()),
         channel: None,
+        node_store: false,
     };
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::spawn(move || {

@@ -40,7 +40,7 @@ fn client_env_has_every_rendezvous_variable_and_no_dstore() {
         assert_eq!(get(&format!("PMIX_SERVER_URI{v}")), server.uri());
     }
     assert_eq!(get("PMIX_SECURITY_MODE"), "native");
-    assert_eq!(get("PMIX_GDS_MODULE"), "hash");
+    assert_eq!(get("PMIX_GDS_MODULE"), "pxns,hash");
     assert_eq!(get("PMIX_BFROP_BUFFER_TYPE"), "PMIX_BFROP_BUFFER_NON_DESC");
     assert!(get("PMIX_VERSION").starts_with("4.2."));
     assert_eq!(get("PMIX_HOSTNAME"), server.hostname());

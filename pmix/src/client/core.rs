@@ -423,7 +423,11 @@ fn connect_msg(env: &ServerEnv, tool: bool) -> Result<ConnectMsg, Error> {
             .unwrap_or_else(|_| pmix_wire::Codec::v422().version),
         bfrops: "v41".into(),
         buffer_type: env.buffer_type,
-        gds: "hash".into(),
+        gds: if env.node_store {
+            pmix_wire::nodestore::GDS_NAME.into()
+        } else {
+            "hash".into()
+        },
         trailer,
     })
 }

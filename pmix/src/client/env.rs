@@ -45,6 +45,11 @@ pub struct ServerEnv {
     /// ([`Server::client_channel`](crate::server::Server::client_channel)), used
     /// instead of connecting when it is that socket; `None` when unset or malformed.
     pub channel: Option<(i32, u32)>,
+    /// The server offers the node store (`pxns` in `PMIX_GDS_MODULE`) and
+    /// `PMIX_MCA_gds`, when set, does not leave it out: this client announces
+    /// [`pmix_wire::nodestore::GDS_NAME`] and maps its job information from the
+    /// segment its REQ names (docs/serving.md §5).
+    pub node_store: bool,
 }
 
 impl ServerEnv {
@@ -104,6 +109,7 @@ impl ServerEnv {
             buffer_type,
             hostname: get("PMIX_HOSTNAME").filter(|h| !h.is_empty()),
             channel: get(crate::os::SERVER_FD_VAR).and_then(|v| parse_channel(&v)),
+            node_store: offers_node_store(get("PMIX_GDS_MODULE"), get("PMIX_MCA_gds")),
         }))
     }
 }
@@ -159,8 +165,25 @@ impl ServerEnv {
             buffer_type: BufferType::NonDescribed,
             hostname: None,
             channel: None,
+            node_store: false,
         })
     }
+}
+
+/// [`ServerEnv::node_store`]: `offered` (`PMIX_GDS_MODULE`) names the node store,
+/// and `selected` (`PMIX_MCA_gds`, OpenPMIx's choice of storage modules: a list, or
+/// `^list` of those left out) does not leave it out.
+fn offers_node_store(offered: Option<String>, selected: Option<String>) -> bool {
+    let name = pmix_wire::nodestore::GDS_NAME;
+    let listed = |list: &str| list.split(',').any(|m| m.trim() == name);
+    offered.as_deref().is_some_and(listed)
+        && match selected.as_deref().map(str::trim) {
+            None | Some("") => true,
+            Some(s) => match s.strip_prefix('^') {
+                Some(excluded) => !listed(excluded),
+                None => listed(s),
+            },
+        }
 }
 
 /// `FD:PID` of [`ServerEnv::channel`].
@@ -266,6 +289,20 @@ mod tests {
                 .find(|(n, _)| *n == k)
                 .map(|(_, v)| (*v).to_owned())
         }
+    }
+
+    #[test]
+    fn the_node_store_is_used_where_offered_and_not_left_out_by_pmix_mca_gds() {
+        let s = |v: &str| Some(v.to_owned());
+        assert!(offers_node_store(s("pxns,hash"), None));
+        assert!(offers_node_store(s("hash, pxns"), s("")));
+        assert!(offers_node_store(s("pxns,hash"), s("pxns")));
+        assert!(offers_node_store(s("pxns,hash"), s("^ds21,ds12")));
+        assert!(!offers_node_store(s("pxns,hash"), s("hash")));
+        assert!(!offers_node_store(s("pxns,hash"), s("^pxns")));
+        // mpirun's offer, and none.
+        assert!(!offers_node_store(s("ds21,ds12,hash"), None));
+        assert!(!offers_node_store(None, s("pxns")));
     }
 
     #[test]

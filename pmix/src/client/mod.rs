@@ -79,6 +79,7 @@ pub use env::ServerEnv;
 use crate::distances::RelayedDistance;
 use crate::error::Error;
 use conn::Conn;
+use pmix_wire::msg::{JobInfo, JobItem};
 use store::Store;
 
 /// How long connecting and the handshake may take.
@@ -221,6 +222,58 @@ impl Client {
         env: &ServerEnv,
         hostname: &str,
     ) -> Result<Client, Error> {
+        let job = Client::job_of(reply, env)?;
+        // A server that reads our node store names the segment instead of sending
+        // the job information; a segment that cannot be mapped, or does not stand
+        // for this rank's view, is asked for again by message (the server then
+        // sends the job information itself).
+        let store = match Client::map_job(job, env, hostname) {
+            Ok(store) => store,
+            Err(None) => {
+                let job = Client::job_of(conn.call(&Request::Req, None)?, env)?;
+                Store::new(job, env.rank, hostname)
+            }
+            Err(Some(job)) => Store::new(job, env.rank, hostname),
+        };
+        Ok(Client {
+            conn,
+            me: proc_id(&env.nspace, env.rank)?,
+            server: server_id(&env.server),
+            server_uri: format!("{};tcp4://{}", env.server, env.addr),
+            store: Arc::new(store),
+        })
+    }
+
+    /// The store of the node-store segment `job` names (docs/serving.md §5.2);
+    /// `Err(Some(job))` when it names none (it is the job information itself),
+    /// `Err(None)` when the segment cannot be mapped, does not parse, is another
+    /// namespace's, or does not stand for this rank's view.
+    fn map_job(job: JobInfo, env: &ServerEnv, hostname: &str) -> Result<Store, Option<JobInfo>> {
+        let named = job.items.iter().position(
+            |i| matches!(i, JobItem::Value(k) if k.key == pmix_wire::keys::RS_NODE_STORE),
+        );
+        let Some(at) = named else {
+            return Err(Some(job));
+        };
+        let mut items = job.items;
+        let JobItem::Value(k) = items.remove(at) else {
+            return Err(None);
+        };
+        let path = k.value.as_str().ok_or(None)?;
+        let map = crate::os::Mapping::file(std::path::Path::new(path)).map_err(|_| None)?;
+        let seg = pmix_wire::nodestore::Segment::parse_lazy(map).map_err(|_| None)?;
+        if seg.nspace() != env.nspace {
+            return Err(None);
+        }
+        Store::mapped(seg, items, env.rank, hostname).map_err(|_| None)
+    }
+
+    /// The job information of a REQ reply.
+    ///
+    /// # Errors
+    /// The status of a reply that is one; [`Error::Internal`] for a reply of
+    /// another command; [`Error::BadParam`] for another namespace's job information.
+    fn job_of(reply: Reply, env: &ServerEnv) -> Result<JobInfo, Error> {
         let job = match reply {
             Reply::Req(job) => job,
             Reply::Status { status, .. } => {
@@ -246,13 +299,14 @@ impl Client {
                 .into(),
             ));
         }
-        Ok(Client {
-            conn,
-            me: proc_id(&env.nspace, env.rank)?,
-            server: server_id(&env.server),
-            server_uri: format!("{};tcp4://{}", env.server, env.addr),
-            store: Arc::new(Store::new(job, env.rank, hostname)),
-        })
+        Ok(job)
+    }
+
+    /// Whether this process reads its job information from the node store (a
+    /// segment its server wrote once for every client of the node, mapped
+    /// read-only: docs/serving.md §5) rather than from a copy the server sent it.
+    pub fn reads_node_store(&self) -> bool {
+        self.store.is_mapped()
     }
 
     /// Connects to `env`'s server as a tool (docs/wire.md §3: type flag 3, the server

@@ -15,10 +15,14 @@
 //! comes from there, as the `hash` store answers ([`Store::rank_fallback`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
+use pmix_wire::keys;
 use pmix_wire::msg::{JobInfo, JobItem, ProcBlob};
+use pmix_wire::nodestore::{Segment, WILDCARD};
 use pmix_wire::{Info, Kval, Scope, Value};
+
+use crate::os::Mapping;
 
 use crate::error::Error;
 
@@ -65,8 +69,51 @@ pub(crate) struct Puts {
     own: Keyed,
 }
 
+/// The job information read from a node-store segment mapped read-only
+/// (docs/serving.md §5): nothing of it is copied but what a get asks for, decoded
+/// then.
+struct Mapped {
+    seg: Segment<Mapping>,
+    /// What the REQ reply added of a rank's own (its second blob: what the server
+    /// found when it connected), read before the segment.
+    late: HashMap<u32, Vec<Kval>>,
+    /// Every node array, this node's first, decoded the first time a node-level
+    /// get needs one.
+    nodes: OnceLock<Vec<Vec<Info>>>,
+}
+
+impl Mapped {
+    fn nodes(&self) -> &[Vec<Info>] {
+        self.nodes.get_or_init(|| {
+            let Some(rec) = self.seg.record(WILDCARD) else {
+                return Vec::new();
+            };
+            rec.get_all(keys::NODE_INFO_ARRAY)
+                .map(|v| v.ok().as_ref().map_or_else(Vec::new, infos_of))
+                .collect()
+        })
+    }
+}
+
+/// The INFOs of a DATA_ARRAY of INFO, owned.
+fn infos_of(v: &Value) -> Vec<Info> {
+    v.infos()
+        .map(|i| i.into_iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The host name an array of node information names.
+fn host_of(arr: &[Info]) -> Option<&str> {
+    arr.iter()
+        .find(|i| i.key == keys::HOSTNAME)
+        .and_then(|i| i.value.as_str())
+}
+
 /// A client's store.
 pub(crate) struct Store {
+    /// The job information mapped from the node store; `None`: it came by message,
+    /// in the fields below.
+    mapped: Option<Mapped>,
     job: Vec<Kval>,
     node: Vec<Info>,
     /// Every other node's array, as the job information gave them.
@@ -84,6 +131,7 @@ impl Store {
     /// `hostname`.
     pub(crate) fn new(job: JobInfo, rank: u32, hostname: &str) -> Store {
         let mut store = Store {
+            mapped: None,
             job: Vec::new(),
             node: Vec::new(),
             other_nodes: Vec::new(),
@@ -157,10 +205,90 @@ impl Store {
         store
     }
 
+    /// The store of rank `rank` on host `hostname` whose job information is the
+    /// node-store segment `seg` (its namespace checked by the caller), with the
+    /// items `extra` of the REQ reply that named it (a rank's own second blob).
+    ///
+    /// # Errors
+    /// A description of why the segment cannot stand for the job information: a
+    /// blob of `extra` that does not decode, or a segment whose first node array
+    /// (the one its job-level keys come from) is not this rank's node. The caller
+    /// then asks for the job information by message.
+    pub(crate) fn mapped(
+        seg: Segment<Mapping>,
+        extra: Vec<JobItem>,
+        rank: u32,
+        hostname: &str,
+    ) -> Result<Store, String> {
+        let mut late: HashMap<u32, Vec<Kval>> = HashMap::new();
+        for item in extra {
+            if let JobItem::Proc(p) = item {
+                let kvals = p
+                    .kvals()
+                    .map_err(|e| format!("rank {}'s blob does not decode: {e}", p.rank.0))?;
+                let list = late.entry(p.rank.0).or_default();
+                for k in kvals.iter() {
+                    list.retain(|old| old.key != k.key);
+                    list.push(k.clone());
+                }
+            }
+        }
+        // The segment's job-level keys are its first node array's: that must be the
+        // node a store made from the message would take for this one.
+        let first = seg
+            .record(WILDCARD)
+            .and_then(|r| r.get_all(keys::NODE_INFO_ARRAY).next())
+            .map(|v| v.map_err(|e| format!("the first node array does not decode: {e}")))
+            .transpose()?;
+        if let Some(first) = first.as_ref().map(infos_of) {
+            let own = match seg.get(rank, keys::HOSTNAME) {
+                Some(Ok(v)) => v.as_str().map(str::to_owned),
+                _ => None,
+            };
+            let named = host_of(&first);
+            if named.is_none() || (named != own.as_deref() && named != Some(hostname)) {
+                return Err(format!(
+                    "its first node is {named:?}, this rank's is {own:?} on {hostname:?}"
+                ));
+            }
+        }
+        let mut store = Store::new(
+            JobInfo {
+                nspace: pmix_wire::WStr::from(seg.nspace()),
+                items: Vec::new(),
+            },
+            rank,
+            hostname,
+        );
+        store.mapped = Some(Mapped {
+            seg,
+            late,
+            nodes: OnceLock::new(),
+        });
+        Ok(store)
+    }
+
+    /// Whether the job information was mapped from the node store.
+    pub(crate) fn is_mapped(&self) -> bool {
+        self.mapped.is_some()
+    }
+
+    /// This node's array and every other node's.
+    fn node_arrays(&self) -> (&[Info], &[Vec<Info>]) {
+        match &self.mapped {
+            Some(m) => match m.nodes().split_first() {
+                Some((this, others)) => (this, others),
+                None => (&[], &[]),
+            },
+            None => (&self.node, &self.other_nodes),
+        }
+    }
+
     /// The array of the node named `name`, or of id `id` (this node's included).
-    fn node_array(&self, name: Option<&str>, id: Option<u32>) -> Option<&Vec<Info>> {
-        std::iter::once(&self.node)
-            .chain(self.other_nodes.iter())
+    fn node_array(&self, name: Option<&str>, id: Option<u32>) -> Option<&[Info]> {
+        let (this, others) = self.node_arrays();
+        std::iter::once(this)
+            .chain(others.iter().map(Vec::as_slice))
             .find(|arr| {
                 arr.iter().any(|i| {
                     (name.is_some()
@@ -184,13 +312,13 @@ impl Store {
         id: Option<u32>,
         key: &str,
     ) -> Option<Option<Value>> {
-        let this = name.is_none() && id.is_none();
-        let arr = if this {
-            Some(&self.node)
+        let here = self.node_arrays().0;
+        let arr = if name.is_none() && id.is_none() {
+            Some(here)
         } else {
             self.node_array(name, id)
         }?;
-        if std::ptr::eq(arr, &self.node) {
+        if std::ptr::eq(arr, here) {
             return Some(self.job_value(key));
         }
         if key == pmix_wire::keys::HOSTNAME || key == pmix_wire::keys::NODEID {
@@ -224,7 +352,7 @@ impl Store {
                 .ok()
                 .flatten()?;
             let arr = self.node_array(host.as_str(), None)?;
-            if std::ptr::eq(arr, &self.node) {
+            if std::ptr::eq(arr, self.node_arrays().0) {
                 return None;
             }
             return arr
@@ -232,10 +360,18 @@ impl Store {
                 .find(|i| i.key.as_bytes() == key.as_bytes())
                 .map(|i| i.value.clone());
         }
-        if SESSION.contains(&key) && self.blobs.contains_key(&rank) {
+        if SESSION.contains(&key) && self.has_rank(rank) {
             return self.job_value(key);
         }
         None
+    }
+
+    /// Whether the job information holds values of `rank`.
+    fn has_rank(&self, rank: u32) -> bool {
+        match &self.mapped {
+            Some(m) => m.late.contains_key(&rank) || m.seg.record(rank).is_some(),
+            None => self.blobs.contains_key(&rank),
+        }
     }
 
     /// The value of `key` in the array of node `hostname` (`None`: this node).
@@ -245,23 +381,25 @@ impl Store {
                 .find(|i| i.key.as_bytes() == key.as_bytes())
                 .map(|i| i.value.clone())
         };
-        let named = |arr: &&Vec<Info>| {
+        let named = |arr: &&[Info]| {
             arr.iter()
                 .any(|i| i.key == pmix_wire::keys::HOSTNAME && i.value.as_str() == hostname)
         };
+        let (this, others) = self.node_arrays();
         match hostname {
-            None => find(&self.node),
-            Some(_) => std::iter::once(&self.node)
-                .chain(self.other_nodes.iter())
+            None => find(this),
+            Some(_) => std::iter::once(this)
+                .chain(others.iter().map(Vec::as_slice))
                 .find(named)
-                .and_then(|arr| find(arr)),
+                .and_then(find),
         }
     }
 
     /// The host names of every node the job information describes, this one first.
     pub(crate) fn hostnames(&self) -> Vec<String> {
-        std::iter::once(&self.node)
-            .chain(self.other_nodes.iter())
+        let (this, others) = self.node_arrays();
+        std::iter::once(this)
+            .chain(others.iter().map(Vec::as_slice))
             .filter_map(|arr| {
                 arr.iter()
                     .find(|i| i.key == pmix_wire::keys::HOSTNAME)
@@ -272,6 +410,14 @@ impl Store {
 
     /// A job-level value of this job.
     pub(crate) fn job_value(&self, key: &str) -> Option<Value> {
+        if let Some(m) = &self.mapped {
+            // The arrays of nodes and apps are the segment's own layout, not
+            // job-level keys.
+            if key == keys::NODE_INFO_ARRAY || key == keys::APP_INFO_ARRAY {
+                return None;
+            }
+            return m.seg.get(WILDCARD, key).and_then(Result::ok);
+        }
         let k = key.as_bytes();
         self.job
             .iter()
@@ -291,6 +437,20 @@ impl Store {
     /// # Errors
     /// [`Error::Internal`] when the blob's values do not decode.
     pub(crate) fn rank_value(&self, rank: u32, key: &str) -> Result<Option<Value>, Error> {
+        if let Some(m) = &self.mapped {
+            if let Some(v) = m
+                .late
+                .get(&rank)
+                .and_then(|l| l.iter().find(|k| k.key == key))
+            {
+                return Ok(Some(v.value.clone()));
+            }
+            return m.seg.get(rank, key).transpose().map_err(|e| {
+                Error::Internal(format!(
+                    "rank {rank}'s job information does not decode: {e}"
+                ))
+            });
+        }
         let Some(blob) = self.blobs.get(&rank) else {
             return Ok(None);
         };

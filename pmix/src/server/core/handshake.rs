@@ -75,6 +75,9 @@ pub(super) fn connect(
             let index = core.next_index;
             core.next_index = core.next_index.wrapping_add(1);
             add_rank_peer(core, conn, codec, nspace, *rank);
+            if let Some(peer) = core.conns.get_mut(&conn) {
+                peer.node_store = msg.gds == pmix_wire::nodestore::GDS_NAME;
+            }
             Ok(ClientReply { status: 0, index }.encode().to_vec())
         }
         Identity::Named {
@@ -124,6 +127,8 @@ pub(super) fn connect(
                     tool: true,
                     finalized: false,
                     regs: Vec::new(),
+                    node_store: false,
+                    segment_named: false,
                 },
             );
             Ok(reply)
@@ -172,6 +177,8 @@ fn add_rank_peer(core: &mut Core, conn: ConnId, codec: pmix_wire::Codec, nspace:
             tool: false,
             finalized: false,
             regs: Vec::new(),
+            node_store: false,
+            segment_named: false,
         },
     );
     core.out.push_back(Output::Host(Upcall::Connected {

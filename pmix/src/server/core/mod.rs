@@ -152,6 +152,12 @@ pub(crate) struct Peer {
     pub(crate) finalized: bool,
     /// Its event registrations.
     pub(crate) regs: Vec<events::Registration>,
+    /// It announced [`pmix_wire::nodestore::GDS_NAME`]: it maps its job
+    /// information from the node store when its REQ names a segment.
+    pub(crate) node_store: bool,
+    /// Its REQ was answered with a segment's path: a second REQ (it could not map
+    /// the segment) gets the job information itself.
+    pub(crate) segment_named: bool,
 }
 
 impl Core {
@@ -254,6 +260,33 @@ impl Core {
         self.proc_bound = self.proc_bound();
         relay::namespace_removed(self, nspace);
         Ok(())
+    }
+
+    /// The node-store segment written for `nspace` at its registration
+    /// ([`CoreConfig::node_store`]), for the I/O layer to place where its clients
+    /// can map it, with the uid and gid the namespace was registered for (who must
+    /// own it); `None` when there is none, or it was taken already. Until
+    /// [`Core::segment_placed`], the namespace's clients get their job information
+    /// by message.
+    pub fn take_segment(&mut self, nspace: &str) -> Option<(Vec<u8>, u32, u32)> {
+        let ns = self.namespaces.get_mut(nspace)?;
+        match std::mem::take(&mut ns.segment) {
+            namespace::Segment::Written(bytes) => Some((bytes, ns.spec.uid, ns.spec.gid)),
+            other => {
+                ns.segment = other;
+                None
+            }
+        }
+    }
+
+    /// The segment of `nspace` [`Core::take_segment`] gave is at `path`, mapped
+    /// read-only by whoever may read it: a REQ of a client that announced
+    /// [`pmix_wire::nodestore::GDS_NAME`] now names it instead of sending the job
+    /// information. Ignored for a namespace not registered.
+    pub fn segment_placed(&mut self, nspace: &str, path: String) {
+        if let Some(ns) = self.namespaces.get_mut(nspace) {
+            ns.segment = namespace::Segment::Placed(path);
+        }
     }
 
     /// The names of the registered namespaces, in order.

@@ -77,6 +77,20 @@ pub(crate) struct Namespace {
     /// The local ranks placed nowhere by the host whose binding was found when they
     /// connected, with their `PMIX_DEVICE_DISTANCES` ([`Namespace::locate`]).
     late: BTreeMap<u32, Value>,
+    /// The node-store segment of the job information ([`CoreConfig::node_store`]).
+    pub(crate) segment: Segment,
+}
+
+/// Where a namespace's node-store segment is (docs/serving.md §5.3).
+#[derive(Debug, Default)]
+pub(crate) enum Segment {
+    /// None: the store is off, or the job information does not fit one.
+    #[default]
+    None,
+    /// Written, waiting for the I/O layer to place it ([`Core::take_segment`]).
+    Written(Vec<u8>),
+    /// Placed at this path: a REQ of a client that reads the store names it.
+    Placed(String),
 }
 
 /// The nodes of a placed namespace ([`crate::server::Placement`]), by place.
@@ -346,12 +360,47 @@ impl Namespace {
             blobs: HashMap::new(),
             distances,
             late: BTreeMap::new(),
+            segment: Segment::None,
         };
+        if cfg.node_store {
+            ns.segment = ns.write_segment();
+        }
         // Packed now for the codec every 4.2 client speaks: the first REQ is then
         // answered from the cache, like every later one.
         ns.blob_for(&pmix_wire::Codec::v422())
             .map_err(|e| ServerError::BadSpec(format!("the job info does not encode: {e}")))?;
         Ok(ns)
+    }
+
+    /// The node-store segment (generation 0) of the job information every client
+    /// gets (the REQ reply's items, this node's array first); [`Segment::None`]
+    /// when it cannot be written (a value the segment cannot hold, over 4 GiB):
+    /// its clients then get the job information by message, as OpenPMIx's do.
+    fn write_segment(&self) -> Segment {
+        // Only our clients map it, and each names this version in its handshake.
+        let bfrops = JobItem::Value(Kval::new(
+            pmix_wire::keys::BFROPS_MODULE,
+            crate::client::conn::WIRE_VERSION,
+        ));
+        let job = JobInfo {
+            nspace: WStr::from(self.spec.nspace.as_str()),
+            items: self
+                .head
+                .iter()
+                .cloned()
+                .chain([bfrops])
+                .chain(self.tail.iter().cloned())
+                .collect(),
+        };
+        let built =
+            pmix_wire::nodestore::SegmentBuilder::new(&self.spec.nspace, 0).and_then(|mut b| {
+                b.push_job_info(&job)?;
+                b.finish()
+            });
+        match built {
+            Ok(bytes) => Segment::Written(bytes),
+            Err(_) => Segment::None,
+        }
     }
 
     /// The REQ reply's payload for a client speaking `codec`.
@@ -457,6 +506,37 @@ pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
         return core.send_payload(conn, tag, bytes);
     }
     let rank = peer.proc.1;
+    // A client that reads the node store gets the segment's path (and what was
+    // found of it since, as a blob of its own); its second REQ, when it could not
+    // map the segment, gets the job information itself.
+    let named = match core.namespaces.get(&peer.proc.0).map(|ns| &ns.segment) {
+        Some(Segment::Placed(path)) if peer.node_store && !peer.segment_named => {
+            let ns = &core.namespaces[&peer.proc.0];
+            let mut items = vec![JobItem::Value(Kval::new(
+                pmix_wire::keys::RS_NODE_STORE,
+                path.as_str(),
+            ))];
+            items.extend(ns.late.get(&rank).map(|v| {
+                JobItem::Proc(ProcBlob::new(
+                    Rank(rank),
+                    vec![Kval::new(pmix_wire::keys::DEVICE_DISTANCES, v.clone())],
+                ))
+            }));
+            Reply::Req(JobInfo {
+                nspace: WStr::from(peer.proc.0.as_str()),
+                items,
+            })
+            .encode(&codec)
+            .ok()
+        }
+        _ => None,
+    };
+    if let Some(bytes) = named {
+        if let Some(peer) = core.conns.get_mut(&conn) {
+            peer.segment_named = true;
+        }
+        return core.send_payload(conn, tag, Some(bytes));
+    }
     let blob = core.namespaces.get_mut(&peer.proc.0).and_then(|ns| {
         let blob = ns.blob(&codec)?;
         Some(match ns.late_items(rank, &codec) {

@@ -89,6 +89,12 @@ pub struct CoreConfig {
     /// `Host::provides`): whether the job spans nodes through it, and which of the
     /// optional upcalls it has (default: none, one node and no host).
     pub provides: Provides,
+    /// Whether each namespace's job information is also written as a node-store
+    /// segment (docs/serving.md §5) at registration, for the I/O layer to place
+    /// ([`super::Core::take_segment`], [`super::Core::segment_placed`]) and the
+    /// REQ of a client that announced [`pmix_wire::nodestore::GDS_NAME`] to name.
+    /// Default false (a core without an I/O layer has nowhere to put one).
+    pub node_store: bool,
     /// A number that tells this server from the other servers of a host (the
     /// runtime sets the process id and start time; 0 by default): part of the mark
     /// by which it knows its own events when a host hands them back.
@@ -131,6 +137,7 @@ impl CoreConfig {
             service: None,
             locate_unplaced: false,
             hwloc_xml: None,
+            node_store: false,
             provides: Provides::NONE,
             instance: 0,
         }

@@ -194,6 +194,13 @@ pub struct ServerConfig {
     /// [`Server::shutdown`] removes them, and a server starting removes those a
     /// killed server of ours left (their pid gone).
     pub rendezvous: bool,
+    /// Whether each namespace's job information is written once as a node-store
+    /// segment (docs/serving.md §5) in the server's temporary directory, owned by
+    /// the namespace's user and readable by it alone, removed with the namespace:
+    /// our clients map it instead of receiving the job information, and
+    /// [`Server::client_env`] offers `PMIX_GDS_MODULE=pxns,hash` (OpenPMIx clients
+    /// pick `hash` from it). Default true.
+    pub node_store: bool,
 }
 
 /// The limits a launcher may set by name ([`ServerConfig::set_limit`]), each with
@@ -391,6 +398,7 @@ impl Default for ServerConfig {
             hwloc_xml: None,
             log: true,
             rendezvous: false,
+            node_store: true,
         }
     }
 }
@@ -555,6 +563,8 @@ pub struct Server {
     /// The name a host gave this node in each namespace it placed
     /// ([`NamespaceSpec::placement`]): its clients' `PMIX_HOSTNAME`.
     node_names: Mutex<HashMap<String, String>>,
+    /// [`ServerConfig::node_store`].
+    node_store: bool,
 }
 
 impl Server {
@@ -586,13 +596,16 @@ impl Server {
         let tmpdir = make_private_dir(&system_tmpdir, &hostname, pid)?;
         let provides = host.provides();
         let started = progress::Loop::bind(&cfg, &nspace, &hostname, provides);
-        let (lp, waker, addr) = match started {
+        let (mut lp, waker, addr) = match started {
             Ok(x) => x,
             Err(e) => {
                 let _ = std::fs::remove_dir(&tmpdir);
                 return Err(e);
             }
         };
+        if cfg.node_store {
+            lp.store_dir = Some(tmpdir.clone());
+        }
         let (commands, command_rx) = mpsc::channel();
         let mailbox = Mailbox {
             commands,
@@ -641,6 +654,7 @@ impl Server {
             counters,
             rendezvous,
             node_names: Mutex::new(HashMap::new()),
+            node_store: cfg.node_store,
         })
     }
 
@@ -737,7 +751,8 @@ impl Server {
     /// The environment a client rank `nspace`:`rank` must be started with
     /// (docs/serving.md §1, docs/wire.md §2.1): `PMIX_NAMESPACE`, `PMIX_RANK`, the server URI
     /// under every name a 4.x/3.x/2.x client looks for (`PMIX_SERVER_URI41`, `…4`,
-    /// `…3`, `…21`, `…2`), `PMIX_SECURITY_MODE=native`, `PMIX_GDS_MODULE=hash`,
+    /// `…3`, `…21`, `…2`), `PMIX_SECURITY_MODE=native`, `PMIX_GDS_MODULE` (`pxns,hash`
+    /// with [`ServerConfig::node_store`], else `hash`),
     /// `PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_NON_DESC`, `PMIX_VERSION`,
     /// `PMIX_HOSTNAME`, `PMIX_SERVER_TMPDIR` and `PMIX_SYSTEM_TMPDIR`.
     ///
@@ -760,7 +775,14 @@ impl Server {
                 "PMIX_BFROP_BUFFER_TYPE".into(),
                 "PMIX_BFROP_BUFFER_NON_DESC".into(),
             ),
-            ("PMIX_GDS_MODULE".into(), "hash".into()),
+            (
+                "PMIX_GDS_MODULE".into(),
+                if self.node_store {
+                    format!("{},hash", pmix_wire::nodestore::GDS_NAME)
+                } else {
+                    "hash".into()
+                },
+            ),
             ("PMIX_SERVER_TMPDIR".into(), path(&self.tmpdir)),
             ("PMIX_SYSTEM_TMPDIR".into(), path(&self.system_tmpdir)),
             ("PMIX_HOSTNAME".into(), self.node_name(nspace)),

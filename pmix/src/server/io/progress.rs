@@ -71,6 +71,13 @@ pub(crate) struct Loop {
     /// This process's own binding, read once when a rank may need locating
     /// ([`ServerConfig::locate_unplaced`]): a rank bound to all of it is unbound.
     own_binding: Option<pmix_core::CpuSet>,
+    /// Where node-store segments are placed ([`ServerConfig::node_store`]: the
+    /// server's temporary directory); `None`: no segment is written.
+    pub(crate) store_dir: Option<std::path::PathBuf>,
+    /// The segment files placed, by namespace: removed with it.
+    segments: HashMap<String, std::path::PathBuf>,
+    /// The number of the next segment file.
+    next_segment: u64,
     shutdown: bool,
 }
 
@@ -107,6 +114,7 @@ impl Loop {
         core_cfg.service = cfg.service.clone();
         core_cfg.locate_unplaced = cfg.locate_unplaced;
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
+        core_cfg.node_store = cfg.node_store;
         core_cfg.provides = provides;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -142,6 +150,9 @@ impl Loop {
             } else {
                 None
             },
+            store_dir: None,
+            segments: HashMap::new(),
+            next_segment: 0,
             shutdown: false,
         };
         Ok((lp, waker, addr))
@@ -622,6 +633,47 @@ impl Loop {
         }
     }
 
+    /// Places the node-store segment the core wrote for `nspace` (docs/serving.md
+    /// §5.3): a file `pxns.N` in the server's temporary directory, owned by the
+    /// namespace's user and readable by it alone. A segment that cannot be placed
+    /// is dropped (with a warning): the namespace's clients then get their job
+    /// information by message.
+    fn place_segment(&mut self, nspace: &str) {
+        let Some(dir) = self.store_dir.clone() else {
+            return;
+        };
+        let Some((bytes, uid, gid)) = self.core.take_segment(nspace) else {
+            return;
+        };
+        let name = format!("pxns.{}", self.next_segment);
+        self.next_segment += 1;
+        let placed = crate::os::write_segment_file(&dir, &name, &bytes).and_then(|path| {
+            let owned = if (uid, gid) != (self.server_uid, net::effective_ids().1) {
+                std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+            } else {
+                Ok(())
+            };
+            match owned {
+                Ok(()) => Ok(path),
+                Err(e) => {
+                    let _ = std::fs::remove_file(&path);
+                    Err(e)
+                }
+            }
+        });
+        match placed {
+            Ok(path) => {
+                self.core
+                    .segment_placed(nspace, path.to_string_lossy().into_owned());
+                self.segments.insert(nspace.to_owned(), path);
+            }
+            Err(e) => self.warn(format_args!(
+                "the node-store segment of {nspace} could not be written in {}: {e}",
+                dir.display()
+            )),
+        }
+    }
+
     /// Writes what is queued for `id`; a dead socket is closed (and the core told).
     fn flush(&mut self, id: ConnId, ctx: &mut Ctx<'_>) {
         let Some(conn) = self.conns.get_mut(&id) else {
@@ -692,9 +744,13 @@ impl Loop {
                 Command::Adopt(stream) => self.adopt(stream, ctx),
                 Command::AddNamespace(spec, reply) => {
                     let core = &mut self.core;
+                    let nspace = spec.nspace.clone();
                     let r = catch_unwind(AssertUnwindSafe(|| core.add_namespace(spec)));
                     match r {
                         Ok(r) => {
+                            if r.is_ok() {
+                                self.place_segment(&nspace);
+                            }
                             let _ = reply.send(r);
                         }
                         Err(_) => self.warn(format_args!("internal error adding a namespace")),
@@ -704,6 +760,10 @@ impl Loop {
                     let now = Instant::now();
                     let core = &mut self.core;
                     let r = catch_unwind(AssertUnwindSafe(|| core.remove_namespace(&nspace, now)));
+                    if let Some(path) = self.segments.remove(&nspace) {
+                        // Mappings made before stay valid.
+                        let _ = std::fs::remove_file(path);
+                    }
                     match r {
                         Ok(r) => {
                             let _ = reply.send(r);

@@ -1,0 +1,235 @@
+//! Job information from the node store against job information by message
+//! (issue 36), side by side in one run: a job of n ranks (1,000, 10,000,
+//! 100,000) all on this node, served by our server in this process, and 128 of its
+//! ranks connecting as our clients (`Pmix::init`), once announcing `pxns` (their
+//! REQ names the segment, they map it) and once `hash` (their REQ brings every
+//! local rank's blob, OpenPMIx 4.2's layout).
+//!
+//! Printed per size and way:
+//! - **REQ answer**: its bytes, from the server core alone (one client of each
+//!   kind connected to a core that placed the segment);
+//! - **init**: the median `PMIx_Init` of the 128 (handshake, REQ, the job
+//!   information kept or mapped);
+//! - **private**: the bytes this process grew by per client while the 128 were
+//!   connected (a counting allocator: the client's job information, its
+//!   connection and threads, and the server's own bytes for the connection);
+//! - **node**: the bytes of job information on the node: the segment (one
+//!   copy, mapped by every client) plus 128 clients' private bytes;
+//! - **get job key** / **get peer key**: medians of a get of `pmix.job.size` and
+//!   of another rank's `pmix.lrank` (warm: the first get of a rank's blob decodes
+//!   it by message).
+//!
+//! Targets (the issue's): the REQ answer <= 1 KB at every size, private <= 8 KB per
+//! client, a connected init <= 200 us, a job-level get <= 200 ns. Verdicts are
+//! printed; the exit status is 0 either way.
+//!
+//! `cargo bench -p pmix --bench job_store`; `PMIX_STORE_SIZES=1000` and
+//! `PMIX_STORE_CLIENTS=16` change the sizes and the clients.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use pmix::server::core::{Core, CoreConfig, Output};
+use pmix::server::{NamespaceSpec, Server, ServerConfig};
+use pmix::{Connect, InitOptions, Pmix, Role};
+use pmix_wire::frame::TAG_FIRST_REQUEST;
+use pmix_wire::{Frame, Rank, Request};
+
+#[global_allocator]
+static ALLOC: common::counting::Counting = common::counting::Counting;
+
+use common::counting::live;
+
+const NS: &str = "job";
+const SIZES: [u32; 3] = [1_000, 10_000, 100_000];
+const CLIENTS: u32 = 128;
+const GETS: u32 = 20_000;
+
+/// The bytes of the REQ answer a `hash` client and a `pxns` client get, and the
+/// segment's bytes, from a core serving `n` ranks.
+fn answers(n: u32) -> (usize, usize, usize) {
+    let (uid, gid) = pmix::os::effective_ids();
+    let mut cfg = CoreConfig::new("srv", 0, "node0", uid, gid);
+    cfg.node_store = true;
+    let mut core = Core::new(cfg);
+    core.add_namespace(NamespaceSpec::single_node(NS, n, uid, gid))
+        .expect("namespace");
+    let (segment, _, _) = core.take_segment(NS).expect("a segment");
+    core.segment_placed(NS, "/a/segment".into());
+    let now = Instant::now();
+    let mut sizes = [0usize; 2];
+    for (rank, gds) in [(0u32, "hash"), (1, pmix_wire::nodestore::GDS_NAME)] {
+        let mut msg = common::connect_msg(rank, uid, gid);
+        msg.gds = gds.into();
+        let codec = msg.codec(Default::default()).expect("codec");
+        let conn = u64::from(rank);
+        core.connect(conn, &msg, uid, now).expect("connect");
+        while core.poll_output().is_some() {}
+        let req = Request::Req.encode(&codec).expect("REQ");
+        core.frame(
+            conn,
+            &Frame::new(rank as i32, TAG_FIRST_REQUEST, req).unwrap(),
+            now,
+        );
+        while let Some(o) = core.poll_output() {
+            if let Output::Send { bytes, .. } = o {
+                sizes[rank as usize] = bytes.len();
+            }
+        }
+    }
+    (sizes[0], sizes[1], segment.len())
+}
+
+/// What `clients` clients of one way cost.
+struct Way {
+    init: Duration,
+    private: usize,
+    job_get: Duration,
+    peer_get: Duration,
+    mapped: bool,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// `clients` ranks of a job of `n` connect to `server`, with the node store or
+/// without.
+fn way(server: &Server, n: u32, clients: u32, store: bool) -> Way {
+    let before = live();
+    let mut inits = Vec::new();
+    let mut ranks = Vec::new();
+    let first = if store { 0 } else { clients };
+    for r in first..first + clients {
+        let vars = server.client_env(NS, r);
+        let mut env = pmix::client::ServerEnv::from_vars(|k| {
+            vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+        })
+        .unwrap()
+        .expect("env");
+        env.node_store = store;
+        let t = Instant::now();
+        let p = Pmix::init(
+            Role::Client,
+            InitOptions {
+                connect: Connect::To(env),
+                ..InitOptions::default()
+            },
+        )
+        .expect("init");
+        inits.push(t.elapsed());
+        ranks.push(p);
+    }
+    let private = (live() - before) / clients as usize;
+    let c = ranks[0].client().unwrap();
+    let me = ranks[0].proc_id().rank;
+    let peer = (me + 1) % n;
+    let _ = c.get(NS, peer, "pmix.lrank", &[]).unwrap();
+    let timed = |rank: u32, key: &str| {
+        let mut v = Vec::with_capacity(GETS as usize);
+        for _ in 0..GETS {
+            let t = Instant::now();
+            std::hint::black_box(c.get(NS, rank, key, &[]).unwrap());
+            v.push(t.elapsed());
+        }
+        median(v)
+    };
+    let w = Way {
+        init: median(inits),
+        private,
+        job_get: timed(Rank::WILDCARD.0, "pmix.job.size"),
+        peer_get: timed(peer, "pmix.lrank"),
+        mapped: c.reads_node_store(),
+    };
+    for p in ranks {
+        p.finalize().unwrap();
+    }
+    w
+}
+
+fn env_u32s(var: &str) -> Option<Vec<u32>> {
+    std::env::var(var)
+        .ok()
+        .map(|s| s.split(',').map(|x| x.trim().parse().expect(var)).collect())
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "NOT met" }
+}
+
+fn main() {
+    let sizes = env_u32s("PMIX_STORE_SIZES").unwrap_or(SIZES.to_vec());
+    let clients = env_u32s("PMIX_STORE_CLIENTS").map_or(CLIENTS, |v| v[0]);
+    let mut worst = (0usize, 0usize, Duration::ZERO, Duration::ZERO);
+    println!(
+        "{:>7} {:<5} {:>12} {:>10} {:>12} {:>14} {:>12} {:>13}",
+        "ranks",
+        "way",
+        "REQ answer B",
+        "init us",
+        "private B",
+        "node B",
+        "get job ns",
+        "get peer ns"
+    );
+    for n in sizes {
+        let (hash_answer, store_answer, segment) = answers(n);
+        let cfg = ServerConfig {
+            log: false,
+            max_connections: 2 * clients as usize + 16,
+            ..ServerConfig::default()
+        };
+        let server = Server::start(cfg).expect("server");
+        let (uid, gid) = pmix::os::effective_ids();
+        server
+            .add_namespace(NamespaceSpec::single_node(NS, n, uid, gid))
+            .expect("namespace");
+        let k = clients.min(n / 2);
+        for (name, store, answer) in [("hash", false, hash_answer), ("pxns", true, store_answer)] {
+            let w = way(&server, n, k, store);
+            assert_eq!(w.mapped, store, "the {name} clients' store");
+            let node = w.private * k as usize + if store { segment } else { 0 };
+            println!(
+                "{n:>7} {name:<5} {answer:>12} {:>10.1} {:>12} {node:>14} {:>12.0} {:>13.0}",
+                us(w.init),
+                w.private,
+                w.job_get.as_nanos() as f64,
+                w.peer_get.as_nanos() as f64
+            );
+            if store {
+                worst.0 = worst.0.max(answer);
+                worst.1 = worst.1.max(w.private);
+                worst.2 = worst.2.max(w.init);
+                worst.3 = worst.3.max(w.job_get);
+            }
+        }
+        server.shutdown().unwrap();
+    }
+    println!("verdicts (pxns, worst size):");
+    println!(
+        "  REQ answer <= 1 KB: {} ({} B)",
+        verdict(worst.0 <= 1024),
+        worst.0
+    );
+    println!(
+        "  private job data <= 8 KB per client: {} ({} B, the connection and its threads included)",
+        verdict(worst.1 <= 8 * 1024),
+        worst.1
+    );
+    println!(
+        "  connected init <= 200 us: {} ({:.1} us)",
+        verdict(worst.2 <= Duration::from_micros(200)),
+        us(worst.2)
+    );
+    println!(
+        "  job-level get <= 200 ns: {} ({} ns)",
+        verdict(worst.3 <= Duration::from_nanos(200)),
+        worst.3.as_nanos()
+    );
+}
