@@ -80,10 +80,19 @@ fn key_file(dir: &SharedDir) -> Option<PathBuf> {
         keys.len()
     );
     let file = dir.path().join("keys.txt");
-    let text: String = keys.iter().map(|k| format!("{k}\n")).collect();
+    // And ours that names the node-store segment a client of ours maps.
+    let text: String = keys
+        .iter()
+        .chain(&[NODE_STORE_KEY])
+        .map(|k| format!("{k}\n"))
+        .collect();
     std::fs::write(&file, text).expect("write the key list");
     Some(file)
 }
+
+/// The job-level key by which our client names the node-store segment it maps
+/// (docs/serving.md §5.5): where each node's segment is, so compared by presence.
+const NODE_STORE_KEY: &str = "pmixrs.nstore";
 
 /// One answer of keydump: (rank, level, target, key).
 type Slot = (u32, String, String, String);
@@ -214,16 +223,66 @@ fn keydump_run(dir: &SharedDir, launch: impl FnOnce(&str) -> Run) -> Run {
     run
 }
 
+/// Which server a keydump run is under, and how our client is told to store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Server {
+    /// OpenPMIx's (its clients on `hash`).
+    OpenPmix,
+    /// Ours (our client maps the node store).
+    Ours,
+    /// Ours, `PMIX_MCA_gds=hash` (our client is sent the job information).
+    OursHash,
+}
+
 /// Runs the key comparison with `launch` (one run of keydump with a given build,
-/// under OpenPMIx's server when `openpmix`), printing the extras and asserting
-/// OpenPMIx's answers are ours.
-fn key_by_key(what: &str, launch: &dyn Fn(&Path, bool) -> Run, ours: &Path, theirs: &Path) {
-    let reference: Vec<Run> = (0..2).map(|_| launch(theirs, true)).collect();
-    let under_ours: Vec<Run> = (0..3).map(|_| launch(theirs, false)).collect();
-    let ours_client = launch(ours, false);
-    for r in reference.iter().chain(&under_ours).chain([&ours_client]) {
+/// under a given server), printing the extras and asserting OpenPMIx's answers are
+/// ours, and that our client answers alike from the node store and without it.
+fn key_by_key(what: &str, launch: &dyn Fn(&Path, Server) -> Run, ours: &Path, theirs: &Path) {
+    let reference: Vec<Run> = (0..2).map(|_| launch(theirs, Server::OpenPmix)).collect();
+    let under_ours: Vec<Run> = (0..3).map(|_| launch(theirs, Server::Ours)).collect();
+    let ours_client = launch(ours, Server::Ours);
+    let ours_hash = launch(ours, Server::OursHash);
+    for r in reference
+        .iter()
+        .chain(&under_ours)
+        .chain([&ours_client, &ours_hash])
+    {
         assert_ok(what, r);
     }
+    // Our client reads the node store on every node, and answers every key as
+    // it does with the job information sent (PMIX_MCA_gds=hash).
+    let (mapped, sent) = (answers(&ours_client), answers(&ours_hash));
+    let named: BTreeSet<u32> = mapped
+        .iter()
+        .filter(|(s, v)| s.1 == "job" && s.3 == NODE_STORE_KEY && v.contains("pxns."))
+        .map(|(s, _)| s.0)
+        .collect();
+    assert_eq!(
+        named.len(),
+        7,
+        "{what}: ranks that map the node store: {named:?}"
+    );
+    assert!(!sent.keys().any(|s| s.3 == NODE_STORE_KEY), "{what}");
+    // Each run's servers are others: their own identity is compared by presence.
+    let differ: Vec<String> = mapped
+        .iter()
+        .filter(|(s, _)| s.3 != NODE_STORE_KEY)
+        .filter(|(s, v)| match sent.get(*s) {
+            Some(_) if SERVER_KEYS.contains(&s.3.as_str()) => false,
+            other => other != Some(*v),
+        })
+        .map(|(s, v)| format!("{s:?}: {v} (sent: {:?})", sent.get(s)))
+        .chain(
+            sent.keys()
+                .filter(|s| !mapped.contains_key(*s))
+                .map(|s| format!("{s:?}: only with the job information sent")),
+        )
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{what}: the node store answers differ:\n{}",
+        differ.join("\n")
+    );
     let theirs_answers = union(&reference);
     assert!(
         theirs_answers.len() > 100,
@@ -272,13 +331,13 @@ fn slurm_node_identity_and_every_key_match_openpmix_key_by_key() {
         return;
     };
     bed.install_ours(&dir.lib("pmix_ffi"));
-    let launch = |exe: &Path, openpmix: bool| {
-        let (cluster, env) = if openpmix {
+    let launch = |exe: &Path, server: Server| {
+        let (cluster, env) = match server {
             // OpenPMIx's clients there use its shared-memory store; under our server
             // they use the hash store, so the reference uses it too.
-            (Cluster::OpenPmix, vec![("PMIX_MCA_gds", "hash")])
-        } else {
-            (Cluster::Ours, vec![])
+            Server::OpenPmix => (Cluster::OpenPmix, vec![("PMIX_MCA_gds", "hash")]),
+            Server::Ours => (Cluster::Ours, vec![]),
+            Server::OursHash => (Cluster::Ours, vec![("PMIX_MCA_gds", "hash")]),
         };
         keydump_run(&dir, |out| {
             let args = ["-N", "3", "-n", "7", path(exe), path(&keys), out];
@@ -301,15 +360,19 @@ fn mpirun_node_identity_and_every_key_match_openpmix_key_by_key() {
         return;
     };
     let dropin = dir.dropin();
-    let launch = |exe: &Path, openpmix: bool| {
+    let launch = |exe: &Path, server: Server| {
         keydump_run(&dir, |out| {
             let mut args = vec!["--host", "node1:2,node2:3,node3:2"];
-            if openpmix {
+            if server == Server::OpenPmix {
                 args.extend(["-x", "PMIX_MCA_gds=hash", path(exe), path(&keys), out]);
                 bed.mpirun(None, &args, LIMIT)
             } else {
                 let x = "LD_LIBRARY_PATH=/nonexistent";
-                args.extend(["-x", x, path(exe), path(&keys), out]);
+                args.extend(["-x", x]);
+                if server == Server::OursHash {
+                    args.extend(["-x", "PMIX_MCA_gds=hash"]);
+                }
+                args.extend([path(exe), path(&keys), out]);
                 bed.mpirun(Some(&dropin), &args, LIMIT)
             }
         })

@@ -164,7 +164,12 @@ fn a_client_of_our_server_maps_its_job_information_from_a_segment_only_its_user_
     assert!(meta.file_type().is_file());
     assert_eq!(meta.permissions().mode() & 0o777, 0o400);
     let p = client(env_of(&s, NS, 2, &[]));
-    assert!(p.client().unwrap().reads_node_store());
+    let c = p.client().unwrap();
+    assert!(c.reads_node_store());
+    assert_eq!(
+        c.get(NS, Rank::WILDCARD.0, "pmixrs.nstore", &[]).unwrap(),
+        Value::string(files[0].to_str().unwrap())
+    );
     // The segment goes with the namespace (a mapping made before stays valid).
     s.remove_namespace(NS).unwrap();
     assert!(segments(&s).is_empty());
@@ -231,7 +236,12 @@ fn without_the_store_the_server_writes_no_segment_and_offers_hash() {
     let env = s.client_env(NS, 2);
     assert!(env.contains(&("PMIX_GDS_MODULE".into(), "hash".into())));
     let p = client(env_of(&s, NS, 2, &[]));
-    assert!(!p.client().unwrap().reads_node_store());
+    let c = p.client().unwrap();
+    assert!(!c.reads_node_store());
+    let e = c
+        .get(NS, Rank::WILDCARD.0, "pmixrs.nstore", &[])
+        .unwrap_err();
+    assert_eq!(e.status(), pmix_core::Status::ERR_NOT_FOUND);
     p.finalize().unwrap();
     s.shutdown().unwrap();
 }

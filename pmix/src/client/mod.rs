@@ -265,7 +265,7 @@ impl Client {
         if seg.nspace() != env.nspace {
             return Err(None);
         }
-        Store::mapped(seg, items, env.rank, hostname).map_err(|_| None)
+        Store::mapped(seg, path, items, env.rank, hostname).map_err(|_| None)
     }
 
     /// The job information of a REQ reply.
@@ -305,6 +305,8 @@ impl Client {
     /// Whether this process reads its job information from the node store (a
     /// segment its server wrote once for every client of the node, mapped
     /// read-only: docs/serving.md §5) rather than from a copy the server sent it.
+    /// A get of the job-level key `pmixrs.nstore` then answers the segment's path
+    /// (any client library's program can tell), `PMIX_ERR_NOT_FOUND` otherwise.
     pub fn reads_node_store(&self) -> bool {
         self.store.is_mapped()
     }

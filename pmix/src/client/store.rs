@@ -74,6 +74,9 @@ pub(crate) struct Puts {
 /// then.
 struct Mapped {
     seg: Segment<Mapping>,
+    /// Where the segment is: the job-level `pmixrs.nstore` (what tells a program,
+    /// and a test, that it reads the node store).
+    path: String,
     /// What the REQ reply added of a rank's own (its second blob: what the server
     /// found when it connected), read before the segment.
     late: HashMap<u32, Vec<Kval>>,
@@ -216,6 +219,7 @@ impl Store {
     /// then asks for the job information by message.
     pub(crate) fn mapped(
         seg: Segment<Mapping>,
+        path: &str,
         extra: Vec<JobItem>,
         rank: u32,
         hostname: &str,
@@ -262,6 +266,7 @@ impl Store {
         );
         store.mapped = Some(Mapped {
             seg,
+            path: path.to_owned(),
             late,
             nodes: OnceLock::new(),
         });
@@ -415,6 +420,9 @@ impl Store {
             // job-level keys.
             if key == keys::NODE_INFO_ARRAY || key == keys::APP_INFO_ARRAY {
                 return None;
+            }
+            if key == keys::RS_NODE_STORE {
+                return Some(Value::from(m.path.as_str()));
             }
             return m.seg.get(WILDCARD, key).and_then(Result::ok);
         }
