@@ -230,6 +230,27 @@ fn a_segment_that_cannot_be_mapped_falls_back_to_the_message() {
 }
 
 #[test]
+fn a_host_naming_a_local_rank_after_another_node_gets_no_segment() {
+    // The segment's job-level keys are this node's; a client takes as its node
+    // the one its own pmix.hname names: where they differ, messages.
+    let mut spec = spec(NS);
+    if let Some(p) = spec.placement.as_mut() {
+        p.proc_info[2].1[0] = Kval::new(pmix_wire::keys::HOSTNAME, "node0");
+    }
+    let s = Server::start(ServerConfig {
+        hostname: Some("node1".into()),
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    s.add_namespace(spec).unwrap();
+    assert!(segments(&s).is_empty());
+    let p = client(env_of(&s, NS, 3, &[]));
+    assert!(!p.client().unwrap().reads_node_store());
+    p.finalize().unwrap();
+    s.shutdown().unwrap();
+}
+
+#[test]
 fn without_the_store_the_server_writes_no_segment_and_offers_hash() {
     let s = server(NS, false);
     assert!(segments(&s).is_empty());

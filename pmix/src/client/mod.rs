@@ -401,6 +401,10 @@ impl Client {
     /// `PMIX_ERR_NOT_FOUND` when nobody has the key; the server's status
     /// (`PMIX_ERR_TIMEOUT`, …); [`Error::Unreach`] when the server is gone.
     pub fn get(&self, nspace: &str, rank: u32, key: &str, info: &[Info]) -> Result<Value, Error> {
+        // Answered here, it costs no channel and no callback.
+        if let Some(answer) = self.answer_here(nspace, rank, key, info) {
+            return answer;
+        }
         self.conn.blocking(
             None,
             |done| self.get_then(nspace, rank, key, info, done),
@@ -441,6 +445,10 @@ impl Client {
     ) -> Result<(), Error> {
         let own_job = nspace == self.me.nspace;
         let reserved = key.starts_with("pmix");
+        if !fresh && let Some(answer) = self.answer_here(nspace, rank, key, info) {
+            done(answer);
+            return Ok(());
+        }
         let quals: Vec<Info> = info
             .iter()
             .filter(|i| i.flags.contains(InfoFlags::QUALIFIER))
@@ -460,24 +468,6 @@ impl Client {
                 qualified_reply(reply, &nspace, rank, &key, &quals)
             });
         }
-        if !fresh
-            && own_job
-            && rank == Rank::WILDCARD.0
-            && let Some((name, id)) = node_directive(info)
-            && let Some(found) = self.store.node_level(name, id, key)
-        {
-            done(found.ok_or_else(|| {
-                status_error(
-                    Status::ERR_NOT_FOUND.0,
-                    format!("no {key:?} in the information of that node"),
-                )
-            }));
-            return Ok(());
-        }
-        if !fresh && let Some(answer) = self.get_local(nspace, rank, key) {
-            done(answer);
-            return Ok(());
-        }
         let mut info = info.to_vec();
         if own_job && reserved && !info.iter().any(|i| i.key == pmix_wire::keys::IMMEDIATE) {
             info.push(Info::new(pmix_wire::keys::IMMEDIATE, true));
@@ -493,6 +483,35 @@ impl Client {
         self.request_then(req, done, move |reply| {
             get_reply(&store, reply, &nspace, rank, &key)
         })
+    }
+
+    /// What [`Client::get`] answers without the server: a node-level get of this
+    /// job from the node arrays, else [`Client::get_local`]; `None` for a
+    /// qualified get (only the server holds those) and whatever only the server
+    /// can answer.
+    fn answer_here(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        info: &[Info],
+    ) -> Option<Result<Value, Error>> {
+        if info.iter().any(|i| i.flags.contains(InfoFlags::QUALIFIER)) {
+            return None;
+        }
+        if nspace == self.me.nspace
+            && rank == Rank::WILDCARD.0
+            && let Some((name, id)) = node_directive(info)
+            && let Some(found) = self.store.node_level(name, id, key)
+        {
+            return Some(found.ok_or_else(|| {
+                status_error(
+                    Status::ERR_NOT_FOUND.0,
+                    format!("no {key:?} in the information of that node"),
+                )
+            }));
+        }
+        self.get_local(nspace, rank, key)
     }
 
     /// The value of `key` for `nspace`:`rank` as [`Client::get`] finds it without

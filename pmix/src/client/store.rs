@@ -105,13 +105,6 @@ fn infos_of(v: &Value) -> Vec<Info> {
         .unwrap_or_default()
 }
 
-/// The host name an array of node information names.
-fn host_of(arr: &[Info]) -> Option<&str> {
-    arr.iter()
-        .find(|i| i.key == keys::HOSTNAME)
-        .and_then(|i| i.value.as_str())
-}
-
 /// A client's store.
 pub(crate) struct Store {
     /// The job information mapped from the node store; `None`: it came by message,
@@ -212,11 +205,14 @@ impl Store {
     /// node-store segment `seg` (its namespace checked by the caller), with the
     /// items `extra` of the REQ reply that named it (a rank's own second blob).
     ///
+    /// The segment's job-level keys are its first node array's: the server
+    /// writes a segment only where that is the node every local rank's own
+    /// `pmix.hname` names (the one a store made from the message takes).
+    ///
     /// # Errors
     /// A description of why the segment cannot stand for the job information: a
-    /// blob of `extra` that does not decode, or a segment whose first node array
-    /// (the one its job-level keys come from) is not this rank's node. The caller
-    /// then asks for the job information by message.
+    /// blob of `extra` that does not decode. The caller then asks for the job
+    /// information by message.
     pub(crate) fn mapped(
         seg: Segment<Mapping>,
         path: &str,
@@ -235,25 +231,6 @@ impl Store {
                     list.retain(|old| old.key != k.key);
                     list.push(k.clone());
                 }
-            }
-        }
-        // The segment's job-level keys are its first node array's: that must be the
-        // node a store made from the message would take for this one.
-        let first = seg
-            .record(WILDCARD)
-            .and_then(|r| r.get_all(keys::NODE_INFO_ARRAY).next())
-            .map(|v| v.map_err(|e| format!("the first node array does not decode: {e}")))
-            .transpose()?;
-        if let Some(first) = first.as_ref().map(infos_of) {
-            let own = match seg.get(rank, keys::HOSTNAME) {
-                Some(Ok(v)) => v.as_str().map(str::to_owned),
-                _ => None,
-            };
-            let named = host_of(&first);
-            if named.is_none() || (named != own.as_deref() && named != Some(hostname)) {
-                return Err(format!(
-                    "its first node is {named:?}, this rank's is {own:?} on {hostname:?}"
-                ));
             }
         }
         let mut store = Store::new(

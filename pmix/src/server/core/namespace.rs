@@ -377,6 +377,25 @@ impl Namespace {
     /// when it cannot be written (a value the segment cannot hold, over 4 GiB):
     /// its clients then get the job information by message, as OpenPMIx's do.
     fn write_segment(&self) -> Segment {
+        // The segment's job-level keys are its first node array's: a client takes
+        // as its node the one its own `pmix.hname` names, so every local rank's
+        // must name this one (a host may register other names for its ranks:
+        // then every client is sent the job information instead).
+        let host = self.tail.iter().find_map(|i| match i {
+            JobItem::Node(arr) => arr
+                .iter()
+                .find(|i| i.key == pmix_wire::keys::HOSTNAME)
+                .map(|i| &i.value),
+            _ => None,
+        });
+        let named_here = |kv: &Vec<Kval>| {
+            kv.iter()
+                .find(|k| k.key == pmix_wire::keys::HOSTNAME)
+                .is_none_or(|k| Some(&k.value) == host)
+        };
+        if !self.rank_kvals.values().all(named_here) {
+            return Segment::None;
+        }
         // Only our clients map it, and each names this version in its handshake.
         let bfrops = JobItem::Value(Kval::new(
             pmix_wire::keys::BFROPS_MODULE,
