@@ -266,3 +266,117 @@ fn without_the_store_the_server_writes_no_segment_and_offers_hash() {
     p.finalize().unwrap();
     s.shutdown().unwrap();
 }
+
+/// Three ranks of one node put a GLOBAL, a LOCAL and a REMOTE value, commit and
+/// fence (collecting); then each gets every rank's three keys. The answers, and
+/// the server, per rank.
+fn modex(store: bool) -> (Vec<Vec<String>>, Server, Vec<Pmix>) {
+    let (uid, gid) = pmix::os::effective_ids();
+    let s = Server::start(ServerConfig::default()).unwrap();
+    s.add_namespace(NamespaceSpec::single_node("store.modex", 3, uid, gid))
+        .unwrap();
+    let gds: &[(&str, &str)] = if store {
+        &[]
+    } else {
+        &[("PMIX_MCA_gds", "hash")]
+    };
+    let ranks: Vec<Pmix> = (0..3)
+        .map(|r| client(env_of(&s, "store.modex", r, gds)))
+        .collect();
+    let threads: Vec<_> = ranks
+        .iter()
+        .cloned()
+        .map(|p| {
+            std::thread::spawn(move || {
+                let c = p.client().unwrap();
+                let me = p.proc_id().rank;
+                c.put(pmix_wire::Scope::GLOBAL, "g", Value::Uint32(me))
+                    .unwrap();
+                c.put(pmix_wire::Scope::LOCAL, "l", Value::Uint32(100 + me))
+                    .unwrap();
+                c.put(pmix_wire::Scope::REMOTE, "r", Value::Uint32(200 + me))
+                    .unwrap();
+                c.commit().unwrap();
+                c.fence(&[], &[Info::new("pmix.collect", true)]).unwrap();
+                let immediate = [Info::new("pmix.immediate", true)];
+                let mut out = Vec::new();
+                for r in 0..3 {
+                    for key in ["g", "l", "r"] {
+                        out.push(match c.get("store.modex", r, key, &immediate) {
+                            Ok(v) => format!("{r} {key} {v:?}"),
+                            Err(e) => format!("{r} {key} error {:?}", e.status()),
+                        });
+                    }
+                }
+                out
+            })
+        })
+        .collect();
+    let answers = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    (answers, s, ranks)
+}
+
+#[test]
+fn after_a_fence_peers_values_answer_alike_from_the_fence_segment_and_by_message() {
+    let (mapped, s, ranks) = modex(true);
+    let files = segments(&s);
+    // The job segment and the fence's.
+    assert_eq!(files.len(), 2, "{files:?}");
+    let (sent, t, others) = modex(false);
+    assert_eq!(mapped, sent);
+    assert!(
+        mapped[0].contains(&"2 l Uint32(102)".to_string()),
+        "{mapped:?}"
+    );
+    for p in ranks.into_iter().chain(others) {
+        p.finalize().unwrap();
+    }
+    s.shutdown().unwrap();
+    t.shutdown().unwrap();
+}
+
+#[test]
+fn after_one_get_names_the_fence_segment_the_others_need_no_server() {
+    let (uid, gid) = pmix::os::effective_ids();
+    let s = Server::start(ServerConfig::default()).unwrap();
+    s.add_namespace(NamespaceSpec::single_node("store.fence", 4, uid, gid))
+        .unwrap();
+    let ranks: Vec<Pmix> = (0..4)
+        .map(|r| client(env_of(&s, "store.fence", r, &[])))
+        .collect();
+    let threads: Vec<_> = ranks
+        .iter()
+        .cloned()
+        .map(|p| {
+            std::thread::spawn(move || {
+                let c = p.client().unwrap();
+                let me = p.proc_id().rank;
+                c.put(
+                    pmix_wire::Scope::GLOBAL,
+                    "k",
+                    Value::string(format!("v{me}")),
+                )
+                .unwrap();
+                c.commit().unwrap();
+                c.fence(&[], &[Info::new("pmix.collect", true)]).unwrap();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let c = ranks[0].client().unwrap();
+    // The first get asks the server, whose answer names the fence segment.
+    assert_eq!(
+        c.get("store.fence", 1, "k", &[]).unwrap(),
+        Value::string("v1")
+    );
+    // The server gone, the other ranks' values still come: from the mapping.
+    s.shutdown().unwrap();
+    for r in 2..4 {
+        assert_eq!(
+            c.get("store.fence", r, "k", &[]).unwrap(),
+            Value::string(format!("v{r}"))
+        );
+    }
+}

@@ -543,7 +543,10 @@ impl Client {
                 Ok(None) => {}
             }
         }
-        self.store.peer_value(nspace, rank, key).map(Ok)
+        self.store
+            .peer_value(nspace, rank, key)
+            .or_else(|| self.store.fence_value(nspace, rank, key))
+            .map(Ok)
     }
 
     /// What this process knows of its server under its own name, as OpenPMIx's
@@ -652,6 +655,9 @@ impl Client {
     /// When the request cannot be sent ([`Error::Unreach`], [`Error::BadParam`]):
     /// `done` is then dropped unrun. Every other outcome goes to `done`.
     pub fn fence_then(&self, procs: &[Proc], info: &[Info], done: Done<()>) -> Result<(), Error> {
+        // What the fence brings is in the next fence segment, which a get learns
+        // of: the last one is of the data before.
+        self.store.forget_fence_segment();
         let procs = if procs.is_empty() {
             vec![Proc::new(self.me.nspace.as_bytes(), Rank::WILDCARD.0)]
         } else {
@@ -1452,6 +1458,18 @@ fn get_reply(
         Reply::Status { status, .. } => Err(status_error(status.0, what())),
         Reply::GetNb(r) => {
             for d in &r.data {
+                if d.proc.rank == Rank::WILDCARD
+                    && let [kv] = d.kvals.as_slice()
+                    && kv.key == pmix_wire::keys::RS_NODE_STORE
+                {
+                    // Our server names the namespace's fence segment (docs/serving.md
+                    // §5.6): later gets are answered from it. One that cannot be
+                    // mapped leaves them to messages.
+                    if let Some(path) = kv.value.as_str() {
+                        store.map_fence_segment(path);
+                    }
+                    continue;
+                }
                 let (ns, rk) = if d.proc.rank == Rank::UNDEF {
                     (nspace.to_owned(), rank)
                 } else {

@@ -119,6 +119,9 @@ pub(crate) struct Store {
     blobs: HashMap<u32, ProcBlob>,
     decoded: Mutex<HashMap<u32, Arc<Vec<Kval>>>>,
     peers: Mutex<HashMap<(String, u32), Keyed>>,
+    /// The fence segment of this job our server named last (docs/serving.md
+    /// §5.6), until this process's next fence.
+    fence: Mutex<Option<Arc<Segment<Mapping>>>>,
     puts: Mutex<Puts>,
 }
 
@@ -136,6 +139,7 @@ impl Store {
             blobs: HashMap::new(),
             decoded: Mutex::new(HashMap::new()),
             peers: Mutex::new(HashMap::new()),
+            fence: Mutex::new(None),
             puts: Mutex::new(Puts::default()),
         };
         let mut nodes: Vec<Vec<Info>> = Vec::new();
@@ -470,6 +474,31 @@ impl Store {
             .get(&(nspace.to_owned(), rank))
             .and_then(|kv| kv.get(key))
             .cloned()
+    }
+
+    /// A value of `nspace`:`rank` in the fence segment mapped last (`None`: none
+    /// mapped, another namespace's, or not there).
+    pub(crate) fn fence_value(&self, nspace: &str, rank: u32, key: &str) -> Option<Value> {
+        let seg = lock(&self.fence).clone()?;
+        if seg.nspace() != nspace {
+            return None;
+        }
+        seg.get(rank, key).and_then(Result::ok)
+    }
+
+    /// Maps the fence segment at `path` in place of the last; one that cannot be
+    /// mapped, or parsed, is left out (gets then go to the server).
+    pub(crate) fn map_fence_segment(&self, path: &str) {
+        let seg = Mapping::file(std::path::Path::new(path))
+            .ok()
+            .and_then(|m| Segment::parse_lazy(m).ok());
+        *lock(&self.fence) = seg.map(Arc::new);
+    }
+
+    /// Forgets the fence segment mapped last (its data is older than what the
+    /// fence starting now brings).
+    pub(crate) fn forget_fence_segment(&self) {
+        *lock(&self.fence) = None;
     }
 
     /// Files what a GETNB reply brought for `nspace`:`rank` (a value already there

@@ -280,6 +280,9 @@ pub(super) fn fence(core: &mut Core, conn: ConnId, tag: u32, f: FenceNb, kind: K
         return;
     };
     let me = peer.proc.clone();
+    if kind == Kind::Fence {
+        super::nodestore::fenced(core, conn);
+    }
     if let Some(idx) = joinable(core, kind, &f.procs, &me) {
         if !core.may_wait(conn) {
             return core.reply_status(conn, tag, cmd, super::ERR_OUT_OF_RESOURCE);
@@ -568,6 +571,9 @@ pub(super) fn host_done(core: &mut Core, id: u64, status: Status, data: &[u8]) {
 /// reply.
 fn finish(core: &mut Core, fence: Fence, status: Status, remote: Vec<(ProcKey, Vec<u8>)>) {
     match fence.kind {
+        Kind::Fence if status == Status::SUCCESS => {
+            super::nodestore::fence_done(core, &fence.participants);
+        }
         Kind::Fence => {}
         Kind::Connect if status == Status::SUCCESS => return connected(core, fence),
         k => return reply_all(core, fence.contributors, k.command(), status),

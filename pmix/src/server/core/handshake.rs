@@ -129,6 +129,7 @@ pub(super) fn connect(
                     regs: Vec::new(),
                     node_store: false,
                     segment_named: false,
+                    fence_told: 0,
                 },
             );
             Ok(reply)
@@ -179,6 +180,7 @@ fn add_rank_peer(core: &mut Core, conn: ConnId, codec: pmix_wire::Codec, nspace:
             regs: Vec::new(),
             node_store: false,
             segment_named: false,
+            fence_told: 0,
         },
     );
     core.out.push_back(Output::Host(Upcall::Connected {

@@ -74,6 +74,7 @@ mod handshake;
 mod log;
 mod monitor;
 mod namespace;
+mod nodestore;
 mod pubsub;
 mod query;
 mod relay;
@@ -87,6 +88,7 @@ pub use distances::ORIGIN_KEY as DIST_ORIGIN_DIRECTIVE;
 pub use events::PROC_ABORTED;
 pub use fence::{FENCE_LOST, FT_KEY};
 pub use namespace::DIST_ORIGIN_KEY;
+pub use nodestore::NewSegment;
 pub use query::KNOWN_KEYS as QUERY_KEYS;
 pub use types::{
     ConnId, CoreConfig, HostAnswer, LogStream, NamespaceSpec, NodeSpec, Output, Placement,
@@ -137,6 +139,8 @@ pub struct Core {
     pub(crate) groups: groups::GroupState,
     /// Collectives and events carried for a host that cannot ([`Provides::relays`]).
     relay: relay::Relay,
+    /// Fence segments written, not yet taken by the I/O layer.
+    new_segments: Vec<nodestore::NewSegment>,
 }
 
 /// One connected peer.
@@ -158,6 +162,9 @@ pub(crate) struct Peer {
     /// Its REQ was answered with a segment's path: a second REQ (it could not map
     /// the segment) gets the job information itself.
     pub(crate) segment_named: bool,
+    /// The generation of its namespace's fence segment a GETNB answer last named
+    /// to it (0 after each fence it joins).
+    pub(crate) fence_told: u64,
 }
 
 impl Core {
@@ -181,6 +188,7 @@ impl Core {
             spawns: Default::default(),
             groups: Default::default(),
             relay: Default::default(),
+            new_segments: Vec::new(),
         }
     }
 

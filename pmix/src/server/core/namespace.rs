@@ -79,6 +79,8 @@ pub(crate) struct Namespace {
     late: BTreeMap<u32, Value>,
     /// The node-store segment of the job information ([`CoreConfig::node_store`]).
     pub(crate) segment: Segment,
+    /// The latest fence segment (docs/serving.md §5.6).
+    pub(crate) fence_segment: super::nodestore::FenceSegment,
 }
 
 /// Where a namespace's node-store segment is (docs/serving.md §5.3).
@@ -361,6 +363,7 @@ impl Namespace {
             distances,
             late: BTreeMap::new(),
             segment: Segment::None,
+            fence_segment: Default::default(),
         };
         if cfg.node_store {
             ns.segment = ns.write_segment();

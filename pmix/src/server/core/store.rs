@@ -208,6 +208,23 @@ impl Store {
             targets.retain(|(p, _), _| p.0 != nspace);
         }
     }
+
+    /// Every rank of `nspace` with committed values, ascending, with what a peer
+    /// of this node sees of them by default (LOCAL and GLOBAL puts; all of what the
+    /// host brought of another node's rank).
+    pub(crate) fn local_values<'a>(
+        &'a self,
+        nspace: &'a str,
+    ) -> impl Iterator<Item = (u32, &'a [Kval])> + 'a {
+        let mut ranks: Vec<(u32, &'a [Kval])> = self
+            .data
+            .iter()
+            .filter(|(p, c)| p.0 == nspace && !c.local.kvals.is_empty())
+            .map(|(p, c)| (p.1, c.local.kvals.as_slice()))
+            .collect();
+        ranks.sort_unstable_by_key(|(r, _)| *r);
+        ranks.into_iter()
+    }
 }
 
 /// COMMIT: store the buckets, answer `STATUS 0`, release the gets they satisfy.
@@ -238,6 +255,7 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
         return core.reply_status(conn, tag, Command::Commit, super::ERR_OUT_OF_RESOURCE);
     }
     (entry.local, entry.remote, entry.generation) = (local, remote, generation);
+    super::nodestore::data_changed(core, &proc.0);
     core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
     release(core, &proc, false);
     answer_host(core, &proc, Status::SUCCESS);
@@ -439,6 +457,7 @@ impl Core {
         entry.generation += 1;
         entry.local.upsert(&kvals, entry.generation);
         entry.remote.upsert(&kvals, entry.generation);
+        super::nodestore::data_changed(self, &proc.0);
         release(self, proc, false);
     }
 }
@@ -494,12 +513,21 @@ fn send_data(core: &mut Core, h: &HeldGet, kvals: Vec<Kval>, generation: u64) {
         .entry(conn)
         .or_default()
         .insert((target.clone(), h.scope), generation);
+    let mut data = vec![ProcData {
+        proc: Proc::new(target.0.as_str(), target.1),
+        kvals,
+    }];
+    // A client of the store learns of the namespace's fence segment here: its
+    // later gets are answered from it.
+    if let Some((proc, named)) = super::nodestore::named_to(core, conn, &target.0) {
+        data.push(ProcData {
+            proc,
+            kvals: vec![named],
+        });
+    }
     let reply = Reply::GetNb(GetNbReply {
         status: Status::SUCCESS,
-        data: vec![ProcData {
-            proc: Proc::new(target.0.as_str(), target.1),
-            kvals,
-        }],
+        data,
     });
     core.reply(conn, tag, &reply);
 }

@@ -76,6 +76,9 @@ pub(crate) struct Loop {
     pub(crate) store_dir: Option<std::path::PathBuf>,
     /// The segment files placed, by namespace: removed with it.
     segments: HashMap<String, std::path::PathBuf>,
+    /// Each namespace's latest fence segment file: removed when the next is
+    /// placed, or with the namespace (mappings made before stay valid).
+    fence_files: HashMap<String, std::path::PathBuf>,
     /// The number of the next segment file.
     next_segment: u64,
     shutdown: bool,
@@ -152,6 +155,7 @@ impl Loop {
             },
             store_dir: None,
             segments: HashMap::new(),
+            fence_files: HashMap::new(),
             next_segment: 0,
             shutdown: false,
         };
@@ -564,6 +568,7 @@ impl Loop {
                 }
             };
             let Some(out) = next else {
+                self.place_fence_segments();
                 return;
             };
             match out {
@@ -639,15 +644,47 @@ impl Loop {
     /// is dropped (with a warning): the namespace's clients then get their job
     /// information by message.
     fn place_segment(&mut self, nspace: &str) {
-        let Some(dir) = self.store_dir.clone() else {
-            return;
-        };
         let Some((bytes, uid, gid)) = self.core.take_segment(nspace) else {
             return;
         };
+        if let Some(path) = self.write_segment(nspace, &bytes, (uid, gid)) {
+            self.core
+                .segment_placed(nspace, path.to_string_lossy().into_owned());
+            self.segments.insert(nspace.to_owned(), path);
+        }
+    }
+
+    /// Places the fence segments the core wrote (docs/serving.md §5.6), each in
+    /// place of its namespace's last; one that cannot be placed is dropped (its
+    /// clients' gets go by message).
+    fn place_fence_segments(&mut self) {
+        for seg in self.core.take_segments() {
+            let Some(path) = self.write_segment(&seg.nspace, &seg.bytes, seg.owner) else {
+                continue;
+            };
+            self.core.fence_segment_placed(
+                &seg.nspace,
+                seg.generation,
+                path.to_string_lossy().into_owned(),
+            );
+            if let Some(old) = self.fence_files.insert(seg.nspace, path) {
+                let _ = std::fs::remove_file(old);
+            }
+        }
+    }
+
+    /// Writes `bytes` as the next `pxns.N` of the store's directory, owned by
+    /// `(uid, gid)`: its path, or `None` (warned) when it cannot be written.
+    fn write_segment(
+        &mut self,
+        nspace: &str,
+        bytes: &[u8],
+        (uid, gid): (u32, u32),
+    ) -> Option<std::path::PathBuf> {
+        let dir = self.store_dir.clone()?;
         let name = format!("pxns.{}", self.next_segment);
         self.next_segment += 1;
-        let placed = crate::os::write_segment_file(&dir, &name, &bytes).and_then(|path| {
+        let placed = crate::os::write_segment_file(&dir, &name, bytes).and_then(|path| {
             let owned = if (uid, gid) != (self.server_uid, net::effective_ids().1) {
                 std::os::unix::fs::chown(&path, Some(uid), Some(gid))
             } else {
@@ -662,15 +699,14 @@ impl Loop {
             }
         });
         match placed {
-            Ok(path) => {
-                self.core
-                    .segment_placed(nspace, path.to_string_lossy().into_owned());
-                self.segments.insert(nspace.to_owned(), path);
+            Ok(path) => Some(path),
+            Err(e) => {
+                self.warn(format_args!(
+                    "a node-store segment of {nspace} could not be written in {}: {e}",
+                    dir.display()
+                ));
+                None
             }
-            Err(e) => self.warn(format_args!(
-                "the node-store segment of {nspace} could not be written in {}: {e}",
-                dir.display()
-            )),
         }
     }
 
@@ -760,7 +796,13 @@ impl Loop {
                     let now = Instant::now();
                     let core = &mut self.core;
                     let r = catch_unwind(AssertUnwindSafe(|| core.remove_namespace(&nspace, now)));
-                    if let Some(path) = self.segments.remove(&nspace) {
+                    for path in [
+                        self.segments.remove(&nspace),
+                        self.fence_files.remove(&nspace),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    {
                         // Mappings made before stay valid.
                         let _ = std::fs::remove_file(path);
                     }
