@@ -54,6 +54,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod buf;
+pub mod ds21;
 pub mod error;
 pub mod frame;
 pub mod ft;

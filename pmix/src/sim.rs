@@ -184,7 +184,7 @@ fn drain(st: &mut State, out: &mut VecDeque<(Arc<Shared>, ToClient)>) {
             }
             Output::Host(up) => st.upcalls.push(up),
             // Only a host asks (`Core::dmodex_request`), and this job has none.
-            Output::DmodexAnswer { .. } => {}
+            Output::DmodexAnswer { .. } | Output::Ds21 { .. } => {}
         }
     }
 }

@@ -255,7 +255,7 @@ fn without_the_store_the_server_writes_no_segment_and_offers_hash() {
     let s = server(NS, false);
     assert!(segments(&s).is_empty());
     let env = s.client_env(NS, 2);
-    assert!(env.contains(&("PMIX_GDS_MODULE".into(), "hash".into())));
+    assert!(env.contains(&("PMIX_GDS_MODULE".into(), "ds21,hash".into())));
     let p = client(env_of(&s, NS, 2, &[]));
     let c = p.client().unwrap();
     assert!(!c.reads_node_store());

@@ -25,7 +25,7 @@ fn a_started_server_listens_on_loopback_and_its_uri_names_it() {
 }
 
 #[test]
-fn client_env_has_every_rendezvous_variable_and_no_dstore() {
+fn client_env_has_every_rendezvous_variable_and_the_stores_it_offers() {
     let server = Server::start(quiet()).unwrap();
     let env = server.client_env("job.1", 3);
     let get = |k: &str| {
@@ -40,14 +40,22 @@ fn client_env_has_every_rendezvous_variable_and_no_dstore() {
         assert_eq!(get(&format!("PMIX_SERVER_URI{v}")), server.uri());
     }
     assert_eq!(get("PMIX_SECURITY_MODE"), "native");
-    assert_eq!(get("PMIX_GDS_MODULE"), "pxns,hash");
+    assert_eq!(get("PMIX_GDS_MODULE"), "pxns,ds21,hash");
     assert_eq!(get("PMIX_BFROP_BUFFER_TYPE"), "PMIX_BFROP_BUFFER_NON_DESC");
     assert!(get("PMIX_VERSION").starts_with("4.2."));
     assert_eq!(get("PMIX_HOSTNAME"), server.hostname());
     assert_eq!(get("PMIX_SERVER_TMPDIR"), server.tmpdir().to_str().unwrap());
     assert!(!get("PMIX_SYSTEM_TMPDIR").is_empty());
+    // ds21's directory, not OpenPMIx's other stores'.
+    assert_eq!(
+        get("PMIX_DSTORE_21_BASE_PATH"),
+        pmix::server::ds21_dir(server.tmpdir(), "job.1")
+            .to_str()
+            .unwrap()
+    );
     assert!(
-        env.iter().all(|(k, _)| !k.starts_with("PMIX_DSTORE")),
+        env.iter()
+            .all(|(k, _)| !k.starts_with("PMIX_DSTORE") || k == "PMIX_DSTORE_21_BASE_PATH"),
         "{env:?}"
     );
 }

@@ -16,10 +16,13 @@ pub mod hosted;
 pub mod io;
 pub mod net;
 pub mod regex;
+mod shm;
 
 pub use self::core::{
     HostAnswer, LogStream, NamespaceSpec, NodeSpec, Placement, Provides, RankSpec, ServerError,
     Upcall,
 };
 pub use host::{Host, NoHost, ProcName, Reply, write_log};
-pub use io::{ApiError, LIMITS, SERVER_FD_VAR, Server, ServerConfig, ServerStats, server_fd_value};
+pub use io::{
+    ApiError, LIMITS, SERVER_FD_VAR, Server, ServerConfig, ServerStats, ds21_dir, server_fd_value,
+};

@@ -77,6 +77,7 @@ pub(super) fn connect(
             add_rank_peer(core, conn, codec, nspace, *rank);
             if let Some(peer) = core.conns.get_mut(&conn) {
                 peer.node_store = msg.gds == pmix_wire::nodestore::GDS_NAME;
+                peer.ds21 = msg.gds == "ds21";
             }
             Ok(ClientReply { status: 0, index }.encode().to_vec())
         }
@@ -130,6 +131,7 @@ pub(super) fn connect(
                     node_store: false,
                     segment_named: false,
                     fence_told: 0,
+                    ds21: false,
                 },
             );
             Ok(reply)
@@ -181,6 +183,7 @@ fn add_rank_peer(core: &mut Core, conn: ConnId, codec: pmix_wire::Codec, nspace:
             node_store: false,
             segment_named: false,
             fence_told: 0,
+            ds21: false,
         },
     );
     core.out.push_back(Output::Host(Upcall::Connected {

@@ -63,6 +63,7 @@ use pmix_core::CpuSet;
 use pmix_wire::{Codec, Command, Frame, Request, Status};
 
 mod distances;
+mod ds21;
 mod dynamic;
 mod events;
 /// The key of [`Core::origin_mark`].
@@ -141,6 +142,8 @@ pub struct Core {
     relay: relay::Relay,
     /// Fence segments written, not yet taken by the I/O layer.
     new_segments: Vec<nodestore::NewSegment>,
+    /// GETNB requests received ([`Core::gets`]).
+    gets: u64,
 }
 
 /// One connected peer.
@@ -165,6 +168,9 @@ pub(crate) struct Peer {
     /// The generation of its namespace's fence segment a GETNB answer last named
     /// to it (0 after each fence it joins).
     pub(crate) fence_told: u64,
+    /// It announced `ds21` (a libpmix2 client that mapped its namespace's ds21
+    /// files): its REQ gets the session, node and app arrays alone.
+    pub(crate) ds21: bool,
 }
 
 impl Core {
@@ -189,7 +195,14 @@ impl Core {
             groups: Default::default(),
             relay: Default::default(),
             new_segments: Vec::new(),
+            gets: 0,
         }
+    }
+
+    /// The GETNB requests received so far (what a client could not answer from
+    /// what it holds or maps).
+    pub fn gets(&self) -> u64 {
+        self.gets
     }
 
     /// The events kept for late registrants now, and their bytes (bounded by
@@ -213,8 +226,15 @@ impl Core {
         if self.namespaces.contains_key(&ns.nspace) {
             return Err(ServerError::DuplicateNamespace(ns.nspace));
         }
-        let ns = Namespace::new(ns, &self.cfg)?;
+        let mut ns = Namespace::new(ns, &self.cfg)?;
         let name = ns.spec.nspace.clone();
+        let patches = std::mem::take(&mut ns.ds21_job);
+        if !patches.is_empty() {
+            self.out.push_back(Output::Ds21 {
+                nspace: name.clone(),
+                patches,
+            });
+        }
         self.namespaces.insert(name.clone(), ns);
         self.proc_bound = self.proc_bound();
         relay::namespace_added(self, &name);
@@ -297,6 +317,15 @@ impl Core {
         }
     }
 
+    /// How many clients `nspace`'s ds21 store is for (its local ranks: one lock
+    /// slot each), when it has one ([`CoreConfig::ds21`]): the I/O layer creates its
+    /// files before the [`Output::Ds21`] that fill them.
+    pub fn ds21_locks(&self, nspace: &str) -> Option<u32> {
+        let ns = self.namespaces.get(nspace)?;
+        ns.ds21.as_ref()?;
+        Some(ns.states.len() as u32)
+    }
+
     /// The names of the registered namespaces, in order.
     pub fn namespaces(&self) -> impl Iterator<Item = &str> {
         self.namespaces.keys().map(String::as_str)
@@ -348,8 +377,13 @@ impl Core {
             return;
         }
         let (nspace, rank) = (peer.proc.0.clone(), peer.proc.1);
-        if let Some(ns) = self.namespaces.get_mut(&nspace) {
+        let found = self.namespaces.get_mut(&nspace).and_then(|ns| {
             ns.locate(rank, cpuset, &service);
+            ns.late.get(&rank).cloned()
+        });
+        if let Some(v) = found {
+            let kv = [pmix_wire::Kval::new(pmix_wire::keys::DEVICE_DISTANCES, v)];
+            ds21::file(self, &nspace, rank, &kv);
         }
     }
 
@@ -405,7 +439,10 @@ impl Core {
             Request::Finalize => self.finalize(conn, tag, now),
             Request::Abort(a) => self.abort(conn, tag, a),
             Request::Commit(c) => store::commit(self, conn, tag, c, now),
-            Request::GetNb(g) => store::get(self, conn, tag, g, now),
+            Request::GetNb(g) => {
+                self.gets += 1;
+                store::get(self, conn, tag, g, now)
+            }
             Request::FenceNb(f) => fence::fence(self, conn, tag, f, fence::Kind::Fence, now),
             Request::Connect(c) | Request::Disconnect(c) => {
                 let kind = if cmd == Command::ConnectNb {

@@ -76,11 +76,15 @@ pub(crate) struct Namespace {
     distances: super::distances::JobDistances,
     /// The local ranks placed nowhere by the host whose binding was found when they
     /// connected, with their `PMIX_DEVICE_DISTANCES` ([`Namespace::locate`]).
-    late: BTreeMap<u32, Value>,
+    pub(crate) late: BTreeMap<u32, Value>,
     /// The node-store segment of the job information ([`CoreConfig::node_store`]).
     pub(crate) segment: Segment,
     /// The latest fence segment (docs/serving.md §5.6).
     pub(crate) fence_segment: super::nodestore::FenceSegment,
+    /// Where the ds21 store's entries are ([`CoreConfig::ds21`]).
+    pub(crate) ds21: Option<pmix_wire::ds21::Ds21Writer>,
+    /// The ds21 store's job information, until the core sends it out.
+    pub(crate) ds21_job: Vec<pmix_wire::ds21::Patch>,
 }
 
 /// Where a namespace's node-store segment is (docs/serving.md §5.3).
@@ -364,7 +368,30 @@ impl Namespace {
             late: BTreeMap::new(),
             segment: Segment::None,
             fence_segment: Default::default(),
+            ds21: None,
+            ds21_job: Vec::new(),
         };
+        if cfg.ds21 && pmix_wire::ds21::initial_segment(&ns.spec.nspace).is_ok() {
+            let mut w = pmix_wire::ds21::Ds21Writer::new();
+            let bfrops = Kval::new(
+                pmix_wire::keys::BFROPS_MODULE,
+                pmix_wire::Codec::v422().version.text.as_str(),
+            );
+            let ranks = ns
+                .rank_kvals
+                .iter()
+                .map(|(r, kv)| (*r, kv.clone()))
+                .chain(ns.spec.placement.iter().flat_map(|p| {
+                    p.proc_info
+                        .iter()
+                        .filter(|(r, _)| !ns.rank_kvals.contains_key(r))
+                        .cloned()
+                }))
+                .collect::<Vec<_>>();
+            ns.ds21_job =
+                super::ds21::job_patches(&mut w, &ns.head, &bfrops, &ns.tail, ranks.into_iter());
+            ns.ds21 = Some(w);
+        }
         if cfg.node_store {
             ns.segment = ns.write_segment();
         }
@@ -528,6 +555,26 @@ pub(super) fn req(core: &mut Core, conn: ConnId, tag: u32) {
         return core.send_payload(conn, tag, bytes);
     }
     let rank = peer.proc.1;
+    // A libpmix2 client on ds21 reads the job's values and its peers' from the
+    // files: it keeps only the session, node and app arrays of its REQ's answer.
+    if peer.ds21 {
+        let arrays = core.namespaces.get(&peer.proc.0).map(|ns| {
+            ns.tail
+                .iter()
+                .filter(|i| matches!(i, JobItem::Session(_) | JobItem::Node(_) | JobItem::App(_)))
+                .cloned()
+                .collect::<Vec<_>>()
+        });
+        if let Some(items) = arrays {
+            let bytes = Reply::Req(JobInfo {
+                nspace: WStr::from(peer.proc.0.as_str()),
+                items,
+            })
+            .encode(&codec)
+            .ok();
+            return core.send_payload(conn, tag, bytes);
+        }
+    }
     // A client that reads the node store gets the segment's path (and what was
     // found of it since, as a blob of its own); its second REQ, when it could not
     // map the segment, gets the job information itself.

@@ -255,6 +255,10 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
         return core.reply_status(conn, tag, Command::Commit, super::ERR_OUT_OF_RESOURCE);
     }
     (entry.local, entry.remote, entry.generation) = (local, remote, generation);
+    // What local peers see (LOCAL and GLOBAL) goes in the ds21 store at once, as
+    // OpenPMIx's server puts it there at commit.
+    let seen = entry.local.kvals.clone();
+    super::ds21::file(core, &proc.0, proc.1, &seen);
     super::nodestore::data_changed(core, &proc.0);
     core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
     release(core, &proc, false);
@@ -457,6 +461,7 @@ impl Core {
         entry.generation += 1;
         entry.local.upsert(&kvals, entry.generation);
         entry.remote.upsert(&kvals, entry.generation);
+        super::ds21::file(self, &proc.0, proc.1, &kvals);
         super::nodestore::data_changed(self, &proc.0);
         release(self, proc, false);
     }

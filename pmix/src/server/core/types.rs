@@ -95,6 +95,10 @@ pub struct CoreConfig {
     /// REQ of a client that announced [`pmix_wire::nodestore::GDS_NAME`] to name.
     /// Default false (a core without an I/O layer has nowhere to put one).
     pub node_store: bool,
+    /// Whether each namespace also gets OpenPMIx's ds21 store for libpmix2 clients
+    /// (docs/serving.md §5.7): the core writes it as [`Output::Ds21`] patches, the
+    /// I/O layer keeps the files ([`super::Core::ds21_locks`]). Default false.
+    pub ds21: bool,
     /// A number that tells this server from the other servers of a host (the
     /// runtime sets the process id and start time; 0 by default): part of the mark
     /// by which it knows its own events when a host hands them back.
@@ -138,6 +142,7 @@ impl CoreConfig {
             locate_unplaced: false,
             hwloc_xml: None,
             node_store: false,
+            ds21: false,
             provides: Provides::NONE,
             instance: 0,
         }
@@ -395,6 +400,14 @@ pub enum Output {
     /// method of the same name), whose answer, when it has one, comes back as
     /// [`Core::host_answer`](super::Core::host_answer) with its id.
     Host(Upcall),
+    /// Write these bytes into `nspace`'s ds21 files ([`CoreConfig::ds21`]), holding
+    /// every reader's lock, before the outputs after it.
+    Ds21 {
+        /// The namespace.
+        nspace: String,
+        /// What to write where.
+        patches: Vec<pmix_wire::ds21::Patch>,
+    },
     /// The answer to the host's own request `id`
     /// ([`Core::dmodex_request`](super::Core::dmodex_request)): a status and, on
     /// success, the process's data.

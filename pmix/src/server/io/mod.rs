@@ -201,6 +201,20 @@ pub struct ServerConfig {
     /// [`Server::client_env`] offers `PMIX_GDS_MODULE=pxns,hash` (OpenPMIx clients
     /// pick `hash` from it). Default true.
     pub node_store: bool,
+    /// Whether each namespace also gets OpenPMIx's ds21 store, which unmodified
+    /// libpmix2 clients map (docs/serving.md §5.7): its files in the server's
+    /// temporary directory ([`ds21_dir`]), [`Server::client_env`] offering `ds21`
+    /// and naming them (`PMIX_DSTORE_21_BASE_PATH`). Default true.
+    pub ds21: bool,
+}
+
+/// Where `nspace`'s ds21 files are, in the server's temporary directory `tmpdir`:
+/// `ds21-<hash of the namespace>` (a namespace may hold any byte but NUL and `/`).
+pub fn ds21_dir(tmpdir: &Path, nspace: &str) -> PathBuf {
+    let h = nspace.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    tmpdir.join(format!("ds21-{h:016x}"))
 }
 
 /// The limits a launcher may set by name ([`ServerConfig::set_limit`]), each with
@@ -399,6 +413,7 @@ impl Default for ServerConfig {
             log: true,
             rendezvous: false,
             node_store: true,
+            ds21: true,
         }
     }
 }
@@ -445,6 +460,9 @@ pub struct ServerStats {
     pub dropped_unfinished: u64,
     /// Bytes of messages not yet whole that the server holds now.
     pub unfinished_bytes: u64,
+    /// GETNB requests received (gets a client could not answer from what it holds
+    /// or maps).
+    pub gets: u64,
 }
 
 /// Counters shared with the progress thread.
@@ -460,6 +478,7 @@ pub(crate) struct Counters {
     pub(crate) dropped_half_open: AtomicU64,
     pub(crate) dropped_unfinished: AtomicU64,
     pub(crate) unfinished_bytes: AtomicUsize,
+    pub(crate) gets: AtomicU64,
 }
 
 pub use crate::os::{SERVER_FD_VAR, server_fd_value};
@@ -565,6 +584,8 @@ pub struct Server {
     node_names: Mutex<HashMap<String, String>>,
     /// [`ServerConfig::node_store`].
     node_store: bool,
+    /// [`ServerConfig::ds21`].
+    ds21: bool,
 }
 
 impl Server {
@@ -603,7 +624,7 @@ impl Server {
                 return Err(e);
             }
         };
-        if cfg.node_store {
+        if cfg.node_store || cfg.ds21 {
             lp.store_dir = Some(tmpdir.clone());
         }
         let (commands, command_rx) = mpsc::channel();
@@ -655,6 +676,7 @@ impl Server {
             rendezvous,
             node_names: Mutex::new(HashMap::new()),
             node_store: cfg.node_store,
+            ds21: cfg.ds21,
         })
     }
 
@@ -775,20 +797,33 @@ impl Server {
                 "PMIX_BFROP_BUFFER_TYPE".into(),
                 "PMIX_BFROP_BUFFER_NON_DESC".into(),
             ),
-            (
-                "PMIX_GDS_MODULE".into(),
-                if self.node_store {
-                    format!("{},hash", pmix_wire::nodestore::GDS_NAME)
-                } else {
-                    "hash".into()
-                },
-            ),
+            ("PMIX_GDS_MODULE".into(), self.gds_modules()),
             ("PMIX_SERVER_TMPDIR".into(), path(&self.tmpdir)),
             ("PMIX_SYSTEM_TMPDIR".into(), path(&self.system_tmpdir)),
             ("PMIX_HOSTNAME".into(), self.node_name(nspace)),
             ("PMIX_VERSION".into(), SERVER_VERSION.into()),
         ]);
+        if self.ds21 {
+            env.push((
+                "PMIX_DSTORE_21_BASE_PATH".into(),
+                path(&ds21_dir(&self.tmpdir, nspace)),
+            ));
+        }
         env
+    }
+
+    /// `PMIX_GDS_MODULE`: `pxns` (our node store, our clients), `ds21` (OpenPMIx's,
+    /// libpmix2's), then `hash`, as configured.
+    fn gds_modules(&self) -> String {
+        let mut list = Vec::new();
+        if self.node_store {
+            list.push(pmix_wire::nodestore::GDS_NAME);
+        }
+        if self.ds21 {
+            list.push("ds21");
+        }
+        list.push("hash");
+        list.join(",")
     }
 
     /// A connection for a rank this process is about to start, made before it exists:
@@ -871,6 +906,7 @@ impl Server {
             dropped_half_open: c.dropped_half_open.load(Ordering::Relaxed),
             dropped_unfinished: c.dropped_unfinished.load(Ordering::Relaxed),
             unfinished_bytes: c.unfinished_bytes.load(Ordering::Relaxed) as u64,
+            gets: c.gets.load(Ordering::Relaxed),
         }
     }
 

@@ -81,6 +81,8 @@ pub(crate) struct Loop {
     fence_files: HashMap<String, std::path::PathBuf>,
     /// The number of the next segment file.
     next_segment: u64,
+    /// Each namespace's ds21 store (docs/serving.md §5.7), when it has one.
+    ds21: HashMap<String, crate::server::shm::Ds21Store>,
     shutdown: bool,
 }
 
@@ -118,6 +120,7 @@ impl Loop {
         core_cfg.locate_unplaced = cfg.locate_unplaced;
         core_cfg.hwloc_xml = cfg.hwloc_xml.clone();
         core_cfg.node_store = cfg.node_store;
+        core_cfg.ds21 = cfg.ds21;
         core_cfg.provides = provides;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -157,6 +160,7 @@ impl Loop {
             segments: HashMap::new(),
             fence_files: HashMap::new(),
             next_segment: 0,
+            ds21: HashMap::new(),
             shutdown: false,
         };
         Ok((lp, waker, addr))
@@ -545,6 +549,7 @@ impl Loop {
                                 self.drop_conn(id, true, ctx);
                                 return;
                             }
+                            ctx.counters.gets.store(self.core.gets(), Ordering::Relaxed);
                             self.in_frame = Some((id, item.header.tag, item.payload.len()));
                             self.drain(ctx);
                             self.in_frame = None;
@@ -621,6 +626,18 @@ impl Loop {
                         self.warn(format_args!("the host's handler of a request panicked"));
                     }
                 }
+                Output::Ds21 { nspace, patches } => {
+                    let failed = match self.ds21.get_mut(&nspace) {
+                        Some(st) => st.write(&patches).err(),
+                        None => None,
+                    };
+                    if let Some(e) = failed {
+                        self.warn(format_args!(
+                            "the ds21 store of {nspace} could not be written: {e} (its \
+                             libpmix2 clients' gets of what it lacks go by message)"
+                        ));
+                    }
+                }
                 Output::DmodexAnswer { id, status, data } => {
                     let Some(done) = self.dmodex.remove(&id) else {
                         continue;
@@ -651,6 +668,26 @@ impl Loop {
             self.core
                 .segment_placed(nspace, path.to_string_lossy().into_owned());
             self.segments.insert(nspace.to_owned(), path);
+        }
+    }
+
+    /// Creates `nspace`'s ds21 files when the core keeps a ds21 store for it, in
+    /// [`super::ds21_dir`] of the store's directory; one that cannot be created is
+    /// left out (warned): its libpmix2 clients find no files and use `hash`.
+    fn create_ds21(&mut self, nspace: &str) {
+        let (Some(dir), Some(locks)) = (self.store_dir.clone(), self.core.ds21_locks(nspace))
+        else {
+            return;
+        };
+        let at = super::ds21_dir(&dir, nspace);
+        match crate::server::shm::Ds21Store::create(&at, nspace, locks) {
+            Ok(st) => {
+                self.ds21.insert(nspace.to_owned(), st);
+            }
+            Err(e) => self.warn(format_args!(
+                "the ds21 store of {nspace} could not be created in {}: {e}",
+                at.display()
+            )),
         }
     }
 
@@ -786,6 +823,10 @@ impl Loop {
                         Ok(r) => {
                             if r.is_ok() {
                                 self.place_segment(&nspace);
+                                self.create_ds21(&nspace);
+                                // Its job information in the files before the
+                                // launcher starts a client.
+                                self.drain(ctx);
                             }
                             let _ = reply.send(r);
                         }
@@ -796,6 +837,10 @@ impl Loop {
                     let now = Instant::now();
                     let core = &mut self.core;
                     let r = catch_unwind(AssertUnwindSafe(|| core.remove_namespace(&nspace, now)));
+                    let ds21 = self.ds21.remove(&nspace).map(|st| st.dir().to_path_buf());
+                    if let Some(dir) = ds21 {
+                        let _ = std::fs::remove_dir_all(dir);
+                    }
                     for path in [
                         self.segments.remove(&nspace),
                         self.fence_files.remove(&nspace),
