@@ -13,6 +13,11 @@
 //!   across nodes (`tests/c/group_invite.c`), with both client libraries, under
 //!   Slurm (our server relays what Slurm's collectives cannot carry:
 //!   docs/serving.md §4.1) and `mpirun`.
+//! - **The shared-memory stores across nodes**: our client maps its node's segment
+//!   and answers every key as with the job information sent (in the key-by-key
+//!   tests); libpmix2 on ds21 reads another node's keys after a collecting fence
+//!   without asking the server (`tests/c/remote_get.c`, libpmix2's own get log), under
+//!   Slurm and `mpirun` hosting our server.
 //! - **Open MPI with every transport on** (`tests/mpi/mpi_nodes.c`: shared memory
 //!   inside a node, TCP between, one `MPI_COMM_TYPE_SHARED` communicator per node,
 //!   processor names the nodes') across three nodes under both hosts.
@@ -748,4 +753,88 @@ fn mpi4py_test_suite_passes_on_two_nodes_under_slurm_with_our_server_as_with_ope
     if theirs_bad.is_empty() {
         assert_ok("mpi4py's suite under Slurm with our server", &ours);
     }
+}
+
+/// The lines of `run`'s stderr where libpmix2 says a get asked its server.
+fn asked_server(run: &Run) -> Vec<&str> {
+    run.stderr
+        .lines()
+        .filter(|l| l.contains("REQUESTING DATA FROM SERVER"))
+        .collect()
+}
+
+/// `tests/c/remote_get.c` on libpmix2, 4 ranks over two nodes under our server
+/// (hosted by `launch`): every rank gets every other rank's GLOBAL key after a
+/// collecting fence. On ds21 (what our server offers) no get asks the server, the
+/// other node's keys included (the host's fence data went in the files); held on
+/// `hash`, the same gets are requests.
+/// Runs a program with extra environment variables, on the nodes.
+type Launch<'a> = &'a dyn Fn(&Path, &[(&str, &str)]) -> Run;
+
+fn remote_gets_read_ds21(what: &str, launch: Launch<'_>, exe: &Path) {
+    let verbose = ("PMIX_MCA_pmix_client_get_verbose", "5");
+    let ds21 = launch(exe, &[verbose]);
+    assert_ok(what, &ds21);
+    assert_ranks(what, &ds21, "remote_get", "ok", 4);
+    let asked = asked_server(&ds21);
+    assert!(
+        asked.is_empty(),
+        "{what}: on ds21, gets asked the server:\n{}",
+        asked.join("\n")
+    );
+    let hash = launch(exe, &[verbose, ("PMIX_MCA_gds", "hash")]);
+    assert_ok(what, &hash);
+    assert_ranks(what, &hash, "remote_get", "ok", 4);
+    assert!(
+        asked_server(&hash).len() >= 4 * 3,
+        "{what}: on hash every get asks the server:\n{}",
+        hash.stderr
+    );
+}
+
+#[test]
+fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_slurm() {
+    let Some(bed) = TestBed::get("ds21 under Slurm") else {
+        return;
+    };
+    let dir = SharedDir::new("ds21-slurm");
+    let Some(exe) = dir.build_openpmix(&c_dir(), "remote_get", "remote_get.c on the nodes") else {
+        return;
+    };
+    bed.install_ours(&dir.lib("pmix_ffi"));
+    let launch = |exe: &Path, env: &[(&str, &str)]| {
+        let args = ["-N", "2", "-n", "4", "--ntasks-per-node=2", path(exe)];
+        bed.srun(Cluster::Ours, env, &args, LIMIT)
+    };
+    remote_gets_read_ds21("remote_get under Slurm, 2 nodes", &launch, &exe);
+}
+
+#[test]
+fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_mpirun() {
+    let Some(bed) = TestBed::get("ds21 under mpirun") else {
+        return;
+    };
+    if !shared::open_mpi_present("ds21 under mpirun") {
+        return;
+    }
+    let dir = SharedDir::new("ds21-mpirun");
+    let Some(exe) = dir.build_openpmix(&c_dir(), "remote_get", "remote_get.c on the nodes") else {
+        return;
+    };
+    let dropin = dir.dropin();
+    let launch = |exe: &Path, env: &[(&str, &str)]| {
+        let xs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut args = vec!["--host", "node1:2,node2:2", "-n", "4"];
+        for x in &xs {
+            args.extend(["-x", x.as_str()]);
+        }
+        // The ranks load libpmix2 (rpath), mpirun and its orteds ours.
+        args.extend(["-x", "LD_LIBRARY_PATH=/nonexistent", path(exe)]);
+        bed.mpirun(Some(&dropin), &args, LIMIT)
+    };
+    remote_gets_read_ds21(
+        "remote_get under mpirun on our library, 2 nodes",
+        &launch,
+        &exe,
+    );
 }

@@ -273,6 +273,7 @@ impl Namespace {
         let mut blobs: Vec<ProcBlob> = Vec::with_capacity(ranks.len());
         let mut distances = super::distances::JobDistances::default();
         let packed_ty = pmix_wire::Codec::v422().buffer_type;
+        let mut ds21_distances: Vec<(u32, Value)> = Vec::new();
         for r in &ranks {
             let mut kv = Vec::new();
             if let Some(l) = &r.locstr {
@@ -316,6 +317,12 @@ impl Namespace {
             // With distances, the blob is packed now, the distances' KVAL appended as
             // packed once for every rank that shares them (no copy of the value per
             // rank); without, it is packed with the job info.
+            if cfg.ds21
+                && let Some(d) = &shared
+            {
+                // The ds21 store holds each rank's values whole.
+                ds21_distances.push((r.rank, d.value.clone()));
+            }
             let blob = shared.and_then(|d| {
                 let mut bytes = ProcBlob::pack_kvals(&kv, packed_ty).ok()?;
                 bytes.extend_from_slice(&d.packed);
@@ -380,7 +387,16 @@ impl Namespace {
             let ranks = ns
                 .rank_kvals
                 .iter()
-                .map(|(r, kv)| (*r, kv.clone()))
+                .map(|(r, kv)| {
+                    let mut kv = kv.clone();
+                    if let Ok(i) = ds21_distances.binary_search_by_key(r, |(rank, _)| *rank) {
+                        kv.push(Kval::new(
+                            pmix_wire::keys::DEVICE_DISTANCES,
+                            ds21_distances[i].1.clone(),
+                        ));
+                    }
+                    (*r, kv)
+                })
                 .chain(ns.spec.placement.iter().flat_map(|p| {
                     p.proc_info
                         .iter()

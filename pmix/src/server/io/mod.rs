@@ -197,9 +197,10 @@ pub struct ServerConfig {
     /// Whether each namespace's job information is written once as a node-store
     /// segment (docs/serving.md §5) in the server's temporary directory, owned by
     /// the namespace's user and readable by it alone, removed with the namespace:
-    /// our clients map it instead of receiving the job information, and
-    /// [`Server::client_env`] offers `PMIX_GDS_MODULE=pxns,hash` (OpenPMIx clients
-    /// pick `hash` from it). Default true.
+    /// our clients map it instead of receiving the job information (and each
+    /// fence's data from a segment of its own), and [`Server::client_env`] offers
+    /// `pxns` in `PMIX_GDS_MODULE` (OpenPMIx clients have no module of that name).
+    /// Default true.
     pub node_store: bool,
     /// Whether each namespace also gets OpenPMIx's ds21 store, which unmodified
     /// libpmix2 clients map (docs/serving.md §5.7): its files in the server's
@@ -773,13 +774,14 @@ impl Server {
     /// The environment a client rank `nspace`:`rank` must be started with
     /// (docs/serving.md §1, docs/wire.md §2.1): `PMIX_NAMESPACE`, `PMIX_RANK`, the server URI
     /// under every name a 4.x/3.x/2.x client looks for (`PMIX_SERVER_URI41`, `…4`,
-    /// `…3`, `…21`, `…2`), `PMIX_SECURITY_MODE=native`, `PMIX_GDS_MODULE` (`pxns,hash`
-    /// with [`ServerConfig::node_store`], else `hash`),
+    /// `…3`, `…21`, `…2`), `PMIX_SECURITY_MODE=native`, `PMIX_GDS_MODULE` (`pxns` with
+    /// [`ServerConfig::node_store`], `ds21` with [`ServerConfig::ds21`], then `hash`),
     /// `PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_NON_DESC`, `PMIX_VERSION`,
     /// `PMIX_HOSTNAME`, `PMIX_SERVER_TMPDIR` and `PMIX_SYSTEM_TMPDIR`.
     ///
-    /// No `PMIX_DSTORE_*` variable is set, which keeps clients on the `hash` store;
-    /// the launcher must also remove any `PMIX_*` variable it inherited (a
+    /// With [`ServerConfig::ds21`], `PMIX_DSTORE_21_BASE_PATH` names the namespace's
+    /// ds21 files ([`ds21_dir`]); no other `PMIX_DSTORE_*` variable is set. The
+    /// launcher must also remove any `PMIX_*` variable it inherited (a
     /// `PMIX_DSTORE_*` or `PMIX_MCA_ptl=usock` of its own environment would break the
     /// client). It does not check that the rank is registered.
     pub fn client_env(&self, nspace: &str, rank: u32) -> Vec<(String, String)> {
