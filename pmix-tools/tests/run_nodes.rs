@@ -785,6 +785,11 @@ fn remote_gets_read_ds21(what: &str, launch: Launch<'_>, exe: &Path) {
     let hash = launch(exe, &[verbose, ("PMIX_MCA_gds", "hash")]);
     assert_ok(what, &hash);
     assert_ranks(what, &hash, "remote_get", "ok", 4);
+    println!(
+        "{what}: gets that asked the server: {} on ds21, {} on hash",
+        asked.len(),
+        asked_server(&hash).len()
+    );
     assert!(
         asked_server(&hash).len() >= 4 * 3,
         "{what}: on hash every get asks the server:\n{}",
