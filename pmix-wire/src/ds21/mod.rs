@@ -57,8 +57,6 @@ pub const META_SLOTS: usize = (META_SEG_SIZE - 8) / META_SLOT_LEN;
 pub const EXT_SLOT_LEN: usize = 25;
 /// The stride between two mutexes of the lock segment (a cache line).
 pub const MUTEX_STRIDE: usize = 64;
-/// The longest namespace an entry holds (`PMIX_MAX_NSLEN`).
-pub const MAX_NSLEN: usize = 255;
 
 const EXTENSION: u64 = 1 << 63;
 const INVALIDATED: u64 = 1 << 62;
@@ -89,7 +87,7 @@ pub fn lock_file(nspace: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Ds21Error {
-    /// The namespace is empty, longer than [`MAX_NSLEN`], holds a NUL or a `/`
+    /// The namespace is empty, longer than [`pmix_core::MAX_NSLEN`], holds a NUL or a `/`
     /// (it names files).
     BadNamespace,
     /// A key that is empty or holds a NUL.
@@ -122,7 +120,7 @@ impl fmt::Display for Ds21Error {
 }
 
 fn check_nspace(nspace: &str) -> Result<(), Ds21Error> {
-    if nspace.is_empty() || nspace.len() > MAX_NSLEN || nspace.contains(['\0', '/']) {
+    if nspace.is_empty() || nspace.len() > pmix_core::MAX_NSLEN || nspace.contains(['\0', '/']) {
         return Err(Ds21Error::BadNamespace);
     }
     Ok(())

@@ -384,6 +384,16 @@ impl Namespace {
                 pmix_wire::keys::BFROPS_MODULE,
                 pmix_wire::Codec::v422().version.text.as_str(),
             );
+            // A session's values asked of a rank are the job's (OpenPMIx's hash
+            // store answers so; a ds21 client reads only the rank's entries).
+            let session: Vec<Kval> = [
+                pmix_wire::keys::TMPDIR,
+                pmix_wire::keys::TDIR_RMCLEAN,
+                pmix_wire::keys::UNIV_SIZE,
+            ]
+            .iter()
+            .filter_map(|k| ns.job_value(k).map(|v| Kval::new(*k, v.clone())))
+            .collect();
             let ranks = ns
                 .rank_kvals
                 .iter()
@@ -403,6 +413,14 @@ impl Namespace {
                         .filter(|(r, _)| !ns.rank_kvals.contains_key(r))
                         .cloned()
                 }))
+                .map(|(r, mut kv)| {
+                    for s in &session {
+                        if !kv.iter().any(|k| k.key == s.key) {
+                            kv.push(s.clone());
+                        }
+                    }
+                    (r, kv)
+                })
                 .collect::<Vec<_>>();
             ns.ds21_job =
                 super::ds21::job_patches(&mut w, &ns.head, &bfrops, &ns.tail, ranks.into_iter());
