@@ -3,11 +3,12 @@
 //! with OpenPMIx's server inside Slurm's plugin, then with ours (this build's
 //! `libpmix_ffi.so`), each with `SLURM_PMIX_FENCE=tree` and `=ring`, one after the
 //! other in one run; it prints, per measure (fence, fence with data, get of a peer's
-//! key on the other node after it), both medians and their ratio. A third column runs
-//! OpenPMIx's server again with its client held on its `hash` store
-//! (`PMIX_MCA_gds=hash`), the store every client of our server uses (docs/design.md:
-//! clients are kept on `hash`, no shared-memory dstore): there a get of a key put
-//! since the client's last get is a round trip to the server with either server.
+//! key on the other node after it), both medians and their ratio. Under either server
+//! the libpmix2 client reads OpenPMIx's ds21 store (ours writes it too: docs/serving.md
+//! §5.7), where the other node's keys are once the collecting fence brought them. A
+//! third column runs OpenPMIx's server again with its client held on its `hash` store
+//! (`PMIX_MCA_gds=hash`): there a get of a key put since the client's last get is a
+//! round trip to the server.
 //!
 //! With two node names on one host Slurm's tree collective does not wait for the
 //! other node (each step daemon is the root of its own tree; see

@@ -17,12 +17,11 @@
 //! - `PMIx_Get` of a peer's key: the issue sets no number, so the two rows (the first
 //!   Get of each peer after a fence without data, a direct-modex request to the server;
 //!   and Gets after a fence with `PMIX_COLLECT_DATA`, answered from the client's own
-//!   cache) are printed with their ratio and gate nothing. mpirun hands its clients
-//!   OpenPMIx's shared-memory stores (gds ds21/ds12: its clients map files under its
-//!   session directory, seen with strace), where a local peer's committed key is read
-//!   without asking the server; pmix-run's clients use the hash store, where the first
-//!   Get of a peer is a request to the server. So the first-Get row is also measured
-//!   against mpirun with `PMIX_MCA_gds=hash`, which asks its server as ours do.
+//!   cache) are printed with their ratio and gate nothing. Both launchers hand their
+//!   libpmix2 clients OpenPMIx's ds21 shared-memory store (mpirun's server its own,
+//!   pmix-run's ours: docs/serving.md §5.7), where a local peer's committed key is read
+//!   without asking the server. The first-Get row is also measured against mpirun with
+//!   `PMIX_MCA_gds=hash`, whose gets ask its server.
 //!
 //! **What each time includes.** The job's wall time is measured here, from just before
 //! the launcher is spawned to its exit: the launcher's start (pmix-run: its server
@@ -53,7 +52,9 @@
 //! the fence at ~1× (the 8 libpmix2 clients alone use ~340 µs of CPU per fence,
 //! ~170 µs on 2 CPUs, more than half of mpirun's ~320 µs, so 10× cannot be reached here
 //! by any server: this bench exits 1 on it), the first Get ~0.1× against mpirun's
-//! shared-memory store and ~1× against mpirun with the hash store.
+//! shared-memory store and ~1× against mpirun with the hash store. Since our server
+//! writes ds21 (2026-12-07): the first Get 8.9 µs against mpirun's 39.3 µs (4.4×),
+//! one rank's init 1.8 ms against 9.8 ms.
 //!
 //! **The build.** `cargo bench` builds `pmix-run` with the bench profile (release
 //! settings) before this bench and hands its path over as `CARGO_BIN_EXE_pmix-run`, as

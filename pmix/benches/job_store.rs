@@ -122,7 +122,7 @@ fn way(server: &Server, n: u32, clients: u32, store: bool) -> Way {
         inits.push(t.elapsed());
         ranks.push(p);
     }
-    let private = (live() - before) / clients as usize;
+    let private = live().saturating_sub(before) / clients as usize;
     let c = ranks[0].client().unwrap();
     let me = ranks[0].proc_id().rank;
     let peer = (me + 1) % n;
@@ -146,6 +146,8 @@ fn way(server: &Server, n: u32, clients: u32, store: bool) -> Way {
     for p in ranks {
         p.finalize().unwrap();
     }
+    // Their threads end and free what they held.
+    std::thread::sleep(Duration::from_millis(100));
     w
 }
 
@@ -191,7 +193,9 @@ fn main() {
             .add_namespace(NamespaceSpec::single_node(NS, n, uid, gid))
             .expect("namespace");
         let k = clients.min(n / 2);
-        for (name, store, answer) in [("hash", false, hash_answer), ("pxns", true, store_answer)] {
+        // The store's way first: what the other way's clients free after their
+        // finalize (their threads end a little later) is not counted against it.
+        for (name, store, answer) in [("pxns", true, store_answer), ("hash", false, hash_answer)] {
             let w = way(&server, n, k, store);
             assert_eq!(w.mapped, store, "the {name} clients' store");
             let node = w.private * k as usize + if store { segment } else { 0 };

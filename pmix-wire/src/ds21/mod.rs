@@ -212,16 +212,16 @@ struct Run {
     ext: u64,
     /// Its entries that are not replaced (what its meta slot counts).
     count: u64,
-    /// Each key's entry (global offset) and a hash of its value.
-    keys: BTreeMap<Vec<u8>, (u64, u64)>,
+    /// Each key's entry (global offset), a hash of its value and the value's length.
+    keys: BTreeMap<Vec<u8>, (u64, u64, usize)>,
 }
 
 /// New entries written back to back from `start` (a global offset), their keys
-/// with each entry's offset and its value's hash.
+/// with each entry's offset, its value's hash and length.
 struct Chunk {
     start: u64,
     bytes: Vec<u8>,
-    keys: Vec<(Vec<u8>, u64, u64)>,
+    keys: Vec<(Vec<u8>, u64, u64, usize)>,
 }
 
 impl Chunk {
@@ -339,6 +339,7 @@ impl Ds21Writer {
         let slot = slot_of(rank);
         let mut patches = Vec::new();
         let mut invalidate = Vec::new();
+        let mut rewritten = Vec::new();
         let mut fresh: Vec<(Vec<u8>, u64, Vec<u8>)> = Vec::new();
         for (key, value) in entries {
             let h = fnv(value);
@@ -351,8 +352,20 @@ impl Ds21Writer {
                 fresh.remove(i);
             }
             match old {
-                Some((_, old_hash)) if old_hash == h => {}
-                Some((at, _)) => {
+                Some((_, old_hash, _)) if old_hash == h => {}
+                Some((at, _, len)) if len == value.len() => {
+                    // A value of the same size is written over the old one, in place
+                    // (as OpenPMIx's writer does): a key put every round does not
+                    // lengthen its rank's walk.
+                    let (seg, off) = split(at + 16 + key.len() as u64 + 1);
+                    patches.push(Patch {
+                        file: Ds21File::Data(seg),
+                        at: off,
+                        bytes: value.to_vec(),
+                    });
+                    rewritten.push((key.as_bytes().to_vec(), at, h, len));
+                }
+                Some((at, _, _)) => {
                     invalidate.push(at);
                     fresh.push((key.as_bytes().to_vec(), h, entry(key.as_bytes(), value)));
                 }
@@ -361,6 +374,11 @@ impl Ds21Writer {
         }
         invalidate.sort_unstable();
         invalidate.dedup();
+        if let Some(run) = self.runs.get_mut(&rank) {
+            for (k, at, h, len) in rewritten {
+                run.keys.insert(k, (at, h, len));
+            }
+        }
         if fresh.is_empty() && invalidate.is_empty() {
             return Ok(patches);
         }
@@ -387,7 +405,8 @@ impl Ds21Writer {
                 });
             }
             if let Some(c) = chunks.last_mut() {
-                c.keys.push((key, c.end(), h));
+                let vlen = bytes.len() - 17 - key.len();
+                c.keys.push((key, c.end(), h, vlen));
                 c.bytes.extend_from_slice(&bytes);
             }
         }
@@ -465,8 +484,8 @@ impl Ds21Writer {
             }
         };
         for c in chunks {
-            for (k, at, h) in c.keys {
-                run.keys.insert(k, (at, h));
+            for (k, at, h, len) in c.keys {
+                run.keys.insert(k, (at, h, len));
             }
         }
         patches.push(Patch {

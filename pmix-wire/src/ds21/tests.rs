@@ -218,6 +218,27 @@ fn later_values_are_linked_after_a_ranks_run_and_replace_the_old() {
 }
 
 #[test]
+fn a_value_of_the_same_size_is_written_over_the_old_and_the_run_does_not_grow() {
+    let mut w = Ds21Writer::new();
+    let mut f = Files::new("job");
+    put(&mut w, &mut f, 0, &[("round", Value::Uint32(1)), ("x", Value::Bool(true))]);
+    let free = w.free;
+    for round in 2..100u32 {
+        put(&mut w, &mut f, 0, &[("round", Value::Uint32(round))]);
+        assert_eq!(f.fetch(0, "round"), Some(Value::Uint32(round)));
+    }
+    // 1 to 99 pack in one byte each: every value went in place.
+    assert_eq!(w.free, free);
+    assert_eq!(f.u64_at(Ds21File::Meta(0), 8 + 24 + 16), 2);
+    // A longer value gets a new entry, the old one marked replaced.
+    put(&mut w, &mut f, 0, &[("round", Value::Uint32(100_000))]);
+    assert!(w.free > free);
+    assert_eq!(f.fetch(0, "round"), Some(Value::Uint32(100_000)));
+    assert_eq!(f.fetch(0, "x"), Some(Value::Bool(true)));
+    assert_eq!(f.u64_at(Ds21File::Meta(0), 8 + 24 + 16), 2);
+}
+
+#[test]
 fn entries_spill_into_new_data_segments_and_the_initial_segment_counts_them() {
     let mut w = Ds21Writer::new();
     let mut f = Files::new("job");
