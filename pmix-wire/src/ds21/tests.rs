@@ -221,7 +221,12 @@ fn later_values_are_linked_after_a_ranks_run_and_replace_the_old() {
 fn a_value_of_the_same_size_is_written_over_the_old_and_the_run_does_not_grow() {
     let mut w = Ds21Writer::new();
     let mut f = Files::new("job");
-    put(&mut w, &mut f, 0, &[("round", Value::Uint32(1)), ("x", Value::Bool(true))]);
+    put(
+        &mut w,
+        &mut f,
+        0,
+        &[("round", Value::Uint32(1)), ("x", Value::Bool(true))],
+    );
     let free = w.free;
     for round in 2..100u32 {
         put(&mut w, &mut f, 0, &[("round", Value::Uint32(round))]);
