@@ -135,6 +135,24 @@ fn finish(mut child: Child, limit: Duration) -> String {
     }
 }
 
+/// Rank `rank` of `nspace` as our client, in this process.
+fn our_client(server: &Server, nspace: &str, rank: u32) -> Pmix {
+    let vars = server.client_env(nspace, rank);
+    let env = pmix::client::ServerEnv::from_vars(|k| {
+        vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    })
+    .unwrap()
+    .unwrap();
+    Pmix::init(
+        Role::Client,
+        InitOptions {
+            connect: Connect::To(env),
+            ..InitOptions::default()
+        },
+    )
+    .unwrap()
+}
+
 /// What `MODEX` run by `n` ranks of `nspace` must print.
 fn expected(nspace_ranks: u32) -> Vec<String> {
     let mut lines = Vec::new();
@@ -255,20 +273,7 @@ fn our_clients_commits_reach_libpmix2_readers_through_ds21() {
         .add_namespace(NamespaceSpec::single_node(ns, 3, uid, gid))
         .unwrap();
     // Rank 2 is ours, in this process: its commit goes in the files too.
-    let vars = server.client_env(ns, 2);
-    let env = pmix::client::ServerEnv::from_vars(|k| {
-        vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-    })
-    .unwrap()
-    .unwrap();
-    let ours = Pmix::init(
-        Role::Client,
-        InitOptions {
-            connect: Connect::To(env),
-            ..InitOptions::default()
-        },
-    )
-    .unwrap();
+    let ours = our_client(&server, ns, 2);
     let children: Vec<Child> = (0..2)
         .map(|r| spawn(&exe, server.client_env(ns, r)))
         .collect();
@@ -333,20 +338,7 @@ fn readers_killed_mid_get_200_times_never_block_the_ds21_writer() {
     server
         .add_namespace(NamespaceSpec::single_node(ns, size, uid, gid))
         .unwrap();
-    let vars = server.client_env(ns, KILLS);
-    let env = pmix::client::ServerEnv::from_vars(|k| {
-        vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-    })
-    .unwrap()
-    .unwrap();
-    let writer = Pmix::init(
-        Role::Client,
-        InitOptions {
-            connect: Connect::To(env),
-            ..InitOptions::default()
-        },
-    )
-    .unwrap();
+    let writer = our_client(&server, ns, KILLS);
     let w = writer.client().unwrap();
     w.put(Scope::LOCAL, "k", Value::Uint32(0)).unwrap();
     w.commit().unwrap();

@@ -433,8 +433,8 @@ impl<'s> Record<'s> {
         self.seg.get(start..end)
     }
 
-    /// Every encoded value of `key`, in the order written.
-    pub fn raw_all(&self, key: &str) -> impl Iterator<Item = &'s [u8]> + use<'s> {
+    /// Where every value of `key` is, in the order written.
+    fn spans(&self, key: &str) -> impl Iterator<Item = (usize, usize)> + use<'s> {
         let rec = *self;
         let id = Dict {
             seg: self.seg,
@@ -444,10 +444,13 @@ impl<'s> Record<'s> {
         let first = id.and_then(|id| rec.first(id)).unwrap_or(rec.count);
         (first..rec.count)
             .take_while(move |&i| rec.key_at(i) == id)
-            .filter_map(move |i| {
-                let (s, e) = rec.value_at(i)?;
-                rec.seg.get(s..e)
-            })
+            .filter_map(move |i| rec.value_at(i))
+    }
+
+    /// Every encoded value of `key`, in the order written.
+    pub fn raw_all(&self, key: &str) -> impl Iterator<Item = &'s [u8]> + use<'s> {
+        let seg = self.seg;
+        self.spans(key).filter_map(move |(s, e)| seg.get(s..e))
     }
 
     /// Every value of `key`, in the order written, each decoded as it is reached.
@@ -455,19 +458,8 @@ impl<'s> Record<'s> {
     /// # Errors
     /// Each item as [`Segment::get`].
     pub fn get_all(&self, key: &str) -> impl Iterator<Item = Result<Value, StoreError>> + use<'s> {
-        let rec = *self;
-        let id = Dict {
-            seg: self.seg,
-            at: self.dict,
-        }
-        .find(key.as_bytes());
-        let first = id.and_then(|id| rec.first(id)).unwrap_or(rec.count);
-        (first..rec.count)
-            .take_while(move |&i| rec.key_at(i) == id)
-            .filter_map(move |i| {
-                let (s, e) = rec.value_at(i)?;
-                Some(decode(rec.seg, s, e))
-            })
+        let seg = self.seg;
+        self.spans(key).map(move |(s, e)| decode(seg, s, e))
     }
 
     /// Every entry: its key and its encoded value, keys in the dictionary's order.
