@@ -763,15 +763,18 @@ fn asked_server(run: &Run) -> Vec<&str> {
         .collect()
 }
 
+/// Runs a program with extra environment variables, on the nodes.
+type Launch<'a> = &'a dyn Fn(&Path, &[(&str, &str)]) -> Run;
+
 /// `tests/c/remote_get.c` on libpmix2, 4 ranks over two nodes under our server
 /// (hosted by `launch`): every rank gets every other rank's GLOBAL key after a
 /// collecting fence. On ds21 (what our server offers) no get asks the server, the
 /// other node's keys included (the host's fence data went in the files); held on
-/// `hash`, the same gets are requests.
-/// Runs a program with extra environment variables, on the nodes.
-type Launch<'a> = &'a dyn Fn(&Path, &[(&str, &str)]) -> Run;
-
-fn remote_gets_read_ds21(what: &str, launch: Launch<'_>, exe: &Path) {
+/// `hash`, the same gets are requests. Then the same program on our library: its
+/// first get asks the server, whose answer names the node's fence segment, and the
+/// others (the other node's keys among them) are read from it: one request per rank
+/// (our client prints libpmix2's line at the same verbosity).
+fn remote_gets_read_ds21(what: &str, launch: Launch<'_>, exe: &Path, ours: &Path) {
     let verbose = ("PMIX_MCA_pmix_client_get_verbose", "5");
     let ds21 = launch(exe, &[verbose]);
     assert_ok(what, &ds21);
@@ -795,15 +798,32 @@ fn remote_gets_read_ds21(what: &str, launch: Launch<'_>, exe: &Path) {
         "{what}: on hash every get asks the server:\n{}",
         hash.stderr
     );
+    let mapped = launch(ours, &[verbose]);
+    assert_ranks(what, &mapped, "remote_get", "ok", 4);
+    let sent = launch(ours, &[verbose, ("PMIX_MCA_gds", "hash")]);
+    assert_ranks(what, &sent, "remote_get", "ok", 4);
+    println!(
+        "{what}, our library: gets that asked the server: {} with the node store, {} on hash",
+        asked_server(&mapped).len(),
+        asked_server(&sent).len()
+    );
+    assert_eq!(
+        asked_server(&mapped).len(),
+        4,
+        "{what}, our library: one request per rank:\n{}",
+        mapped.stderr
+    );
+    assert_eq!(asked_server(&sent).len(), 4 * 3, "{what}: {}", sent.stderr);
 }
 
 #[test]
-fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_slurm() {
+fn both_libraries_read_another_nodes_keys_after_a_collecting_fence_from_shared_memory_under_slurm()
+{
     let Some(bed) = TestBed::get("ds21 under Slurm") else {
         return;
     };
     let dir = SharedDir::new("ds21-slurm");
-    let Some(exe) = dir.build_openpmix(&c_dir(), "remote_get", "remote_get.c on the nodes") else {
+    let Some((ours, exe)) = both("remote_get", &dir) else {
         return;
     };
     bed.install_ours(&dir.lib("pmix_ffi"));
@@ -811,11 +831,12 @@ fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_sl
         let args = ["-N", "2", "-n", "4", "--ntasks-per-node=2", path(exe)];
         bed.srun(Cluster::Ours, env, &args, LIMIT)
     };
-    remote_gets_read_ds21("remote_get under Slurm, 2 nodes", &launch, &exe);
+    remote_gets_read_ds21("remote_get under Slurm, 2 nodes", &launch, &exe, &ours);
 }
 
 #[test]
-fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_mpirun() {
+fn both_libraries_read_another_nodes_keys_after_a_collecting_fence_from_shared_memory_under_mpirun()
+{
     let Some(bed) = TestBed::get("ds21 under mpirun") else {
         return;
     };
@@ -823,7 +844,7 @@ fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_mp
         return;
     }
     let dir = SharedDir::new("ds21-mpirun");
-    let Some(exe) = dir.build_openpmix(&c_dir(), "remote_get", "remote_get.c on the nodes") else {
+    let Some((ours, exe)) = both("remote_get", &dir) else {
         return;
     };
     let dropin = dir.dropin();
@@ -833,7 +854,8 @@ fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_mp
         for x in &xs {
             args.extend(["-x", x.as_str()]);
         }
-        // The ranks load libpmix2 (rpath), mpirun and its orteds ours.
+        // The ranks load the library they were linked with (rpath), mpirun and
+        // its orteds ours.
         args.extend(["-x", "LD_LIBRARY_PATH=/nonexistent", path(exe)]);
         bed.mpirun(Some(&dropin), &args, LIMIT)
     };
@@ -841,5 +863,6 @@ fn libpmix2_reads_another_nodes_keys_after_a_collecting_fence_from_ds21_under_mp
         "remote_get under mpirun on our library, 2 nodes",
         &launch,
         &exe,
+        &ours,
     );
 }

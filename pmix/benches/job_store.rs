@@ -17,7 +17,10 @@
 //!   copy, mapped by every client) plus 128 clients' private bytes;
 //! - **get job key** / **get peer key**: medians of a get of `pmix.job.size` and
 //!   of another rank's `pmix.lrank` (warm: the first get of a rank's blob decodes
-//!   it by message).
+//!   it by message);
+//! - **start-up B**: what the server writes for the clients' start: every client's
+//!   REQ answer, and the segment once (at 128 ranks every rank is a client: a job of
+//!   128 on one node, O(n) bytes with the store, O(n^2) without).
 //!
 //! Targets (the issue's): the REQ answer <= 1 KB at every size, private <= 8 KB per
 //! client, a connected init <= 200 us, a job-level get <= 200 ns. Verdicts are
@@ -42,7 +45,7 @@ static ALLOC: common::counting::Counting = common::counting::Counting;
 use common::counting::live;
 
 const NS: &str = "job";
-const SIZES: [u32; 3] = [1_000, 10_000, 100_000];
+const SIZES: [u32; 4] = [128, 1_000, 10_000, 100_000];
 const CLIENTS: u32 = 128;
 const GETS: u32 = 20_000;
 
@@ -95,15 +98,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// `clients` ranks of a job of `n` connect to `server`, with the node store or
-/// without.
-fn way(server: &Server, n: u32, clients: u32, store: bool) -> Way {
+/// Ranks 0 to `clients` of `nspace`, a job of `n`, connect to `server`, with the
+/// node store or without.
+fn way(server: &Server, nspace: &str, n: u32, clients: u32, store: bool) -> Way {
     let before = live();
     let mut inits = Vec::new();
     let mut ranks = Vec::new();
-    let first = if store { 0 } else { clients };
-    for r in first..first + clients {
-        let vars = server.client_env(NS, r);
+    for r in 0..clients {
+        let vars = server.client_env(nspace, r);
         let mut env = pmix::client::ServerEnv::from_vars(|k| {
             vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
         })
@@ -126,12 +128,12 @@ fn way(server: &Server, n: u32, clients: u32, store: bool) -> Way {
     let c = ranks[0].client().unwrap();
     let me = ranks[0].proc_id().rank;
     let peer = (me + 1) % n;
-    let _ = c.get(NS, peer, "pmix.lrank", &[]).unwrap();
+    let _ = c.get(nspace, peer, "pmix.lrank", &[]).unwrap();
     let timed = |rank: u32, key: &str| {
         let mut v = Vec::with_capacity(GETS as usize);
         for _ in 0..GETS {
             let t = Instant::now();
-            std::hint::black_box(c.get(NS, rank, key, &[]).unwrap());
+            std::hint::black_box(c.get(nspace, rank, key, &[]).unwrap());
             v.push(t.elapsed());
         }
         median(v)
@@ -170,7 +172,7 @@ fn main() {
     let clients = env_u32s("PMIX_STORE_CLIENTS").map_or(CLIENTS, |v| v[0]);
     let mut worst = (0usize, 0usize, Duration::ZERO, Duration::ZERO);
     println!(
-        "{:>7} {:<5} {:>12} {:>10} {:>12} {:>14} {:>12} {:>13}",
+        "{:>7} {:<5} {:>12} {:>10} {:>12} {:>14} {:>12} {:>13} {:>13}",
         "ranks",
         "way",
         "REQ answer B",
@@ -178,7 +180,8 @@ fn main() {
         "private B",
         "node B",
         "get job ns",
-        "get peer ns"
+        "get peer ns",
+        "start-up B"
     );
     for n in sizes {
         let (hash_answer, store_answer, segment) = answers(n);
@@ -189,18 +192,28 @@ fn main() {
         };
         let server = Server::start(cfg).expect("server");
         let (uid, gid) = pmix::os::effective_ids();
-        server
-            .add_namespace(NamespaceSpec::single_node(NS, n, uid, gid))
-            .expect("namespace");
-        let k = clients.min(n / 2);
+        // One job per way: every rank a client when the job is that small.
+        let hash_ns = format!("{NS}.hash");
+        for ns in [NS, hash_ns.as_str()] {
+            server
+                .add_namespace(NamespaceSpec::single_node(ns, n, uid, gid))
+                .expect("namespace");
+        }
+        let k = clients.min(n);
         // The store's way first: what the other way's clients free after their
         // finalize (their threads end a little later) is not counted against it.
-        for (name, store, answer) in [("pxns", true, store_answer), ("hash", false, hash_answer)] {
-            let w = way(&server, n, k, store);
+        let ways = [
+            ("pxns", NS, true, store_answer),
+            ("hash", hash_ns.as_str(), false, hash_answer),
+        ];
+        for (name, ns, store, answer) in ways {
+            let w = way(&server, ns, n, k, store);
             assert_eq!(w.mapped, store, "the {name} clients' store");
             let node = w.private * k as usize + if store { segment } else { 0 };
+            let startup = answer * k as usize + if store { segment } else { 0 };
             println!(
-                "{n:>7} {name:<5} {answer:>12} {:>10.1} {:>12} {node:>14} {:>12.0} {:>13.0}",
+                "{n:>7} {name:<5} {answer:>12} {:>10.1} {:>12} {node:>14} {:>12.0} {:>13.0} \
+                 {startup:>13}",
                 us(w.init),
                 w.private,
                 w.job_get.as_nanos() as f64,

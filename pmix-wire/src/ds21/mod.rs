@@ -337,6 +337,7 @@ impl Ds21Writer {
             }
         }
         let slot = slot_of(rank);
+        let counts = (self.meta_segs, self.data_segs);
         let mut patches = Vec::new();
         let mut invalidate = Vec::new();
         let mut rewritten = Vec::new();
@@ -488,16 +489,19 @@ impl Ds21Writer {
                 run.keys.insert(k, (at, h, len));
             }
         }
-        patches.push(Patch {
-            file: Ds21File::Initial,
-            at: NUM_META_AT,
-            bytes: u64::from(self.meta_segs).to_le_bytes().to_vec(),
-        });
-        patches.push(Patch {
-            file: Ds21File::Initial,
-            at: NUM_DATA_AT,
-            bytes: u64::from(self.data_segs).to_le_bytes().to_vec(),
-        });
+        // The counts of segments, when they grew.
+        if (self.meta_segs, self.data_segs) != counts {
+            patches.push(Patch {
+                file: Ds21File::Initial,
+                at: NUM_META_AT,
+                bytes: u64::from(self.meta_segs).to_le_bytes().to_vec(),
+            });
+            patches.push(Patch {
+                file: Ds21File::Initial,
+                at: NUM_DATA_AT,
+                bytes: u64::from(self.data_segs).to_le_bytes().to_vec(),
+            });
+        }
         Ok(patches)
     }
 }

@@ -170,6 +170,20 @@ impl ServerEnv {
     }
 }
 
+/// Whether `PMIX_MCA_pmix_client_get_verbose` (OpenPMIx's verbosity of its client's
+/// gets) is above 0: then a get that asks the server prints libpmix2's line for it,
+/// `[host:pid] [nspace,rank] REQUESTING DATA FROM SERVER FOR nspace:rank KEY key`, on
+/// stderr. Read once.
+pub(crate) fn get_verbose() -> bool {
+    static VERBOSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *VERBOSE.get_or_init(|| {
+        std::env::var("PMIX_MCA_pmix_client_get_verbose")
+            .ok()
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .is_some_and(|v| v > 0)
+    })
+}
+
 /// [`ServerEnv::node_store`]: `offered` (`PMIX_GDS_MODULE`) names the node store,
 /// and `selected` (`PMIX_MCA_gds`, OpenPMIx's choice of storage modules: a list, or
 /// `^list` of those left out) does not leave it out.

@@ -472,6 +472,17 @@ impl Client {
         if own_job && reserved && !info.iter().any(|i| i.key == pmix_wire::keys::IMMEDIATE) {
             info.push(Info::new(pmix_wire::keys::IMMEDIATE, true));
         }
+        if env::get_verbose() {
+            // libpmix2's own line, at its verbosity (what tells a get that asked
+            // the server from one answered in the process).
+            eprintln!(
+                "[{}:{}] [{},{}] REQUESTING DATA FROM SERVER FOR {nspace}:{rank} KEY {key}",
+                crate::os::short_hostname(),
+                std::process::id(),
+                self.me.nspace,
+                self.me.rank
+            );
+        }
         let req = Request::GetNb(GetNb {
             nspace: WStr::from(nspace),
             rank: Rank(rank),

@@ -20,16 +20,85 @@ use pmix_wire::ds21::{self, Ds21File, Patch};
 /// written no more, its readers' gets of later values going by message.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
 
-/// The ds21 files of one namespace.
+/// The ds21 files of one namespace, each mapped read-write: a batch is copied in
+/// while the readers wait, with no system call.
 pub(crate) struct Ds21Store {
     dir: PathBuf,
     nspace: String,
-    initial: File,
-    metas: Vec<File>,
-    datas: Vec<File>,
+    initial: Region,
+    metas: Vec<Region>,
+    datas: Vec<Region>,
     locks: Locks,
     /// A write gave up on a lock: nothing more is written.
     stuck: bool,
+}
+
+/// A file mapped read-write and shared, whole.
+struct Region {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: shared memory written only by its owner's thread under the store's
+// locks; the handle moves with the store.
+unsafe impl Send for Region {}
+
+impl Region {
+    /// `file` (of `len` bytes) mapped read-write, shared.
+    fn map(file: &File, len: usize) -> io::Result<Region> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a new shared read-write mapping of the whole file (sized to `len`
+        // by its creator), at an address the kernel picks; the descriptor is open
+        // for the call, and the mapping keeps the file.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = std::ptr::NonNull::new(p.cast::<u8>())
+            .ok_or_else(|| io::Error::other("mmap gave a null address"))?;
+        Ok(Region { ptr, len })
+    }
+
+    /// Copies `bytes` in at `at`.
+    ///
+    /// # Errors
+    /// `InvalidInput` when they would pass the region's end.
+    fn write(&self, at: usize, bytes: &[u8]) -> io::Result<()> {
+        if at.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a ds21 patch past its file's end",
+            ));
+        }
+        // SAFETY: `at + bytes.len()` lies inside the live mapping (checked above);
+        // `bytes` is our own memory, not the mapping's; readers in other processes
+        // read it only under the locks the caller holds.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.as_ptr().add(at), bytes.len());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `map`, not unmapped since.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// A new segment file of `len` zero bytes (sparse), mapped.
+fn segment(path: &Path, len: usize) -> io::Result<Region> {
+    Region::map(&create(path, len as u64)?, len)
 }
 
 fn create(path: &Path, len: u64) -> io::Result<File> {
@@ -62,21 +131,15 @@ impl Ds21Store {
         }
         let made = (|| {
             let locks = Locks::create(&dir.join(ds21::lock_file(nspace)), locks.max(1))?;
-            let meta = create(
-                &dir.join(ds21::meta_file(nspace, 0)),
-                ds21::META_SEG_SIZE as u64,
-            )?;
-            let data = create(
-                &dir.join(ds21::data_file(nspace, 0)),
-                ds21::DATA_SEG_SIZE as u64,
-            )?;
+            let meta = segment(&dir.join(ds21::meta_file(nspace, 0)), ds21::META_SEG_SIZE)?;
+            let data = segment(&dir.join(ds21::data_file(nspace, 0)), ds21::DATA_SEG_SIZE)?;
             // The initial segment last: a client that finds it finds the rest.
             let init = create(&dir.join(ds21::INITIAL_FILE), initial.len() as u64)?;
             init.write_all_at(&initial, 0)?;
             Ok(Ds21Store {
                 dir: dir.to_path_buf(),
                 nspace: nspace.to_owned(),
-                initial: init,
+                initial: Region::map(&init, initial.len())?,
                 metas: vec![meta],
                 datas: vec![data],
                 locks,
@@ -118,14 +181,14 @@ impl Ds21Store {
                     while self.metas.len() <= k as usize {
                         let n = self.metas.len() as u32;
                         let path = self.dir.join(ds21::meta_file(&self.nspace, n));
-                        self.metas.push(create(&path, ds21::META_SEG_SIZE as u64)?);
+                        self.metas.push(segment(&path, ds21::META_SEG_SIZE)?);
                     }
                 }
                 Ds21File::Data(k) => {
                     while self.datas.len() <= k as usize {
                         let n = self.datas.len() as u32;
                         let path = self.dir.join(ds21::data_file(&self.nspace, n));
-                        self.datas.push(create(&path, ds21::DATA_SEG_SIZE as u64)?);
+                        self.datas.push(segment(&path, ds21::DATA_SEG_SIZE)?);
                     }
                 }
                 Ds21File::Initial => {}
@@ -145,7 +208,7 @@ impl Ds21Store {
                 Ds21File::Meta(k) => &self.metas[k as usize],
                 Ds21File::Data(k) => &self.datas[k as usize],
             };
-            if let Err(e) = f.write_all_at(&p.bytes, p.at as u64) {
+            if let Err(e) = f.write(p.at, &p.bytes) {
                 result = Err(e);
                 break;
             }
