@@ -1,5 +1,6 @@
 //! The node store's fence segments (docs/serving.md §5.6): after each fence of a
-//! namespace served here, one segment of the next generation holding what every
+//! namespace served here with a connected client of the store, one segment of the
+//! next generation holding what every
 //! rank of it committed that a peer of this node sees (its LOCAL values, GLOBAL
 //! included; what the host brought of other nodes' ranks), when any of it changed
 //! since the last. The I/O layer places it ([`Core::take_segments`],
@@ -61,6 +62,16 @@ pub(super) fn fence_done(core: &mut Core, participants: &[ProcKey]) {
         let Some(ns) = core.namespaces.get(name) else {
             continue;
         };
+        // Only our clients read fence segments: a namespace none of whose
+        // connected ranks announced the store gets none (its libpmix2 clients
+        // read ds21).
+        let readers = core
+            .conns
+            .values()
+            .any(|p| p.node_store && p.proc.0 == name);
+        if !readers {
+            continue;
+        }
         let seg = &ns.fence_segment;
         if seg.built == Some(seg.stamp) {
             continue;
