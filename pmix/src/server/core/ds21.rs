@@ -27,13 +27,25 @@ pub(super) fn file(core: &mut Core, nspace: &str, rank: u32, kvals: &[Kval]) {
     let Some(w) = ns.ds21.as_mut() else {
         return;
     };
-    let patches = append(w, rank, kvals);
-    if !patches.is_empty() {
-        core.out.push_back(Output::Ds21 {
-            nspace: nspace.to_owned(),
-            patches,
-        });
+    let mut patches = append(w, rank, kvals);
+    if patches.is_empty() {
+        return;
     }
+    // Writes that follow each other (a fence's data of every rank) go as one
+    // batch: one hold of the readers' locks.
+    if let Some(Output::Ds21 {
+        nspace: last,
+        patches: queued,
+    }) = core.out.back_mut()
+        && last == nspace
+    {
+        queued.append(&mut patches);
+        return;
+    }
+    core.out.push_back(Output::Ds21 {
+        nspace: nspace.to_owned(),
+        patches,
+    });
 }
 
 /// `kvals` appended for `rank`, each value packed; those that cannot be are left

@@ -141,6 +141,16 @@ impl Bucket {
         }
     }
 
+    /// The values a commit or ingest stamped `generation` changed.
+    fn changed_at(&self, generation: u64) -> Vec<Kval> {
+        self.kvals
+            .iter()
+            .zip(&self.changed)
+            .filter(|(_, g)| **g == generation)
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
     /// About what its values take ([`value_size`] and their keys).
     fn bytes(&self) -> usize {
         self.kvals
@@ -263,9 +273,9 @@ pub(super) fn commit(core: &mut Core, conn: ConnId, tag: u32, c: Commit, now: In
     }
     (entry.local, entry.remote, entry.generation) = (local, remote, generation);
     // What local peers see (LOCAL and GLOBAL) goes in the ds21 store at once, as
-    // OpenPMIx's server puts it there at commit.
-    let seen = entry.local.kvals.clone();
-    super::ds21::file(core, &proc.0, proc.1, &seen);
+    // OpenPMIx's server puts it there at commit: what this commit changed.
+    let changed = entry.local.changed_at(generation);
+    super::ds21::file(core, &proc.0, proc.1, &changed);
     super::nodestore::data_changed(core, &proc.0);
     core.reply_status(conn, tag, Command::Commit, Status::SUCCESS);
     release(core, &proc, false);
@@ -468,7 +478,9 @@ impl Core {
         entry.generation += 1;
         entry.local.upsert(&kvals, entry.generation);
         entry.remote.upsert(&kvals, entry.generation);
-        super::ds21::file(self, &proc.0, proc.1, &kvals);
+        // What the host brought anew (its data of a rank is all it committed).
+        let changed = entry.local.changed_at(entry.generation);
+        super::ds21::file(self, &proc.0, proc.1, &changed);
         super::nodestore::data_changed(self, &proc.0);
         release(self, proc, false);
     }
