@@ -39,8 +39,9 @@ struct Region {
     len: usize,
 }
 
-// SAFETY: shared memory written only by its owner's thread under the store's
-// locks; the handle moves with the store.
+// SAFETY: shared memory its owner's thread accesses only by `Region::write`, under
+// the store's locks, or (the lock segment) by pthread calls on its mutexes, which
+// are made for use from any thread and process; the handle moves with the store.
 unsafe impl Send for Region {}
 
 impl Region {
@@ -229,48 +230,22 @@ impl std::fmt::Debug for Ds21Store {
 
 /// The lock segment, mapped read-write: `2 * n` robust process-shared mutexes.
 struct Locks {
-    ptr: std::ptr::NonNull<u8>,
-    len: usize,
+    map: Region,
     n: usize,
     first: usize,
 }
-
-// SAFETY: the mapping is shared memory whose only accesses are the pthread calls on
-// its mutexes, which are made to be used from any thread (and any process); the
-// handle moves between threads with the store that owns it.
-unsafe impl Send for Locks {}
 
 impl Locks {
     /// Creates the lock segment at `path` for `n` clients: its header, zero slots,
     /// and `2 * n` mutexes initialized process-shared and robust.
     fn create(path: &Path, n: u32) -> io::Result<Locks> {
-        use std::os::fd::AsRawFd;
         // SAFETY: sysconf reads a constant of the system.
         let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
         let (len, first) = ds21::lock_layout(n, page);
         let f = create(path, len as u64)?;
         f.write_all_at(&ds21::lock_header(n, page), 0)?;
-        // SAFETY: a new shared read-write mapping of the whole file just sized to
-        // `len`, at an address the kernel picks; the descriptor is open for the
-        // call (the mapping keeps the file).
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                f.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = std::ptr::NonNull::new(p.cast::<u8>())
-            .ok_or_else(|| io::Error::other("mmap gave a null address"))?;
         let locks = Locks {
-            ptr,
-            len,
+            map: Region::map(&f, len)?,
             n: n as usize,
             first,
         };
@@ -314,7 +289,8 @@ impl Locks {
         // SAFETY: the offset is inside the mapping (`j < 2n`, laid out by
         // `Locks::create` for 2n mutexes `MUTEX_STRIDE` apart from `first`).
         unsafe {
-            self.ptr
+            self.map
+                .ptr
                 .as_ptr()
                 .add(self.first + ds21::MUTEX_STRIDE * j)
                 .cast()
@@ -385,13 +361,5 @@ impl Drop for Hold<'_> {
             self.locks.unlock(2 * i);
             self.locks.unlock(2 * i + 1);
         }
-    }
-}
-
-impl Drop for Locks {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `create`, not unmapped since; the mutexes
-        // stay in the file for readers that still map it.
-        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
     }
 }
