@@ -334,6 +334,10 @@ pub const NSDIR: &str = "pmix.nsdir";
 pub const PROCDIR: &str = "pmix.pdir";
 /// `PMIX_TDIR_RMCLEAN`.
 pub const TDIR_RMCLEAN: &str = "pmix.tdir.rmclean";
+/// The session-level keys a get addressed to one rank answers with the job's value,
+/// as OpenPMIx 4.2's `hash` store does: a rank's temporary directory, whether it is
+/// removed, and the universe size are its session's.
+pub const RANK_SESSION_KEYS: [&str; 3] = [TMPDIR, TDIR_RMCLEAN, UNIV_SIZE];
 /// `PMIX_CLUSTER_ID`.
 pub const CLUSTER_ID: &str = "pmix.clid";
 /// `PMIX_PROCID`.

@@ -322,11 +322,6 @@ impl Store {
     /// (its peers, leader and count, not its identity); for every rank, the
     /// session-level values (`pmix.tmpdir`, `pmix.tdir.rmclean`, `pmix.univ.size`).
     pub(crate) fn rank_fallback(&self, rank: u32, key: &str) -> Option<Value> {
-        const SESSION: [&str; 3] = [
-            pmix_wire::keys::TMPDIR,
-            pmix_wire::keys::TDIR_RMCLEAN,
-            pmix_wire::keys::UNIV_SIZE,
-        ];
         const NODE: [&str; 3] = [
             pmix_wire::keys::LOCAL_PEERS,
             pmix_wire::keys::LOCALLDR,
@@ -346,7 +341,7 @@ impl Store {
                 .find(|i| i.key.as_bytes() == key.as_bytes())
                 .map(|i| i.value.clone());
         }
-        if SESSION.contains(&key) && self.has_rank(rank) {
+        if pmix_wire::keys::RANK_SESSION_KEYS.contains(&key) && self.has_rank(rank) {
             return self.job_value(key);
         }
         None

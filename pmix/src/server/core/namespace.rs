@@ -386,14 +386,10 @@ impl Namespace {
             );
             // A session's values asked of a rank are the job's (OpenPMIx's hash
             // store answers so; a ds21 client reads only the rank's entries).
-            let session: Vec<Kval> = [
-                pmix_wire::keys::TMPDIR,
-                pmix_wire::keys::TDIR_RMCLEAN,
-                pmix_wire::keys::UNIV_SIZE,
-            ]
-            .iter()
-            .filter_map(|k| ns.job_value(k).map(|v| Kval::new(*k, v.clone())))
-            .collect();
+            let session: Vec<Kval> = pmix_wire::keys::RANK_SESSION_KEYS
+                .iter()
+                .filter_map(|k| ns.job_value(k).map(|v| Kval::new(*k, v.clone())))
+                .collect();
             let ranks = ns
                 .rank_kvals
                 .iter()

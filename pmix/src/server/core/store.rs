@@ -56,13 +56,6 @@ use pmix_wire::{
 use super::util::{HeldList, HeldRequest, value_size};
 use super::{ConnId, Core, Output, ProcKey, Upcall, info_deadline, info_flag, info_value};
 
-/// Session-level keys a get of a rank answers with the job's value.
-const RANK_SESSION_KEYS: [&str; 3] = [
-    pmix_wire::keys::TMPDIR,
-    pmix_wire::keys::TDIR_RMCLEAN,
-    pmix_wire::keys::UNIV_SIZE,
-];
-
 /// Keys a server answers only from a topology it shares, which we do not.
 const TOPOLOGY_KEYS: [&str; 3] = [
     pmix_wire::keys::HWLOC_XML_V2,
@@ -615,7 +608,7 @@ fn evaluate(core: &Core, h: &HeldGet) -> Answer {
     }
     // A session's values asked of one of its ranks: the job's, as OpenPMIx's hash
     // store answers them (a libpmix2 client on ds21 asks them of the server).
-    if RANK_SESSION_KEYS.contains(&key)
+    if pmix_wire::keys::RANK_SESSION_KEYS.contains(&key)
         && let Some(ns) = core.namespaces.get(&target.0)
         && target.1 < ns.spec.job_size
         && let Some(v) = ns.job_value(key)
