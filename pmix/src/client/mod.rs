@@ -227,7 +227,7 @@ impl Client {
         // the job information; a segment that cannot be mapped, or does not stand
         // for this rank's view, is asked for again by message (the server then
         // sends the job information itself).
-        let store = match Client::map_job(job, env, hostname) {
+        let store = match Client::map_job(job, env) {
             Ok(store) => store,
             Err(None) => {
                 let job = Client::job_of(conn.call(&Request::Req, None)?, env)?;
@@ -248,7 +248,7 @@ impl Client {
     /// `Err(Some(job))` when it names none (it is the job information itself),
     /// `Err(None)` when the segment cannot be mapped, does not parse, is another
     /// namespace's, or does not stand for this rank's view.
-    fn map_job(job: JobInfo, env: &ServerEnv, hostname: &str) -> Result<Store, Option<JobInfo>> {
+    fn map_job(job: JobInfo, env: &ServerEnv) -> Result<Store, Option<JobInfo>> {
         let named = job.items.iter().position(
             |i| matches!(i, JobItem::Value(k) if k.key == pmix_wire::keys::RS_NODE_STORE),
         );
@@ -265,7 +265,7 @@ impl Client {
         if seg.nspace() != env.nspace {
             return Err(None);
         }
-        Store::mapped(seg, path, items, env.rank, hostname).map_err(|_| None)
+        Store::mapped(seg, path, items).map_err(|_| None)
     }
 
     /// The job information of a REQ reply.

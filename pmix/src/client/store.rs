@@ -105,11 +105,10 @@ fn infos_of(v: &Value) -> Vec<Info> {
         .unwrap_or_default()
 }
 
-/// A client's store.
-pub(crate) struct Store {
-    /// The job information mapped from the node store; `None`: it came by message,
-    /// in the fields below.
-    mapped: Option<Mapped>,
+/// The job information a REQ reply carried, decoded as it came: a rank's blob is
+/// decoded the first time one of its values is asked for.
+#[derive(Default)]
+struct Decoded {
     job: Vec<Kval>,
     node: Vec<Info>,
     /// Every other node's array, as the job information gave them.
@@ -118,6 +117,18 @@ pub(crate) struct Store {
     app: Vec<Info>,
     blobs: HashMap<u32, ProcBlob>,
     decoded: Mutex<HashMap<u32, Arc<Vec<Kval>>>>,
+}
+
+/// Where a client's job information is: mapped from the node store, or decoded
+/// from the REQ reply.
+enum JobData {
+    Mapped(Mapped),
+    Decoded(Decoded),
+}
+
+/// A client's store.
+pub(crate) struct Store {
+    job: JobData,
     peers: Mutex<HashMap<(String, u32), Keyed>>,
     /// The fence segment of this job our server named last (docs/serving.md
     /// §5.6), until this process's next fence.
@@ -125,35 +136,23 @@ pub(crate) struct Store {
     puts: Mutex<Puts>,
 }
 
-impl Store {
-    /// The store of rank `rank` of a job whose REQ reply is `job`, on host
+impl Decoded {
+    /// The job information of the REQ reply `job` of rank `rank` on host
     /// `hostname`.
-    pub(crate) fn new(job: JobInfo, rank: u32, hostname: &str) -> Store {
-        let mut store = Store {
-            mapped: None,
-            job: Vec::new(),
-            node: Vec::new(),
-            other_nodes: Vec::new(),
-            session: Vec::new(),
-            app: Vec::new(),
-            blobs: HashMap::new(),
-            decoded: Mutex::new(HashMap::new()),
-            peers: Mutex::new(HashMap::new()),
-            fence: Mutex::new(None),
-            puts: Mutex::new(Puts::default()),
-        };
+    fn new(job: JobInfo, rank: u32, hostname: &str) -> Decoded {
+        let mut d = Decoded::default();
         let mut nodes: Vec<Vec<Info>> = Vec::new();
         for item in job.items {
             match item {
-                JobItem::Value(k) => store.job.push(k),
-                JobItem::Session(v) => store.session = v,
+                JobItem::Value(k) => d.job.push(k),
+                JobItem::Session(v) => d.session = v,
                 JobItem::App(v) => {
-                    if store.app.is_empty() {
-                        store.app = v;
+                    if d.app.is_empty() {
+                        d.app = v;
                     }
                 }
                 JobItem::Node(v) => nodes.push(v),
-                JobItem::Proc(p) => match store.blobs.remove(&p.rank.0) {
+                JobItem::Proc(p) => match d.blobs.remove(&p.rank.0) {
                     // A second blob of one rank (a server adds a rank's own late
                     // values, such as its PMIX_DEVICE_DISTANCES, after the blob it
                     // packed for every rank): its values join the first's, a key
@@ -173,20 +172,17 @@ impl Store {
                             }
                             _ => first,
                         };
-                        store.blobs.insert(rank.0, merged);
+                        d.blobs.insert(rank.0, merged);
                     }
                     None => {
-                        store.blobs.insert(p.rank.0, p);
+                        d.blobs.insert(p.rank.0, p);
                     }
                 },
             }
         }
         // This node: the one this rank's own blob names (the host's name for it),
         // else the host name given, else the first (a server sends its own first).
-        let own_node = store
-            .rank_value(rank, pmix_wire::keys::HOSTNAME)
-            .ok()
-            .flatten();
+        let own_node = d.rank_value(rank, pmix_wire::keys::HOSTNAME).ok().flatten();
         fn named(n: &[Info], name: Option<&str>) -> bool {
             name.is_some()
                 && n.iter()
@@ -199,14 +195,80 @@ impl Store {
             .or_else(|| nodes.iter().position(|n| named(n, Some(hostname))))
             .or(if nodes.is_empty() { None } else { Some(0) });
         if let Some(i) = here {
-            store.node = nodes.remove(i);
+            d.node = nodes.remove(i);
         }
-        store.other_nodes = nodes;
-        store
+        d.other_nodes = nodes;
+        d
     }
 
-    /// The store of rank `rank` on host `hostname` whose job information is the
-    /// node-store segment `seg` (its namespace checked by the caller), with the
+    /// A value from rank `rank`'s blob.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the blob's values do not decode.
+    fn rank_value(&self, rank: u32, key: &str) -> Result<Option<Value>, Error> {
+        let Some(blob) = self.blobs.get(&rank) else {
+            return Ok(None);
+        };
+        let kvals = {
+            let mut decoded = lock(&self.decoded);
+            match decoded.get(&rank) {
+                Some(k) => Arc::clone(k),
+                None => {
+                    let k = Arc::new(
+                        blob.kvals()
+                            .map_err(|e| {
+                                Error::Internal(format!(
+                                    "rank {rank}'s job information does not decode: {e}"
+                                ))
+                            })?
+                            .into_owned(),
+                    );
+                    decoded.insert(rank, Arc::clone(&k));
+                    k
+                }
+            }
+        };
+        Ok(kvals
+            .iter()
+            .find(|kv| kv.key.as_bytes() == key.as_bytes())
+            .map(|kv| kv.value.clone()))
+    }
+
+    /// A job-level value: the job's own, else this node's, the session's or the
+    /// app's.
+    fn job_value(&self, key: &str) -> Option<Value> {
+        let k = key.as_bytes();
+        self.job
+            .iter()
+            .find(|kv| kv.key.as_bytes() == k)
+            .map(|kv| kv.value.clone())
+            .or_else(|| {
+                [&self.node, &self.session, &self.app]
+                    .into_iter()
+                    .flat_map(|v| v.iter())
+                    .find(|i| i.key.as_bytes() == k)
+                    .map(|i| i.value.clone())
+            })
+    }
+}
+
+impl Store {
+    fn with(job: JobData) -> Store {
+        Store {
+            job,
+            peers: Mutex::new(HashMap::new()),
+            fence: Mutex::new(None),
+            puts: Mutex::new(Puts::default()),
+        }
+    }
+
+    /// The store of rank `rank` of a job whose REQ reply is `job`, on host
+    /// `hostname`.
+    pub(crate) fn new(job: JobInfo, rank: u32, hostname: &str) -> Store {
+        Store::with(JobData::Decoded(Decoded::new(job, rank, hostname)))
+    }
+
+    /// The store whose job information is the node-store segment `seg` (its namespace checked by the caller), with the
     /// items `extra` of the REQ reply that named it (a rank's own second blob).
     ///
     /// The segment's job-level keys are its first node array's: the server
@@ -221,8 +283,6 @@ impl Store {
         seg: Segment<Mapping>,
         path: &str,
         extra: Vec<JobItem>,
-        rank: u32,
-        hostname: &str,
     ) -> Result<Store, String> {
         let mut late: HashMap<u32, Vec<Kval>> = HashMap::new();
         for item in extra {
@@ -237,36 +297,27 @@ impl Store {
                 }
             }
         }
-        let mut store = Store::new(
-            JobInfo {
-                nspace: pmix_wire::WStr::from(seg.nspace()),
-                items: Vec::new(),
-            },
-            rank,
-            hostname,
-        );
-        store.mapped = Some(Mapped {
+        Ok(Store::with(JobData::Mapped(Mapped {
             seg,
             path: path.to_owned(),
             late,
             nodes: OnceLock::new(),
-        });
-        Ok(store)
+        })))
     }
 
     /// Whether the job information was mapped from the node store.
     pub(crate) fn is_mapped(&self) -> bool {
-        self.mapped.is_some()
+        matches!(self.job, JobData::Mapped(_))
     }
 
     /// This node's array and every other node's.
     fn node_arrays(&self) -> (&[Info], &[Vec<Info>]) {
-        match &self.mapped {
-            Some(m) => match m.nodes().split_first() {
+        match &self.job {
+            JobData::Mapped(m) => match m.nodes().split_first() {
                 Some((this, others)) => (this, others),
                 None => (&[], &[]),
             },
-            None => (&self.node, &self.other_nodes),
+            JobData::Decoded(d) => (&d.node, &d.other_nodes),
         }
     }
 
@@ -349,9 +400,9 @@ impl Store {
 
     /// Whether the job information holds values of `rank`.
     fn has_rank(&self, rank: u32) -> bool {
-        match &self.mapped {
-            Some(m) => m.late.contains_key(&rank) || m.seg.record(rank).is_some(),
-            None => self.blobs.contains_key(&rank),
+        match &self.job {
+            JobData::Mapped(m) => m.late.contains_key(&rank) || m.seg.record(rank).is_some(),
+            JobData::Decoded(d) => d.blobs.contains_key(&rank),
         }
     }
 
@@ -391,29 +442,19 @@ impl Store {
 
     /// A job-level value of this job.
     pub(crate) fn job_value(&self, key: &str) -> Option<Value> {
-        if let Some(m) = &self.mapped {
-            // The arrays of nodes and apps are the segment's own layout, not
-            // job-level keys.
-            if key == keys::NODE_INFO_ARRAY || key == keys::APP_INFO_ARRAY {
-                return None;
-            }
-            if key == keys::RS_NODE_STORE {
-                return Some(Value::from(m.path.as_str()));
-            }
-            return m.seg.get(WILDCARD, key).and_then(Result::ok);
+        let m = match &self.job {
+            JobData::Mapped(m) => m,
+            JobData::Decoded(d) => return d.job_value(key),
+        };
+        // The arrays of nodes and apps are the segment's own layout, not job-level
+        // keys.
+        if key == keys::NODE_INFO_ARRAY || key == keys::APP_INFO_ARRAY {
+            return None;
         }
-        let k = key.as_bytes();
-        self.job
-            .iter()
-            .find(|kv| kv.key.as_bytes() == k)
-            .map(|kv| kv.value.clone())
-            .or_else(|| {
-                [&self.node, &self.session, &self.app]
-                    .into_iter()
-                    .flat_map(|v| v.iter())
-                    .find(|i| i.key.as_bytes() == k)
-                    .map(|i| i.value.clone())
-            })
+        if key == keys::RS_NODE_STORE {
+            return Some(Value::from(m.path.as_str()));
+        }
+        m.seg.get(WILDCARD, key).and_then(Result::ok)
     }
 
     /// A value from rank `rank`'s blob in the job information.
@@ -421,46 +462,22 @@ impl Store {
     /// # Errors
     /// [`Error::Internal`] when the blob's values do not decode.
     pub(crate) fn rank_value(&self, rank: u32, key: &str) -> Result<Option<Value>, Error> {
-        if let Some(m) = &self.mapped {
-            if let Some(v) = m
-                .late
-                .get(&rank)
-                .and_then(|l| l.iter().find(|k| k.key == key))
-            {
-                return Ok(Some(v.value.clone()));
-            }
-            return m.seg.get(rank, key).transpose().map_err(|e| {
-                Error::Internal(format!(
-                    "rank {rank}'s job information does not decode: {e}"
-                ))
-            });
+        let m = match &self.job {
+            JobData::Mapped(m) => m,
+            JobData::Decoded(d) => return d.rank_value(rank, key),
+        };
+        if let Some(v) = m
+            .late
+            .get(&rank)
+            .and_then(|l| l.iter().find(|k| k.key == key))
+        {
+            return Ok(Some(v.value.clone()));
         }
-        let Some(blob) = self.blobs.get(&rank) else {
-            return Ok(None);
-        };
-        let kvals = {
-            let mut decoded = lock(&self.decoded);
-            match decoded.get(&rank) {
-                Some(k) => Arc::clone(k),
-                None => {
-                    let k = Arc::new(
-                        blob.kvals()
-                            .map_err(|e| {
-                                Error::Internal(format!(
-                                    "rank {rank}'s job information does not decode: {e}"
-                                ))
-                            })?
-                            .into_owned(),
-                    );
-                    decoded.insert(rank, Arc::clone(&k));
-                    k
-                }
-            }
-        };
-        Ok(kvals
-            .iter()
-            .find(|kv| kv.key.as_bytes() == key.as_bytes())
-            .map(|kv| kv.value.clone()))
+        m.seg.get(rank, key).transpose().map_err(|e| {
+            Error::Internal(format!(
+                "rank {rank}'s job information does not decode: {e}"
+            ))
+        })
     }
 
     /// A value a GETNB reply brought for `nspace`:`rank`.
