@@ -327,39 +327,85 @@ impl Ds21Writer {
         rank: u32,
         entries: &[(&str, &[u8])],
     ) -> Result<Vec<Patch>, Ds21Error> {
-        for (key, value) in entries {
-            if key.is_empty() || key.contains('\0') {
-                return Err(Ds21Error::BadKey);
-            }
-            let len = 16 + key.len() + 1 + value.len() + EXT_SLOT_LEN;
-            if len > DATA_SEG_SIZE - 8 {
-                return Err(Ds21Error::TooLarge { len });
-            }
-        }
-        let slot = slot_of(rank);
+        check(entries)?;
         let counts = (self.meta_segs, self.data_segs);
-        let mut patches = Vec::new();
-        let mut invalidate = Vec::new();
+        let Sorted {
+            mut patches,
+            invalidate,
+            fresh,
+        } = self.sort(rank, entries);
+        if fresh.is_empty() && invalidate.is_empty() {
+            return Ok(patches);
+        }
+        let chunks = self.chunk(fresh);
+        for (i, c) in chunks.iter().enumerate() {
+            let next = chunks.get(i + 1).map_or(0, |c| c.start);
+            let mut buf = c.bytes.clone();
+            buf.extend_from_slice(&ext_slot(next));
+            let (seg, off) = split(c.start);
+            patches.push(Patch {
+                file: Ds21File::Data(seg),
+                at: off,
+                bytes: buf,
+            });
+        }
+        for at in &invalidate {
+            // The replaced entry's size field: its top byte (0: an entry is under
+            // 4 MiB) with bit 62 set.
+            let (seg, off) = split(*at);
+            patches.push(Patch {
+                file: Ds21File::Data(seg),
+                at: off + 7,
+                bytes: vec![(INVALIDATED >> 56) as u8],
+            });
+        }
+        self.link(rank, chunks, invalidate.len() as u64, &mut patches);
+        // The counts of segments, when they grew.
+        if (self.meta_segs, self.data_segs) != counts {
+            patches.push(Patch {
+                file: Ds21File::Initial,
+                at: NUM_META_AT,
+                bytes: u64::from(self.meta_segs).to_le_bytes().to_vec(),
+            });
+            patches.push(Patch {
+                file: Ds21File::Initial,
+                at: NUM_DATA_AT,
+                bytes: u64::from(self.data_segs).to_le_bytes().to_vec(),
+            });
+        }
+        Ok(patches)
+    }
+
+    /// Sorts `entries` of `rank` by what they need: nothing (the same value), a
+    /// value written over the old one of the same size (as OpenPMIx's writer does:
+    /// a key put every round does not lengthen its rank's walk), or a new entry
+    /// (the old one, if any, to be marked replaced). A key given twice: the last
+    /// value.
+    fn sort(&mut self, rank: u32, entries: &[(&str, &[u8])]) -> Sorted {
+        let mut sorted = Sorted {
+            patches: Vec::new(),
+            invalidate: Vec::new(),
+            fresh: Vec::new(),
+        };
         let mut rewritten = Vec::new();
-        let mut fresh: Vec<(Vec<u8>, u64, Vec<u8>)> = Vec::new();
         for (key, value) in entries {
             let h = fnv(value);
             let old = self
                 .runs
                 .get(&rank)
                 .and_then(|r| r.keys.get(key.as_bytes()).copied());
-            // A key given twice in one call: the last value.
-            if let Some(i) = fresh.iter().position(|(k, _, _)| k == key.as_bytes()) {
-                fresh.remove(i);
+            if let Some(i) = sorted
+                .fresh
+                .iter()
+                .position(|(k, _, _)| k == key.as_bytes())
+            {
+                sorted.fresh.remove(i);
             }
             match old {
                 Some((_, old_hash, _)) if old_hash == h => {}
                 Some((at, _, len)) if len == value.len() => {
-                    // A value of the same size is written over the old one, in place
-                    // (as OpenPMIx's writer does): a key put every round does not
-                    // lengthen its rank's walk.
                     let (seg, off) = split(at + 16 + key.len() as u64 + 1);
-                    patches.push(Patch {
+                    sorted.patches.push(Patch {
                         file: Ds21File::Data(seg),
                         at: off,
                         bytes: value.to_vec(),
@@ -367,24 +413,30 @@ impl Ds21Writer {
                     rewritten.push((key.as_bytes().to_vec(), at, h, len));
                 }
                 Some((at, _, _)) => {
-                    invalidate.push(at);
-                    fresh.push((key.as_bytes().to_vec(), h, entry(key.as_bytes(), value)));
+                    sorted.invalidate.push(at);
+                    let e = entry(key.as_bytes(), value);
+                    sorted.fresh.push((key.as_bytes().to_vec(), h, e));
                 }
-                None => fresh.push((key.as_bytes().to_vec(), h, entry(key.as_bytes(), value))),
+                None => {
+                    let e = entry(key.as_bytes(), value);
+                    sorted.fresh.push((key.as_bytes().to_vec(), h, e));
+                }
             }
         }
-        invalidate.sort_unstable();
-        invalidate.dedup();
+        sorted.invalidate.sort_unstable();
+        sorted.invalidate.dedup();
         if let Some(run) = self.runs.get_mut(&rank) {
             for (k, at, h, len) in rewritten {
                 run.keys.insert(k, (at, h, len));
             }
         }
-        if fresh.is_empty() && invalidate.is_empty() {
-            return Ok(patches);
-        }
-        // The new entries, in as few chunks as the segments allow, each chunk
-        // ending with an extension slot that links to the next.
+        sorted
+    }
+
+    /// Places new entries (key, value hash, bytes) from the free offset on, in as
+    /// few chunks as the segments allow: each chunk fits one data segment with
+    /// the extension slot that ends it (and links it to the next).
+    fn chunk(&mut self, fresh: Vec<(Vec<u8>, u64, Vec<u8>)>) -> Vec<Chunk> {
         let mut chunks: Vec<Chunk> = Vec::new();
         for (key, h, bytes) in fresh {
             let need = bytes.len() + EXT_SLOT_LEN;
@@ -415,38 +467,23 @@ impl Ds21Writer {
             self.free = c.end() + EXT_SLOT_LEN as u64;
         }
         self.data_segs = self.data_segs.max(split(self.free - 1).0 + 1);
+        chunks
+    }
+
+    /// Links `chunks` to `rank`'s run (its old end's extension slot points at the
+    /// first) or starts the run, and writes its meta slot: the count, less the
+    /// `replaced` entries, last, so that the slot publishes what it counts.
+    fn link(&mut self, rank: u32, chunks: Vec<Chunk>, replaced: u64, patches: &mut Vec<Patch>) {
         let added: u64 = chunks.iter().map(|c| c.keys.len() as u64).sum();
-        for (i, c) in chunks.iter().enumerate() {
-            let next = chunks.get(i + 1).map_or(0, |c| c.start);
-            let mut buf = c.bytes.clone();
-            buf.extend_from_slice(&ext_slot(next));
-            let (seg, off) = split(c.start);
-            patches.push(Patch {
-                file: Ds21File::Data(seg),
-                at: off,
-                bytes: buf,
-            });
-        }
-        for at in &invalidate {
-            // The replaced entry's size field, bit 62 set.
-            let (seg, off) = split(*at);
-            // The size field's top byte (0: an entry is under 4 MiB) with bit 62.
-            patches.push(Patch {
-                file: Ds21File::Data(seg),
-                at: off + 7,
-                bytes: vec![(INVALIDATED >> 56) as u8],
-            });
-        }
         let first_new = chunks.first().map(|c| c.start);
         let last_ext = chunks.last().map(Chunk::end);
-        let meta_slot = slot as usize;
+        let meta_slot = slot_of(rank) as usize;
         let meta_seg = (meta_slot / META_SLOTS) as u32;
         self.meta_segs = self.meta_segs.max(meta_seg + 1);
         let meta_at = 8 + META_SLOT_LEN * (meta_slot % META_SLOTS);
         let run = match self.runs.get_mut(&rank) {
             Some(run) => {
                 if let (Some(first), Some(ext)) = (first_new, last_ext) {
-                    // Link the run's old end to the new entries.
                     let (seg, off) = split(run.ext);
                     patches.push(Patch {
                         file: Ds21File::Data(seg),
@@ -455,7 +492,7 @@ impl Ds21Writer {
                     });
                     run.ext = ext;
                 }
-                run.count = run.count + added - invalidate.len() as u64;
+                run.count = run.count + added - replaced;
                 patches.push(Patch {
                     file: Ds21File::Meta(meta_seg),
                     at: meta_at + 16,
@@ -465,13 +502,12 @@ impl Ds21Writer {
             }
             None => {
                 let (Some(first), Some(ext)) = (first_new, last_ext) else {
-                    return Ok(patches);
+                    return;
                 };
                 let mut slot_bytes = Vec::with_capacity(META_SLOT_LEN);
                 slot_bytes.extend_from_slice(&u64::from(rank).to_le_bytes());
                 slot_bytes.extend_from_slice(&first.to_le_bytes());
                 slot_bytes.extend_from_slice(&added.to_le_bytes());
-                // The rank's count and offset last: its slot publishes it.
                 patches.push(Patch {
                     file: Ds21File::Meta(meta_seg),
                     at: meta_at,
@@ -489,21 +525,32 @@ impl Ds21Writer {
                 run.keys.insert(k, (at, h, len));
             }
         }
-        // The counts of segments, when they grew.
-        if (self.meta_segs, self.data_segs) != counts {
-            patches.push(Patch {
-                file: Ds21File::Initial,
-                at: NUM_META_AT,
-                bytes: u64::from(self.meta_segs).to_le_bytes().to_vec(),
-            });
-            patches.push(Patch {
-                file: Ds21File::Initial,
-                at: NUM_DATA_AT,
-                bytes: u64::from(self.data_segs).to_le_bytes().to_vec(),
-            });
-        }
-        Ok(patches)
     }
+}
+
+/// Refuses an entry whose key is empty or holds a NUL, or that with its extension
+/// slot would pass a data segment.
+fn check(entries: &[(&str, &[u8])]) -> Result<(), Ds21Error> {
+    for (key, value) in entries {
+        if key.is_empty() || key.contains('\0') {
+            return Err(Ds21Error::BadKey);
+        }
+        let len = 16 + key.len() + 1 + value.len() + EXT_SLOT_LEN;
+        if len > DATA_SEG_SIZE - 8 {
+            return Err(Ds21Error::TooLarge { len });
+        }
+    }
+    Ok(())
+}
+
+/// One call's entries, sorted by what they need ([`Ds21Writer::sort`]).
+struct Sorted {
+    /// Values written over old ones of the same size, in place.
+    patches: Vec<Patch>,
+    /// The offsets of old entries that new ones replace.
+    invalidate: Vec<u64>,
+    /// New entries: key, value hash, entry bytes.
+    fresh: Vec<(Vec<u8>, u64, Vec<u8>)>,
 }
 
 #[cfg(test)]
