@@ -106,11 +106,9 @@ fn way(server: &Server, nspace: &str, n: u32, clients: u32, store: bool) -> Way 
     let mut ranks = Vec::new();
     for r in 0..clients {
         let vars = server.client_env(nspace, r);
-        let mut env = pmix::client::ServerEnv::from_vars(|k| {
-            vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-        })
-        .unwrap()
-        .expect("env");
+        let mut env = pmix::client::ServerEnv::from_pairs(&vars)
+            .unwrap()
+            .expect("env");
         env.node_store = store;
         let t = Instant::now();
         let p = Pmix::init(

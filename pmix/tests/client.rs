@@ -27,7 +27,7 @@ fn server(ns: &str) -> Server {
 
 fn env_of(server: &Server, ns: &str, rank: u32) -> ServerEnv {
     let vars = server.client_env(ns, rank);
-    ServerEnv::from_vars(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+    ServerEnv::from_pairs(&vars)
         .unwrap()
         .expect("a launched client's environment")
 }

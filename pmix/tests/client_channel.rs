@@ -50,10 +50,7 @@ fn a_client_inits_over_its_channel_and_starts_threads_only_for_a_non_blocking_ca
         .add_namespace(NamespaceSpec::single_node("chan.job", 1, uid, gid))
         .unwrap();
     let vars = server.client_env("chan.job", 0);
-    let mut env =
-        ServerEnv::from_vars(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
-            .unwrap()
-            .unwrap();
+    let mut env = ServerEnv::from_pairs(&vars).unwrap().unwrap();
     // Nothing listens at this address: only the channel can reach the server.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     env.addr = closed.local_addr().unwrap();

@@ -73,16 +73,15 @@ fn server(nspace: &str, node_store: bool) -> Server {
 }
 
 fn env_of(server: &Server, ns: &str, rank: u32, extra: &[(&str, &str)]) -> ServerEnv {
-    let vars = server.client_env(ns, rank);
-    ServerEnv::from_vars(|k| {
-        extra
-            .iter()
-            .find(|(n, _)| *n == k)
-            .map(|(_, v)| v.to_string())
-            .or_else(|| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
-    })
-    .unwrap()
-    .expect("a launched client's environment")
+    // The extra variables first: the first of a name counts.
+    let mut vars: Vec<(String, String)> = extra
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+    vars.extend(server.client_env(ns, rank));
+    ServerEnv::from_pairs(&vars)
+        .unwrap()
+        .expect("a launched client's environment")
 }
 
 fn client(env: ServerEnv) -> Pmix {

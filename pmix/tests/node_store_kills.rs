@@ -27,7 +27,7 @@ const CHILD: &str = "PMIX_RS_KILLS_CHILD";
 const BOUND: Duration = Duration::from_secs(10);
 
 fn env_from(vars: &[(String, String)]) -> ServerEnv {
-    ServerEnv::from_vars(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+    ServerEnv::from_pairs(vars)
         .unwrap()
         .expect("a launched client's environment")
 }

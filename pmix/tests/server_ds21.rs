@@ -138,11 +138,7 @@ fn finish(mut child: Child, limit: Duration) -> String {
 /// Rank `rank` of `nspace` as our client, in this process.
 fn our_client(server: &Server, nspace: &str, rank: u32) -> Pmix {
     let vars = server.client_env(nspace, rank);
-    let env = pmix::client::ServerEnv::from_vars(|k| {
-        vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-    })
-    .unwrap()
-    .unwrap();
+    let env = pmix::client::ServerEnv::from_pairs(&vars).unwrap().unwrap();
     Pmix::init(
         Role::Client,
         InitOptions {

@@ -61,6 +61,16 @@ impl ServerEnv {
         Self::from_vars(|k| std::env::var(k).ok())
     }
 
+    /// Reads the variables of the list `vars` (name, value; the first of a name
+    /// counts), such as a server's `client_env` for a rank gives: a client started in
+    /// the server's own process, or a test's.
+    ///
+    /// # Errors
+    /// As [`ServerEnv::from_vars`].
+    pub fn from_pairs(vars: &[(String, String)]) -> Result<Option<ServerEnv>, Error> {
+        Self::from_vars(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+    }
+
     /// Reads the variables through `get`: `None` when the process is not a launched
     /// client (no `PMIX_NAMESPACE`, or no URI variable: a singleton, as OpenPMIx).
     ///
@@ -317,6 +327,22 @@ mod tests {
         // mpirun's offer, and none.
         assert!(!offers_node_store(s("ds21,ds12,hash"), None));
         assert!(!offers_node_store(None, s("pxns")));
+    }
+
+    #[test]
+    fn from_pairs_takes_the_first_value_of_a_name() {
+        let pairs: Vec<(String, String)> = [
+            ("PMIX_RANK", "1"),
+            ("PMIX_NAMESPACE", "job"),
+            ("PMIX_RANK", "2"),
+            ("PMIX_SERVER_URI41", "srv.0;tcp4://127.0.0.1:5000"),
+        ]
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+        let env = ServerEnv::from_pairs(&pairs).unwrap().unwrap();
+        assert_eq!((env.nspace.as_str(), env.rank), ("job", 1));
+        assert_eq!(ServerEnv::from_pairs(&pairs[..1]).unwrap(), None);
     }
 
     #[test]
