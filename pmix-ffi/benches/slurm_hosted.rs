@@ -10,6 +10,16 @@
 //! (`PMIX_MCA_gds=hash`): there a get of a key put since the client's last get is a
 //! round trip to the server.
 //!
+//! The get right after the fence (`get`) is what a program sees, but on this machine
+//! it measures the CPU scheduler as much as the store: 8 ranks of two threads each and
+//! both servers share 2 CPUs, and a libpmix2 get is two thread switches. So the bench
+//! also prints the read with the CPUs settled: `get_alone` (rank 0's first get of the
+//! key once every rank has left the fence and slept 1 ms), `get_again` (the median of
+//! 20 more gets of it: the store's read), and what sets `get`: `spread` (the time
+//! between the first and the last rank leaving a fence) and the gets of `get` split by
+//! how many other ranks left the fence during them, `get_quiet` (at most one) and
+//! `get_crowded` (four or more). See `slurm_timing.c`.
+//!
 //! With two node names on one host Slurm's tree collective does not wait for the
 //! other node (each step daemon is the root of its own tree; see
 //! `pmix-tools/tests/run_slurm_hosted.rs`), so under `tree` the get of a key the peer
@@ -28,7 +38,16 @@ use pmix_testkit::{TempDir, child::output_within, cprog};
 
 const PLUGIN_LIB: &str = "/run/pmix-rs-slurm/libpmix.so";
 const ROUNDS: &str = "100";
-const MEASURES: [&str; 3] = ["fence", "fence_data", "get"];
+const MEASURES: [&str; 8] = [
+    "fence",
+    "fence_data",
+    "get",
+    "get_alone",
+    "get_again",
+    "spread",
+    "get_quiet",
+    "get_crowded",
+];
 
 fn install(lib: &Path) {
     let tmp = format!("{PLUGIN_LIB}.bench");
