@@ -31,6 +31,7 @@
 //! of 1, then the value: [`value_bytes`]). A key's hash is the sum of its bytes as
 //! signed chars ([`key_hash`]).
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec;
@@ -212,16 +213,49 @@ struct Run {
     ext: u64,
     /// Its entries that are not replaced (what its meta slot counts).
     count: u64,
-    /// Each key's entry (global offset), a hash of its value and the value's length.
-    keys: BTreeMap<Vec<u8>, (u64, u64, usize)>,
+    /// Its live entries, one per key, sorted by key id.
+    keys: Vec<Entry>,
 }
 
-/// New entries written back to back from `start` (a global offset), their keys
-/// with each entry's offset, its value's hash and length.
+/// Where a key's live entry of one rank is: 24 bytes, the key itself kept once for
+/// every rank (`Ds21Writer::ids`), so that the index of a job of 100,000 ranks
+/// is a few bytes per value rather than a map per rank.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// The key's id.
+    key: u32,
+    /// Its value's length (an entry is under a data segment's 4 MiB).
+    len: u32,
+    /// The entry's global offset.
+    at: u64,
+    /// A hash of its value.
+    hash: u64,
+}
+
+impl Run {
+    /// The live entry of key `id`.
+    fn get(&self, id: u32) -> Option<Entry> {
+        self.keys
+            .binary_search_by_key(&id, |e| e.key)
+            .ok()
+            .map(|i| self.keys[i])
+    }
+
+    /// Files `e` in place of its key's entry, if any.
+    fn set(&mut self, e: Entry) {
+        match self.keys.binary_search_by_key(&e.key, |x| x.key) {
+            Ok(i) => self.keys[i] = e,
+            Err(i) => self.keys.insert(i, e),
+        }
+    }
+}
+
+/// New entries written back to back from `start` (a global offset), each with its
+/// place in the index.
 struct Chunk {
     start: u64,
     bytes: Vec<u8>,
-    keys: Vec<(Vec<u8>, u64, u64, usize)>,
+    keys: Vec<Entry>,
 }
 
 impl Chunk {
@@ -237,6 +271,8 @@ impl Chunk {
 #[derive(Debug)]
 pub struct Ds21Writer {
     runs: BTreeMap<u32, Run>,
+    /// Each key written, with its id (an entry's [`Entry::key`]).
+    ids: BTreeMap<Box<[u8]>, u32>,
     /// The global offset of the next free byte.
     free: u64,
     data_segs: u32,
@@ -297,6 +333,7 @@ impl Ds21Writer {
     pub fn new() -> Ds21Writer {
         Ds21Writer {
             runs: BTreeMap::new(),
+            ids: BTreeMap::new(),
             free: 8,
             data_segs: 1,
             meta_segs: 1,
@@ -389,45 +426,41 @@ impl Ds21Writer {
         };
         let mut rewritten = Vec::new();
         for (key, value) in entries {
-            let h = fnv(value);
-            let old = self
-                .runs
-                .get(&rank)
-                .and_then(|r| r.keys.get(key.as_bytes()).copied());
-            if let Some(i) = sorted
-                .fresh
-                .iter()
-                .position(|(k, _, _)| k == key.as_bytes())
-            {
+            let id = self.id_of(key.as_bytes());
+            let hash = fnv(value);
+            let old = self.runs.get(&rank).and_then(|r| r.get(id));
+            if let Some(i) = sorted.fresh.iter().position(|f| f.0 == id) {
                 sorted.fresh.remove(i);
             }
             match old {
-                Some((_, old_hash, _)) if old_hash == h => {}
-                Some((at, _, len)) if len == value.len() => {
-                    let (seg, off) = split(at + 16 + key.len() as u64 + 1);
+                Some(e) if e.hash == hash => {}
+                Some(e) if e.len as usize == value.len() => {
+                    let (seg, off) = split(e.at + 16 + key.len() as u64 + 1);
                     sorted.patches.push(Patch {
                         file: Ds21File::Data(seg),
                         at: off,
                         bytes: value.to_vec(),
                     });
-                    rewritten.push((key.as_bytes().to_vec(), at, h, len));
+                    rewritten.push(Entry { hash, ..e });
                 }
-                Some((at, _, _)) => {
-                    sorted.invalidate.push(at);
-                    let e = entry(key.as_bytes(), value);
-                    sorted.fresh.push((key.as_bytes().to_vec(), h, e));
+                Some(e) => {
+                    sorted.invalidate.push(e.at);
+                    sorted
+                        .fresh
+                        .push((id, hash, value.len() as u32, entry(key.as_bytes(), value)));
                 }
                 None => {
-                    let e = entry(key.as_bytes(), value);
-                    sorted.fresh.push((key.as_bytes().to_vec(), h, e));
+                    sorted
+                        .fresh
+                        .push((id, hash, value.len() as u32, entry(key.as_bytes(), value)))
                 }
             }
         }
         sorted.invalidate.sort_unstable();
         sorted.invalidate.dedup();
         if let Some(run) = self.runs.get_mut(&rank) {
-            for (k, at, h, len) in rewritten {
-                run.keys.insert(k, (at, h, len));
+            for e in rewritten {
+                run.set(e);
             }
         }
         sorted
@@ -436,9 +469,9 @@ impl Ds21Writer {
     /// Places new entries (key, value hash, bytes) from the free offset on, in as
     /// few chunks as the segments allow: each chunk fits one data segment with
     /// the extension slot that ends it (and links it to the next).
-    fn chunk(&mut self, fresh: Vec<(Vec<u8>, u64, Vec<u8>)>) -> Vec<Chunk> {
+    fn chunk(&mut self, fresh: Vec<(u32, u64, u32, Vec<u8>)>) -> Vec<Chunk> {
         let mut chunks: Vec<Chunk> = Vec::new();
-        for (key, h, bytes) in fresh {
+        for (key, hash, len, bytes) in fresh {
             let need = bytes.len() + EXT_SLOT_LEN;
             let fits = chunks
                 .last()
@@ -458,8 +491,12 @@ impl Ds21Writer {
                 });
             }
             if let Some(c) = chunks.last_mut() {
-                let vlen = bytes.len() - 17 - key.len();
-                c.keys.push((key, c.end(), h, vlen));
+                c.keys.push(Entry {
+                    key,
+                    len,
+                    at: c.end(),
+                    hash,
+                });
                 c.bytes.extend_from_slice(&bytes);
             }
         }
@@ -516,15 +553,26 @@ impl Ds21Writer {
                 self.runs.entry(rank).or_insert(Run {
                     ext,
                     count: added,
-                    keys: BTreeMap::new(),
+                    keys: Vec::new(),
                 })
             }
         };
         for c in chunks {
-            for (k, at, h, len) in c.keys {
-                run.keys.insert(k, (at, h, len));
+            for e in c.keys {
+                run.set(e);
             }
         }
+        run.keys.shrink_to_fit();
+    }
+
+    /// The id of `key`, given it now if it has none.
+    fn id_of(&mut self, key: &[u8]) -> u32 {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let id = self.ids.len() as u32;
+        self.ids.insert(key.into(), id);
+        id
     }
 }
 
@@ -549,8 +597,8 @@ struct Sorted {
     patches: Vec<Patch>,
     /// The offsets of old entries that new ones replace.
     invalidate: Vec<u64>,
-    /// New entries: key, value hash, entry bytes.
-    fresh: Vec<(Vec<u8>, u64, Vec<u8>)>,
+    /// New entries: key id, value hash, value length, entry bytes.
+    fresh: Vec<(u32, u64, u32, Vec<u8>)>,
 }
 
 #[cfg(test)]
