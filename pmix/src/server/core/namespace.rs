@@ -425,10 +425,21 @@ impl Namespace {
         if cfg.node_store {
             ns.segment = ns.write_segment();
         }
-        // Packed now for the codec every 4.2 client speaks: the first REQ is then
-        // answered from the cache, like every later one.
-        ns.blob_for(&pmix_wire::Codec::v422())
+        // Packed now for the codec every 4.2 client speaks, so that a launcher's job
+        // info that cannot be packed is refused here. Kept for the first REQ when
+        // some client is expected to need it: with both stores, ours and libpmix2's
+        // clients read them, and the whole job information is packed again for the
+        // first client that asks for it (one on `hash`).
+        let v422 = pmix_wire::Codec::v422();
+        let blob = ns
+            .encode_blob(&v422)
             .map_err(|e| ServerError::BadSpec(format!("the job info does not encode: {e}")))?;
+        if !(cfg.node_store && cfg.ds21) {
+            ns.blobs.insert(
+                (v422.buffer_type, v422.version.text.clone()),
+                Arc::new(blob),
+            );
+        }
         Ok(ns)
     }
 
