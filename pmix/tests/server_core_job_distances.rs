@@ -207,3 +207,47 @@ fn no_rank_is_located_without_the_setting_or_a_service() {
         "no service"
     );
 }
+
+#[test]
+fn a_peers_get_of_a_bound_ranks_values_answers_them_without_its_appended_distances() {
+    // The namespace keeps each rank's values packed once, the distances of its
+    // cpuset appended; a GETNB of one of them answers the rank's own values (decoded
+    // then), as when they were kept apart from the blob.
+    let file = "power8gpudistances.xml";
+    let cpus = [Some("hwloc:0"), None];
+    let mut core = core_on(file, &cpus, false);
+    let now = Instant::now();
+    let mut f = connect(&mut core, 1, "job", 1, now);
+    drain(&mut core);
+    for (rank, key) in [(0u32, "pmix.lrank"), (0, "pmix.cpuset"), (1, "pmix.hname")] {
+        let tag = f.send(
+            &mut core,
+            &Request::GetNb(pmix_wire::msg::GetNb {
+                nspace: "job".into(),
+                rank: pmix_wire::Rank(rank),
+                info: vec![],
+                key: Some(pmix_wire::WStr::from(key)),
+            }),
+            now,
+        );
+        let outs = drain(&mut core);
+        let Reply::GetNb(r) = reply(&outs, &f, tag, Command::GetNb) else {
+            panic!("no GETNB reply")
+        };
+        assert_eq!(r.status, pmix_core::Status::SUCCESS, "rank {rank} {key}");
+        let keys: Vec<String> = r
+            .data
+            .iter()
+            .flat_map(|d| d.kvals.iter().map(|k| k.key.to_string()))
+            .collect();
+        assert!(keys.iter().any(|k| k == key), "rank {rank}: {keys:?}");
+        assert!(
+            keys.iter().any(|k| k == "pmix.grank") && keys.iter().any(|k| k == "pmix.nrank"),
+            "rank {rank}'s own values: {keys:?}"
+        );
+        assert!(
+            !keys.iter().any(|k| k == pmix_wire::keys::DEVICE_DISTANCES),
+            "rank {rank}: {keys:?}"
+        );
+    }
+}

@@ -61,8 +61,11 @@ pub(crate) struct Namespace {
     /// The job-level values (rank WILDCARD), including the node and session
     /// values, for GETNB of rank WILDCARD.
     pub(crate) job_kvals: Vec<Kval>,
-    /// Each local rank's own values (its `pmix.pblob` contents).
-    pub(crate) rank_kvals: BTreeMap<u32, Vec<Kval>>,
+    /// Each local rank, sorted, and whether the distances of its cpuset were
+    /// appended to its blob ([`Namespace::rank_values`] reads its values there).
+    local: Vec<(u32, bool)>,
+    /// Where the ranks' blobs start in `tail` (sorted by rank after it).
+    procs_at: usize,
     /// The items of the blob before `pmix.bfrops.mod` / after it.
     head: Vec<JobItem>,
     tail: Vec<JobItem>,
@@ -267,7 +270,9 @@ impl Namespace {
                 })
                 .unwrap_or(&[])
         };
+        // Each local rank's values, until the stores are written.
         let mut rank_kvals = BTreeMap::new();
+        let mut local_ranks = Vec::with_capacity(spec.ranks.len());
         let mut ranks = spec.ranks.clone();
         ranks.sort_by_key(|r| r.rank);
         let mut blobs: Vec<ProcBlob> = Vec::with_capacity(ranks.len());
@@ -314,21 +319,29 @@ impl Namespace {
                 (Some(set), Some(service), false) => distances.get(service, &set),
                 _ => None,
             };
-            // With distances, the blob is packed now, the distances' KVAL appended as
-            // packed once for every rank that shares them (no copy of the value per
-            // rank); without, it is packed with the job info.
+            // The blob is kept packed (a rank's values take about 130 bytes so, several
+            // times that decoded); with distances, their KVAL is appended as packed
+            // once for every rank that shares them (no copy of the value per rank).
             if cfg.ds21
                 && let Some(d) = &shared
             {
                 // The ds21 store holds each rank's values whole.
                 ds21_distances.push((r.rank, d.value.clone()));
             }
-            let blob = shared.and_then(|d| {
-                let mut bytes = ProcBlob::pack_kvals(&kv, packed_ty).ok()?;
-                bytes.extend_from_slice(&d.packed);
-                Some(ProcBlob::from_packed(Rank(r.rank), packed_ty, bytes))
+            let mut packed = ProcBlob::pack_kvals(&kv, packed_ty).ok();
+            let appended = match (&mut packed, &shared) {
+                (Some(bytes), Some(d)) => {
+                    bytes.extend_from_slice(&d.packed);
+                    true
+                }
+                _ => false,
+            };
+            local_ranks.push((r.rank, appended));
+            blobs.push(match packed {
+                Some(bytes) => ProcBlob::from_packed(Rank(r.rank), packed_ty, bytes),
+                // A value that does not pack: the job info is refused below.
+                None => ProcBlob::new(Rank(r.rank), kv),
             });
-            blobs.push(blob.unwrap_or_else(|| ProcBlob::new(Rank(r.rank), kv)));
         }
         // The ranks of other nodes: what the host registered (OpenPMIx sends every
         // rank's), so a client reads a remote rank's host name and node at once.
@@ -337,10 +350,14 @@ impl Namespace {
                 if rank_kvals.contains_key(rank) {
                     continue;
                 }
-                blobs.push(ProcBlob::new(Rank(*rank), kv.clone()));
+                blobs.push(match ProcBlob::pack_kvals(kv, packed_ty) {
+                    Ok(bytes) => ProcBlob::from_packed(Rank(*rank), packed_ty, bytes),
+                    Err(_) => ProcBlob::new(Rank(*rank), kv.clone()),
+                });
             }
         }
         blobs.sort_by_key(|b| b.rank.0);
+        let procs_at = tail.len();
         tail.extend(blobs.into_iter().map(JobItem::Proc));
         // Check once that the items encode: a launcher's job info that cannot be
         // packed is refused here, not at a client's REQ.
@@ -367,7 +384,8 @@ impl Namespace {
             lost_reported: HashSet::new(),
             aborted_reported: HashSet::new(),
             job_kvals,
-            rank_kvals,
+            local: local_ranks,
+            procs_at,
             head,
             tail,
             blobs: HashMap::new(),
@@ -390,8 +408,7 @@ impl Namespace {
                 .iter()
                 .filter_map(|k| ns.job_value(k).map(|v| Kval::new(*k, v.clone())))
                 .collect();
-            let ranks = ns
-                .rank_kvals
+            let ranks = rank_kvals
                 .iter()
                 .map(|(r, kv)| {
                     let mut kv = kv.clone();
@@ -406,7 +423,7 @@ impl Namespace {
                 .chain(ns.spec.placement.iter().flat_map(|p| {
                     p.proc_info
                         .iter()
-                        .filter(|(r, _)| !ns.rank_kvals.contains_key(r))
+                        .filter(|(r, _)| !rank_kvals.contains_key(r))
                         .cloned()
                 }))
                 .map(|(r, mut kv)| {
@@ -423,7 +440,7 @@ impl Namespace {
             ns.ds21 = Some(w);
         }
         if cfg.node_store {
-            ns.segment = ns.write_segment();
+            ns.segment = ns.write_segment(rank_kvals.values());
         }
         // Packed now for the codec every 4.2 client speaks, so that a launcher's job
         // info that cannot be packed is refused here. Kept for the first REQ when
@@ -447,7 +464,7 @@ impl Namespace {
     /// gets (the REQ reply's items, this node's array first); [`Segment::None`]
     /// when it cannot be written (a value the segment cannot hold, over 4 GiB):
     /// its clients then get the job information by message, as OpenPMIx's do.
-    fn write_segment(&self) -> Segment {
+    fn write_segment<'a>(&self, mut local: impl Iterator<Item = &'a Vec<Kval>>) -> Segment {
         // The segment's job-level keys are its first node array's: a client takes
         // as its node the one its own `pmix.hname` names, so every local rank's
         // must name this one (a host may register other names for its ranks:
@@ -464,7 +481,7 @@ impl Namespace {
                 .find(|k| k.key == pmix_wire::keys::HOSTNAME)
                 .is_none_or(|k| Some(&k.value) == host)
         };
-        if !self.rank_kvals.values().all(named_here) {
+        if !local.all(named_here) {
             return Segment::None;
         }
         // Only our clients map it, and each names this version in its handshake.
@@ -526,7 +543,7 @@ impl Namespace {
     /// on no cpuset, and no binding was found for it since).
     pub(crate) fn unlocated(&self, rank: u32) -> bool {
         !self.late.contains_key(&rank)
-            && self.rank_kvals.get(&rank).is_some_and(|kv| {
+            && self.rank_values(rank).is_some_and(|kv| {
                 !kv.iter().any(|k| {
                     k.key == pmix_wire::keys::DEVICE_DISTANCES || k.key == pmix_wire::keys::CPUSET
                 })
@@ -556,6 +573,33 @@ impl Namespace {
             vec![Kval::new(pmix_wire::keys::DEVICE_DISTANCES, v.clone())],
         ));
         JobInfo::encode_items(&[item], codec).ok()
+    }
+
+    /// Local `rank`'s own values: its blob's, less the distances appended to it for
+    /// its cpuset (docs/serving.md §1(b)); `None` for a rank of another node, or a
+    /// blob that does not decode (the server packed it: it does). Decoded when
+    /// asked: the namespace keeps each rank's values once, packed.
+    pub(crate) fn rank_values(&self, rank: u32) -> Option<Vec<Kval>> {
+        let i = self.local.binary_search_by_key(&rank, |(r, _)| *r).ok()?;
+        let procs = self.tail.get(self.procs_at..)?;
+        let at = procs
+            .binary_search_by_key(&rank, |item| match item {
+                JobItem::Proc(p) => p.rank.0,
+                _ => u32::MAX,
+            })
+            .ok()?;
+        let JobItem::Proc(blob) = &procs[at] else {
+            return None;
+        };
+        let mut kvals = blob.kvals().ok()?.into_owned();
+        if self.local[i].1
+            && kvals
+                .last()
+                .is_some_and(|k| k.key == pmix_wire::keys::DEVICE_DISTANCES)
+        {
+            kvals.pop();
+        }
+        Some(kvals)
     }
 
     /// The job-level value of `key`.

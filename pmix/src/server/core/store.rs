@@ -295,12 +295,12 @@ fn answer_host(core: &mut Core, proc: &ProcKey, status: Status) {
 fn modex_answer(core: &mut Core, id: u64, proc: &ProcKey, status: Status) {
     let data = if status == Status::SUCCESS {
         let mut kvals = core.remote_data(proc);
-        if let Some(blob) = core
+        if let Some(own) = core
             .namespaces
             .get(&proc.0)
-            .and_then(|ns| ns.rank_kvals.get(&proc.1))
+            .and_then(|ns| ns.rank_values(proc.1))
         {
-            kvals.extend(blob.iter().cloned());
+            kvals.extend(own);
         }
         let entry = ModexEntry {
             proc: Proc::new(proc.0.as_str(), proc.1),
@@ -554,10 +554,6 @@ fn send_data(core: &mut Core, h: &HeldGet, kvals: Vec<Kval>, generation: u64) {
 /// the target's generation.
 fn evaluate(core: &Core, h: &HeldGet) -> Answer {
     let (target, key, scope) = (&h.target, h.key.as_deref(), h.scope);
-    let blob = core
-        .namespaces
-        .get(&target.0)
-        .and_then(|ns| ns.rank_kvals.get(&target.1));
     let committed = core.store.data.get(target);
     let empty = Bucket::default();
     let (local, remote) = committed.map_or((&empty, &empty), |c| (&c.local, &c.remote));
@@ -599,10 +595,13 @@ fn evaluate(core: &Core, h: &HeldGet) -> Answer {
     if visible.has(key) {
         return Answer::Data(unfiled(visible), generation);
     }
-    if let Some(blob) = blob
-        && blob.iter().any(|k| k.key == key)
+    // The rank's own job information (decoded from its blob when asked).
+    if let Some(mut all) = core
+        .namespaces
+        .get(&target.0)
+        .and_then(|ns| ns.rank_values(target.1))
+        && all.iter().any(|k| k.key == key)
     {
-        let mut all = blob.clone();
         all.extend(unfiled(visible));
         return Answer::Data(all, generation);
     }
