@@ -27,6 +27,8 @@
 
 /* The gets of one key that make a round's get_again. */
 #define REPEAT 20
+/* The bytes of each value put. */
+#define VALUE_LEN 64
 
 static double now_us(void)
 {
@@ -62,6 +64,23 @@ static void report(pmix_proc_t *me, const char *name, double *t, int n)
         }                                                                                  \
     } while (0)
 
+/* PMIx_Put of PREFIX.I (64 bytes of this rank's letter, GLOBAL), PMIx_Commit and a
+ * collecting PMIx_Fence. */
+static void put_commit_fence(pmix_proc_t me, const char *prefix, int i, pmix_info_t *collect)
+{
+    char key[32], bytes[VALUE_LEN];
+    snprintf(key, sizeof key, "%s.%d", prefix, i);
+    memset(bytes, 'a' + (int)(me.rank % 26), sizeof bytes);
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = bytes;
+    v.data.bo.size = sizeof bytes;
+    OK(PMIx_Put(PMIX_GLOBAL, key, &v), "PMIx_Put");
+    OK(PMIx_Commit(), "PMIx_Commit");
+    OK(PMIx_Fence(NULL, 0, collect, 1), "PMIx_Fence(collect)");
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 50;
@@ -94,18 +113,10 @@ int main(int argc, char **argv)
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + n / 2) % n);
     for (int i = 0; i < rounds; i++) {
-        char key[32], bytes[64];
+        char key[32];
         snprintf(key, sizeof key, "timing.%d", i);
-        memset(bytes, 'a' + (int)(me.rank % 26), sizeof bytes);
-        pmix_value_t v;
-        PMIX_VALUE_CONSTRUCT(&v);
-        v.type = PMIX_BYTE_OBJECT;
-        v.data.bo.bytes = bytes;
-        v.data.bo.size = sizeof bytes;
         double t0 = now_us();
-        OK(PMIx_Put(PMIX_GLOBAL, key, &v), "PMIx_Put");
-        OK(PMIx_Commit(), "PMIx_Commit");
-        OK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(collect)");
+        put_commit_fence(me, "timing", i, &info);
         double left = now_us();
         t[i] = left - t0;
         pmix_value_t *got = NULL;
@@ -114,7 +125,7 @@ int main(int argc, char **argv)
         g[i] = now_us() - t0;
         mine[2 * i] = left;
         mine[2 * i + 1] = g[i];
-        if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != sizeof bytes ||
+        if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != VALUE_LEN ||
             got->data.bo.bytes[0] != 'a' + (int)(peer.rank % 26)) {
             printf("timing FAIL rank %u: peer %u's value is wrong\n", me.rank, peer.rank);
             exit(1);
@@ -127,17 +138,9 @@ int main(int argc, char **argv)
     /* (4), (5): rank 0 alone gets. */
     double *again = calloc((size_t)rounds, sizeof(double));
     for (int i = 0; i < rounds; i++) {
-        char key[32], bytes[64];
+        char key[32];
         snprintf(key, sizeof key, "alone.%d", i);
-        memset(bytes, 'a' + (int)(me.rank % 26), sizeof bytes);
-        pmix_value_t v;
-        PMIX_VALUE_CONSTRUCT(&v);
-        v.type = PMIX_BYTE_OBJECT;
-        v.data.bo.bytes = bytes;
-        v.data.bo.size = sizeof bytes;
-        OK(PMIx_Put(PMIX_GLOBAL, key, &v), "PMIx_Put");
-        OK(PMIx_Commit(), "PMIx_Commit");
-        OK(PMIx_Fence(NULL, 0, &info, 1), "PMIx_Fence(collect)");
+        put_commit_fence(me, "alone", i, &info);
         /* Every rank has left the fence and gone to sleep before rank 0 gets. */
         struct timespec settle = {0, 1000000};
         nanosleep(&settle, NULL);
