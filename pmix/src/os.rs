@@ -418,8 +418,74 @@ pub fn write_segment_file(
 /// process of that user can as well rewrite this process's memory, so that is no
 /// weaker than the process itself.)
 pub struct Mapping {
+    map: SharedMap,
+}
+
+/// A shared mapping of the first `len` bytes of a file (`mmap` with `MAP_SHARED`, at
+/// an address the kernel picks), unmapped when it is dropped: what a read-only
+/// [`Mapping`] and the server's read-write ds21 files are made of.
+pub(crate) struct SharedMap {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
+}
+
+impl SharedMap {
+    /// Maps `len` bytes of `fd` from its start, readable, and writable when
+    /// `writable`.
+    ///
+    /// # Errors
+    /// The OS error of `mmap`.
+    pub(crate) fn new(
+        fd: std::os::fd::BorrowedFd<'_>,
+        len: usize,
+        writable: bool,
+    ) -> io::Result<SharedMap> {
+        use std::os::fd::AsRawFd;
+        let prot = if writable {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
+        // SAFETY: a new mapping at an address the kernel picks (nothing of ours is
+        // replaced), of a descriptor that is open for the call; the kernel checks
+        // the descriptor, its access mode and the length.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                prot,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = std::ptr::NonNull::new(p.cast::<u8>())
+            .ok_or_else(|| io::Error::other("mmap gave a null address"))?;
+        Ok(SharedMap { ptr, len })
+    }
+
+    /// The mapping's first byte.
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Its length.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl Drop for SharedMap {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` and `len` describe the mapping made by `new`, not unmapped
+        // since; no borrow of it outlives `self` (its owners' borrows end first).
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.len);
+        }
+    }
 }
 
 // SAFETY: the mapping is read-only memory that nothing in this process writes and
@@ -484,30 +550,13 @@ impl Mapping {
     }
 
     fn map(fd: std::os::fd::BorrowedFd<'_>, len: u64) -> io::Result<Mapping> {
-        use std::os::fd::AsRawFd;
         let len = usize::try_from(len)
             .ok()
             .filter(|&l| l > 0 && l <= isize::MAX as usize)
             .ok_or_else(|| refused(format!("a segment of {len} bytes cannot be mapped")))?;
-        // SAFETY: a new mapping at an address the kernel picks (nothing of ours is
-        // replaced), read-only, of a descriptor that is open for the call; the
-        // kernel checks the descriptor and the length.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = std::ptr::NonNull::new(p.cast::<u8>())
-            .ok_or_else(|| io::Error::other("mmap gave a null address"))?;
-        Ok(Mapping { ptr, len })
+        Ok(Mapping {
+            map: SharedMap::new(fd, len, false)?,
+        })
     }
 }
 
@@ -515,10 +564,11 @@ impl std::ops::Deref for Mapping {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        // SAFETY: `ptr` is the start of a live mapping of `len` readable bytes (made
-        // by `map`, unmapped only by `drop`, which `&self` excludes); nothing writes
-        // them (the constructors' checks, the type's docs); `len` fits `isize`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        // SAFETY: the start of a live mapping of `len` readable bytes (made by
+        // `map`, unmapped only when `self` is dropped, which `&self` excludes);
+        // nothing writes them (the constructors' checks, the type's docs); `len`
+        // fits `isize` (checked by `map`).
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr(), self.map.len()) }
     }
 }
 
@@ -528,19 +578,11 @@ impl AsRef<[u8]> for Mapping {
     }
 }
 
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` and `len` describe a mapping made by `map` and not unmapped
-        // since; no borrow of it outlives `self`.
-        unsafe {
-            libc::munmap(self.ptr.as_ptr().cast(), self.len);
-        }
-    }
-}
-
 impl std::fmt::Debug for Mapping {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mapping").field("len", &self.len).finish()
+        f.debug_struct("Mapping")
+            .field("len", &self.map.len())
+            .finish()
     }
 }
 

@@ -35,8 +35,7 @@ pub(crate) struct Ds21Store {
 
 /// A file mapped read-write and shared, whole.
 struct Region {
-    ptr: std::ptr::NonNull<u8>,
-    len: usize,
+    map: crate::os::SharedMap,
 }
 
 // SAFETY: shared memory its owner's thread accesses only by `Region::write`, under
@@ -47,26 +46,15 @@ unsafe impl Send for Region {}
 impl Region {
     /// `file` (of `len` bytes) mapped read-write, shared.
     fn map(file: &File, len: usize) -> io::Result<Region> {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a new shared read-write mapping of the whole file (sized to `len`
-        // by its creator), at an address the kernel picks; the descriptor is open
-        // for the call, and the mapping keeps the file.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = std::ptr::NonNull::new(p.cast::<u8>())
-            .ok_or_else(|| io::Error::other("mmap gave a null address"))?;
-        Ok(Region { ptr, len })
+        use std::os::fd::AsFd;
+        Ok(Region {
+            map: crate::os::SharedMap::new(file.as_fd(), len, true)?,
+        })
+    }
+
+    /// The mapping's first byte.
+    fn ptr(&self) -> *mut u8 {
+        self.map.as_ptr()
     }
 
     /// Copies `bytes` in at `at`.
@@ -74,7 +62,10 @@ impl Region {
     /// # Errors
     /// `InvalidInput` when they would pass the region's end.
     fn write(&self, at: usize, bytes: &[u8]) -> io::Result<()> {
-        if at.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
+        if at
+            .checked_add(bytes.len())
+            .is_none_or(|end| end > self.map.len())
+        {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "a ds21 patch past its file's end",
@@ -84,16 +75,9 @@ impl Region {
         // `bytes` is our own memory, not the mapping's; readers in other processes
         // read it only under the locks the caller holds.
         unsafe {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.as_ptr().add(at), bytes.len());
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr().add(at), bytes.len());
         }
         Ok(())
-    }
-}
-
-impl Drop for Region {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `map`, not unmapped since.
-        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
     }
 }
 
@@ -290,8 +274,7 @@ impl Locks {
         // `Locks::create` for 2n mutexes `MUTEX_STRIDE` apart from `first`).
         unsafe {
             self.map
-                .ptr
-                .as_ptr()
+                .ptr()
                 .add(self.first + ds21::MUTEX_STRIDE * j)
                 .cast()
         }
