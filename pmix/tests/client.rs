@@ -3,6 +3,8 @@
 //! information, put / commit / fence / get between ranks, finalize, and a server that
 //! goes away (every call then returns `PMIX_ERR_UNREACH`, nobody waits).
 
+mod client_common;
+
 use std::time::Duration;
 
 use pmix::server::NamespaceSpec;
@@ -26,21 +28,11 @@ fn server(ns: &str) -> Server {
 }
 
 fn env_of(server: &Server, ns: &str, rank: u32) -> ServerEnv {
-    let vars = server.client_env(ns, rank);
-    ServerEnv::from_pairs(&vars)
-        .unwrap()
-        .expect("a launched client's environment")
+    client_common::env_of(server, ns, rank, &[])
 }
 
 fn client(server: &Server, ns: &str, rank: u32) -> Pmix {
-    Pmix::init(
-        Role::Client,
-        InitOptions {
-            connect: Connect::To(env_of(server, ns, rank)),
-            ..InitOptions::default()
-        },
-    )
-    .unwrap()
+    client_common::client(env_of(server, ns, rank))
 }
 
 #[test]

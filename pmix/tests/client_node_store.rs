@@ -3,12 +3,14 @@
 //! a client that announced `pxns` names it, and the client maps it. Every answer is
 //! the one a client given the job information by message gets.
 
+mod client_common;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
-use pmix::client::ServerEnv;
+use client_common::{client, env_of};
+use pmix::Pmix;
 use pmix::server::{NamespaceSpec, NodeSpec, Placement, RankSpec, Server, ServerConfig};
-use pmix::{Connect, InitOptions, Pmix, Role};
 use pmix_core::PmixError;
 use pmix_wire::nodestore::{Segment, WILDCARD};
 use pmix_wire::{Info, Kval, Rank, Value};
@@ -70,29 +72,6 @@ fn server(nspace: &str, node_store: bool) -> Server {
     let s = Server::start(cfg).unwrap();
     s.add_namespace(spec(nspace)).unwrap();
     s
-}
-
-fn env_of(server: &Server, ns: &str, rank: u32, extra: &[(&str, &str)]) -> ServerEnv {
-    // The extra variables first: the first of a name counts.
-    let mut vars: Vec<(String, String)> = extra
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.to_string()))
-        .collect();
-    vars.extend(server.client_env(ns, rank));
-    ServerEnv::from_pairs(&vars)
-        .unwrap()
-        .expect("a launched client's environment")
-}
-
-fn client(env: ServerEnv) -> Pmix {
-    Pmix::init(
-        Role::Client,
-        InitOptions {
-            connect: Connect::To(env),
-            ..InitOptions::default()
-        },
-    )
-    .unwrap()
 }
 
 /// The segment files in the server's temporary directory.

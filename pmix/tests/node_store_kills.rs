@@ -9,6 +9,8 @@
 //! line. Meanwhile a client of this process reads, commits and fences with the
 //! server after every kill, each within a bound.
 
+mod client_common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,12 +27,6 @@ const SIZE: u32 = KILLS + 1;
 const CHILD: &str = "PMIX_RS_KILLS_CHILD";
 /// The most any step may take.
 const BOUND: Duration = Duration::from_secs(10);
-
-fn env_from(vars: &[(String, String)]) -> ServerEnv {
-    ServerEnv::from_pairs(vars)
-        .unwrap()
-        .expect("a launched client's environment")
-}
 
 /// The child: a rank that reads until it is killed.
 #[test]
@@ -83,14 +79,7 @@ fn clients_killed_while_reading_their_job_information_block_nobody() {
     server
         .add_namespace(NamespaceSpec::single_node(NS, SIZE, uid, gid))
         .unwrap();
-    let me = Pmix::init(
-        Role::Client,
-        InitOptions {
-            connect: Connect::To(env_from(&server.client_env(NS, KILLS))),
-            ..InitOptions::default()
-        },
-    )
-    .unwrap();
+    let me = client_common::client(client_common::env_of(&server, NS, KILLS, &[]));
     let own = me.client().unwrap();
     let exe = std::env::current_exe().unwrap();
     let mut seed = Instant::now().elapsed().as_nanos() as u64 | 1;

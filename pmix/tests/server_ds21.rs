@@ -5,13 +5,15 @@
 //! readers killed in the middle of their gets, 200 times, never block the server,
 //! whose mutexes are robust.
 
+mod client_common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use pmix::server::{NamespaceSpec, ds21_dir};
-use pmix::{Connect, InitOptions, Pmix, Role, Server, ServerConfig};
+use pmix::{Pmix, Server, ServerConfig};
 use pmix_testkit::TempDir;
 use pmix_testkit::cprog::{clean_command, compile, openpmix_for};
 use pmix_wire::{Info, Scope, Value};
@@ -137,16 +139,7 @@ fn finish(mut child: Child, limit: Duration) -> String {
 
 /// Rank `rank` of `nspace` as our client, in this process.
 fn our_client(server: &Server, nspace: &str, rank: u32) -> Pmix {
-    let vars = server.client_env(nspace, rank);
-    let env = pmix::client::ServerEnv::from_pairs(&vars).unwrap().unwrap();
-    Pmix::init(
-        Role::Client,
-        InitOptions {
-            connect: Connect::To(env),
-            ..InitOptions::default()
-        },
-    )
-    .unwrap()
+    client_common::client(client_common::env_of(server, nspace, rank, &[]))
 }
 
 /// What `MODEX` run by `n` ranks of `nspace` must print.
