@@ -371,7 +371,8 @@ impl Ds21Writer {
             invalidate,
             fresh,
         } = self.sort(rank, entries);
-        if fresh.is_empty() && invalidate.is_empty() {
+        // (An entry is replaced only by a new one.)
+        if fresh.is_empty() {
             return Ok(patches);
         }
         let chunks = self.chunk(fresh);
@@ -416,22 +417,30 @@ impl Ds21Writer {
     /// Sorts `entries` of `rank` by what they need: nothing (the same value), a
     /// value written over the old one of the same size (as OpenPMIx's writer does:
     /// a key put every round does not lengthen its rank's walk), or a new entry
-    /// (the old one, if any, to be marked replaced). A key given twice: the last
-    /// value.
+    /// (the old one, if any, to be marked replaced). A key given twice: its last
+    /// value alone.
     fn sort(&mut self, rank: u32, entries: &[(&str, &[u8])]) -> Sorted {
         let mut sorted = Sorted {
             patches: Vec::new(),
             invalidate: Vec::new(),
             fresh: Vec::new(),
         };
-        let mut rewritten = Vec::new();
-        for (key, value) in entries {
-            let id = self.id_of(key.as_bytes());
-            let hash = fnv(value);
-            let old = self.runs.get(&rank).and_then(|r| r.get(id));
-            if let Some(i) = sorted.fresh.iter().position(|f| f.0 == id) {
-                sorted.fresh.remove(i);
+        let ids: Vec<u32> = entries
+            .iter()
+            .map(|(key, _)| self.id_of(key.as_bytes()))
+            .collect();
+        for (i, ((key, value), &id)) in entries.iter().zip(&ids).enumerate() {
+            if ids[i + 1..].contains(&id) {
+                continue;
             }
+            let hash = fnv(value);
+            let new = Entry {
+                key: id,
+                len: value.len() as u32,
+                at: 0,
+                hash,
+            };
+            let old = self.runs.get(&rank).and_then(|r| r.get(id));
             match old {
                 Some(e) if e.hash == hash => {}
                 Some(e) if e.len as usize == value.len() => {
@@ -441,37 +450,26 @@ impl Ds21Writer {
                         at: off,
                         bytes: value.to_vec(),
                     });
-                    rewritten.push(Entry { hash, ..e });
+                    if let Some(run) = self.runs.get_mut(&rank) {
+                        run.set(Entry { hash, ..e });
+                    }
                 }
                 Some(e) => {
                     sorted.invalidate.push(e.at);
-                    sorted
-                        .fresh
-                        .push((id, hash, value.len() as u32, entry(key.as_bytes(), value)));
+                    sorted.fresh.push((new, entry(key.as_bytes(), value)));
                 }
-                None => {
-                    sorted
-                        .fresh
-                        .push((id, hash, value.len() as u32, entry(key.as_bytes(), value)))
-                }
-            }
-        }
-        sorted.invalidate.sort_unstable();
-        sorted.invalidate.dedup();
-        if let Some(run) = self.runs.get_mut(&rank) {
-            for e in rewritten {
-                run.set(e);
+                None => sorted.fresh.push((new, entry(key.as_bytes(), value))),
             }
         }
         sorted
     }
 
-    /// Places new entries (key, value hash, bytes) from the free offset on, in as
-    /// few chunks as the segments allow: each chunk fits one data segment with
-    /// the extension slot that ends it (and links it to the next).
-    fn chunk(&mut self, fresh: Vec<(u32, u64, u32, Vec<u8>)>) -> Vec<Chunk> {
+    /// Places new entries (each with its bytes) from the free offset on, in as few
+    /// chunks as the segments allow: each chunk fits one data segment with the
+    /// extension slot that ends it (and links it to the next).
+    fn chunk(&mut self, fresh: Vec<(Entry, Vec<u8>)>) -> Vec<Chunk> {
         let mut chunks: Vec<Chunk> = Vec::new();
-        for (key, hash, len, bytes) in fresh {
+        for (e, bytes) in fresh {
             let need = bytes.len() + EXT_SLOT_LEN;
             let fits = chunks
                 .last()
@@ -491,12 +489,7 @@ impl Ds21Writer {
                 });
             }
             if let Some(c) = chunks.last_mut() {
-                c.keys.push(Entry {
-                    key,
-                    len,
-                    at: c.end(),
-                    hash,
-                });
+                c.keys.push(Entry { at: c.end(), ..e });
                 c.bytes.extend_from_slice(&bytes);
             }
         }
@@ -597,8 +590,8 @@ struct Sorted {
     patches: Vec<Patch>,
     /// The offsets of old entries that new ones replace.
     invalidate: Vec<u64>,
-    /// New entries: key id, value hash, value length, entry bytes.
-    fresh: Vec<(u32, u64, u32, Vec<u8>)>,
+    /// New entries (their offsets still to come) and their bytes.
+    fresh: Vec<(Entry, Vec<u8>)>,
 }
 
 #[cfg(test)]

@@ -289,3 +289,40 @@ fn ranks_past_a_meta_segment_go_in_the_next() {
     assert_eq!(f.u64_at(Ds21File::Initial, NUM_META_AT), 2);
     assert_eq!(f.fetch(far, "k"), Some(Value::Uint32(9)));
 }
+
+#[test]
+fn a_key_given_twice_in_one_call_files_its_last_value_whatever_the_first() {
+    // The first value of another size (a new entry, the old marked replaced), the
+    // last of the old one's size (written in place): the last must stand, and the
+    // rank's other keys stay.
+    let mut w = Ds21Writer::new();
+    let mut f = Files::new("job");
+    put(
+        &mut w,
+        &mut f,
+        0,
+        &[("k", Value::Uint32(1)), ("other", Value::Bool(true))],
+    );
+    put(
+        &mut w,
+        &mut f,
+        0,
+        &[("k", Value::Uint32(100_000)), ("k", Value::Uint32(2))],
+    );
+    assert_eq!(f.fetch(0, "k"), Some(Value::Uint32(2)));
+    assert_eq!(f.fetch(0, "other"), Some(Value::Bool(true)));
+    // And the other way round: in place first, then another size.
+    put(
+        &mut w,
+        &mut f,
+        0,
+        &[("k", Value::Uint32(3)), ("k", Value::Uint32(200_000))],
+    );
+    assert_eq!(f.fetch(0, "k"), Some(Value::Uint32(200_000)));
+    assert_eq!(f.fetch(0, "other"), Some(Value::Bool(true)));
+    // The same value twice writes nothing.
+    let again = w
+        .append(0, &[("k", &packed(200_000u32)), ("k", &packed(200_000u32))])
+        .unwrap();
+    assert!(again.is_empty());
+}
