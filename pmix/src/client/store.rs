@@ -86,6 +86,40 @@ struct Mapped {
 }
 
 impl Mapped {
+    /// A job-level value: the segment's, or where the segment is.
+    fn job_value(&self, key: &str) -> Option<Value> {
+        // The arrays of nodes and apps are the segment's own layout, not job-level
+        // keys.
+        if key == keys::NODE_INFO_ARRAY || key == keys::APP_INFO_ARRAY {
+            return None;
+        }
+        if key == keys::RS_NODE_STORE {
+            return Some(Value::from(self.path.as_str()));
+        }
+        self.seg.get(WILDCARD, key).and_then(Result::ok)
+    }
+
+    /// A value of rank `rank`: what the REQ reply added of its own, else the
+    /// segment's.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the rank's record does not decode.
+    fn rank_value(&self, rank: u32, key: &str) -> Result<Option<Value>, Error> {
+        if let Some(v) = self
+            .late
+            .get(&rank)
+            .and_then(|l| l.iter().find(|k| k.key == key))
+        {
+            return Ok(Some(v.value.clone()));
+        }
+        self.seg.get(rank, key).transpose().map_err(|e| {
+            Error::Internal(format!(
+                "rank {rank}'s job information does not decode: {e}"
+            ))
+        })
+    }
+
+    /// Every node array, this node's first.
     fn nodes(&self) -> &[Vec<Info>] {
         self.nodes.get_or_init(|| {
             let Some(rec) = self.seg.record(WILDCARD) else {
@@ -268,8 +302,9 @@ impl Store {
         Store::with(JobData::Decoded(Decoded::new(job, rank, hostname)))
     }
 
-    /// The store whose job information is the node-store segment `seg` (its namespace checked by the caller), with the
-    /// items `extra` of the REQ reply that named it (a rank's own second blob).
+    /// The store whose job information is the node-store segment `seg` (its
+    /// namespace checked by the caller), with the items `extra` of the REQ reply
+    /// that named it (a rank's own second blob).
     ///
     /// The segment's job-level keys are its first node array's: the server
     /// writes a segment only where that is the node every local rank's own
@@ -442,19 +477,10 @@ impl Store {
 
     /// A job-level value of this job.
     pub(crate) fn job_value(&self, key: &str) -> Option<Value> {
-        let m = match &self.job {
-            JobData::Mapped(m) => m,
-            JobData::Decoded(d) => return d.job_value(key),
-        };
-        // The arrays of nodes and apps are the segment's own layout, not job-level
-        // keys.
-        if key == keys::NODE_INFO_ARRAY || key == keys::APP_INFO_ARRAY {
-            return None;
+        match &self.job {
+            JobData::Mapped(m) => m.job_value(key),
+            JobData::Decoded(d) => d.job_value(key),
         }
-        if key == keys::RS_NODE_STORE {
-            return Some(Value::from(m.path.as_str()));
-        }
-        m.seg.get(WILDCARD, key).and_then(Result::ok)
     }
 
     /// A value from rank `rank`'s blob in the job information.
@@ -462,22 +488,10 @@ impl Store {
     /// # Errors
     /// [`Error::Internal`] when the blob's values do not decode.
     pub(crate) fn rank_value(&self, rank: u32, key: &str) -> Result<Option<Value>, Error> {
-        let m = match &self.job {
-            JobData::Mapped(m) => m,
-            JobData::Decoded(d) => return d.rank_value(rank, key),
-        };
-        if let Some(v) = m
-            .late
-            .get(&rank)
-            .and_then(|l| l.iter().find(|k| k.key == key))
-        {
-            return Ok(Some(v.value.clone()));
+        match &self.job {
+            JobData::Mapped(m) => m.rank_value(rank, key),
+            JobData::Decoded(d) => d.rank_value(rank, key),
         }
-        m.seg.get(rank, key).transpose().map_err(|e| {
-            Error::Internal(format!(
-                "rank {rank}'s job information does not decode: {e}"
-            ))
-        })
     }
 
     /// A value a GETNB reply brought for `nspace`:`rank`.

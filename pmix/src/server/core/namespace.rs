@@ -447,15 +447,10 @@ impl Namespace {
         // some client is expected to need it: with both stores, ours and libpmix2's
         // clients read them, and the whole job information is packed again for the
         // first client that asks for it (one on `hash`).
-        let v422 = pmix_wire::Codec::v422();
-        let blob = ns
-            .encode_blob(&v422)
+        ns.blob_for(&pmix_wire::Codec::v422())
             .map_err(|e| ServerError::BadSpec(format!("the job info does not encode: {e}")))?;
-        if !(cfg.node_store && cfg.ds21) {
-            ns.blobs.insert(
-                (v422.buffer_type, v422.version.text.clone()),
-                Arc::new(blob),
-            );
+        if cfg.node_store && cfg.ds21 {
+            ns.blobs.clear();
         }
         Ok(ns)
     }
