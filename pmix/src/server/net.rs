@@ -64,8 +64,9 @@ const MSG_UID_END: usize = 4 + SOCKID_LEN + 16;
 ///
 /// # Errors
 /// The OS error of the netlink socket; [`io::ErrorKind::NotFound`] when the kernel
-/// has no such socket; [`io::ErrorKind::InvalidData`] for an answer that is not one
-/// this lookup asked for, or an address that is not IPv4.
+/// has no such connection (it answers that none is, or answers about another socket:
+/// one listening on the client's port); [`io::ErrorKind::InvalidData`] for an answer
+/// that does not parse, or an address that is not IPv4.
 pub fn sock_diag_uid(ours: SocketAddr, peer: SocketAddr) -> io::Result<u32> {
     sock_diag_owner(ours, peer).map(|(uid, _)| uid)
 }
@@ -172,7 +173,12 @@ fn parse_diag_answer(ans: &[u8], sport: u16, dport: u16) -> io::Result<(u32, u32
     let m = NLMSG_HDRLEN;
     let ports = ans.get(m + 4..m + 8).ok_or_else(|| bad("a short answer"))?;
     if ports != [sport.to_be_bytes(), dport.to_be_bytes()].concat() {
-        return Err(bad("an answer about another socket"));
+        // With no such connection, the kernel's lookup falls back to a socket
+        // listening on the port asked for as the client's, and answers about it.
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "sock_diag: no such connection (the answer is about another socket)",
+        ));
     }
     let uid = u32_at(m + MSG_UID_END - 4).ok_or_else(|| bad("a short answer"))?;
     // `idiag_inode` follows `idiag_uid`.
@@ -285,6 +291,27 @@ mod tests {
         ] {
             assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
         }
+    }
+
+    #[test]
+    fn a_connection_from_a_port_where_a_socket_listens_is_not_found() {
+        // The kernel's exact lookup falls back to a socket listening on the port
+        // asked for as the client's: its answer about that listener means that no
+        // such connection exists (seen when a test elsewhere listened on the port).
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server_end, _) = listener.accept().unwrap();
+        let ours = server_end.local_addr().unwrap();
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let from_listener = other.local_addr().unwrap();
+        for e in [
+            peer_uid(ours, from_listener).unwrap_err(),
+            sock_diag_uid(ours, from_listener).unwrap_err(),
+            proc_table_uid(ours, from_listener).unwrap_err(),
+        ] {
+            assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+        }
+        drop(client);
     }
 
     #[test]
